@@ -1,0 +1,336 @@
+//! `teardown check`: the rules of CONTRACT §6 over a loaded snapshot.
+
+use super::cycles::{self, Cycle};
+use crate::dialect::kubernetes::{BUILTIN_FINALIZERS, COLLECTOR_FINALIZERS};
+use crate::findings::{Finding, Rule, SeverityPolicy};
+use crate::graph::Graph;
+use crate::load::Snapshot;
+use crate::model::{anchor, Dialect, Link, ObjId, RelKind};
+use std::collections::BTreeMap;
+
+#[derive(Clone, Debug, Default)]
+pub struct CheckOptions {
+    /// Finalizers whose controller was named with `--finalizer-controller`.
+    pub known_finalizers: Vec<String>,
+    pub policy: SeverityPolicy,
+}
+
+/// Counts for the summary line.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Counts {
+    pub files: usize,
+    pub objects: usize,
+    pub edges: usize,
+    /// Edges by relation kind (`owns`, `contains`, `defines`, `destroy-after`).
+    pub edges_by_kind: BTreeMap<&'static str, usize>,
+    pub errors: usize,
+    pub warnings: usize,
+}
+
+pub struct CheckReport {
+    pub findings: Vec<Finding>,
+    pub counts: Counts,
+    /// Some input could not be read or parsed (exit 2).
+    pub fatal: bool,
+}
+
+pub fn check(snapshot: &Snapshot, graph: &Graph, options: &CheckOptions) -> CheckReport {
+    let mut findings = snapshot.findings.clone();
+    duplicates(snapshot, &mut findings);
+    owners(snapshot, &mut findings);
+    controllers(snapshot, &mut findings);
+    missing_deps(snapshot, &mut findings);
+    finalizers(snapshot, options, &mut findings);
+    let rels = &snapshot.resolved.relations;
+    for c in cycles::find(graph, rels, |r| r.kind.is_ownership()) {
+        findings.push(cycle_finding(snapshot, &c, Rule::Td007));
+    }
+    for c in cycles::find(graph, rels, |r| r.kind == RelKind::DestroyAfter) {
+        findings.push(cycle_finding(snapshot, &c, Rule::Td008));
+    }
+
+    for f in &mut findings {
+        options.policy.apply(f);
+    }
+    findings.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+
+    let mut counts = Counts {
+        files: snapshot.sources.files.len(),
+        objects: snapshot.objects.len(),
+        edges: rels.len(),
+        ..Counts::default()
+    };
+    for r in rels {
+        *counts.edges_by_kind.entry(r.kind.as_str()).or_default() += 1;
+    }
+    for f in &findings {
+        match f.severity {
+            crate::findings::Severity::Error => counts.errors += 1,
+            crate::findings::Severity::Warning => counts.warnings += 1,
+        }
+    }
+    CheckReport {
+        fatal: snapshot.has_fatal(),
+        findings,
+        counts,
+    }
+}
+
+fn reference(s: &Snapshot, id: ObjId) -> String {
+    s.objects[id.index()].reference()
+}
+
+fn duplicates(s: &Snapshot, out: &mut Vec<Finding>) {
+    for d in &s.resolved.duplicates {
+        let first = &s.objects[d.first.index()];
+        let again = &s.objects[d.again.index()];
+        let f = if d.by_uid {
+            Finding::new(
+                Rule::Td002,
+                format!(
+                    "{} has the same uid as {} ({})",
+                    again.reference(),
+                    first.reference(),
+                    again.uid.as_deref().unwrap_or("")
+                ),
+            )
+        } else {
+            Finding::new(
+                Rule::Td002,
+                format!("duplicate object {}", again.reference()),
+            )
+        };
+        out.push(
+            f.at(anchor::object(&s.sources, again), "again here")
+                .also(anchor::object(&s.sources, first), "first defined here")
+                .refs([first.reference(), again.reference()])
+                .help("a snapshot holds each object once; remove one of the two"),
+        );
+    }
+}
+
+fn owners(s: &Snapshot, out: &mut Vec<Finding>) {
+    for &(id, j) in &s.resolved.missing_owners {
+        let o = &s.objects[id.index()];
+        let r = &o.owners[j as usize];
+        let owner = match o.dialect {
+            Dialect::Native => r.name.to_string(),
+            Dialect::Kubernetes => format!("{}/{}", r.kind, r.name),
+        };
+        let uid = r
+            .uid
+            .as_deref()
+            .map(|u| format!(" (uid {u})"))
+            .unwrap_or_default();
+        out.push(
+            Finding::new(Rule::Td003, format!("{}: owner {owner}{uid} is not in the snapshot", o.reference()))
+                .at(anchor::owner_ref(&s.sources, o, j), "owner not found")
+                .refs([o.reference()])
+                .help(format!(
+                    "if the snapshot is the whole cluster (--closed-world), the garbage collector deletes {}",
+                    o.reference()
+                )),
+        );
+    }
+    for r in &s.resolved.relations {
+        if r.kind != RelKind::Owns || r.link == Link::Solid {
+            continue;
+        }
+        let dep = &s.objects[r.to.index()];
+        let owner = &s.objects[r.from.index()];
+        let at = anchor::owner_ref(&s.sources, dep, r.decl);
+        let owner_at = anchor::object(&s.sources, owner);
+        let oref = &dep.owners[r.decl as usize];
+        let f = match r.link {
+            Link::UidMismatch => Finding::new(
+                Rule::Td004,
+                format!(
+                    "{}: owner {} has uid {}, but the reference says {}",
+                    dep.reference(),
+                    owner.reference(),
+                    owner.uid.as_deref().unwrap_or("(none)"),
+                    oref.uid.as_deref().unwrap_or("(none)")
+                ),
+            )
+            .at(at, "this uid")
+            .also(owner_at, "the owner by this name has another uid")
+            .help("the reference points at an earlier object of the same name: Kubernetes treats the owner as gone and collects the dependent"),
+            Link::CrossNamespace => Finding::new(
+                Rule::Td005,
+                format!(
+                    "{} is owned by {} in another namespace",
+                    dep.reference(),
+                    owner.reference()
+                ),
+            )
+            .at(at, "owner in another namespace")
+            .also(owner_at, "the owner")
+            .help("owner references cannot cross namespaces: Kubernetes treats the owner as absent and collects the dependent"),
+            Link::ClusterScopedDependent => Finding::new(
+                Rule::Td006,
+                format!(
+                    "cluster-scoped {} is owned by namespaced {}",
+                    dep.reference(),
+                    owner.reference()
+                ),
+            )
+            .at(at, "namespaced owner")
+            .also(owner_at, "the owner")
+            .help("a cluster-scoped object can only have cluster-scoped owners; Kubernetes never collects this one"),
+            Link::Solid => continue,
+        };
+        out.push(f.refs([dep.reference(), owner.reference()]));
+    }
+}
+
+fn controllers(s: &Snapshot, out: &mut Vec<Finding>) {
+    for o in &s.objects {
+        let ctl: Vec<usize> = o
+            .owners
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| r.controller)
+            .map(|(i, _)| i)
+            .collect();
+        if ctl.len() < 2 {
+            continue;
+        }
+        let names: Vec<String> = ctl
+            .iter()
+            .map(|&i| format!("{}/{}", o.owners[i].kind, o.owners[i].name))
+            .collect();
+        let mut f = Finding::new(
+            Rule::Td009,
+            format!(
+                "{} has {} controller references: {}",
+                o.reference(),
+                ctl.len(),
+                names.join(", ")
+            ),
+        )
+        .at(
+            anchor::owner_ref(&s.sources, o, ctl[1] as u32),
+            "second controller",
+        )
+        .also(
+            anchor::owner_ref(&s.sources, o, ctl[0] as u32),
+            "first controller",
+        )
+        .refs([o.reference()])
+        .help("at most one owner reference may have `controller: true`");
+        for &i in &ctl[2..] {
+            f = f.also(
+                anchor::owner_ref(&s.sources, o, i as u32),
+                "another controller",
+            );
+        }
+        out.push(f);
+    }
+}
+
+fn missing_deps(s: &Snapshot, out: &mut Vec<Finding>) {
+    for &(id, j) in &s.resolved.missing_deps {
+        let o = &s.objects[id.index()];
+        let d = &o.deps[j as usize];
+        out.push(
+            Finding::new(
+                Rule::Td010,
+                format!("{}: destruction dependency {} is not in the snapshot", o.reference(), d.text),
+            )
+            .at(anchor::dep(&s.sources, o, j), "not found")
+            .refs([o.reference()])
+            .help("the dependency is ignored when ordering; add the object to the input or remove the reference"),
+        );
+    }
+}
+
+fn finalizers(s: &Snapshot, options: &CheckOptions, out: &mut Vec<Finding>) {
+    let known = |f: &str| {
+        BUILTIN_FINALIZERS.contains(&f)
+            || COLLECTOR_FINALIZERS.contains(&f)
+            || options.known_finalizers.iter().any(|k| k == f)
+    };
+    for o in &s.objects {
+        for f in o.finalizers.iter().filter(|f| !known(f)) {
+            out.push(
+                Finding::new(
+                    Rule::Td011,
+                    format!("{}: finalizer {f} has no known controller", o.reference()),
+                )
+                .at(anchor::finalizer(&s.sources, o, f), "deletion waits for this finalizer")
+                .refs([o.reference()])
+                .help(format!(
+                    "name the controller that removes it: --finalizer-controller {f}=KIND/NAMESPACE/NAME"
+                )),
+            );
+        }
+    }
+}
+
+/// `A owns B owns C owns A` / `A is destroyed after B, after …`.
+pub fn describe_cycle(s: &Snapshot, c: &Cycle) -> String {
+    let mut text = reference(s, c.nodes[0]);
+    for (i, &r) in c.relations.iter().enumerate() {
+        let rel = &s.resolved.relations[r as usize];
+        let next = c.nodes[(i + 1) % c.nodes.len()];
+        let verb = match rel.kind {
+            RelKind::Owns => "owns",
+            RelKind::Contains => "contains",
+            RelKind::Defines => "defines",
+            RelKind::DestroyAfter => "goes after",
+        };
+        text.push_str(&format!(" {verb} {}", reference(s, next)));
+    }
+    text
+}
+
+fn cycle_finding(s: &Snapshot, c: &Cycle, rule: Rule) -> Finding {
+    let rels = &s.resolved.relations;
+    let what = match rule {
+        Rule::Td007 => "ownership cycle",
+        _ => "destruction-dependency cycle",
+    };
+    let mut message = format!("{what}: {}", describe_cycle(s, c));
+    if c.component.len() > c.nodes.len() {
+        message.push_str(&format!(
+            " (one cycle of a group of {} objects that depend on each other)",
+            c.component.len()
+        ));
+    }
+    let label = |r: u32| {
+        let rel = &rels[r as usize];
+        let verb = match rel.kind {
+            RelKind::Owns => "is owned by",
+            RelKind::Contains => "is contained in",
+            RelKind::Defines => "is defined by",
+            RelKind::DestroyAfter => "goes before",
+        };
+        let (a, b) = (&s.objects[rel.to.index()], &s.objects[rel.from.index()]);
+        (
+            anchor::relation(&s.sources, &s.objects, rel),
+            format!("{} {verb} {}", a.short(), b.short()),
+        )
+    };
+    // The finding points at the edge written first in the input; the other
+    // edges follow in cycle order.
+    let labels: Vec<_> = c.relations.iter().map(|&r| label(r)).collect();
+    let first = (0..labels.len()).min_by_key(|&i| labels[i].0).unwrap_or(0);
+    let mut f = Finding::new(rule, message).at(labels[first].0, labels[first].1.clone());
+    for (i, (at, text)) in labels.into_iter().enumerate() {
+        if i != first {
+            f = f.also(at, text);
+        }
+    }
+    let last = &rels[*c.relations.last().unwrap_or(&0) as usize];
+    let cut = format!(
+        "{} → {}",
+        s.objects[last.from.index()].reference(),
+        s.objects[last.to.index()].reference()
+    );
+    let help = match rule {
+        Rule::Td007 => format!("remove one edge of the cycle, for example {cut}; `plan --allow-cycles` deletes the group in one step"),
+        _ => "the objects of the cycle are destroyed together, in one step; their order inside it is undefined".to_string(),
+    };
+    f.refs(c.nodes.iter().map(|&n| reference(s, n))).help(help)
+}

@@ -1,0 +1,164 @@
+//! Cycles: strongly connected components of a subgraph, and for each one the
+//! shortest cycle through its first object — a cycle with no shortcut, which
+//! names every edge a user has to look at.
+
+use crate::graph::{node, obj, Graph};
+use crate::model::{ObjId, Relation};
+use petgraph::visit::{EdgeFiltered, EdgeRef};
+use std::collections::{HashMap, VecDeque};
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Cycle {
+    /// The objects in cycle order: `relations[i]` goes from `nodes[i]` to
+    /// `nodes[(i + 1) % len]`.
+    pub nodes: Vec<ObjId>,
+    pub relations: Vec<u32>,
+    /// Every object of the strongly connected component, sorted.
+    pub component: Vec<ObjId>,
+}
+
+/// The cycles among the relations for which `keep` holds: one per strongly
+/// connected component (with more than one object, or a self-loop), in order
+/// of each component's first object.
+pub fn find(graph: &Graph, relations: &[Relation], keep: impl Fn(&Relation) -> bool) -> Vec<Cycle> {
+    let filtered = EdgeFiltered::from_fn(&graph.g, |e| keep(&relations[*e.weight() as usize]));
+    let mut out = Vec::new();
+    for scc in petgraph::algo::tarjan_scc(&filtered) {
+        let mut component: Vec<ObjId> = scc.iter().map(|n| obj(*n)).collect();
+        component.sort_unstable();
+        if component.len() == 1 {
+            let n = node(component[0]);
+            let self_loop = graph
+                .g
+                .edges(n)
+                .filter(|e| e.target() == n && keep(&relations[*e.weight() as usize]))
+                .map(|e| *e.weight())
+                .min();
+            if let Some(r) = self_loop {
+                out.push(Cycle {
+                    nodes: component.clone(),
+                    relations: vec![r],
+                    component,
+                });
+            }
+            continue;
+        }
+        if let Some(cycle) = shortest_through(graph, relations, &keep, &component) {
+            out.push(cycle);
+        }
+    }
+    out.sort_by_key(|c| c.component[0]);
+    out
+}
+
+/// Breadth-first search from the component's first object back to itself,
+/// staying inside the component; edges are tried in relation order.
+fn shortest_through(
+    graph: &Graph,
+    relations: &[Relation],
+    keep: &impl Fn(&Relation) -> bool,
+    component: &[ObjId],
+) -> Option<Cycle> {
+    let start = component[0];
+    let inside = |id: ObjId| component.binary_search(&id).is_ok();
+    let mut parent: HashMap<ObjId, (ObjId, u32)> = HashMap::new();
+    let mut queue = VecDeque::from([start]);
+    while let Some(at) = queue.pop_front() {
+        let mut edges: Vec<(u32, ObjId)> = graph
+            .g
+            .edges(node(at))
+            .filter(|e| keep(&relations[*e.weight() as usize]))
+            .map(|e| (*e.weight(), obj(e.target())))
+            .filter(|(_, t)| inside(*t))
+            .collect();
+        edges.sort_unstable();
+        for (r, next) in edges {
+            if next == start {
+                let mut nodes = vec![at];
+                let mut rels = vec![r];
+                let mut cur = at;
+                while cur != start {
+                    let (p, pr) = parent[&cur];
+                    nodes.push(p);
+                    rels.push(pr);
+                    cur = p;
+                }
+                nodes.reverse();
+                rels.reverse();
+                // nodes now starts with `start`; rels[i] goes nodes[i] → nodes[i+1].
+                return Some(Cycle {
+                    nodes,
+                    relations: rels,
+                    component: component.to_vec(),
+                });
+            }
+            if next != start && !parent.contains_key(&next) {
+                parent.insert(next, (at, r));
+                queue.push_back(next);
+            }
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Link, RelKind};
+
+    fn rel(from: u32, to: u32, kind: RelKind) -> Relation {
+        Relation {
+            kind,
+            from: ObjId(from),
+            to: ObjId(to),
+            link: Link::Solid,
+            declared_by: ObjId(to),
+            decl: 0,
+            controller: false,
+        }
+    }
+
+    fn graph(n: usize, rels: &[Relation]) -> Graph {
+        let mut g = petgraph::graph::DiGraph::new();
+        for _ in 0..n {
+            g.add_node(());
+        }
+        for (i, r) in rels.iter().enumerate() {
+            g.add_edge(node(r.from), node(r.to), i as u32);
+        }
+        Graph { g }
+    }
+
+    #[test]
+    fn finds_the_shortest_cycle_in_a_component() {
+        // 0 → 1 → 2 → 3 → 0 and a shortcut 1 → 0.
+        let rels = vec![
+            rel(0, 1, RelKind::Owns),
+            rel(1, 2, RelKind::Owns),
+            rel(2, 3, RelKind::Owns),
+            rel(3, 0, RelKind::Owns),
+            rel(1, 0, RelKind::Owns),
+        ];
+        let g = graph(4, &rels);
+        let cycles = find(&g, &rels, |_| true);
+        assert_eq!(cycles.len(), 1);
+        assert_eq!(cycles[0].nodes, vec![ObjId(0), ObjId(1)]);
+        assert_eq!(cycles[0].relations, vec![0, 4]);
+        assert_eq!(cycles[0].component.len(), 4);
+    }
+
+    #[test]
+    fn filters_edges_and_sees_self_loops() {
+        let rels = vec![
+            rel(0, 1, RelKind::Owns),
+            rel(1, 0, RelKind::DestroyAfter),
+            rel(2, 2, RelKind::DestroyAfter),
+        ];
+        let g = graph(3, &rels);
+        assert!(find(&g, &rels, |r| r.kind == RelKind::Owns).is_empty());
+        let d = find(&g, &rels, |r| r.kind == RelKind::DestroyAfter);
+        assert_eq!(d.len(), 1);
+        assert_eq!(d[0].nodes, vec![ObjId(2)]);
+        assert_eq!(find(&g, &rels, |_| true).len(), 2);
+    }
+}

@@ -1,0 +1,204 @@
+//! Running a parsed command line: load, analyse, render. Returns the bytes
+//! to write and the exit code; `main` does the writing.
+
+use crate::analysis::check::{self, CheckOptions};
+use crate::analysis::view::{self, Direction, ViewOptions};
+use crate::cli::{CheckArgs, CheckFormat, Cli, ColorWhen, Command, Deny, GraphArgs, GraphFormat};
+use crate::error::Error;
+use crate::findings::{Finding, Severity, SeverityPolicy};
+use crate::graph::Graph;
+use crate::load::{self, LoadOptions, Snapshot};
+use crate::render;
+use crate::select::Query;
+use clap::CommandFactory;
+use std::io::Read;
+
+/// What a run produced.
+#[derive(Debug, Default)]
+pub struct Output {
+    pub stdout: Vec<u8>,
+    pub stderr: Vec<u8>,
+    pub code: u8,
+}
+
+/// The environment a run sees, so that tests can pin it.
+pub struct Env<'a> {
+    pub stdin: &'a mut dyn Read,
+    pub stdout_is_terminal: bool,
+    pub no_color: bool,
+}
+
+pub fn run(cli: Cli, env: Env) -> Result<Output, Error> {
+    let color = match cli.color {
+        ColorWhen::Always => true,
+        ColorWhen::Never => false,
+        ColorWhen::Auto => env.stdout_is_terminal && !env.no_color,
+    };
+    let style = render::diagnostics::Style { color };
+    match cli.command {
+        Command::Check(args) => run_check(args, env, style),
+        Command::Graph(args) => run_graph(args, env, style),
+        Command::Completions { shell } => {
+            let mut out = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "teardown", &mut out);
+            Ok(Output {
+                stdout: out,
+                ..Output::default()
+            })
+        }
+        Command::Man => {
+            let mut out = Vec::new();
+            clap_mangen::Man::new(Cli::command())
+                .render(&mut out)
+                .map_err(Error::Output)?;
+            Ok(Output {
+                stdout: out,
+                ..Output::default()
+            })
+        }
+    }
+}
+
+/// `FINALIZER=SELECTOR` pairs of `--finalizer-controller`.
+fn finalizer_controllers(values: &[String]) -> Result<Vec<(String, String)>, Error> {
+    values
+        .iter()
+        .map(|v| match v.split_once('=') {
+            Some((f, s)) if !f.is_empty() && !s.is_empty() => Ok((f.to_string(), s.to_string())),
+            _ => Err(Error::Usage(format!(
+                "invalid --finalizer-controller `{v}`: expected FINALIZER=SELECTOR"
+            ))),
+        })
+        .collect()
+}
+
+fn run_check(
+    args: CheckArgs,
+    env: Env,
+    style: render::diagnostics::Style,
+) -> Result<Output, Error> {
+    let controllers = finalizer_controllers(&args.finalizer_controller)?;
+    let snapshot = load::load(
+        &args.input.paths(),
+        &LoadOptions {
+            dialect: args.input.dialect,
+        },
+        env.stdin,
+    );
+    for (_, selector) in &controllers {
+        Query::new(std::slice::from_ref(selector), None, None)?.select(&snapshot.objects)?;
+    }
+    let graph = Graph::build(&snapshot.objects, &snapshot.resolved.relations);
+    let options = CheckOptions {
+        known_finalizers: controllers.into_iter().map(|(f, _)| f).collect(),
+        policy: SeverityPolicy {
+            closed_world: args.closed_world,
+            deny_warnings: args.deny.contains(&Deny::Warnings),
+        },
+    };
+    let report = check::check(&snapshot, &graph, &options);
+    let sources = &snapshot.sources;
+    let text = match args.output {
+        CheckFormat::Table => {
+            render::diagnostics::render(sources, &report.findings, &report.counts, style)
+        }
+        CheckFormat::Json => render::findings::json(sources, &report.findings, &report.counts),
+        CheckFormat::Yaml => render::findings::yaml(sources, &report.findings, &report.counts),
+        CheckFormat::Sarif => render::findings::sarif(sources, &report.findings),
+        CheckFormat::Github => render::findings::github(sources, &report.findings),
+    };
+    let code = if report.fatal {
+        2
+    } else if report.counts.errors > 0 {
+        1
+    } else {
+        0
+    };
+    Ok(Output {
+        stdout: text.into_bytes(),
+        stderr: Vec::new(),
+        code,
+    })
+}
+
+/// Report what loading found (on stderr, for commands whose stdout is
+/// something else): the findings, and exit code 2 if some input could not
+/// be read or parsed.
+fn load_report(snapshot: &Snapshot, style: render::diagnostics::Style) -> (Vec<u8>, u8) {
+    let findings: Vec<Finding> = snapshot.findings.clone();
+    if findings.is_empty() {
+        return (Vec::new(), 0);
+    }
+    let mut counts = check::Counts::default();
+    for f in &findings {
+        match f.severity {
+            Severity::Error => counts.errors += 1,
+            Severity::Warning => counts.warnings += 1,
+        }
+    }
+    let mut text = String::new();
+    let handler_text = render::diagnostics::render(&snapshot.sources, &findings, &counts, style);
+    // Only the diagnostics: the summary line is for `check`.
+    let body = handler_text
+        .trim_end()
+        .rsplit_once('\n')
+        .map(|(b, _)| b)
+        .unwrap_or("");
+    text.push_str(body);
+    text.push('\n');
+    (text.into_bytes(), if snapshot.has_fatal() { 2 } else { 0 })
+}
+
+fn run_graph(
+    args: GraphArgs,
+    env: Env,
+    style: render::diagnostics::Style,
+) -> Result<Output, Error> {
+    let query = Query::new(
+        &args.focus,
+        args.select.namespace.clone(),
+        args.select.labels.as_deref(),
+    )?;
+    let snapshot = load::load(
+        &args.input.paths(),
+        &LoadOptions {
+            dialect: args.input.dialect,
+        },
+        env.stdin,
+    );
+    let (stderr, code) = load_report(&snapshot, style);
+    let focus = if query.is_empty() {
+        None
+    } else {
+        Some(query.select(&snapshot.objects)?)
+    };
+    let graph = Graph::build(&snapshot.objects, &snapshot.resolved.relations);
+    let direction = if args.dependencies {
+        Direction::Dependencies
+    } else {
+        Direction::Dependents
+    };
+    let rels = &snapshot.resolved.relations;
+    let view = view::build(
+        &snapshot.objects,
+        rels,
+        &graph,
+        &ViewOptions {
+            direction,
+            focus,
+            depth: args.depth,
+        },
+    );
+    let objects = &snapshot.objects;
+    let text = match args.output {
+        GraphFormat::Tree => render::graph::tree(objects, rels, &view),
+        GraphFormat::Json => render::graph::json(&snapshot.sources, objects, rels, &view),
+        GraphFormat::Dot => render::graph::dot(objects, rels, &view),
+        GraphFormat::Mermaid => render::graph::mermaid(objects, rels, &view),
+    };
+    Ok(Output {
+        stdout: text.into_bytes(),
+        stderr,
+        code,
+    })
+}

@@ -1,0 +1,165 @@
+//! The command line, as clap definitions. Parsed once into [`Cli`]; `app`
+//! runs it.
+
+use crate::model::Dialect;
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+
+const ABOUT: &str = "Offline graph analysis and deletion planning for resource snapshots.";
+
+const LONG_ABOUT: &str = "\
+Offline graph analysis and deletion planning for resource snapshots.
+
+teardown reads snapshots from files (what `kubectl get -A -o yaml` prints, or the
+small native format), builds the owner / destruction-dependency graph, and checks
+it. It never talks to a cluster.
+
+Exit codes: 0 ok; 1 findings at error level, or a selector that matches nothing;
+2 usage, I/O or parse error.";
+
+#[derive(Parser, Debug)]
+#[command(name = "teardown", version, about = ABOUT, long_about = LONG_ABOUT, max_term_width = 100)]
+pub struct Cli {
+    /// When to use colors; NO_COLOR in the environment means never, unless
+    /// this says always.
+    #[arg(long, value_enum, default_value_t = ColorWhen::Auto, global = true, value_name = "WHEN")]
+    pub color: ColorWhen,
+
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Validate a snapshot: parse errors, duplicates, dangling or invalid
+    /// owners, cycles, unresolved dependencies, finalizers (rules TD001–TD013).
+    Check(CheckArgs),
+    /// Print the owner / destruction-dependency graph as a tree, JSON, DOT or Mermaid.
+    Graph(GraphArgs),
+    /// Print a shell completion script.
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff).
+    Man,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ColorWhen {
+    Auto,
+    Always,
+    Never,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct InputArgs {
+    /// Files, directories (read recursively: *.yaml, *.yml, *.json, sorted), or
+    /// - for standard input [default: -]
+    #[arg(value_name = "INPUT")]
+    pub inputs: Vec<PathBuf>,
+
+    /// Read every document with this dialect instead of recognising it.
+    #[arg(long, value_enum, value_name = "NAME")]
+    pub dialect: Option<Dialect>,
+}
+
+impl InputArgs {
+    pub fn paths(&self) -> Vec<PathBuf> {
+        if self.inputs.is_empty() {
+            vec![PathBuf::from("-")]
+        } else {
+            self.inputs.clone()
+        }
+    }
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct SelectArgs {
+    /// Namespace for KIND/NAME selectors (and, alone, every object in it).
+    #[arg(short = 'n', long = "namespace", value_name = "NAMESPACE")]
+    pub namespace: Option<String>,
+
+    /// Label selector: KEY=VALUE, KEY!=VALUE, KEY, !KEY, comma-separated.
+    #[arg(short = 'l', long = "selector", value_name = "LABELS")]
+    pub labels: Option<String>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum CheckFormat {
+    /// Diagnostics with snippets, and a summary line.
+    Table,
+    Json,
+    Yaml,
+    /// SARIF 2.1.0, for GitHub code scanning.
+    Sarif,
+    /// GitHub Actions workflow annotations.
+    Github,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Deny {
+    /// Treat every warning as an error.
+    Warnings,
+}
+
+#[derive(Args, Debug)]
+pub struct CheckArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+
+    #[arg(short, long, value_enum, default_value_t = CheckFormat::Table, value_name = "FORMAT")]
+    pub output: CheckFormat,
+
+    /// The snapshot is the whole cluster: an owner missing from it is gone,
+    /// and the collector will delete the dependent (TD003 becomes an error).
+    #[arg(long)]
+    pub closed_world: bool,
+
+    /// Make findings of this kind errors.
+    #[arg(long, value_enum, value_name = "WHAT")]
+    pub deny: Vec<Deny>,
+
+    /// The object whose controller removes FINALIZER (e.g.
+    /// example.com/cleanup=deployment/ops/cleaner). Repeatable.
+    #[arg(long = "finalizer-controller", value_name = "FINALIZER=SELECTOR")]
+    pub finalizer_controller: Vec<String>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum GraphFormat {
+    /// An indented tree (shared objects and cycles marked).
+    Tree,
+    Json,
+    /// Graphviz DOT.
+    Dot,
+    Mermaid,
+}
+
+#[derive(Args, Debug)]
+pub struct GraphArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+
+    #[arg(short, long, value_enum, default_value_t = GraphFormat::Tree, value_name = "FORMAT")]
+    pub output: GraphFormat,
+
+    /// Start from these objects (KIND/NAME, KIND/NAMESPACE/NAME, uid:UID, id:ID). Repeatable.
+    #[arg(long, value_name = "SELECTOR")]
+    pub focus: Vec<String>,
+
+    #[command(flatten)]
+    pub select: SelectArgs,
+
+    /// Walk from an object to what it owns and what must go before it (default).
+    #[arg(long, conflicts_with = "dependencies")]
+    pub dependents: bool,
+
+    /// Walk from an object to its owners and what must go after it.
+    #[arg(long)]
+    pub dependencies: bool,
+
+    /// Show at most N levels below each starting object.
+    #[arg(long, value_name = "N")]
+    pub depth: Option<usize>,
+}

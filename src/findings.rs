@@ -1,0 +1,264 @@
+//! Findings: what `check` reports, and what loading reports about bad input.
+//!
+//! A finding is data. It knows its rule, severity, message and the places in
+//! the input it is about; the renderers in `render/` turn it into miette
+//! diagnostics, JSON, SARIF or GitHub annotations.
+
+use crate::source::Span;
+use serde::Serialize;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Warning,
+    Error,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        }
+    }
+}
+
+/// The stable rule ids of CONTRACT §6. New rules take the next number.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Rule {
+    Td001,
+    Td002,
+    Td003,
+    Td004,
+    Td005,
+    Td006,
+    Td007,
+    Td008,
+    Td009,
+    Td010,
+    Td011,
+    Td012,
+    Td013,
+}
+
+impl Rule {
+    pub const ALL: [Rule; 13] = [
+        Rule::Td001,
+        Rule::Td002,
+        Rule::Td003,
+        Rule::Td004,
+        Rule::Td005,
+        Rule::Td006,
+        Rule::Td007,
+        Rule::Td008,
+        Rule::Td009,
+        Rule::Td010,
+        Rule::Td011,
+        Rule::Td012,
+        Rule::Td013,
+    ];
+
+    pub fn id(self) -> &'static str {
+        self.info().0
+    }
+    pub fn name(self) -> &'static str {
+        self.info().1
+    }
+    pub fn default_severity(self) -> Severity {
+        self.info().2
+    }
+    pub fn description(self) -> &'static str {
+        self.info().3
+    }
+
+    fn info(self) -> (&'static str, &'static str, Severity, &'static str) {
+        use Severity::*;
+        match self {
+            Rule::Td001 => (
+                "TD001",
+                "unusable-input",
+                Error,
+                "Parse error or unusable object.",
+            ),
+            Rule::Td002 => (
+                "TD002",
+                "duplicate-object",
+                Error,
+                "Two objects with the same kind, namespace and name, or the same uid.",
+            ),
+            Rule::Td003 => (
+                "TD003",
+                "owner-not-found",
+                Warning,
+                "An owner reference names an object that is not in the snapshot.",
+            ),
+            Rule::Td004 => (
+                "TD004",
+                "owner-uid-mismatch",
+                Error,
+                "The owner exists by kind and name, but its uid differs from the reference.",
+            ),
+            Rule::Td005 => (
+                "TD005",
+                "cross-namespace-owner",
+                Error,
+                "A namespaced object is owned by an object in another namespace.",
+            ),
+            Rule::Td006 => (
+                "TD006",
+                "cluster-scoped-dependent",
+                Error,
+                "A cluster-scoped object is owned by a namespaced object.",
+            ),
+            Rule::Td007 => (
+                "TD007",
+                "ownership-cycle",
+                Error,
+                "Objects own each other in a cycle.",
+            ),
+            Rule::Td008 => (
+                "TD008",
+                "destruction-cycle",
+                Warning,
+                "Destruction dependencies form a cycle; the objects are destroyed in one step.",
+            ),
+            Rule::Td009 => (
+                "TD009",
+                "multiple-controllers",
+                Error,
+                "More than one owner reference has `controller: true`.",
+            ),
+            Rule::Td010 => (
+                "TD010",
+                "dependency-not-found",
+                Error,
+                "A destruction dependency names an object that is not in the snapshot.",
+            ),
+            Rule::Td011 => (
+                "TD011",
+                "unknown-finalizer",
+                Warning,
+                "A finalizer that no known controller removes; deletion waits for it.",
+            ),
+            Rule::Td012 => (
+                "TD012",
+                "ordering-conflict",
+                Warning,
+                "Ownership and destruction dependencies contradict; the ownership edge is relaxed.",
+            ),
+            Rule::Td013 => (
+                "TD013",
+                "empty-input",
+                Warning,
+                "An input file holds no objects.",
+            ),
+        }
+    }
+}
+
+impl std::fmt::Display for Rule {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.id())
+    }
+}
+
+/// A place in the input with a short text for it.
+#[derive(Clone, Debug)]
+pub struct Label {
+    pub span: Span,
+    pub text: String,
+}
+
+impl Label {
+    pub fn new(span: Span, text: impl Into<String>) -> Label {
+        Label {
+            span,
+            text: text.into(),
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Finding {
+    pub rule: Rule,
+    pub severity: Severity,
+    pub message: String,
+    /// Where the finding points; `None` only for inputs that could not be read.
+    pub primary: Option<Label>,
+    /// Further places ("defined here / again here", the owner of a dependent).
+    pub secondary: Vec<Label>,
+    /// The objects involved, as references (`Kind[.group]/[ns/]name` or an id).
+    pub refs: Vec<String>,
+    pub help: Option<String>,
+    /// Set for input that could not be read or parsed: the run exits with 2.
+    pub fatal: bool,
+    /// For unreadable inputs (no span): the file name.
+    pub file: Option<String>,
+}
+
+impl Finding {
+    pub fn new(rule: Rule, message: impl Into<String>) -> Finding {
+        Finding {
+            rule,
+            severity: rule.default_severity(),
+            message: message.into(),
+            primary: None,
+            secondary: Vec::new(),
+            refs: Vec::new(),
+            help: None,
+            fatal: false,
+            file: None,
+        }
+    }
+    pub fn at(mut self, span: Span, text: impl Into<String>) -> Finding {
+        self.primary = Some(Label::new(span, text));
+        self
+    }
+    pub fn also(mut self, span: Span, text: impl Into<String>) -> Finding {
+        self.secondary.push(Label::new(span, text));
+        self
+    }
+    pub fn refs(mut self, refs: impl IntoIterator<Item = String>) -> Finding {
+        self.refs.extend(refs);
+        self
+    }
+    pub fn help(mut self, help: impl Into<String>) -> Finding {
+        self.help = Some(help.into());
+        self
+    }
+    pub fn fatal(mut self) -> Finding {
+        self.fatal = true;
+        self
+    }
+    pub fn in_file(mut self, name: impl Into<String>) -> Finding {
+        self.file = Some(name.into());
+        self
+    }
+
+    /// Sort key: file, position, rule, message — the same input always gives
+    /// the same order.
+    pub fn sort_key(&self) -> (u32, usize, Rule, &str) {
+        match &self.primary {
+            Some(l) => (l.span.file.0, l.span.start, self.rule, &self.message),
+            None => (u32::MAX, 0, self.rule, &self.message),
+        }
+    }
+}
+
+/// How severities are adjusted by flags (`--closed-world`, `--deny warnings`).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SeverityPolicy {
+    pub closed_world: bool,
+    pub deny_warnings: bool,
+}
+
+impl SeverityPolicy {
+    pub fn apply(&self, finding: &mut Finding) {
+        if self.closed_world && finding.rule == Rule::Td003 {
+            finding.severity = Severity::Error;
+        }
+        if self.deny_warnings {
+            finding.severity = Severity::Error;
+        }
+    }
+}

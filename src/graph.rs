@@ -1,0 +1,64 @@
+//! The owner / destruction-dependency graph.
+//!
+//! Node `i` is object `ObjId(i)`; each edge carries the index of its
+//! [`Relation`]. Every edge points from the object destroyed later to the one
+//! destroyed earlier (owner → dependent, depended-on → dependent).
+
+use crate::model::{ObjId, Object, Relation};
+use petgraph::graph::{DiGraph, EdgeIndex, NodeIndex};
+use petgraph::Direction;
+
+pub struct Graph {
+    pub g: DiGraph<(), u32>,
+}
+
+impl Graph {
+    pub fn build(objects: &[Object], relations: &[Relation]) -> Graph {
+        let mut g = DiGraph::with_capacity(objects.len(), relations.len());
+        for _ in objects {
+            g.add_node(());
+        }
+        for (i, r) in relations.iter().enumerate() {
+            g.add_edge(node(r.from), node(r.to), i as u32);
+        }
+        Graph { g }
+    }
+
+    /// Relation indices of edges leaving `id` (what goes before it: its
+    /// dependents), in the order the relations were made.
+    pub fn dependents(&self, id: ObjId) -> Vec<u32> {
+        self.edges(id, Direction::Outgoing)
+    }
+
+    /// Relation indices of edges entering `id` (what goes after it: its
+    /// owners and what it must be destroyed before), in relation order.
+    pub fn dependencies(&self, id: ObjId) -> Vec<u32> {
+        self.edges(id, Direction::Incoming)
+    }
+
+    fn edges(&self, id: ObjId, dir: Direction) -> Vec<u32> {
+        let mut v: Vec<u32> = self
+            .g
+            .edges_directed(node(id), dir)
+            .map(|e| *e.weight())
+            .collect();
+        v.sort_unstable();
+        v
+    }
+
+    pub fn edge_count(&self) -> usize {
+        self.g.edge_count()
+    }
+
+    pub fn relation_of(&self, e: EdgeIndex) -> u32 {
+        self.g[e]
+    }
+}
+
+pub fn node(id: ObjId) -> NodeIndex {
+    NodeIndex::new(id.index())
+}
+
+pub fn obj(n: NodeIndex) -> ObjId {
+    ObjId(n.index() as u32)
+}

@@ -1,0 +1,130 @@
+//! Finding the text of a field inside an object's span, for labels.
+//!
+//! Objects are parsed into structs without positions; when a finding needs to
+//! point at a particular field (an owner reference, a finalizer, an
+//! annotation) it searches the object's own text for it. This runs only for
+//! findings, works the same on YAML and JSON, and falls back to the object's
+//! first line when the text is written in some unusual way.
+
+use memchr::memmem;
+use std::ops::Range;
+
+/// The range of `value` written as a scalar inside `text[span]`, after the keys
+/// in `path` (each searched after the previous one).
+pub fn value_after(
+    text: &str,
+    span: Range<usize>,
+    path: &[&str],
+    value: &str,
+) -> Option<Range<usize>> {
+    let mut start = span.start;
+    for key in path {
+        start = key_after(text, start..span.end, key)?.end;
+    }
+    scalar_after(text, start..span.end, value)
+}
+
+/// The range of a key (`key:` in YAML, `"key":` in JSON) in `text[span]`.
+pub fn key_after(text: &str, span: Range<usize>, key: &str) -> Option<Range<usize>> {
+    let hay = &text.as_bytes()[span.clone()];
+    let finder = memmem::Finder::new(key.as_bytes());
+    let mut from = 0;
+    while let Some(i) = finder.find(&hay[from..]) {
+        let at = from + i;
+        let end = at + key.len();
+        let before_ok = at == 0
+            || matches!(
+                hay[at - 1],
+                b' ' | b'\t' | b'\n' | b'"' | b'\'' | b'{' | b','
+            );
+        let mut j = end;
+        if matches!(hay.get(j), Some(b'"' | b'\'')) {
+            j += 1;
+        }
+        while matches!(hay.get(j), Some(b' ' | b'\t')) {
+            j += 1;
+        }
+        if before_ok && hay.get(j) == Some(&b':') {
+            return Some(span.start + at..span.start + end);
+        }
+        from = at + 1;
+    }
+    None
+}
+
+/// The range of `value` as a whole scalar (not part of a longer word).
+pub fn scalar_after(text: &str, span: Range<usize>, value: &str) -> Option<Range<usize>> {
+    if value.is_empty() {
+        return None;
+    }
+    let hay = &text.as_bytes()[span.clone()];
+    let finder = memmem::Finder::new(value.as_bytes());
+    let mut from = 0;
+    while let Some(i) = finder.find(&hay[from..]) {
+        let at = from + i;
+        let end = at + value.len();
+        let before_ok = at == 0
+            || matches!(
+                hay[at - 1],
+                b' ' | b'\t' | b'\n' | b'"' | b'\'' | b'-' | b':' | b'[' | b',' | b'/'
+            );
+        let after_ok = end == hay.len()
+            || matches!(
+                hay[end],
+                b' ' | b'\t' | b'\n' | b'\r' | b'"' | b'\'' | b',' | b']' | b'}' | b'#' | b'/'
+            );
+        if before_ok && after_ok {
+            return Some(span.start + at..span.start + end);
+        }
+        from = at + 1;
+    }
+    None
+}
+
+/// The first line of `text[span]` without leading `- ` and whitespace: where
+/// a finding about the whole object points.
+pub fn head(text: &str, span: Range<usize>) -> Range<usize> {
+    let bytes = text.as_bytes();
+    let mut start = span.start;
+    while start < span.end && matches!(bytes[start], b' ' | b'\t' | b'\n' | b'\r' | b'-') {
+        start += 1;
+    }
+    let end = memchr::memchr(b'\n', &bytes[start..span.end])
+        .map(|i| start + i)
+        .unwrap_or(span.end);
+    let mut end = end;
+    while end > start && matches!(bytes[end - 1], b' ' | b'\r' | b'\t') {
+        end -= 1;
+    }
+    start..end
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_values_after_keys_in_yaml_and_json() {
+        let y = "metadata:\n  name: web\n  ownerReferences:\n  - kind: ReplicaSet\n    name: web-1\n    uid: abc\n";
+        let r = value_after(y, 0..y.len(), &["ownerReferences"], "abc").unwrap();
+        assert_eq!(&y[r], "abc");
+        let r = value_after(y, 0..y.len(), &["metadata"], "web").unwrap();
+        assert_eq!(r.start, 18);
+        let j = r#"{"metadata": {"name": "web", "ownerReferences": [{"name": "web-1", "uid": "abc"}]}}"#;
+        let r = value_after(j, 0..j.len(), &["ownerReferences"], "web-1").unwrap();
+        assert_eq!(&j[r], "web-1");
+    }
+
+    #[test]
+    fn whole_words_only() {
+        let y = "name: web-1\nname: web\n";
+        let r = scalar_after(y, 0..y.len(), "web").unwrap();
+        assert_eq!(r.start, 18);
+    }
+
+    #[test]
+    fn head_skips_dashes() {
+        let y = "- apiVersion: v1\n  kind: Pod";
+        assert_eq!(&y[head(y, 0..y.len())], "apiVersion: v1");
+    }
+}

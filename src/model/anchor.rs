@@ -1,0 +1,97 @@
+//! Where in its text an object, an owner reference, a dependency or a
+//! finalizer is written: the spans findings and explanations point at.
+
+use super::{DepTarget, Dialect, ObjId, Object, RelKind, Relation};
+use crate::locate;
+use crate::source::{Sources, Span};
+
+fn span(o: &Object, range: Option<std::ops::Range<usize>>, sources: &Sources) -> Span {
+    let range =
+        range.unwrap_or_else(|| locate::head(&sources.get(o.span.file).text, o.span.range()));
+    Span::new(o.span.file, range)
+}
+
+/// The object's name (Kubernetes `metadata.name`, native `id`).
+pub fn object(sources: &Sources, o: &Object) -> Span {
+    let text = &sources.get(o.span.file).text;
+    let key = match o.dialect {
+        Dialect::Kubernetes => "metadata",
+        Dialect::Native => "id",
+    };
+    let found = locate::value_after(text, o.span.range(), &[key], &o.name)
+        .or_else(|| locate::scalar_after(text, o.span.range(), &o.name));
+    span(o, found, sources)
+}
+
+/// Owner reference `j` of `o`: its uid (or its name when it has none).
+pub fn owner_ref(sources: &Sources, o: &Object, j: u32) -> Span {
+    let text = &sources.get(o.span.file).text;
+    let Some(r) = o.owners.get(j as usize) else {
+        return object(sources, o);
+    };
+    let key = match o.dialect {
+        Dialect::Kubernetes => "ownerReferences",
+        Dialect::Native => "owners",
+    };
+    let found = r
+        .uid
+        .as_deref()
+        .and_then(|u| locate::value_after(text, o.span.range(), &[key], u))
+        .or_else(|| locate::value_after(text, o.span.range(), &[key], &r.name))
+        .or_else(|| locate::key_after(text, o.span.range(), key));
+    span(o, found, sources)
+}
+
+/// Destruction dependency `j` of `o`, as written.
+pub fn dep(sources: &Sources, o: &Object, j: u32) -> Span {
+    let text = &sources.get(o.span.file).text;
+    let Some(d) = o.deps.get(j as usize) else {
+        return object(sources, o);
+    };
+    let found = match (&d.target, o.dialect) {
+        (DepTarget::Id(id), _) => locate::value_after(text, o.span.range(), &["destroyAfter"], id),
+        _ => locate::scalar_after(text, o.span.range(), &d.text),
+    };
+    span(o, found, sources)
+}
+
+pub fn finalizer(sources: &Sources, o: &Object, f: &str) -> Span {
+    let text = &sources.get(o.span.file).text;
+    span(
+        o,
+        locate::value_after(text, o.span.range(), &["finalizers"], f),
+        sources,
+    )
+}
+
+/// Where a relation is declared: the owner reference, the dependency, or for
+/// implicit relations the dependent's namespace / kind.
+pub fn relation(sources: &Sources, objects: &[Object], r: &Relation) -> Span {
+    let o = &objects[r.declared_by.index()];
+    match r.kind {
+        RelKind::Owns => owner_ref(sources, o, r.decl),
+        RelKind::DestroyAfter => dep(sources, o, r.decl),
+        RelKind::Contains => {
+            let text = &sources.get(o.span.file).text;
+            let ns = o.namespace.as_deref().unwrap_or("");
+            span(
+                o,
+                locate::value_after(text, o.span.range(), &["namespace"], ns),
+                sources,
+            )
+        }
+        RelKind::Defines => {
+            let text = &sources.get(o.span.file).text;
+            span(
+                o,
+                locate::value_after(text, o.span.range(), &["kind"], &o.kind),
+                sources,
+            )
+        }
+    }
+}
+
+/// Object id helper for callers holding only ids.
+pub fn object_id(sources: &Sources, objects: &[Object], id: ObjId) -> Span {
+    object(sources, &objects[id.index()])
+}

@@ -1,0 +1,252 @@
+//! The model: objects every dialect turns its documents into, the references
+//! between them as written, and the relations those references resolve to.
+//!
+//! Objects keep only what the analyses need (identity, owners, destruction
+//! dependencies, finalizers, labels, where they came from) so that a snapshot
+//! of a million objects fits in memory comfortably.
+
+pub mod anchor;
+pub mod resolve;
+
+use crate::source::Span;
+use serde::Serialize;
+
+pub type Str = Box<str>;
+
+/// Index of an object in [`Model::objects`]; also its graph node index.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ObjId(pub u32);
+
+impl ObjId {
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum Dialect {
+    Kubernetes,
+    Native,
+}
+
+impl Dialect {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Dialect::Kubernetes => "kubernetes",
+            Dialect::Native => "native",
+        }
+    }
+}
+
+/// An owner reference as written in the dependent.
+#[derive(Clone, Debug)]
+pub struct OwnerRef {
+    pub api_version: Str,
+    pub kind: Str,
+    /// Kubernetes: the owner's name. Native: the owner's id.
+    pub name: Str,
+    pub uid: Option<Str>,
+    pub controller: bool,
+    pub block_owner_deletion: bool,
+}
+
+/// What a destruction dependency points at.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DepTarget {
+    /// A Kubernetes object by group, kind, namespace and name.
+    Object {
+        group: Str,
+        kind: Str,
+        namespace: Option<Str>,
+        name: Str,
+    },
+    /// An object by id (native, Murano, pairs).
+    Id(Str),
+}
+
+/// Which side of a destruction dependency the declaring object is on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DepSide {
+    /// The declaring object is destroyed before the target
+    /// (`config.kubernetes.io/depends-on`: the target outlives its dependent).
+    Before,
+    /// The declaring object is destroyed after the target (native `destroyAfter`).
+    After,
+}
+
+/// A destruction dependency as written in the declaring object.
+#[derive(Clone, Debug)]
+pub struct DepDecl {
+    pub target: DepTarget,
+    pub side: DepSide,
+    /// The reference as written, for messages.
+    pub text: Str,
+}
+
+/// What a CustomResourceDefinition defines.
+#[derive(Clone, Debug)]
+pub struct CrdDef {
+    pub group: Str,
+    pub kind: Str,
+    pub namespaced: bool,
+}
+
+#[derive(Clone, Debug)]
+pub struct Object {
+    pub dialect: Dialect,
+    /// As written (`apps/v1`); empty for dialects without one.
+    pub api_version: Str,
+    /// API group, with legacy groups normalised (`extensions` Deployments are `apps`).
+    pub group: Str,
+    /// Empty for dialects without kinds (native).
+    pub kind: Str,
+    /// The effective namespace: `None` for cluster-scoped objects; a namespaced
+    /// Kubernetes object written without one is in `default`, as with kubectl.
+    pub namespace: Option<Str>,
+    /// Kubernetes: `metadata.name`. Id-based dialects: the id.
+    pub name: Str,
+    pub uid: Option<Str>,
+    pub labels: Vec<(Str, Str)>,
+    pub owners: Vec<OwnerRef>,
+    pub deps: Vec<DepDecl>,
+    pub finalizers: Vec<Str>,
+    pub deletion_timestamp: Option<Str>,
+    pub crd: Option<CrdDef>,
+    /// The object's document (or list item) in its file.
+    pub span: Span,
+    /// Whether `metadata.namespace` was written (scope is decided once all
+    /// CRDs are known; see `resolve`).
+    pub namespace_written: bool,
+}
+
+impl Object {
+    /// `Kind[.group]/[namespace/]name` for Kubernetes, the id otherwise.
+    pub fn reference(&self) -> String {
+        match self.dialect {
+            Dialect::Native => self.name.to_string(),
+            Dialect::Kubernetes => {
+                let mut s = String::with_capacity(
+                    self.kind.len() + self.group.len() + self.name.len() + 24,
+                );
+                s.push_str(&self.kind);
+                if !self.group.is_empty() {
+                    s.push('.');
+                    s.push_str(&self.group);
+                }
+                s.push('/');
+                if let Some(ns) = &self.namespace {
+                    s.push_str(ns);
+                    s.push('/');
+                }
+                s.push_str(&self.name);
+                s
+            }
+        }
+    }
+
+    /// `Kind/name` — how owner references and messages name an object.
+    pub fn short(&self) -> String {
+        match self.dialect {
+            Dialect::Native => self.name.to_string(),
+            Dialect::Kubernetes => format!("{}/{}", self.kind, self.name),
+        }
+    }
+
+    pub fn is_namespace(&self) -> bool {
+        self.dialect == Dialect::Kubernetes && self.group.is_empty() && &*self.kind == "Namespace"
+    }
+
+    pub fn label(&self, key: &str) -> Option<&str> {
+        self.labels
+            .iter()
+            .find(|(k, _)| &**k == key)
+            .map(|(_, v)| &**v)
+    }
+}
+
+/// The API group of an `apiVersion`, with legacy groups mapped to where the
+/// kind lives now, so that the same object read from an old dump and a new
+/// one has the same identity.
+pub fn group_of(api_version: &str, kind: &str) -> Str {
+    let group = match api_version.rsplit_once('/') {
+        Some((group, _)) => group,
+        None => "",
+    };
+    let group = match (group, kind) {
+        ("extensions", "Deployment" | "ReplicaSet" | "DaemonSet") => "apps",
+        ("extensions", "Ingress" | "NetworkPolicy") => "networking.k8s.io",
+        ("extensions", "PodSecurityPolicy") => "policy",
+        (g, _) => g,
+    };
+    group.into()
+}
+
+/// How a relation resolved, for owner references (CONTRACT §5: only a
+/// `Solid` owner keeps its dependent alive).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Link {
+    Solid,
+    /// Found by kind and name, but the uid differs (TD004).
+    UidMismatch,
+    /// The owner is in another namespace (TD005).
+    CrossNamespace,
+    /// A cluster-scoped dependent of a namespaced owner (TD006).
+    ClusterScopedDependent,
+}
+
+impl Link {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Link::Solid => "solid",
+            Link::UidMismatch => "uid-mismatch",
+            Link::CrossNamespace => "cross-namespace",
+            Link::ClusterScopedDependent => "cluster-scoped-dependent",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RelKind {
+    /// An owner reference (Kubernetes `ownerReferences`, native `owners`).
+    Owns,
+    /// A Namespace contains its namespaced objects.
+    Contains,
+    /// A CustomResourceDefinition defines its custom resources.
+    Defines,
+    /// A destruction dependency (`depends-on`, `destroyAfter`).
+    DestroyAfter,
+}
+
+impl RelKind {
+    /// Ownership-like relations cascade: deleting `from` deletes `to`.
+    pub fn is_ownership(self) -> bool {
+        !matches!(self, RelKind::DestroyAfter)
+    }
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RelKind::Owns => "owns",
+            RelKind::Contains => "contains",
+            RelKind::Defines => "defines",
+            RelKind::DestroyAfter => "destroy-after",
+        }
+    }
+}
+
+/// A resolved relation. In every kind, `from` is destroyed after `to`:
+/// an owner after what it owns, an object after what must go before it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Relation {
+    pub kind: RelKind,
+    pub from: ObjId,
+    pub to: ObjId,
+    pub link: Link,
+    /// The object whose document declares the relation (the dependent for
+    /// owner references, the annotated object for depends-on).
+    pub declared_by: ObjId,
+    /// Index into the declaring object's `owners` or `deps`.
+    pub decl: u32,
+    pub controller: bool,
+}

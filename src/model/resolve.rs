@@ -1,0 +1,306 @@
+//! Resolving references into relations.
+//!
+//! Decides each object's scope (built-in kinds, CRDs of the snapshot, else
+//! whether a namespace is written), then resolves owner references (by uid,
+//! falling back to kind + name in the dependent's namespace or the cluster
+//! scope), adds the implicit relations (a Namespace contains its objects, a
+//! CRD defines its custom resources), and resolves destruction dependencies.
+//! What does not resolve is returned for `check` to report.
+
+use super::{DepSide, DepTarget, Dialect, Link, ObjId, Object, RelKind, Relation};
+use crate::dialect::kubernetes::{builtin_cluster_kind, builtin_namespaced};
+use std::collections::HashMap;
+
+/// Two objects with the same identity.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Duplicate {
+    pub first: ObjId,
+    pub again: ObjId,
+    /// Same uid (and not the same kind/namespace/name).
+    pub by_uid: bool,
+}
+
+#[derive(Default)]
+pub struct Resolved {
+    pub relations: Vec<Relation>,
+    /// (dependent, index of the owner reference) that name no object.
+    pub missing_owners: Vec<(ObjId, u32)>,
+    /// (declaring object, index of the dependency) that name no object.
+    pub missing_deps: Vec<(ObjId, u32)>,
+    pub duplicates: Vec<Duplicate>,
+}
+
+type Key<'a> = (&'a str, &'a str, Option<&'a str>, &'a str);
+
+/// Lookup tables over the objects of a snapshot.
+pub struct Index<'a> {
+    objects: &'a [Object],
+    by_uid: HashMap<&'a str, ObjId>,
+    by_key: HashMap<Key<'a>, ObjId>,
+    /// (kind, namespace, name) → objects of any group, in input order.
+    by_name: HashMap<(&'a str, Option<&'a str>, &'a str), Vec<ObjId>>,
+}
+
+impl<'a> Index<'a> {
+    pub fn build(objects: &'a [Object], duplicates: &mut Vec<Duplicate>) -> Index<'a> {
+        let mut by_uid = HashMap::with_capacity(objects.len());
+        let mut by_key = HashMap::with_capacity(objects.len());
+        let mut by_name: HashMap<_, Vec<ObjId>> = HashMap::with_capacity(objects.len());
+        for (i, o) in objects.iter().enumerate() {
+            let id = ObjId(i as u32);
+            let key = (&*o.group, &*o.kind, o.namespace.as_deref(), &*o.name);
+            let mut key_dup = false;
+            match by_key.entry(key) {
+                std::collections::hash_map::Entry::Occupied(e) => {
+                    duplicates.push(Duplicate {
+                        first: *e.get(),
+                        again: id,
+                        by_uid: false,
+                    });
+                    key_dup = true;
+                }
+                std::collections::hash_map::Entry::Vacant(e) => {
+                    e.insert(id);
+                }
+            }
+            if let Some(uid) = o.uid.as_deref() {
+                match by_uid.entry(uid) {
+                    std::collections::hash_map::Entry::Occupied(e) => {
+                        if !key_dup {
+                            duplicates.push(Duplicate {
+                                first: *e.get(),
+                                again: id,
+                                by_uid: true,
+                            });
+                        }
+                    }
+                    std::collections::hash_map::Entry::Vacant(e) => {
+                        e.insert(id);
+                    }
+                }
+            }
+            if !key_dup {
+                by_name
+                    .entry((&*o.kind, o.namespace.as_deref(), &*o.name))
+                    .or_default()
+                    .push(id);
+            }
+        }
+        Index {
+            objects,
+            by_uid,
+            by_key,
+            by_name,
+        }
+    }
+
+    pub fn by_uid(&self, uid: &str) -> Option<ObjId> {
+        self.by_uid.get(uid).copied()
+    }
+
+    pub fn by_key(
+        &self,
+        group: &str,
+        kind: &str,
+        namespace: Option<&str>,
+        name: &str,
+    ) -> Option<ObjId> {
+        self.by_key.get(&(group, kind, namespace, name)).copied()
+    }
+
+    /// By kind and name in one namespace (or the cluster scope), preferring
+    /// an object of the given group.
+    pub fn by_name(
+        &self,
+        group: &str,
+        kind: &str,
+        namespace: Option<&str>,
+        name: &str,
+    ) -> Option<ObjId> {
+        let found = self.by_name.get(&(kind, namespace, name))?;
+        found
+            .iter()
+            .copied()
+            .find(|id| &*self.objects[id.index()].group == group)
+            .or(found.first().copied())
+    }
+
+    pub fn namespace(&self, name: &str) -> Option<ObjId> {
+        self.by_key("", "Namespace", None, name)
+    }
+}
+
+/// Decide every object's scope: cluster-scoped objects lose any namespace
+/// they were written with, namespaced ones without a namespace are in
+/// `default` (as `kubectl apply` would put them).
+pub fn assign_scopes(objects: &mut [Object]) {
+    let mut crd_scope: HashMap<(Box<str>, Box<str>), bool> = HashMap::new();
+    for o in objects.iter() {
+        if let Some(crd) = &o.crd {
+            crd_scope
+                .entry((crd.group.clone(), crd.kind.clone()))
+                .or_insert(crd.namespaced);
+        }
+    }
+    for o in objects.iter_mut() {
+        if o.dialect != Dialect::Kubernetes {
+            continue;
+        }
+        let namespaced = builtin_namespaced(&o.group, &o.kind)
+            .or_else(|| crd_scope.get(&(o.group.clone(), o.kind.clone())).copied())
+            .unwrap_or(o.namespace_written);
+        if !namespaced {
+            o.namespace = None;
+        } else if o.namespace.is_none() {
+            o.namespace = Some("default".into());
+        }
+    }
+}
+
+/// Normalise a group written in a reference, as `group_of` does for objects.
+fn ref_group<'a>(group: &'a str, kind: &str) -> &'a str {
+    match (group, kind) {
+        ("extensions", "Deployment" | "ReplicaSet" | "DaemonSet") => "apps",
+        ("extensions", "Ingress" | "NetworkPolicy") => "networking.k8s.io",
+        ("extensions", "PodSecurityPolicy") => "policy",
+        (g, _) => g,
+    }
+}
+
+pub fn resolve(objects: &[Object]) -> Resolved {
+    let mut out = Resolved::default();
+    let index = Index::build(objects, &mut out.duplicates);
+
+    for (i, o) in objects.iter().enumerate() {
+        let id = ObjId(i as u32);
+        for (j, r) in o.owners.iter().enumerate() {
+            let decl = j as u32;
+            let found = match o.dialect {
+                Dialect::Native => r
+                    .uid
+                    .as_deref()
+                    .and_then(|u| index.by_uid(u))
+                    .map(|t| (t, Link::Solid)),
+                Dialect::Kubernetes => resolve_owner(&index, objects, o, r),
+            };
+            match found {
+                Some((owner, link)) => out.relations.push(Relation {
+                    kind: RelKind::Owns,
+                    from: owner,
+                    to: id,
+                    link,
+                    declared_by: id,
+                    decl,
+                    controller: r.controller,
+                }),
+                None => out.missing_owners.push((id, decl)),
+            }
+        }
+    }
+
+    // Implicit relations: Namespace → namespaced objects, CRD → custom resources.
+    let mut crds: HashMap<(&str, &str), ObjId> = HashMap::new();
+    for (i, o) in objects.iter().enumerate() {
+        if let Some(crd) = &o.crd {
+            crds.entry((&*crd.group, &*crd.kind))
+                .or_insert(ObjId(i as u32));
+        }
+    }
+    for (i, o) in objects.iter().enumerate() {
+        if o.dialect != Dialect::Kubernetes {
+            continue;
+        }
+        let id = ObjId(i as u32);
+        if let Some(ns) = o.namespace.as_deref() {
+            if let Some(ns_obj) = index.namespace(ns) {
+                out.relations.push(implicit(RelKind::Contains, ns_obj, id));
+            }
+        }
+        if let Some(&crd) = crds.get(&(&*o.group, &*o.kind)) {
+            out.relations.push(implicit(RelKind::Defines, crd, id));
+        }
+    }
+
+    for (i, o) in objects.iter().enumerate() {
+        let id = ObjId(i as u32);
+        for (j, d) in o.deps.iter().enumerate() {
+            let target = match &d.target {
+                DepTarget::Id(t) => index.by_uid(t),
+                DepTarget::Object {
+                    group,
+                    kind,
+                    namespace,
+                    name,
+                } => {
+                    let group = ref_group(group, kind);
+                    index
+                        .by_key(group, kind, namespace.as_deref(), name)
+                        .or_else(|| index.by_name(group, kind, namespace.as_deref(), name))
+                }
+            };
+            let Some(target) = target else {
+                out.missing_deps.push((id, j as u32));
+                continue;
+            };
+            let (from, to) = match d.side {
+                DepSide::Before => (target, id),
+                DepSide::After => (id, target),
+            };
+            out.relations.push(Relation {
+                kind: RelKind::DestroyAfter,
+                from,
+                to,
+                link: Link::Solid,
+                declared_by: id,
+                decl: j as u32,
+                controller: false,
+            });
+        }
+    }
+    out
+}
+
+fn implicit(kind: RelKind, from: ObjId, to: ObjId) -> Relation {
+    Relation {
+        kind,
+        from,
+        to,
+        link: Link::Solid,
+        declared_by: to,
+        decl: u32::MAX,
+        controller: false,
+    }
+}
+
+/// An owner reference of a Kubernetes object: by uid first, then by kind and
+/// name in the dependent's namespace, then in the cluster scope.
+fn resolve_owner(
+    index: &Index,
+    objects: &[Object],
+    dependent: &Object,
+    r: &super::OwnerRef,
+) -> Option<(ObjId, Link)> {
+    if let Some(owner) = r.uid.as_deref().and_then(|u| index.by_uid(u)) {
+        let o = &objects[owner.index()];
+        let link = match (&dependent.namespace, &o.namespace) {
+            (Some(a), Some(b)) if a != b => Link::CrossNamespace,
+            (None, Some(_)) => Link::ClusterScopedDependent,
+            _ => Link::Solid,
+        };
+        return Some((owner, link));
+    }
+    let group = super::group_of(&r.api_version, &r.kind);
+    let owner = dependent
+        .namespace
+        .as_deref()
+        .filter(|_| !builtin_cluster_kind(&r.kind))
+        .and_then(|ns| index.by_name(&group, &r.kind, Some(ns), &r.name))
+        .or_else(|| index.by_name(&group, &r.kind, None, &r.name))?;
+    let link = match (&r.uid, &objects[owner.index()].uid) {
+        (Some(want), Some(have)) if want != have => Link::UidMismatch,
+        // An owner written without a uid (a manifest, not a dump) cannot be
+        // checked; it counts as solid, which keeps its dependents.
+        _ => Link::Solid,
+    };
+    Some((owner, link))
+}

@@ -1,0 +1,251 @@
+//! Findings as miette diagnostics: `file:line:col`, a snippet, labels.
+
+use crate::analysis::check::Counts;
+use crate::findings::{Finding, Label, Severity};
+use crate::source::{SourceFile, Sources};
+use miette::{
+    Diagnostic, GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteError,
+    MietteSpanContents, SourceCode, SourceSpan, SpanContents,
+};
+use std::fmt;
+
+/// Lines longer than this are not shown in snippets (a minified 10 MB line
+/// would drown the report); the location is still given.
+const MAX_SNIPPET_LINE: usize = 400;
+
+#[derive(Clone, Copy, Debug)]
+pub struct Style {
+    pub color: bool,
+}
+
+/// A file as miette source code, with line lookups through the file's line
+/// index (miette's own implementation rescans the text for every snippet).
+struct FileSource<'a>(&'a SourceFile);
+
+impl FileSource<'_> {
+    fn line_len(&self, line: usize) -> usize {
+        self.0.line_range(line).len()
+    }
+}
+
+impl SourceCode for FileSource<'_> {
+    fn read_span<'b>(
+        &'b self,
+        span: &SourceSpan,
+        before: usize,
+        after: usize,
+    ) -> Result<Box<dyn SpanContents<'b> + 'b>, MietteError> {
+        let file = self.0;
+        let text = &*file.text;
+        let start = span.offset();
+        let end = start + span.len();
+        if end > text.len() {
+            return Err(MietteError::OutOfBounds);
+        }
+        let first = file.line_index(start);
+        let last = file.line_index(if end > start { end - 1 } else { start });
+        let lines = file.line_starts().len();
+        let mut lo = first;
+        for _ in 0..before {
+            if lo == 0 || self.line_len(lo - 1) > MAX_SNIPPET_LINE {
+                break;
+            }
+            lo -= 1;
+        }
+        let mut hi = last;
+        for _ in 0..after {
+            if hi + 1 >= lines || self.line_len(hi + 1) > MAX_SNIPPET_LINE {
+                break;
+            }
+            hi += 1;
+        }
+        let (data_start, line, column) = if before == 0 {
+            let line_start = file.line_starts()[first];
+            (start, first, text[line_start..start].chars().count())
+        } else {
+            (file.line_starts()[lo], lo, 0)
+        };
+        let data_end = file.line_range(hi).end.max(data_start);
+        Ok(Box::new(MietteSpanContents::new_named(
+            file.name.clone(),
+            &text.as_bytes()[data_start..data_end],
+            (data_start, data_end - data_start).into(),
+            line,
+            column,
+            hi - line + 1,
+        )))
+    }
+}
+
+/// One finding (or one of its labels in another file) as a miette diagnostic.
+struct Diag<'a> {
+    message: String,
+    severity: miette::Severity,
+    help: Option<String>,
+    source: Option<FileSource<'a>>,
+    labels: Vec<LabeledSpan>,
+    related: Vec<Diag<'a>>,
+}
+
+impl fmt::Debug for Diag<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl fmt::Display for Diag<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Diag<'_> {}
+
+impl Diagnostic for Diag<'_> {
+    fn severity(&self) -> Option<miette::Severity> {
+        Some(self.severity)
+    }
+    fn help<'b>(&'b self) -> Option<Box<dyn fmt::Display + 'b>> {
+        self.help
+            .as_ref()
+            .map(|h| Box::new(h) as Box<dyn fmt::Display>)
+    }
+    fn source_code(&self) -> Option<&dyn SourceCode> {
+        self.source.as_ref().map(|s| s as &dyn SourceCode)
+    }
+    fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
+        if self.labels.is_empty() {
+            None
+        } else {
+            Some(Box::new(self.labels.iter().cloned()))
+        }
+    }
+    fn related<'b>(&'b self) -> Option<Box<dyn Iterator<Item = &'b dyn Diagnostic> + 'b>> {
+        if self.related.is_empty() {
+            None
+        } else {
+            Some(Box::new(self.related.iter().map(|d| d as &dyn Diagnostic)))
+        }
+    }
+}
+
+fn location(sources: &Sources, label: &Label) -> String {
+    let file = sources.get(label.span.file);
+    let lc = file.line_col(label.span.start);
+    format!("{}:{}:{}", file.name, lc.line, lc.column)
+}
+
+/// Can this label be shown as a snippet?
+fn showable(sources: &Sources, label: &Label) -> bool {
+    let file = sources.get(label.span.file);
+    if file.text.is_empty() {
+        return false;
+    }
+    let line = file.line_index(label.span.start);
+    file.line_range(line).len() <= MAX_SNIPPET_LINE && label.span.len() <= MAX_SNIPPET_LINE * 4
+}
+
+fn span_of(label: &Label, primary: bool) -> LabeledSpan {
+    let span: SourceSpan = (label.span.start, label.span.len()).into();
+    if primary {
+        LabeledSpan::new_primary_with_span(Some(label.text.clone()), span)
+    } else {
+        LabeledSpan::new_with_span(Some(label.text.clone()), span)
+    }
+}
+
+fn diag<'a>(sources: &'a Sources, f: &Finding) -> Diag<'a> {
+    let severity = match f.severity {
+        Severity::Error => miette::Severity::Error,
+        Severity::Warning => miette::Severity::Warning,
+    };
+    let mut message = format!("{} {}: {}", f.rule.id(), f.rule.name(), f.message);
+    let mut d = Diag {
+        message: String::new(),
+        severity,
+        help: f.help.clone(),
+        source: None,
+        labels: Vec::new(),
+        related: Vec::new(),
+    };
+    match &f.primary {
+        Some(p) if showable(sources, p) => {
+            d.source = Some(FileSource(sources.get(p.span.file)));
+            d.labels.push(span_of(p, true));
+        }
+        Some(p) => message.push_str(&format!("\n  at {}", location(sources, p))),
+        None => {}
+    }
+    for s in &f.secondary {
+        // Labels after the primary share its snippet; labels before it, or in
+        // another file, follow as snippets of their own, so that the first
+        // location printed is always the primary one.
+        let after_primary = f
+            .primary
+            .as_ref()
+            .is_some_and(|p| p.span.file == s.span.file && s.span.start >= p.span.start)
+            && d.source.is_some();
+        if after_primary && showable(sources, s) {
+            d.labels.push(span_of(s, false));
+        } else if showable(sources, s) {
+            d.related.push(Diag {
+                message: s.text.clone(),
+                severity: miette::Severity::Advice,
+                help: None,
+                source: Some(FileSource(sources.get(s.span.file))),
+                labels: vec![span_of(s, true)],
+                related: Vec::new(),
+            });
+        } else {
+            message.push_str(&format!("\n  {}: {}", s.text, location(sources, s)));
+        }
+    }
+    d.message = message;
+    d
+}
+
+/// The human report of `check`: one diagnostic per finding, then a summary.
+pub fn render(sources: &Sources, findings: &[Finding], counts: &Counts, style: Style) -> String {
+    let theme = if style.color {
+        GraphicalTheme::unicode()
+    } else {
+        GraphicalTheme::unicode_nocolor()
+    };
+    let handler = GraphicalReportHandler::new_themed(theme)
+        .with_width(10_000)
+        .with_links(false);
+    let mut out = String::new();
+    for f in findings {
+        let d = diag(sources, f);
+        if handler.render_report(&mut out, &d).is_err() {
+            // A snippet miette cannot lay out: say it without one.
+            out.push_str(&d.message);
+            out.push('\n');
+        }
+        out.push('\n');
+    }
+    out.push_str(&summary(counts));
+    out.push('\n');
+    out
+}
+
+/// `checked 2 files: 358 objects, 571 edges; 1 error, 2 warnings`.
+pub fn summary(c: &Counts) -> String {
+    let plural =
+        |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    let findings = if c.errors == 0 && c.warnings == 0 {
+        "no findings".to_string()
+    } else {
+        format!(
+            "{}, {}",
+            plural(c.errors, "error", "errors"),
+            plural(c.warnings, "warning", "warnings")
+        )
+    };
+    format!(
+        "checked {}: {}, {}; {findings}",
+        plural(c.files, "file", "files"),
+        plural(c.objects, "object", "objects"),
+        plural(c.edges, "edge", "edges"),
+    )
+}

@@ -1,0 +1,242 @@
+//! `teardown graph` output: tree, JSON, DOT and Mermaid, from a [`GraphView`].
+
+use crate::analysis::view::{Direction, GraphView, TreeLine};
+use crate::model::{Link, Object, RelKind, Relation};
+use crate::source::Sources;
+use serde::Serialize;
+
+/// What a tree line says about its relation to the line above.
+fn via_note(view: &GraphView, rel: &Relation) -> Option<&'static str> {
+    let link = match rel.link {
+        Link::Solid => None,
+        Link::UidMismatch => Some("uid mismatch"),
+        Link::CrossNamespace => Some("other namespace"),
+        Link::ClusterScopedDependent => Some("namespaced owner"),
+    };
+    if link.is_some() {
+        return link;
+    }
+    match (rel.kind, view.direction) {
+        (RelKind::DestroyAfter, Direction::Dependents) => Some("goes first"),
+        (RelKind::DestroyAfter, Direction::Dependencies) => Some("goes after"),
+        _ => None,
+    }
+}
+
+fn line_text(objects: &[Object], rels: &[Relation], view: &GraphView, line: &TreeLine) -> String {
+    let o = &objects[line.object.index()];
+    let mut text = o.reference();
+    let mut notes: Vec<String> = Vec::new();
+    if let Some(note) = line.via.and_then(|r| via_note(view, &rels[r as usize])) {
+        notes.push(note.into());
+    }
+    if o.deletion_timestamp.is_some() {
+        notes.push("deleting".into());
+    }
+    if line.shared {
+        notes.push("shared".into());
+    }
+    if line.repeat {
+        notes.push("shown above".into());
+    }
+    if line.cycle {
+        notes.push("cycle".into());
+    }
+    if line.hidden > 0 {
+        notes.push(format!("+{} not shown", line.hidden));
+    }
+    for n in notes {
+        text.push_str(" [");
+        text.push_str(&n);
+        text.push(']');
+    }
+    text
+}
+
+pub fn tree(objects: &[Object], rels: &[Relation], view: &GraphView) -> String {
+    let mut out = String::new();
+    // continues[d]: the ancestor at depth d has siblings below it.
+    let mut continues: Vec<bool> = Vec::new();
+    for line in &view.lines {
+        if line.depth > 0 {
+            for &more in continues.iter().take(line.depth).skip(1) {
+                out.push_str(if more { "│   " } else { "    " });
+            }
+            out.push_str(if line.last {
+                "└── "
+            } else {
+                "├── "
+            });
+        }
+        out.push_str(&line_text(objects, rels, view, line));
+        out.push('\n');
+        continues.truncate(line.depth);
+        continues.resize(line.depth + 1, false);
+        continues[line.depth] = !line.last;
+    }
+    out
+}
+
+#[derive(Serialize)]
+struct NodeOut<'a> {
+    #[serde(rename = "ref")]
+    reference: String,
+    kind: &'a str,
+    #[serde(skip_serializing_if = "str::is_empty")]
+    group: &'a str,
+    namespace: Option<&'a str>,
+    name: &'a str,
+    uid: Option<&'a str>,
+    file: &'a str,
+    line: usize,
+}
+
+#[derive(Serialize)]
+struct EdgeOut {
+    from: String,
+    to: String,
+    kind: RelKind,
+    link: Link,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    controller: bool,
+}
+
+#[derive(Serialize)]
+struct GraphOut<'a> {
+    #[serde(rename = "schemaVersion")]
+    schema_version: u32,
+    direction: &'static str,
+    nodes: Vec<NodeOut<'a>>,
+    edges: Vec<EdgeOut>,
+}
+
+pub fn json(sources: &Sources, objects: &[Object], rels: &[Relation], view: &GraphView) -> String {
+    let nodes = view
+        .nodes
+        .iter()
+        .map(|id| {
+            let o = &objects[id.index()];
+            let file = sources.get(o.span.file);
+            NodeOut {
+                reference: o.reference(),
+                kind: &o.kind,
+                group: &o.group,
+                namespace: o.namespace.as_deref(),
+                name: &o.name,
+                uid: o.uid.as_deref(),
+                file: &file.name,
+                line: file.line_col(o.span.start).line,
+            }
+        })
+        .collect();
+    let edges = view
+        .edges
+        .iter()
+        .map(|&r| {
+            let r = &rels[r as usize];
+            EdgeOut {
+                from: objects[r.from.index()].reference(),
+                to: objects[r.to.index()].reference(),
+                kind: r.kind,
+                link: r.link,
+                controller: r.controller,
+            }
+        })
+        .collect();
+    let direction = match view.direction {
+        Direction::Dependents => "dependents",
+        Direction::Dependencies => "dependencies",
+    };
+    let mut s = serde_json::to_string_pretty(&GraphOut {
+        schema_version: 1,
+        direction,
+        nodes,
+        edges,
+    })
+    .unwrap_or_default();
+    s.push('\n');
+    s
+}
+
+fn dot_escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Graphviz: edges point from the object destroyed later to the one
+/// destroyed first (owner → owned).
+pub fn dot(objects: &[Object], rels: &[Relation], view: &GraphView) -> String {
+    let mut out = String::from(
+        "digraph teardown {\n  rankdir=LR;\n  node [shape=box, fontname=\"Helvetica\", fontsize=10];\n  edge [fontname=\"Helvetica\", fontsize=9];\n",
+    );
+    for id in &view.nodes {
+        out.push_str(&format!(
+            "  n{} [label=\"{}\"];\n",
+            id.0,
+            dot_escape(&objects[id.index()].reference())
+        ));
+    }
+    for &r in &view.edges {
+        let r = &rels[r as usize];
+        let style = match r.kind {
+            RelKind::Owns => "",
+            RelKind::Contains | RelKind::Defines => ", style=dashed, color=gray50",
+            RelKind::DestroyAfter => ", style=bold, color=\"#1f77b4\"",
+        };
+        let broken = if r.link == Link::Solid {
+            ""
+        } else {
+            ", color=red, fontcolor=red"
+        };
+        let label = match r.link {
+            Link::Solid => r.kind.as_str().to_string(),
+            other => format!("{} ({})", r.kind.as_str(), other.as_str()),
+        };
+        out.push_str(&format!(
+            "  n{} -> n{} [label=\"{}\"{style}{broken}];\n",
+            r.from.0,
+            r.to.0,
+            dot_escape(&label)
+        ));
+    }
+    out.push_str("}\n");
+    out
+}
+
+fn mermaid_escape(s: &str) -> String {
+    s.replace('"', "#quot;")
+}
+
+pub fn mermaid(objects: &[Object], rels: &[Relation], view: &GraphView) -> String {
+    let mut out = String::from("flowchart LR\n");
+    for id in &view.nodes {
+        out.push_str(&format!(
+            "  n{}[\"{}\"]\n",
+            id.0,
+            mermaid_escape(&objects[id.index()].reference())
+        ));
+    }
+    for &r in &view.edges {
+        let r = &rels[r as usize];
+        let arrow = match r.kind {
+            RelKind::Owns => "-->",
+            RelKind::Contains | RelKind::Defines => "-.->",
+            RelKind::DestroyAfter => "==>",
+        };
+        out.push_str(&format!(
+            "  n{} {arrow}|{}| n{}\n",
+            r.from.0,
+            r.kind.as_str(),
+            r.to.0
+        ));
+    }
+    out
+}

@@ -1,0 +1,401 @@
+//! Reading inputs: files, directories (recursive, sorted) and standard input.
+//!
+//! Every byte the tool reads lives in a [`SourceFile`], which also knows how to
+//! turn a byte offset into a line and column. Later stages refer to places in
+//! the input with a [`Span`] (file id + byte range) and never copy text.
+
+use std::io::Read;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
+
+/// Index of a file in [`Sources`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct FileId(pub u32);
+
+/// A byte range in one input file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Span {
+    pub file: FileId,
+    pub start: usize,
+    pub end: usize,
+}
+
+impl Span {
+    pub fn new(file: FileId, range: Range<usize>) -> Span {
+        Span {
+            file,
+            start: range.start,
+            end: range.end,
+        }
+    }
+    pub fn range(&self) -> Range<usize> {
+        self.start..self.end
+    }
+    pub fn len(&self) -> usize {
+        self.end - self.start
+    }
+    pub fn is_empty(&self) -> bool {
+        self.end == self.start
+    }
+}
+
+/// How a file's content should be read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// `.json`: a sequence of JSON values (one value, or NDJSON).
+    Json,
+    /// Anything else: a YAML stream (JSON documents inside it are recognised).
+    Yaml,
+}
+
+/// One input file, fully read and known to be UTF-8.
+pub struct SourceFile {
+    /// The name findings use: the path as the user gave it (or as found under
+    /// a directory the user gave), `<stdin>` for standard input.
+    pub name: String,
+    /// The path on disk; `None` for standard input.
+    pub path: Option<PathBuf>,
+    pub format: Format,
+    pub text: Arc<str>,
+    line_starts: OnceLock<Vec<usize>>,
+}
+
+/// A 1-based line and column (columns count characters, not bytes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct LineCol {
+    pub line: usize,
+    pub column: usize,
+}
+
+impl SourceFile {
+    pub fn new(name: String, path: Option<PathBuf>, format: Format, text: String) -> SourceFile {
+        SourceFile {
+            name,
+            path,
+            format,
+            text: Arc::from(text),
+            line_starts: OnceLock::new(),
+        }
+    }
+
+    /// Byte offsets at which each line starts (built on first use: only files
+    /// with findings pay for it).
+    pub fn line_starts(&self) -> &[usize] {
+        self.line_starts.get_or_init(|| {
+            let bytes = self.text.as_bytes();
+            let mut starts = Vec::with_capacity(bytes.len() / 40 + 1);
+            starts.push(0);
+            starts.extend(memchr::memchr_iter(b'\n', bytes).map(|i| i + 1));
+            starts
+        })
+    }
+
+    /// 0-based line index of a byte offset.
+    pub fn line_index(&self, offset: usize) -> usize {
+        let starts = self.line_starts();
+        match starts.binary_search(&offset) {
+            Ok(i) => i,
+            Err(i) => i - 1,
+        }
+    }
+
+    /// The byte range of a 0-based line, without its line terminator.
+    pub fn line_range(&self, line: usize) -> Range<usize> {
+        let starts = self.line_starts();
+        let start = starts.get(line).copied().unwrap_or(self.text.len());
+        let mut end = starts
+            .get(line + 1)
+            .map(|e| e - 1)
+            .unwrap_or(self.text.len());
+        if end > start && self.text.as_bytes()[end - 1] == b'\r' {
+            end -= 1;
+        }
+        start..end.max(start)
+    }
+
+    pub fn line_col(&self, offset: usize) -> LineCol {
+        let offset = self.floor_char_boundary(offset.min(self.text.len()));
+        let line = self.line_index(offset);
+        let start = self.line_starts()[line];
+        let column = self.text[start..offset].chars().count() + 1;
+        LineCol {
+            line: line + 1,
+            column,
+        }
+    }
+
+    /// Byte offset of a 1-based line and column (clamped to the text).
+    pub fn offset_of(&self, line: usize, column: usize) -> usize {
+        let range = self.line_range(line.saturating_sub(1));
+        let text = &self.text[range.clone()];
+        let skip = column.saturating_sub(1);
+        text.char_indices()
+            .nth(skip)
+            .map(|(i, _)| range.start + i)
+            .unwrap_or(range.end)
+    }
+
+    pub fn floor_char_boundary(&self, mut offset: usize) -> usize {
+        while offset > 0 && !self.text.is_char_boundary(offset) {
+            offset -= 1;
+        }
+        offset
+    }
+}
+
+/// All files of one run. `FileId(i)` is `files[i]`.
+#[derive(Default)]
+pub struct Sources {
+    pub files: Vec<SourceFile>,
+}
+
+impl Sources {
+    pub fn get(&self, id: FileId) -> &SourceFile {
+        &self.files[id.0 as usize]
+    }
+    pub fn ids(&self) -> impl Iterator<Item = FileId> {
+        (0..self.files.len() as u32).map(FileId)
+    }
+    pub fn text(&self, span: Span) -> &str {
+        &self.get(span.file).text[span.range()]
+    }
+}
+
+/// Why an input could not be read. The file is reported and skipped; the run
+/// goes on with the other inputs and ends with exit code 2.
+#[derive(Debug)]
+pub enum ReadProblem {
+    Io {
+        name: String,
+        error: std::io::Error,
+    },
+    /// The file is kept in [`Sources`] (decoded lossily, for the snippet) but
+    /// not parsed.
+    NotUtf8 {
+        name: String,
+        file: FileId,
+        offset: usize,
+    },
+    NotFound {
+        name: String,
+    },
+}
+
+impl ReadProblem {
+    pub fn name(&self) -> &str {
+        match self {
+            ReadProblem::Io { name, .. }
+            | ReadProblem::NotUtf8 { name, .. }
+            | ReadProblem::NotFound { name } => name,
+        }
+    }
+}
+
+impl std::fmt::Display for ReadProblem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ReadProblem::Io { name, error } => write!(f, "{name}: cannot read: {error}"),
+            ReadProblem::NotFound { name } => write!(f, "{name}: no such file or directory"),
+            ReadProblem::NotUtf8 { name, offset, .. } => {
+                write!(
+                    f,
+                    "{name}: not valid UTF-8 (first invalid byte at offset {offset})"
+                )
+            }
+        }
+    }
+}
+
+/// Extensions read when walking a directory.
+const EXTENSIONS: [&str; 3] = ["yaml", "yml", "json"];
+
+/// Read every input. `-` is standard input (read once). Directories are
+/// walked recursively; their `*.yaml`, `*.yml` and `*.json` files are read in
+/// sorted path order, hidden entries (names starting with `.`) skipped.
+pub fn read_inputs(inputs: &[PathBuf], stdin: &mut dyn Read) -> (Sources, Vec<ReadProblem>) {
+    let mut sources = Sources::default();
+    let mut problems = Vec::new();
+    let mut stdin_used = false;
+    for input in inputs {
+        if input.as_os_str() == "-" {
+            if stdin_used {
+                continue;
+            }
+            stdin_used = true;
+            let mut bytes = Vec::new();
+            match stdin.read_to_end(&mut bytes) {
+                Ok(_) => push_file(&mut sources, &mut problems, "<stdin>".into(), None, bytes),
+                Err(error) => problems.push(ReadProblem::Io {
+                    name: "<stdin>".into(),
+                    error,
+                }),
+            }
+            continue;
+        }
+        match std::fs::metadata(input) {
+            Ok(meta) if meta.is_dir() => {
+                let mut files = Vec::new();
+                walk(input, &mut files, &mut problems);
+                files.sort();
+                for file in files {
+                    read_file(&mut sources, &mut problems, &file);
+                }
+            }
+            Ok(_) => read_file(&mut sources, &mut problems, input),
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+                problems.push(ReadProblem::NotFound {
+                    name: display(input),
+                })
+            }
+            Err(error) => problems.push(ReadProblem::Io {
+                name: display(input),
+                error,
+            }),
+        }
+    }
+    (sources, problems)
+}
+
+fn display(path: &Path) -> String {
+    path.to_string_lossy().into_owned()
+}
+
+fn walk(dir: &Path, out: &mut Vec<PathBuf>, problems: &mut Vec<ReadProblem>) {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(error) => {
+            problems.push(ReadProblem::Io {
+                name: display(dir),
+                error,
+            });
+            return;
+        }
+    };
+    for entry in entries {
+        let entry = match entry {
+            Ok(entry) => entry,
+            Err(error) => {
+                problems.push(ReadProblem::Io {
+                    name: display(dir),
+                    error,
+                });
+                continue;
+            }
+        };
+        if entry.file_name().to_string_lossy().starts_with('.') {
+            continue;
+        }
+        let path = entry.path();
+        // Follow symlinks to files, never into directories (no loops).
+        let is_dir = entry.file_type().map(|t| t.is_dir()).unwrap_or(false);
+        if is_dir {
+            walk(&path, out, problems);
+        } else if has_known_extension(&path) {
+            out.push(path);
+        }
+    }
+}
+
+fn has_known_extension(path: &Path) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| EXTENSIONS.iter().any(|k| k.eq_ignore_ascii_case(e)))
+}
+
+fn read_file(sources: &mut Sources, problems: &mut Vec<ReadProblem>, path: &Path) {
+    match std::fs::read(path) {
+        Ok(bytes) => push_file(
+            sources,
+            problems,
+            display(path),
+            Some(path.to_path_buf()),
+            bytes,
+        ),
+        Err(error) => problems.push(ReadProblem::Io {
+            name: display(path),
+            error,
+        }),
+    }
+}
+
+fn push_file(
+    sources: &mut Sources,
+    problems: &mut Vec<ReadProblem>,
+    name: String,
+    path: Option<PathBuf>,
+    mut bytes: Vec<u8>,
+) {
+    if bytes.starts_with(b"\xEF\xBB\xBF") {
+        bytes.drain(..3);
+    }
+    let format = match &path {
+        Some(p)
+            if p.extension()
+                .is_some_and(|e| e.eq_ignore_ascii_case("json")) =>
+        {
+            Format::Json
+        }
+        _ => Format::Yaml,
+    };
+    match String::from_utf8(bytes) {
+        Ok(text) => sources
+            .files
+            .push(SourceFile::new(name, path, format, text)),
+        Err(err) => {
+            // Up to the first invalid byte the lossy text is the file's own,
+            // so the offset points at the right place in it.
+            let offset = err.utf8_error().valid_up_to();
+            let text = String::from_utf8_lossy(err.as_bytes()).into_owned();
+            let file = FileId(sources.files.len() as u32);
+            sources
+                .files
+                .push(SourceFile::new(name.clone(), path, format, text));
+            problems.push(ReadProblem::NotUtf8 { name, file, offset });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file(text: &str) -> SourceFile {
+        SourceFile::new("t".into(), None, Format::Yaml, text.into())
+    }
+
+    #[test]
+    fn line_col_counts_characters() {
+        let f = file("ab\nçd\r\nef");
+        assert_eq!(f.line_col(0), LineCol { line: 1, column: 1 });
+        assert_eq!(f.line_col(3), LineCol { line: 2, column: 1 });
+        assert_eq!(f.line_col(5), LineCol { line: 2, column: 2 });
+        assert_eq!(f.line_col(8), LineCol { line: 3, column: 1 });
+        assert_eq!(f.line_range(1), 3..6);
+        assert_eq!(f.offset_of(2, 2), 5);
+        assert_eq!(f.offset_of(3, 99), 10);
+    }
+
+    #[test]
+    fn invalid_utf8_is_located() {
+        let mut sources = Sources::default();
+        let mut problems = Vec::new();
+        push_file(
+            &mut sources,
+            &mut problems,
+            "x".into(),
+            None,
+            b"a: 1\nb: \xff\n".to_vec(),
+        );
+        match &problems[0] {
+            ReadProblem::NotUtf8 { file, offset, .. } => {
+                assert_eq!(*offset, 8);
+                assert_eq!(
+                    sources.get(*file).line_col(*offset),
+                    LineCol { line: 2, column: 4 }
+                );
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+}

@@ -1,0 +1,237 @@
+//! Splitting a file into documents, and documents into items, by scanning
+//! text — no parsing. This is what lets documents be parsed independently
+//! (and in parallel): an error in one document does not hide the others, and
+//! every object knows the byte span of its own text.
+
+use std::ops::Range;
+
+/// The documents of a YAML stream, as byte ranges of `text`.
+///
+/// A line that starts with `---` (alone or followed by a space) starts a new
+/// document, and the rest of that line belongs to it; a line `...` ends one.
+/// By the YAML spec these markers cannot occur at column 0 inside any node, so
+/// a line scan is exact. Documents holding only blank lines, comments and
+/// directives are left out.
+pub fn yaml_documents(text: &str) -> Vec<Range<usize>> {
+    let bytes = text.as_bytes();
+    let mut docs = Vec::new();
+    let mut doc_start = 0;
+    let mut has_content = false;
+    let mut line_start = 0;
+    while line_start < bytes.len() {
+        let line_end = memchr::memchr(b'\n', &bytes[line_start..])
+            .map(|i| line_start + i)
+            .unwrap_or(bytes.len());
+        let line = &bytes[line_start..line_end];
+        let next = (line_end + 1).min(bytes.len());
+        if is_marker(line, b"---") {
+            if has_content {
+                docs.push(doc_start..trim_end(bytes, doc_start, line_start));
+            }
+            doc_start = line_start + 3;
+            has_content = is_content(&line[3..], false);
+        } else if is_marker(line, b"...") {
+            if has_content {
+                docs.push(doc_start..trim_end(bytes, doc_start, line_start));
+            }
+            doc_start = next;
+            has_content = false;
+        } else if !has_content && is_content(line, true) {
+            has_content = true;
+        }
+        line_start = if line_end == bytes.len() {
+            bytes.len()
+        } else {
+            next
+        };
+    }
+    if has_content {
+        docs.push(doc_start..trim_end(bytes, doc_start, bytes.len()));
+    }
+    docs
+}
+
+fn is_marker(line: &[u8], marker: &[u8]) -> bool {
+    line.starts_with(marker) && matches!(line.get(3), None | Some(b' ' | b'\t' | b'\r'))
+}
+
+/// Does this line hold YAML content (not blank, not a comment, not a directive)?
+fn is_content(line: &[u8], directives_allowed: bool) -> bool {
+    let trimmed = trim_start(line);
+    match trimmed.first() {
+        None | Some(b'\r') | Some(b'#') => false,
+        Some(b'%') if directives_allowed && trimmed.len() == line.len() => false,
+        Some(_) => true,
+    }
+}
+
+fn trim_start(line: &[u8]) -> &[u8] {
+    let n = line
+        .iter()
+        .take_while(|b| matches!(b, b' ' | b'\t'))
+        .count();
+    &line[n..]
+}
+
+fn trim_end(bytes: &[u8], start: usize, mut end: usize) -> usize {
+    while end > start && bytes[end - 1].is_ascii_whitespace() {
+        end -= 1;
+    }
+    end
+}
+
+/// Offset of the first byte of content in `text[range]`: skips whitespace and
+/// YAML comment lines. Used to recognise JSON documents (`{` or `[`) inside a
+/// YAML stream.
+pub fn first_content(text: &str, range: Range<usize>) -> Option<usize> {
+    let bytes = text.as_bytes();
+    let mut i = range.start;
+    while i < range.end {
+        match bytes[i] {
+            b' ' | b'\t' | b'\r' | b'\n' => i += 1,
+            b'#' => {
+                i = memchr::memchr(b'\n', &bytes[i..range.end])
+                    .map(|n| i + n + 1)
+                    .unwrap_or(range.end)
+            }
+            _ => return Some(i),
+        }
+    }
+    None
+}
+
+/// The entries of a block-style YAML sequence: the value of the top-level
+/// `key:` of the document in `doc`, or the document itself when `key` is
+/// `None`. Returns `None` when the sequence is not written in plain block
+/// style (the caller then falls back to the document's span).
+pub fn yaml_block_items(
+    text: &str,
+    doc: Range<usize>,
+    key: Option<&str>,
+) -> Option<Vec<Range<usize>>> {
+    let bytes = text.as_bytes();
+    let mut pos = doc.start;
+    // Find the key line at column 0.
+    if let Some(key) = key {
+        let mut found = None;
+        let mut line_start = doc.start;
+        while line_start < doc.end {
+            let line_end = memchr::memchr(b'\n', &bytes[line_start..doc.end])
+                .map(|i| line_start + i)
+                .unwrap_or(doc.end);
+            let line = &bytes[line_start..line_end];
+            if let Some(rest) = line.strip_prefix(key.as_bytes()) {
+                if let Some(rest) = rest.strip_prefix(b":") {
+                    let rest = trim_start(rest);
+                    if rest.is_empty() || rest[0] == b'#' || rest[0] == b'\r' {
+                        found = Some(line_end);
+                        break;
+                    }
+                }
+            }
+            line_start = line_end + 1;
+        }
+        pos = found?;
+    }
+    // Walk the lines after it.
+    let mut items: Vec<Range<usize>> = Vec::new();
+    let mut indent: Option<usize> = None;
+    let mut last_content_end = pos;
+    let mut line_start = if key.is_some() { pos + 1 } else { pos };
+    while line_start < doc.end {
+        let line_end = memchr::memchr(b'\n', &bytes[line_start..doc.end])
+            .map(|i| line_start + i)
+            .unwrap_or(doc.end);
+        let line = &bytes[line_start..line_end];
+        let body = trim_start(line);
+        let n = line.len() - body.len();
+        let blank = body.is_empty() || body[0] == b'#' || body[0] == b'\r';
+        if !blank {
+            let is_entry = body[0] == b'-' && matches!(body.get(1), None | Some(b' ' | b'\r'));
+            match indent {
+                None if is_entry => indent = Some(n),
+                None => return None,
+                Some(_) => {}
+            }
+            let want = indent.unwrap_or(0);
+            if n == want && is_entry {
+                if let Some(last) = items.last_mut() {
+                    last.end = last_content_end;
+                }
+                items.push(line_start + n..line_end);
+            } else if n <= want {
+                break;
+            }
+            last_content_end = trim_end(bytes, line_start, line_end);
+        }
+        line_start = line_end + 1;
+    }
+    if let Some(last) = items.last_mut() {
+        last.end = last_content_end.max(last.start);
+    }
+    Some(items)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn docs(text: &str) -> Vec<&str> {
+        yaml_documents(text).into_iter().map(|r| &text[r]).collect()
+    }
+
+    #[test]
+    fn splits_on_markers_only_at_column_zero() {
+        let text = "a: 1\n---\nb: |\n  ---\n  x\n--- \nc: 2\n...\n# trailing\n";
+        assert_eq!(docs(text), vec!["a: 1", "\nb: |\n  ---\n  x", " \nc: 2"]);
+    }
+
+    #[test]
+    fn skips_empty_and_directive_only_documents() {
+        let text = "%YAML 1.2\n---\n# only a comment\n---\n\n---\nk: v\n---\n";
+        assert_eq!(docs(text), vec!["\nk: v"]);
+    }
+
+    #[test]
+    fn content_on_the_marker_line_belongs_to_the_document() {
+        assert_eq!(
+            docs("--- {a: 1}\n--- !!str x\n"),
+            vec![" {a: 1}", " !!str x"]
+        );
+    }
+
+    #[test]
+    fn not_a_marker_without_space() {
+        assert_eq!(docs("---x: 1\n"), vec!["---x: 1"]);
+    }
+
+    #[test]
+    fn block_items_under_a_key() {
+        let text = "apiVersion: v1\nitems:\n- a: 1\n  b: 2\n# c\n- a: 3\nkind: List\n";
+        let items = yaml_block_items(text, 0..text.len(), Some("items")).unwrap();
+        let items: Vec<&str> = items.into_iter().map(|r| &text[r]).collect();
+        assert_eq!(items, vec!["- a: 1\n  b: 2", "- a: 3"]);
+    }
+
+    #[test]
+    fn block_items_indented() {
+        let text = "items:\n  - a: 1\n    b:\n    - x\n  - a: 2\nkind: List";
+        let items = yaml_block_items(text, 0..text.len(), Some("items")).unwrap();
+        let items: Vec<&str> = items.into_iter().map(|r| &text[r]).collect();
+        assert_eq!(items, vec!["- a: 1\n    b:\n    - x", "- a: 2"]);
+    }
+
+    #[test]
+    fn flow_sequences_are_not_block_items() {
+        let text = "items: [a, b]\n";
+        assert!(yaml_block_items(text, 0..text.len(), Some("items")).is_none());
+        let text = "items:\n  [a, b]\n";
+        assert!(yaml_block_items(text, 0..text.len(), Some("items")).is_none());
+    }
+
+    #[test]
+    fn first_content_skips_comments() {
+        let text = "# source: x\n  {\"a\": 1}";
+        assert_eq!(first_content(text, 0..text.len()), Some(14));
+    }
+}

@@ -1,0 +1,53 @@
+//! Helpers shared by the CLI tests.
+#![allow(dead_code)]
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+pub fn teardown() -> Command {
+    let mut cmd = Command::cargo_bin("teardown").expect("binary built");
+    cmd.env_remove("NO_COLOR")
+        .current_dir(env!("CARGO_MANIFEST_DIR"));
+    cmd
+}
+
+/// Run teardown with `args`, return (exit code, stdout, stderr).
+pub fn run(args: &[&str]) -> (i32, String, String) {
+    let out = teardown().args(args).output().expect("runs");
+    (
+        out.status.code().expect("exited normally"),
+        String::from_utf8(out.stdout).expect("utf-8 stdout"),
+        String::from_utf8(out.stderr).expect("utf-8 stderr"),
+    )
+}
+
+/// `teardown check -o json ARGS…`: (exit code, parsed JSON).
+pub fn check_json(args: &[&str]) -> (i32, Value) {
+    let mut all = vec!["check", "-o", "json"];
+    all.extend_from_slice(args);
+    let (code, out, err) = run(&all);
+    let json = serde_json::from_str(&out)
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {out}\nstderr: {err}"));
+    (code, json)
+}
+
+/// The findings of a check report as (rule, severity, line, column).
+pub fn findings(report: &Value) -> Vec<(String, String, u64, u64)> {
+    report["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .map(|f| {
+            (
+                f["rule"].as_str().unwrap_or("").to_string(),
+                f["severity"].as_str().unwrap_or("").to_string(),
+                f["line"].as_u64().unwrap_or(0),
+                f["column"].as_u64().unwrap_or(0),
+            )
+        })
+        .collect()
+}
+
+pub fn f(rule: &str, severity: &str, line: u64, column: u64) -> (String, String, u64, u64) {
+    (rule.to_string(), severity.to_string(), line, column)
+}
