@@ -291,3 +291,33 @@ fn forced_dialect() {
         "not a native document: no top-level `resources:` list"
     );
 }
+
+#[test]
+fn a_chain_of_200k_owners_neither_overflows_nor_prints_quadratic_indentation() {
+    let d = tmp();
+    let n = 200_000;
+    let mut resources = vec![r#"{"id": "r0"}"#.to_string()];
+    for i in 1..n {
+        resources.push(format!(r#"{{"id": "r{i}", "owners": ["r{}"]}}"#, i - 1));
+    }
+    fs::write(
+        d.path().join("chain.json"),
+        format!(r#"{{"resources": [{}]}}"#, resources.join(",\n")),
+    )
+    .unwrap();
+    let (code, v) = check_json(&[&path(&d, "chain.json")]);
+    assert_eq!(code, 0);
+    assert_eq!(
+        (
+            v["summary"]["objects"].as_u64(),
+            v["summary"]["edges"].as_u64()
+        ),
+        (Some(n), Some(n - 1))
+    );
+    let (code, out, _) = run(&["graph", &path(&d, "chain.json")]);
+    assert_eq!(code, 0);
+    assert_eq!(out.lines().count(), n as usize);
+    // Linear: at most 32 levels of indentation per line.
+    assert!(out.len() < 200 * n as usize, "{} bytes", out.len());
+    assert!(out.ends_with(&format!("└── r{} [depth {}]\n", n - 1, n - 1)));
+}

@@ -23,7 +23,9 @@ pub struct Cycle {
 pub fn find(graph: &Graph, relations: &[Relation], keep: impl Fn(&Relation) -> bool) -> Vec<Cycle> {
     let filtered = EdgeFiltered::from_fn(&graph.g, |e| keep(&relations[*e.weight() as usize]));
     let mut out = Vec::new();
-    for scc in petgraph::algo::tarjan_scc(&filtered) {
+    // Kosaraju: petgraph's is iterative (its Tarjan recurses, and a chain may be
+    // a million objects long).
+    for scc in petgraph::algo::kosaraju_scc(&filtered) {
         let mut component: Vec<ObjId> = scc.iter().map(|n| obj(*n)).collect();
         component.sort_unstable();
         if component.len() == 1 {

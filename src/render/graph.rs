@@ -53,13 +53,17 @@ fn line_text(objects: &[Object], rels: &[Relation], view: &GraphView, line: &Tre
     text
 }
 
+/// Deeper lines are not indented further (a chain of a million objects
+/// would otherwise print gigabytes of indentation); they say their depth.
+const MAX_INDENT: usize = 32;
+
 pub fn tree(objects: &[Object], rels: &[Relation], view: &GraphView) -> String {
     let mut out = String::new();
     // continues[d]: the ancestor at depth d has siblings below it.
     let mut continues: Vec<bool> = Vec::new();
     for line in &view.lines {
         if line.depth > 0 {
-            for &more in continues.iter().take(line.depth).skip(1) {
+            for &more in continues.iter().take(line.depth.min(MAX_INDENT)).skip(1) {
                 out.push_str(if more { "│   " } else { "    " });
             }
             out.push_str(if line.last {
@@ -69,6 +73,9 @@ pub fn tree(objects: &[Object], rels: &[Relation], view: &GraphView) -> String {
             });
         }
         out.push_str(&line_text(objects, rels, view, line));
+        if line.depth > MAX_INDENT {
+            out.push_str(&format!(" [depth {}]", line.depth));
+        }
         out.push('\n');
         continues.truncate(line.depth);
         continues.resize(line.depth + 1, false);
