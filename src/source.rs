@@ -7,7 +7,7 @@
 use std::io::Read;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// Index of a file in [`Sources`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -59,6 +59,16 @@ pub struct SourceFile {
     pub format: Format,
     pub text: Arc<str>,
     line_starts: OnceLock<Vec<usize>>,
+    /// The last line a column was computed in (see `line_col`).
+    column_cache: Mutex<Option<ColumnCache>>,
+}
+
+#[derive(Clone, Copy)]
+struct ColumnCache {
+    line: usize,
+    ascii: bool,
+    offset: usize,
+    column: usize,
 }
 
 /// A 1-based line and column (columns count characters, not bytes).
@@ -76,6 +86,7 @@ impl SourceFile {
             format,
             text: Arc::from(text),
             line_starts: OnceLock::new(),
+            column_cache: Mutex::new(None),
         }
     }
 
@@ -114,14 +125,41 @@ impl SourceFile {
         start..end.max(start)
     }
 
+    /// Columns count characters. Positions asked for in order along one long
+    /// line (a minified JSON list with many findings) cost one pass over it,
+    /// not one per position: the last line's column is remembered, and an
+    /// ASCII line needs no counting at all.
     pub fn line_col(&self, offset: usize) -> LineCol {
         let offset = self.floor_char_boundary(offset.min(self.text.len()));
         let line = self.line_index(offset);
         let start = self.line_starts()[line];
-        let column = self.text[start..offset].chars().count() + 1;
+        let mut cache = self.column_cache.lock().unwrap_or_else(|e| e.into_inner());
+        let (ascii, column) = match *cache {
+            Some(c) if c.line == line && c.ascii => (true, offset - start),
+            Some(c) if c.line == line && c.offset <= offset => (
+                false,
+                c.column + self.text[c.offset..offset].chars().count(),
+            ),
+            Some(c) if c.line == line => (false, self.text[start..offset].chars().count()),
+            _ => {
+                let ascii = self.text[self.line_range(line)].is_ascii();
+                let column = if ascii {
+                    offset - start
+                } else {
+                    self.text[start..offset].chars().count()
+                };
+                (ascii, column)
+            }
+        };
+        *cache = Some(ColumnCache {
+            line,
+            ascii,
+            offset,
+            column,
+        });
         LineCol {
             line: line + 1,
-            column,
+            column: column + 1,
         }
     }
 

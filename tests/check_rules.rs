@@ -217,3 +217,35 @@ fn valid_snapshot_exits_0_with_a_one_line_summary() {
     assert_eq!(code, 0);
     assert_eq!(out, "checked 5 files: 12 objects, 17 edges; no findings\n");
 }
+
+#[test]
+fn owners_kubernetes_ignores_make_no_ownership_cycle() {
+    // a (namespace x) and b (namespace y) name each other as owners by uid:
+    // both links cross namespaces (TD005), which Kubernetes treats as absent.
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path().join("x.yaml");
+    std::fs::write(
+        &p,
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  namespace: x\n  uid: ua\n  ownerReferences:\n  - {apiVersion: v1, kind: ConfigMap, name: b, uid: ub}\n---\n\
+         apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\n  namespace: y\n  uid: ub\n  ownerReferences:\n  - {apiVersion: v1, kind: ConfigMap, name: a, uid: ua}\n",
+    )
+    .unwrap();
+    let (_, r) = check_json(&[&p.to_string_lossy()]);
+    let rules: Vec<String> = findings(&r).into_iter().map(|f| f.0).collect();
+    assert_eq!(rules, ["TD005", "TD005"]);
+}
+
+#[test]
+fn the_reported_cycle_is_the_shortest() {
+    // a owns b, c owns a, c owns b, b owns c: b ↔ c is the shortest cycle.
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path().join("c.yaml");
+    std::fs::write(
+        &p,
+        "resources:\n- {id: a, owners: [c]}\n- {id: b, owners: [a, c]}\n- {id: c, owners: [b]}\n",
+    )
+    .unwrap();
+    let (code, r) = check_json(&[&p.to_string_lossy()]);
+    assert_eq!(code, 1);
+    assert_eq!(r["findings"][0]["message"], "ownership cycle: b owns c owns b (one cycle of a group of 3 objects that depend on each other)");
+}

@@ -321,3 +321,111 @@ fn a_chain_of_200k_owners_neither_overflows_nor_prints_quadratic_indentation() {
     assert!(out.len() < 200 * n as usize, "{} bytes", out.len());
     assert!(out.ends_with(&format!("└── r{} [depth {}]\n", n - 1, n - 1)));
 }
+
+/// A bad item of a YAML list costs only itself (found in review: the whole
+/// list used to be dropped without a word).
+#[test]
+fn a_bad_list_item_is_reported_and_spares_the_others() {
+    let d = tmp();
+    fs::write(
+        d.path().join("l.yaml"),
+        "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Pod\n  metadata: {name: a}\n- 5\n\
+         - apiVersion: v1\n  kind: Pod\n  metadata:\n    name: c\n    ownerReferences: 7\n\
+         - apiVersion: v1\n  kind: Pod\n  metadata: {name: d}\n",
+    )
+    .unwrap();
+    let (code, v) = check_json(&[&path(&d, "l.yaml")]);
+    assert_eq!(code, 1);
+    assert_eq!(v["summary"]["objects"], 2);
+    assert_eq!(
+        findings(&v),
+        vec![f("TD001", "error", 7, 3), f("TD001", "error", 12, 22)]
+    );
+    assert_eq!(
+        v["findings"][0]["message"],
+        "YAML: invalid type: integer `5`, expected an object"
+    );
+    assert_eq!(
+        v["findings"][1]["message"],
+        "YAML: metadata.ownerReferences: invalid type: integer `7`, expected a sequence"
+    );
+
+    fs::write(
+        d.path().join("n.yaml"),
+        "resources:\n- id: a\n- 5\n- id: c\n",
+    )
+    .unwrap();
+    let (code, v) = check_json(&[&path(&d, "n.yaml")]);
+    assert_eq!(code, 1);
+    assert_eq!(v["summary"]["objects"], 2);
+    assert_eq!(findings(&v), vec![f("TD001", "error", 3, 3)]);
+
+    fs::write(
+        d.path().join("s.yaml"),
+        "- apiVersion: v1\n  kind: Pod\n  metadata: {name: a}\n- 5\n",
+    )
+    .unwrap();
+    let (code, v) = check_json(&[&path(&d, "s.yaml")]);
+    assert_eq!(code, 1);
+    assert_eq!(v["summary"]["objects"], 1);
+    assert_eq!(findings(&v), vec![f("TD001", "error", 4, 3)]);
+}
+
+#[test]
+fn well_formed_but_unusual_yaml_is_not_a_syntax_error() {
+    let d = tmp();
+    let deep = format!(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: deep\nspec: {}{}\n",
+        "[".repeat(200),
+        "]".repeat(200)
+    );
+    fs::write(d.path().join("deep.yaml"), deep).unwrap();
+    let big = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: big\n  labels:\n    n: 999999999999999999999999999999\n";
+    fs::write(d.path().join("big.yaml"), big).unwrap();
+    let (code, v) = check_json(&[&path(&d, "deep.yaml"), &path(&d, "big.yaml")]);
+    assert_eq!(code, 0, "{v}");
+    assert_eq!(v["summary"]["objects"], 2);
+}
+
+#[test]
+fn yaml_messages_carry_no_document_relative_line_numbers() {
+    let d = tmp();
+    fs::write(
+        d.path().join("m.yaml"),
+        "apiVersion: v1\nkind: Namespace\nmetadata: {name: a}\n---\nmetadata: {name: b: c}\n",
+    )
+    .unwrap();
+    let (code, v) = check_json(&[&path(&d, "m.yaml")]);
+    assert_eq!(code, 2);
+    // Column 19 is the second `:` inside the flow mapping.
+    assert_eq!(findings(&v), vec![f("TD001", "error", 5, 19)]);
+    let message = v["findings"][0]["message"].as_str().unwrap();
+    assert!(!message.contains("line"), "{message}");
+}
+
+#[test]
+fn labels_point_at_the_name_not_an_equal_namespace() {
+    let d = tmp();
+    let cm = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  namespace: web\n  name: web\n";
+    fs::write(d.path().join("d.yaml"), format!("{cm}---\n{cm}")).unwrap();
+    let (_, v) = check_json(&[&path(&d, "d.yaml")]);
+    assert_eq!(findings(&v), vec![f("TD002", "error", 11, 9)]);
+    assert_eq!(v["findings"][0]["labels"][1]["line"], 5);
+}
+
+#[test]
+fn an_owner_reference_with_empty_kind_and_name_is_unusable() {
+    let d = tmp();
+    fs::write(
+        d.path().join("e.yaml"),
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n  ownerReferences:\n  - {apiVersion: \"\", kind: \"\", name: \"\", uid: \"\"}\n",
+    )
+    .unwrap();
+    let (code, v) = check_json(&[&path(&d, "e.yaml")]);
+    assert_eq!(code, 1);
+    assert_eq!(findings(&v), vec![f("TD001", "error", 5, 3)]);
+    assert_eq!(
+        v["findings"][0]["message"],
+        "owner reference #1 of Pod/p has no `kind` or no `name`"
+    );
+}

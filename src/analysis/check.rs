@@ -43,10 +43,13 @@ pub fn check(snapshot: &Snapshot, graph: &Graph, options: &CheckOptions) -> Chec
     missing_deps(snapshot, &mut findings);
     finalizers(snapshot, options, &mut findings);
     let rels = &snapshot.resolved.relations;
-    for c in cycles::find(graph, rels, |r| r.kind.is_ownership()) {
+    // Owner links Kubernetes ignores (TD004–TD006) make no ownership cycle.
+    for c in cycles::find(graph, rels, |r| {
+        r.kind.is_ownership() && r.link == Link::Solid
+    }) {
         findings.push(cycle_finding(snapshot, &c, Rule::Td007));
     }
-    for c in cycles::find(graph, rels, |r| r.kind == RelKind::DestroyAfter) {
+    for c in cycles::find(graph, rels, |r| r.kind.is_destruction()) {
         findings.push(cycle_finding(snapshot, &c, Rule::Td008));
     }
 
@@ -278,7 +281,7 @@ pub fn describe_cycle(s: &Snapshot, c: &Cycle) -> String {
             RelKind::Owns => "owns",
             RelKind::Contains => "contains",
             RelKind::Defines => "defines",
-            RelKind::DestroyAfter => "goes after",
+            RelKind::DestroyAfter | RelKind::Finalizer => "goes after",
         };
         text.push_str(&format!(" {verb} {}", reference(s, next)));
     }
@@ -304,7 +307,7 @@ fn cycle_finding(s: &Snapshot, c: &Cycle, rule: Rule) -> Finding {
             RelKind::Owns => "is owned by",
             RelKind::Contains => "is contained in",
             RelKind::Defines => "is defined by",
-            RelKind::DestroyAfter => "goes before",
+            RelKind::DestroyAfter | RelKind::Finalizer => "goes before",
         };
         let (a, b) = (&s.objects[rel.to.index()], &s.objects[rel.from.index()]);
         (

@@ -1,6 +1,6 @@
-//! Cycles: strongly connected components of a subgraph, and for each one the
-//! shortest cycle through its first object — a cycle with no shortcut, which
-//! names every edge a user has to look at.
+//! Cycles: strongly connected components of a subgraph, and for each one its
+//! shortest cycle — one with no shortcut, which names every edge a user has
+//! to look at.
 
 use crate::graph::{node, obj, Graph};
 use crate::model::{ObjId, Relation};
@@ -45,23 +45,37 @@ pub fn find(graph: &Graph, relations: &[Relation], keep: impl Fn(&Relation) -> b
             }
             continue;
         }
-        if let Some(cycle) = shortest_through(graph, relations, &keep, &component) {
-            out.push(cycle);
+        // The shortest cycle through any object: a breadth-first search from
+        // each (from the first SEARCH_LIMIT of a very large component).
+        let mut best: Option<Cycle> = None;
+        for &start in component.iter().take(SEARCH_LIMIT) {
+            if let Some(c) = shortest_through(graph, relations, &keep, &component, start) {
+                if best.as_ref().is_none_or(|b| c.nodes.len() < b.nodes.len()) {
+                    best = Some(c);
+                }
+            }
+            if best.as_ref().is_some_and(|b| b.nodes.len() == 2) {
+                break;
+            }
         }
+        out.extend(best);
     }
     out.sort_by_key(|c| c.component[0]);
     out
 }
 
-/// Breadth-first search from the component's first object back to itself,
-/// staying inside the component; edges are tried in relation order.
+/// Components larger than this are searched from their first objects only.
+const SEARCH_LIMIT: usize = 256;
+
+/// Breadth-first search from `start` back to itself, staying inside the
+/// component; edges are tried in relation order.
 fn shortest_through(
     graph: &Graph,
     relations: &[Relation],
     keep: &impl Fn(&Relation) -> bool,
     component: &[ObjId],
+    start: ObjId,
 ) -> Option<Cycle> {
-    let start = component[0];
     let inside = |id: ObjId| component.binary_search(&id).is_ok();
     let mut parent: HashMap<ObjId, (ObjId, u32)> = HashMap::new();
     let mut queue = VecDeque::from([start]);
@@ -147,6 +161,23 @@ mod tests {
         assert_eq!(cycles[0].nodes, vec![ObjId(0), ObjId(1)]);
         assert_eq!(cycles[0].relations, vec![0, 4]);
         assert_eq!(cycles[0].component.len(), 4);
+    }
+
+    #[test]
+    fn the_shortest_cycle_need_not_pass_the_first_object() {
+        // a(0) ← c(2), b(1) ← a, b ← c, c ← b: the 2-cycle b ↔ c is shorter
+        // than a → b → c → a.
+        let rels = vec![
+            rel(2, 0, RelKind::Owns),
+            rel(0, 1, RelKind::Owns),
+            rel(2, 1, RelKind::Owns),
+            rel(1, 2, RelKind::Owns),
+        ];
+        let g = graph(3, &rels);
+        let cycles = find(&g, &rels, |_| true);
+        assert_eq!(cycles.len(), 1);
+        assert_eq!(cycles[0].nodes, vec![ObjId(1), ObjId(2)]);
+        assert_eq!(cycles[0].relations, vec![3, 2]);
     }
 
     #[test]

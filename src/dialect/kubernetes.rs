@@ -108,7 +108,8 @@ pub fn convert(
                 .unwrap_or(head.range());
             Span::new(span.file, range)
         };
-        let (Some(okind), Some(oname)) = (r.kind, r.name) else {
+        let nonempty = |s: Option<super::raw::Scalar>| s.filter(|s| !s.0.is_empty());
+        let (Some(okind), Some(oname)) = (nonempty(r.kind), nonempty(r.name)) else {
             out.push(
                 Finding::new(
                     Rule::Td001,

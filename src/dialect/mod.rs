@@ -17,7 +17,7 @@ use crate::findings::{Finding, Rule};
 use crate::model::{Dialect, Object};
 use crate::source::{FileId, Format, SourceFile, Span};
 use kubernetes::ListContext;
-use raw::{RawJsonShape, RawNative, RawObject, RawYamlDoc};
+use raw::{RawJsonShape, RawNative, RawObject, RawYamlDoc, TopKind, YamlShape};
 use serde_json::value::RawValue;
 use std::ops::Range;
 
@@ -116,7 +116,18 @@ fn json_value(
     let is_array =
         |v: Option<&RawValue>| v.is_some_and(|v| v.get().starts_with('[') || v.get() == "null");
 
-    if forced != Some(Dialect::Kubernetes) && kind.is_none() && is_array(shape.resources) {
+    let named = shape
+        .metadata
+        .as_ref()
+        .is_some_and(|m| m.name.as_ref().is_some_and(|n| n.0.is_some()));
+    let doc_shape = shape_of(
+        forced,
+        kind,
+        named,
+        is_array(shape.items),
+        is_array(shape.resources),
+    );
+    if doc_shape == DocShape::Native {
         let resources = shape.resources.map(|r| r.get()).unwrap_or("null");
         let items: Option<Vec<&RawValue>> = serde_json::from_str(resources).map_err(err)?;
         for item in items.unwrap_or_default() {
@@ -132,27 +143,11 @@ fn json_value(
         }
         return Ok(());
     }
-    if forced == Some(Dialect::Native) {
-        out.findings.push(
-            Finding::new(
-                Rule::Td001,
-                "not a native document: no top-level `resources:` list",
-            )
-            .at(head(text, span), "this document"),
-        );
+    if doc_shape == DocShape::NotNative {
+        out.findings.push(not_native(text, span));
         return Ok(());
     }
-    let is_list = match kind {
-        None => is_array(shape.items),
-        // A `List` with `items: null` (or none) is an empty list.
-        Some(k) => {
-            let named = shape
-                .metadata
-                .as_ref()
-                .is_some_and(|m| m.name.as_ref().is_some_and(|n| n.0.is_some()));
-            k.ends_with("List") && (is_array(shape.items) || (shape.items.is_none() && !named))
-        }
-    };
+    let is_list = doc_shape == DocShape::List;
     if is_list && depth == 0 {
         let items: Option<Vec<&RawValue>> =
             serde_json::from_str(shape.items.map(|r| r.get()).unwrap_or("null")).map_err(err)?;
@@ -197,7 +192,6 @@ fn parse_yaml(
     out: &mut DocOutput,
 ) {
     let doc = &text[range.clone()];
-    let span = Span::new(id, range.clone());
     let first = text.as_bytes()[range.start];
     let is_seq = first == b'-'
         && matches!(
@@ -219,89 +213,234 @@ fn parse_yaml(
                     ));
                 }
             }
-            Err(e) => out.findings.extend(yaml_failure(text, span, doc, &e)),
+            Err(e) => recover(text, id, range, forced, &e, out),
         }
         return;
     }
-    let parsed = serde_yaml::from_str::<RawYamlDoc>(doc).or_else(|first_err| {
-        // `items`/`resources` that are not lists of objects belong to an
-        // ordinary object (a Kustomization's `resources`, say).
-        serde_yaml::from_str::<RawObject>(doc)
-            .map(|object| RawYamlDoc {
-                api_version: object.api_version,
-                kind: object.kind,
-                metadata: object.metadata,
-                spec: object.spec,
-                items: None,
-                resources: None,
-            })
-            .map_err(|_| first_err)
-    });
-    let parsed = match parsed {
-        Ok(p) => p,
-        Err(e) => {
-            out.findings.extend(yaml_failure(text, span, doc, &e));
-            return;
+    // The fast path: the whole document in one go.
+    match serde_yaml::from_str::<RawYamlDoc>(doc) {
+        Ok(parsed) => {
+            let (object, items, resources) = parsed.split();
+            let kind = object.kind.as_ref().map(|k| &*k.0);
+            let api_version = object.api_version.as_ref().map(|v| &*v.0);
+            let named = object.metadata.as_ref().is_some_and(|m| m.name.is_some());
+            let shape = shape_of(forced, kind, named, items.is_some(), resources.is_some());
+            match shape {
+                DocShape::Native => {
+                    let resources = resources.unwrap_or_default();
+                    let spans = item_spans(text, range.clone(), Some("resources"), resources.len());
+                    for (r, s) in resources.into_iter().zip(spans) {
+                        out.objects.extend(native::convert(
+                            r,
+                            Span::new(id, s),
+                            text,
+                            &mut out.findings,
+                        ));
+                    }
+                }
+                DocShape::NotNative => out.findings.push(not_native(text, Span::new(id, range))),
+                DocShape::List => {
+                    let items = items.unwrap_or_default();
+                    let list = ListContext::new(api_version, kind);
+                    let spans = item_spans(text, range.clone(), Some("items"), items.len());
+                    for (item, s) in items.into_iter().zip(spans) {
+                        out.objects.extend(kubernetes::convert(
+                            item,
+                            Span::new(id, s),
+                            text,
+                            list,
+                            &mut out.findings,
+                        ));
+                    }
+                }
+                DocShape::Object => {
+                    let span = Span::new(id, range);
+                    out.objects.extend(kubernetes::convert(
+                        object,
+                        span,
+                        text,
+                        ListContext::default(),
+                        &mut out.findings,
+                    ));
+                }
+            }
         }
-    };
-    let (object, items, resources) = parsed.split();
-    let kind = object.kind.as_ref().map(|k| &*k.0);
+        Err(e) => recover(text, id, range, forced, &e, out),
+    }
+}
 
-    if forced != Some(Dialect::Kubernetes) && kind.is_none() {
-        if let Some(resources) = resources {
-            let spans = item_spans(text, range.clone(), Some("resources"), resources.len());
-            for (r, s) in resources.into_iter().zip(spans) {
-                out.objects.extend(native::convert(
-                    r,
-                    Span::new(id, s),
-                    text,
-                    &mut out.findings,
-                ));
+/// What a document holds, by its top-level keys.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum DocShape {
+    /// A native `resources:` list.
+    Native,
+    /// `--dialect native`, but no `resources:` list.
+    NotNative,
+    /// A `List` (`items:`; a `…List` kind with `items: null` or none is empty).
+    List,
+    Object,
+}
+
+fn shape_of(
+    forced: Option<Dialect>,
+    kind: Option<&str>,
+    named: bool,
+    has_items: bool,
+    has_resources: bool,
+) -> DocShape {
+    if forced != Some(Dialect::Kubernetes) && kind.is_none() && has_resources {
+        return DocShape::Native;
+    }
+    if forced == Some(Dialect::Native) {
+        return DocShape::NotNative;
+    }
+    match kind {
+        None if has_items => DocShape::List,
+        Some(k) if k.ends_with("List") && (has_items || !named) => DocShape::List,
+        _ => DocShape::Object,
+    }
+}
+
+/// The document did not read in one go. Find out why, and read what can be
+/// read: the items of a list one by one (a bad item costs only itself), or
+/// the object with `items`/`resources` taken for ordinary fields (a
+/// Kustomization's `resources`).
+fn recover(
+    text: &str,
+    id: FileId,
+    range: Range<usize>,
+    forced: Option<Dialect>,
+    err: &serde_yaml::Error,
+    out: &mut DocOutput,
+) {
+    let doc = &text[range.clone()];
+    let span = Span::new(id, range.clone());
+    let shape = match serde_yaml::from_str::<YamlShape>(doc) {
+        Ok(shape) => shape,
+        Err(_) => {
+            match serde_yaml::from_str::<TopKind>(doc) {
+                // Not YAML: a syntax error (exit 2).
+                Err(_) => out
+                    .findings
+                    .push(yaml_error(text, id, range.start, err).fatal()),
+                Ok(TopKind::Null) => {}
+                Ok(TopKind::Scalar) => out.findings.push(not_an_object(text, span, "a scalar")),
+                Ok(TopKind::Seq) => {
+                    one_by_one(text, id, range, None, err, out, |o: RawObject, s, out| {
+                        out.objects.extend(kubernetes::convert(
+                            o,
+                            s,
+                            text,
+                            ListContext::default(),
+                            &mut out.findings,
+                        ))
+                    })
+                }
+                Ok(TopKind::Map) => out.findings.push(yaml_error(text, id, range.start, err)),
             }
             return;
         }
-    }
-    if forced == Some(Dialect::Native) {
-        out.findings.push(
-            Finding::new(
-                Rule::Td001,
-                "not a native document: no top-level `resources:` list",
-            )
-            .at(head(text, span), "this document"),
-        );
-        return;
-    }
-    // A `List` with `items: null` (or none) is an empty list, not an object.
-    let named = object.metadata.as_ref().is_some_and(|m| m.name.is_some());
-    let items = match (items, kind) {
-        (Some(items), None) => Some(items),
-        (items, Some(k)) if k.ends_with("List") && (items.is_some() || !named) => {
-            Some(items.unwrap_or_default())
-        }
-        _ => None,
     };
-    if let Some(items) = items {
-        let api_version = object.api_version.as_ref().map(|v| &*v.0);
-        let list = ListContext::new(api_version, kind);
-        let spans = item_spans(text, range.clone(), Some("items"), items.len());
-        for (item, s) in items.into_iter().zip(spans) {
-            out.objects.extend(kubernetes::convert(
-                item,
-                Span::new(id, s),
+    let kind = shape.kind.as_ref().and_then(|k| k.0.as_deref());
+    let api_version = shape.api_version.as_ref().and_then(|k| k.0.as_deref());
+    let named = shape.metadata.is_some_and(|m| m.0);
+    let items = matches!(shape.items, Some(TopKind::Seq | TopKind::Null));
+    let resources = matches!(shape.resources, Some(TopKind::Seq));
+    match shape_of(forced, kind, named, items, resources) {
+        DocShape::Native => one_by_one(
+            text,
+            id,
+            range,
+            Some("resources"),
+            err,
+            out,
+            |r: RawNative, s, out| {
+                out.objects
+                    .extend(native::convert(r, s, text, &mut out.findings))
+            },
+        ),
+        DocShape::NotNative => out.findings.push(not_native(text, span)),
+        DocShape::List => {
+            let list = ListContext::new(api_version, kind);
+            one_by_one(
                 text,
-                list,
-                &mut out.findings,
-            ));
+                id,
+                range,
+                Some("items"),
+                err,
+                out,
+                |o: RawObject, s, out| {
+                    out.objects
+                        .extend(kubernetes::convert(o, s, text, list, &mut out.findings))
+                },
+            )
         }
-        return;
+        DocShape::Object => match serde_yaml::from_str::<RawObject>(doc) {
+            Ok(object) => out.objects.extend(kubernetes::convert(
+                object,
+                span,
+                text,
+                ListContext::default(),
+                &mut out.findings,
+            )),
+            Err(e) => out.findings.push(yaml_error(text, id, range.start, &e)),
+        },
     }
-    out.objects.extend(kubernetes::convert(
-        object,
-        span,
-        text,
-        ListContext::default(),
-        &mut out.findings,
-    ));
+}
+
+/// Read the entries of the block sequence under `key` one at a time, each
+/// from its own text, so that an error names its item and spares the others.
+fn one_by_one<T: serde::de::DeserializeOwned>(
+    text: &str,
+    id: FileId,
+    doc: Range<usize>,
+    key: Option<&str>,
+    err: &serde_yaml::Error,
+    out: &mut DocOutput,
+    mut emit: impl FnMut(T, Span, &mut DocOutput),
+) {
+    let Some(spans) = crate::split::yaml_block_items(text, doc.clone(), key) else {
+        // Not written in block style: report the document's error.
+        out.findings.push(yaml_error(text, id, doc.start, err));
+        return;
+    };
+    for s in spans {
+        // From the start of the line, so that the item keeps its indentation.
+        let line_start = text[..s.start]
+            .rfind('\n')
+            .map(|i| i + 1)
+            .unwrap_or(0)
+            .max(doc.start);
+        match serde_yaml::from_str::<Vec<T>>(&text[line_start..s.end]) {
+            Ok(mut one) if one.len() == 1 => {
+                if let Some(item) = one.pop() {
+                    emit(item, Span::new(id, s), out)
+                }
+            }
+            Ok(_) => out.findings.push(
+                Finding::new(Rule::Td001, "this item could not be read on its own")
+                    .at(head(text, Span::new(id, s)), "here"),
+            ),
+            Err(e) => {
+                let mut finding = yaml_error(text, id, line_start, &e);
+                // The item was read as a one-element list: drop that from the path.
+                for (from, to) in [("YAML: .[0].", "YAML: "), ("YAML: .[0]: ", "YAML: ")] {
+                    if let Some(rest) = finding.message.strip_prefix(from) {
+                        finding.message = format!("{to}{rest}");
+                    }
+                }
+                out.findings.push(finding)
+            }
+        }
+    }
+}
+
+fn not_native(text: &str, span: Span) -> Finding {
+    Finding::new(
+        Rule::Td001,
+        "not a native document: no top-level `resources:` list",
+    )
+    .at(head(text, span), "this document")
 }
 
 /// Spans of the items of a block sequence; the document's span for each
@@ -321,22 +460,6 @@ fn not_an_object(text: &str, span: Span, what: &str) -> Finding {
     Finding::new(Rule::Td001, format!("document is {what}, not an object"))
         .at(head(text, span), "here")
         .help("each document must be an object, a `List` with `items`, or an array of objects")
-}
-
-/// Why a YAML document could not be read into objects: a syntax error
-/// (fatal: exit 2), or well-formed YAML of the wrong shape (an unusable
-/// document: TD001 at error level). `None` for a document that is just `null`.
-fn yaml_failure(text: &str, span: Span, doc: &str, e: &serde_yaml::Error) -> Option<Finding> {
-    match serde_yaml::from_str::<serde_yaml::Value>(doc) {
-        Err(_) => Some(yaml_error(text, span.file, span.start, e).fatal()),
-        Ok(serde_yaml::Value::Null) => None,
-        Ok(
-            serde_yaml::Value::Mapping(_)
-            | serde_yaml::Value::Sequence(_)
-            | serde_yaml::Value::Tagged(_),
-        ) => Some(yaml_error(text, span.file, span.start, e)),
-        Ok(_) => Some(not_an_object(text, span, "a scalar")),
-    }
 }
 
 /// A YAML error, located in the file.
@@ -392,13 +515,18 @@ fn next_char_end(text: &str, offset: usize) -> usize {
 /// replaced by what they mean.
 fn clean_message(message: &str) -> String {
     let mut m = message.to_string();
-    if let Some(i) = m.rfind(" at line ") {
-        let tail = &m[i + " at line ".len()..];
-        if tail
-            .split(" column ")
-            .all(|p| p.chars().all(|c| c.is_ascii_digit()))
-        {
-            m.truncate(i);
+    let mut from = 0;
+    while let Some(i) = m[from..].find(" at line ").map(|i| from + i) {
+        let rest = &m[i + " at line ".len()..];
+        let digits = |s: &str| s.bytes().take_while(u8::is_ascii_digit).count();
+        let l = digits(rest);
+        let tail = &rest[l..];
+        match tail.strip_prefix(" column ") {
+            Some(c) if l > 0 && digits(c) > 0 => {
+                let end = i + " at line ".len() + l + " column ".len() + digits(c);
+                m.replace_range(i..end, "");
+            }
+            _ => from = i + 1,
         }
     }
     for (from, to) in [

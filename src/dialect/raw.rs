@@ -38,6 +38,12 @@ impl<'de> Deserialize<'de> for Scalar {
             fn visit_u64<E: de::Error>(self, v: u64) -> Result<Scalar, E> {
                 Ok(Scalar(v.to_string().into()))
             }
+            fn visit_i128<E: de::Error>(self, v: i128) -> Result<Scalar, E> {
+                Ok(Scalar(v.to_string().into()))
+            }
+            fn visit_u128<E: de::Error>(self, v: u128) -> Result<Scalar, E> {
+                Ok(Scalar(v.to_string().into()))
+            }
             fn visit_f64<E: de::Error>(self, v: f64) -> Result<Scalar, E> {
                 Ok(Scalar(v.to_string().into()))
             }
@@ -120,6 +126,12 @@ impl<'de> Deserialize<'de> for Key<'de> {
                 Ok(Key(v.to_string().into()))
             }
             fn visit_u64<E: de::Error>(self, v: u64) -> Result<Key<'de>, E> {
+                Ok(Key(v.to_string().into()))
+            }
+            fn visit_i128<E: de::Error>(self, v: i128) -> Result<Key<'de>, E> {
+                Ok(Key(v.to_string().into()))
+            }
+            fn visit_u128<E: de::Error>(self, v: u128) -> Result<Key<'de>, E> {
                 Ok(Key(v.to_string().into()))
             }
             fn visit_f64<E: de::Error>(self, v: f64) -> Result<Key<'de>, E> {
@@ -384,6 +396,122 @@ pub struct RawJsonShape<'a> {
 #[derive(Deserialize, Debug)]
 pub struct ShapeMeta {
     pub name: Option<LenientStr>,
+}
+
+/// The type of a value, its contents skipped: what a YAML document is when
+/// it does not read as an object.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TopKind {
+    Map,
+    Seq,
+    Scalar,
+    Null,
+}
+
+impl<'de> Deserialize<'de> for TopKind {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<TopKind, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = TopKind;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("anything")
+            }
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<TopKind, E> {
+                Ok(TopKind::Scalar)
+            }
+            fn visit_i64<E: de::Error>(self, _: i64) -> Result<TopKind, E> {
+                Ok(TopKind::Scalar)
+            }
+            fn visit_u64<E: de::Error>(self, _: u64) -> Result<TopKind, E> {
+                Ok(TopKind::Scalar)
+            }
+            fn visit_i128<E: de::Error>(self, _: i128) -> Result<TopKind, E> {
+                Ok(TopKind::Scalar)
+            }
+            fn visit_u128<E: de::Error>(self, _: u128) -> Result<TopKind, E> {
+                Ok(TopKind::Scalar)
+            }
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<TopKind, E> {
+                Ok(TopKind::Scalar)
+            }
+            fn visit_str<E: de::Error>(self, _: &str) -> Result<TopKind, E> {
+                Ok(TopKind::Scalar)
+            }
+            fn visit_bytes<E: de::Error>(self, _: &[u8]) -> Result<TopKind, E> {
+                Ok(TopKind::Scalar)
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<TopKind, E> {
+                Ok(TopKind::Null)
+            }
+            fn visit_none<E: de::Error>(self) -> Result<TopKind, E> {
+                Ok(TopKind::Null)
+            }
+            fn visit_some<D2: Deserializer<'de>>(self, d: D2) -> Result<TopKind, D2::Error> {
+                TopKind::deserialize(d)
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<TopKind, A::Error> {
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(TopKind::Seq)
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<TopKind, A::Error> {
+                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(TopKind::Map)
+            }
+            fn visit_enum<A: de::EnumAccess<'de>>(self, data: A) -> Result<TopKind, A::Error> {
+                // A tagged YAML value: look at what is tagged.
+                let (_, variant): (IgnoredAny, _) = data.variant()?;
+                de::VariantAccess::newtype_variant::<TopKind>(variant)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// Whether a mapping has a `name` (for `metadata`), leniently.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct HasName(pub bool);
+
+impl<'de> Deserialize<'de> for HasName {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<HasName, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = HasName;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("anything")
+            }
+            fn visit_str<E: de::Error>(self, _: &str) -> Result<HasName, E> {
+                Ok(HasName(false))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<HasName, A::Error> {
+                let mut named = false;
+                while let Some(Key(k)) = map.next_key::<Key>()? {
+                    if &*k == "name" {
+                        named = map
+                            .next_value::<LenientStr>()?
+                            .0
+                            .is_some_and(|n| !n.is_empty());
+                    } else {
+                        map.next_value::<IgnoredAny>()?;
+                    }
+                }
+                Ok(HasName(named))
+            }
+            lenient_other_arms!(HasName);
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// A YAML document's shape, when it did not read as objects in one go:
+/// enough to decide whether to read its items one by one.
+#[derive(Deserialize, Debug)]
+pub struct YamlShape {
+    pub kind: Option<LenientStr>,
+    #[serde(rename = "apiVersion")]
+    pub api_version: Option<LenientStr>,
+    pub metadata: Option<HasName>,
+    pub items: Option<TopKind>,
+    pub resources: Option<TopKind>,
 }
 
 #[cfg(test)]

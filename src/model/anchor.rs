@@ -18,8 +18,12 @@ pub fn object(sources: &Sources, o: &Object) -> Span {
         Dialect::Kubernetes => "metadata",
         Dialect::Native => "id",
     };
-    let found = locate::value_after(text, o.span.range(), &[key], &o.name)
-        .or_else(|| locate::scalar_after(text, o.span.range(), &o.name));
+    let found = match o.dialect {
+        Dialect::Kubernetes => locate::value_after(text, o.span.range(), &[key, "name"], &o.name),
+        Dialect::Native => None,
+    }
+    .or_else(|| locate::value_after(text, o.span.range(), &[key], &o.name))
+    .or_else(|| locate::scalar_after(text, o.span.range(), &o.name));
     span(o, found, sources)
 }
 
@@ -71,6 +75,10 @@ pub fn relation(sources: &Sources, objects: &[Object], r: &Relation) -> Span {
     match r.kind {
         RelKind::Owns => owner_ref(sources, o, r.decl),
         RelKind::DestroyAfter => dep(sources, o, r.decl),
+        RelKind::Finalizer => match o.finalizers.get(r.decl as usize) {
+            Some(f) => finalizer(sources, o, f),
+            None => object(sources, o),
+        },
         RelKind::Contains => {
             let text = &sources.get(o.span.file).text;
             let ns = o.namespace.as_deref().unwrap_or("");

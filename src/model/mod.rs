@@ -218,12 +218,19 @@ pub enum RelKind {
     Defines,
     /// A destruction dependency (`depends-on`, `destroyAfter`).
     DestroyAfter,
+    /// `--finalizer-controller`: the controller that removes a finalizer is
+    /// destroyed after every object carrying it (a destruction dependency).
+    Finalizer,
 }
 
 impl RelKind {
     /// Ownership-like relations cascade: deleting `from` deletes `to`.
     pub fn is_ownership(self) -> bool {
-        !matches!(self, RelKind::DestroyAfter)
+        matches!(self, RelKind::Owns | RelKind::Contains | RelKind::Defines)
+    }
+    /// Destruction dependencies order objects but do not cascade.
+    pub fn is_destruction(self) -> bool {
+        !self.is_ownership()
     }
     pub fn as_str(self) -> &'static str {
         match self {
@@ -231,6 +238,7 @@ impl RelKind {
             RelKind::Contains => "contains",
             RelKind::Defines => "defines",
             RelKind::DestroyAfter => "destroy-after",
+            RelKind::Finalizer => "finalizer",
         }
     }
 }
@@ -246,7 +254,8 @@ pub struct Relation {
     /// The object whose document declares the relation (the dependent for
     /// owner references, the annotated object for depends-on).
     pub declared_by: ObjId,
-    /// Index into the declaring object's `owners` or `deps`.
+    /// Index into the declaring object's `owners`, `deps` or (`Finalizer`)
+    /// `finalizers`.
     pub decl: u32,
     pub controller: bool,
 }

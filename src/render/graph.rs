@@ -17,8 +17,8 @@ fn via_note(view: &GraphView, rel: &Relation) -> Option<&'static str> {
         return link;
     }
     match (rel.kind, view.direction) {
-        (RelKind::DestroyAfter, Direction::Dependents) => Some("goes first"),
-        (RelKind::DestroyAfter, Direction::Dependencies) => Some("goes after"),
+        (RelKind::DestroyAfter | RelKind::Finalizer, Direction::Dependents) => Some("goes first"),
+        (RelKind::DestroyAfter | RelKind::Finalizer, Direction::Dependencies) => Some("goes after"),
         _ => None,
     }
 }
@@ -132,7 +132,7 @@ pub fn json(sources: &Sources, objects: &[Object], rels: &[Relation], view: &Gra
                 name: &o.name,
                 uid: o.uid.as_deref(),
                 file: &file.name,
-                line: file.line_col(o.span.start).line,
+                line: file.line_index(o.span.start) + 1,
             }
         })
         .collect();
@@ -196,7 +196,7 @@ pub fn dot(objects: &[Object], rels: &[Relation], view: &GraphView) -> String {
         let style = match r.kind {
             RelKind::Owns => "",
             RelKind::Contains | RelKind::Defines => ", style=dashed, color=gray50",
-            RelKind::DestroyAfter => ", style=bold, color=\"#1f77b4\"",
+            RelKind::DestroyAfter | RelKind::Finalizer => ", style=bold, color=\"#1f77b4\"",
         };
         let broken = if r.link == Link::Solid {
             ""
@@ -236,7 +236,7 @@ pub fn mermaid(objects: &[Object], rels: &[Relation], view: &GraphView) -> Strin
         let arrow = match r.kind {
             RelKind::Owns => "-->",
             RelKind::Contains | RelKind::Defines => "-.->",
-            RelKind::DestroyAfter => "==>",
+            RelKind::DestroyAfter | RelKind::Finalizer => "==>",
         };
         out.push_str(&format!(
             "  n{} {arrow}|{}| n{}\n",
