@@ -3,11 +3,16 @@
 
 use crate::analysis::check::{self, CheckOptions};
 use crate::analysis::view::{self, Direction, ViewOptions};
-use crate::cli::{CheckArgs, CheckFormat, Cli, ColorWhen, Command, Deny, GraphArgs, GraphFormat};
+use crate::cli::{
+    CheckArgs, CheckFormat, Cli, ColorWhen, Command, Deny, ExplainArgs, ExplainFormat, GraphArgs, GraphFormat,
+    PlanArgs, PlanFlags, PlanFormat,
+};
 use crate::error::Error;
 use crate::findings::{Finding, Severity, SeverityPolicy};
 use crate::graph::Graph;
 use crate::load::{self, LoadOptions, Snapshot};
+use crate::model::ObjId;
+use crate::plan::{self, Mode, Plan};
 use crate::render;
 use crate::select::Query;
 use clap::CommandFactory;
@@ -38,23 +43,17 @@ pub fn run(cli: Cli, env: Env) -> Result<Output, Error> {
     match cli.command {
         Command::Check(args) => run_check(args, env, style),
         Command::Graph(args) => run_graph(args, env, style),
+        Command::Plan(args) => run_plan(args, env, style),
+        Command::Explain(args) => run_explain(args, env, style),
         Command::Completions { shell } => {
             let mut out = Vec::new();
             clap_complete::generate(shell, &mut Cli::command(), "teardown", &mut out);
-            Ok(Output {
-                stdout: out,
-                ..Output::default()
-            })
+            Ok(Output { stdout: out, ..Output::default() })
         }
         Command::Man => {
             let mut out = Vec::new();
-            clap_mangen::Man::new(Cli::command())
-                .render(&mut out)
-                .map_err(Error::Output)?;
-            Ok(Output {
-                stdout: out,
-                ..Output::default()
-            })
+            clap_mangen::Man::new(Cli::command()).render(&mut out).map_err(Error::Output)?;
+            Ok(Output { stdout: out, ..Output::default() })
         }
     }
 }
@@ -65,43 +64,26 @@ fn finalizer_controllers(values: &[String]) -> Result<Vec<(String, String)>, Err
         .iter()
         .map(|v| match v.split_once('=') {
             Some((f, s)) if !f.is_empty() && !s.is_empty() => Ok((f.to_string(), s.to_string())),
-            _ => Err(Error::Usage(format!(
-                "invalid --finalizer-controller `{v}`: expected FINALIZER=SELECTOR"
-            ))),
+            _ => Err(Error::Usage(format!("invalid --finalizer-controller `{v}`: expected FINALIZER=SELECTOR"))),
         })
         .collect()
 }
 
-fn run_check(
-    args: CheckArgs,
-    env: Env,
-    style: render::diagnostics::Style,
-) -> Result<Output, Error> {
+fn run_check(args: CheckArgs, env: Env, style: render::diagnostics::Style) -> Result<Output, Error> {
     let controllers = finalizer_controllers(&args.finalizer_controller)?;
-    let snapshot = load::load(
-        &args.input.paths(),
-        &LoadOptions {
-            dialect: args.input.dialect,
-        },
-        env.stdin,
-    );
+    let snapshot = load::load(&args.input.paths(), &LoadOptions { dialect: args.input.dialect }, env.stdin);
     for (_, selector) in &controllers {
         Query::new(std::slice::from_ref(selector), None, None)?.select(&snapshot.objects)?;
     }
     let graph = Graph::build(&snapshot.objects, &snapshot.resolved.relations);
     let options = CheckOptions {
         known_finalizers: controllers.into_iter().map(|(f, _)| f).collect(),
-        policy: SeverityPolicy {
-            closed_world: args.closed_world,
-            deny_warnings: args.deny.contains(&Deny::Warnings),
-        },
+        policy: SeverityPolicy { closed_world: args.closed_world, deny_warnings: args.deny.contains(&Deny::Warnings) },
     };
     let report = check::check(&snapshot, &graph, &options);
     let sources = &snapshot.sources;
     let text = match args.output {
-        CheckFormat::Table => {
-            render::diagnostics::render(sources, &report.findings, &report.counts, style)
-        }
+        CheckFormat::Table => render::diagnostics::render(sources, &report.findings, &report.counts, style),
         CheckFormat::Json => render::findings::json(sources, &report.findings, &report.counts),
         CheckFormat::Yaml => render::findings::yaml(sources, &report.findings, &report.counts),
         CheckFormat::Sarif => render::findings::sarif(sources, &report.findings),
@@ -114,11 +96,7 @@ fn run_check(
     } else {
         0
     };
-    Ok(Output {
-        stdout: text.into_bytes(),
-        stderr: Vec::new(),
-        code,
-    })
+    Ok(Output { stdout: text.into_bytes(), stderr: Vec::new(), code })
 }
 
 /// Report what loading found (on stderr, for commands whose stdout is
@@ -139,56 +117,21 @@ fn load_report(snapshot: &Snapshot, style: render::diagnostics::Style) -> (Vec<u
     let mut text = String::new();
     let handler_text = render::diagnostics::render(&snapshot.sources, &findings, &counts, style);
     // Only the diagnostics: the summary line is for `check`.
-    let body = handler_text
-        .trim_end()
-        .rsplit_once('\n')
-        .map(|(b, _)| b)
-        .unwrap_or("");
+    let body = handler_text.trim_end().rsplit_once('\n').map(|(b, _)| b).unwrap_or("");
     text.push_str(body);
     text.push('\n');
     (text.into_bytes(), if snapshot.has_fatal() { 2 } else { 0 })
 }
 
-fn run_graph(
-    args: GraphArgs,
-    env: Env,
-    style: render::diagnostics::Style,
-) -> Result<Output, Error> {
-    let query = Query::new(
-        &args.focus,
-        args.select.namespace.clone(),
-        args.select.labels.as_deref(),
-    )?;
-    let snapshot = load::load(
-        &args.input.paths(),
-        &LoadOptions {
-            dialect: args.input.dialect,
-        },
-        env.stdin,
-    );
+fn run_graph(args: GraphArgs, env: Env, style: render::diagnostics::Style) -> Result<Output, Error> {
+    let query = Query::new(&args.focus, args.select.namespace.clone(), args.select.labels.as_deref())?;
+    let snapshot = load::load(&args.input.paths(), &LoadOptions { dialect: args.input.dialect }, env.stdin);
     let (stderr, code) = load_report(&snapshot, style);
-    let focus = if query.is_empty() {
-        None
-    } else {
-        Some(query.select(&snapshot.objects)?)
-    };
+    let focus = if query.is_empty() { None } else { Some(query.select(&snapshot.objects)?) };
     let graph = Graph::build(&snapshot.objects, &snapshot.resolved.relations);
-    let direction = if args.dependencies {
-        Direction::Dependencies
-    } else {
-        Direction::Dependents
-    };
+    let direction = if args.dependencies { Direction::Dependencies } else { Direction::Dependents };
     let rels = &snapshot.resolved.relations;
-    let view = view::build(
-        &snapshot.objects,
-        rels,
-        &graph,
-        &ViewOptions {
-            direction,
-            focus,
-            depth: args.depth,
-        },
-    );
+    let view = view::build(&snapshot.objects, rels, &graph, &ViewOptions { direction, focus, depth: args.depth });
     let objects = &snapshot.objects;
     let text = match args.output {
         GraphFormat::Tree => render::graph::tree(objects, rels, &view),
@@ -196,9 +139,90 @@ fn run_graph(
         GraphFormat::Dot => render::graph::dot(objects, rels, &view),
         GraphFormat::Mermaid => render::graph::mermaid(objects, rels, &view),
     };
-    Ok(Output {
-        stdout: text.into_bytes(),
-        stderr,
-        code,
-    })
+    Ok(Output { stdout: text.into_bytes(), stderr, code })
+}
+
+/// Load the input and make the plan the flags describe. Input that cannot be
+/// read or parsed stops here (exit 2): a plan must not miss objects.
+fn make_plan(
+    input: &crate::cli::InputArgs,
+    flags: &PlanFlags,
+    default_all: bool,
+    env: Env,
+    style: render::diagnostics::Style,
+) -> Result<Result<(Snapshot, Plan), Output>, Error> {
+    let controllers = finalizer_controllers(&flags.finalizer_controller)?;
+    let targets = Query::new(&flags.delete, flags.select.namespace.clone(), flags.select.labels.as_deref())?;
+    if flags.delete.is_empty() && !targets.is_empty() {
+        return Err(Error::Usage("-n/-l narrow --delete; give --delete SELECTOR".into()));
+    }
+    let snapshot = load::load(&input.paths(), &LoadOptions { dialect: input.dialect }, env.stdin);
+    let (stderr, code) = load_report(&snapshot, style);
+    if code != 0 {
+        let mut stderr = stderr;
+        stderr.extend_from_slice(b"teardown: error: no plan: some input could not be read or parsed\n");
+        return Ok(Err(Output { stdout: Vec::new(), stderr, code }));
+    }
+    let mode = if flags.all || (default_all && !flags.gc && flags.delete.is_empty()) {
+        Mode::All
+    } else if flags.gc {
+        Mode::Gc
+    } else {
+        Mode::Delete(targets.select(&snapshot.objects)?)
+    };
+    let mut resolved = Vec::new();
+    for (finalizer, selector) in controllers {
+        let ids: Vec<ObjId> = Query::new(std::slice::from_ref(&selector), None, None)?.select(&snapshot.objects)?;
+        resolved.push((finalizer, ids));
+    }
+    let options = plan::Options {
+        mode,
+        cascade: flags.cascade,
+        multi_owner: flags.multi_owner,
+        allow_cycles: flags.allow_cycles,
+        finalizer_controllers: resolved,
+    };
+    match plan::build(&snapshot, &options) {
+        Ok(plan) => Ok(Ok((snapshot, plan))),
+        Err(e) => {
+            let mut stderr = stderr;
+            stderr.extend_from_slice(format!("teardown: error: {e}\n").as_bytes());
+            Ok(Err(Output { stdout: Vec::new(), stderr, code: 1 }))
+        }
+    }
+}
+
+fn run_plan(args: PlanArgs, env: Env, style: render::diagnostics::Style) -> Result<Output, Error> {
+    let (snapshot, plan) = match make_plan(&args.input, &args.plan, false, env, style)? {
+        Ok(made) => made,
+        Err(output) => return Ok(output),
+    };
+    let mut stderr = Vec::new();
+    let text = match args.output {
+        PlanFormat::Table => {
+            stderr = render::plan::summary(&plan).into_bytes();
+            render::plan::table(&snapshot, &plan)
+        }
+        PlanFormat::Json => render::plan::json(&snapshot, &plan),
+        PlanFormat::Yaml => render::plan::yaml(&snapshot, &plan),
+        PlanFormat::Names => render::plan::names(&plan),
+        PlanFormat::Dot => render::plan::dot(&plan),
+        PlanFormat::Mermaid => render::plan::mermaid(&plan),
+    };
+    Ok(Output { stdout: text.into_bytes(), stderr, code: 0 })
+}
+
+fn run_explain(args: ExplainArgs, env: Env, style: render::diagnostics::Style) -> Result<Output, Error> {
+    let query = Query::new(std::slice::from_ref(&args.object), None, None)?;
+    let (snapshot, plan) = match make_plan(&args.input, &args.plan, true, env, style)? {
+        Ok(made) => made,
+        Err(output) => return Ok(output),
+    };
+    let ids = query.select(&snapshot.objects)?;
+    let explanations: Vec<_> = ids.iter().map(|&id| crate::analysis::explain::explain(&plan, id)).collect();
+    let text = match args.output {
+        ExplainFormat::Text => render::explain::text(&plan, &explanations),
+        ExplainFormat::Json => render::explain::json(&plan, &explanations),
+    };
+    Ok(Output { stdout: text.into_bytes(), stderr: Vec::new(), code: 0 })
 }

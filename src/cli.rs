@@ -1,8 +1,9 @@
 //! The command line, as clap definitions. Parsed once into [`Cli`]; `app`
 //! runs it.
 
+use crate::analysis::cascade::{CascadeMode, MultiOwner};
 use crate::model::Dialect;
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{ArgGroup, Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
 const ABOUT: &str = "Offline graph analysis and deletion planning for resource snapshots.";
@@ -34,6 +35,11 @@ pub enum Command {
     /// Validate a snapshot: parse errors, duplicates, dangling or invalid
     /// owners, cycles, unresolved dependencies, finalizers (rules TD001–TD013).
     Check(CheckArgs),
+    /// Plan a deletion: what cascades, in which order (steps of objects that
+    /// can go in parallel), what is kept or orphaned.
+    Plan(PlanArgs),
+    /// Explain why an object is (or is not) in a plan, and why at its step.
+    Explain(ExplainArgs),
     /// Print the owner / destruction-dependency graph as a tree, JSON, DOT or Mermaid.
     Graph(GraphArgs),
     /// Print a shell completion script.
@@ -162,4 +168,94 @@ pub struct GraphArgs {
     /// Show at most N levels below each starting object.
     #[arg(long, value_name = "N")]
     pub depth: Option<usize>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum PlanFormat {
+    /// A table of steps; warnings and a summary on stderr.
+    Table,
+    Json,
+    Yaml,
+    /// One reference a line, in order (for xargs).
+    Names,
+    /// Graphviz DOT, one cluster per step.
+    Dot,
+    Mermaid,
+}
+
+/// How a plan is made; shared by `plan` and `explain`.
+#[derive(Args, Debug, Clone)]
+pub struct PlanFlags {
+    /// Delete these objects (KIND/NAME, KIND/NAMESPACE/NAME, uid:UID, id:ID;
+    /// repeatable, or comma-separated), with what cascades from them.
+    #[arg(long, value_name = "SELECTOR", value_delimiter = ',')]
+    pub delete: Vec<String>,
+
+    /// Destroy everything in the input, in order.
+    #[arg(long)]
+    pub all: bool,
+
+    /// What the garbage collector would delete now: objects whose owners are
+    /// all gone or invalid, and objects already being deleted; with their cascades.
+    #[arg(long)]
+    pub gc: bool,
+
+    #[command(flatten)]
+    pub select: SelectArgs,
+
+    /// How dependents of deleted objects are treated (kubectl's words);
+    /// foreground and background give the same plan.
+    #[arg(long, value_enum, default_value_t = CascadeMode::Background, value_name = "MODE")]
+    pub cascade: CascadeMode,
+
+    /// A dependent with several owners is deleted when all of its solid owners
+    /// are (all), or when any of them is (any).
+    #[arg(long = "multi-owner", value_enum, default_value_t = MultiOwner::All, value_name = "RULE")]
+    pub multi_owner: MultiOwner,
+
+    /// Plan an ownership cycle as one group instead of failing.
+    #[arg(long)]
+    pub allow_cycles: bool,
+
+    /// The object whose controller removes FINALIZER: it is destroyed after
+    /// every object carrying it. Repeatable.
+    #[arg(long = "finalizer-controller", value_name = "FINALIZER=SELECTOR")]
+    pub finalizer_controller: Vec<String>,
+}
+
+#[derive(Args, Debug)]
+#[command(group(ArgGroup::new("mode").required(true).args(["delete", "all", "gc"])))]
+pub struct PlanArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+
+    #[command(flatten)]
+    pub plan: PlanFlags,
+
+    #[arg(short, long, value_enum, default_value_t = PlanFormat::Table, value_name = "FORMAT")]
+    pub output: PlanFormat,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ExplainFormat {
+    Text,
+    Json,
+}
+
+#[derive(Args, Debug)]
+#[command(group(ArgGroup::new("mode").args(["delete", "all", "gc"])))]
+pub struct ExplainArgs {
+    /// The object to explain (KIND/NAME, KIND/NAMESPACE/NAME, uid:UID, id:ID).
+    #[arg(value_name = "SELECTOR")]
+    pub object: String,
+
+    #[command(flatten)]
+    pub input: InputArgs,
+
+    /// The plan to explain (default: --all).
+    #[command(flatten)]
+    pub plan: PlanFlags,
+
+    #[arg(short, long, value_enum, default_value_t = ExplainFormat::Text, value_name = "FORMAT")]
+    pub output: ExplainFormat,
 }

@@ -9,10 +9,7 @@ pub enum Error {
     /// Bad flags or arguments (exit 2).
     Usage(String),
     /// A selector matched nothing (exit 1).
-    NoMatch {
-        selector: String,
-        suggestions: Vec<String>,
-    },
+    NoMatch { selector: String, suggestions: Vec<String> },
     /// Writing output failed for a reason other than a closed pipe (exit 2).
     Output(std::io::Error),
 }
@@ -30,10 +27,7 @@ impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Error::Usage(m) => f.write_str(m),
-            Error::NoMatch {
-                selector,
-                suggestions,
-            } => {
+            Error::NoMatch { selector, suggestions } => {
                 write!(f, "selector `{selector}` matches nothing")?;
                 if !suggestions.is_empty() {
                     write!(f, "; closest: {}", suggestions.join(", "))?;

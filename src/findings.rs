@@ -74,24 +74,16 @@ impl Rule {
     fn info(self) -> (&'static str, &'static str, Severity, &'static str) {
         use Severity::*;
         match self {
-            Rule::Td001 => (
-                "TD001",
-                "unusable-input",
-                Error,
-                "Parse error or unusable object.",
-            ),
+            Rule::Td001 => ("TD001", "unusable-input", Error, "Parse error or unusable object."),
             Rule::Td002 => (
                 "TD002",
                 "duplicate-object",
                 Error,
                 "Two objects with the same kind, namespace and name, or the same uid.",
             ),
-            Rule::Td003 => (
-                "TD003",
-                "owner-not-found",
-                Warning,
-                "An owner reference names an object that is not in the snapshot.",
-            ),
+            Rule::Td003 => {
+                ("TD003", "owner-not-found", Warning, "An owner reference names an object that is not in the snapshot.")
+            }
             Rule::Td004 => (
                 "TD004",
                 "owner-uid-mismatch",
@@ -104,30 +96,19 @@ impl Rule {
                 Error,
                 "A namespaced object is owned by an object in another namespace.",
             ),
-            Rule::Td006 => (
-                "TD006",
-                "cluster-scoped-dependent",
-                Error,
-                "A cluster-scoped object is owned by a namespaced object.",
-            ),
-            Rule::Td007 => (
-                "TD007",
-                "ownership-cycle",
-                Error,
-                "Objects own each other in a cycle.",
-            ),
+            Rule::Td006 => {
+                ("TD006", "cluster-scoped-dependent", Error, "A cluster-scoped object is owned by a namespaced object.")
+            }
+            Rule::Td007 => ("TD007", "ownership-cycle", Error, "Objects own each other in a cycle."),
             Rule::Td008 => (
                 "TD008",
                 "destruction-cycle",
                 Warning,
                 "Destruction dependencies form a cycle; the objects are destroyed in one step.",
             ),
-            Rule::Td009 => (
-                "TD009",
-                "multiple-controllers",
-                Error,
-                "More than one owner reference has `controller: true`.",
-            ),
+            Rule::Td009 => {
+                ("TD009", "multiple-controllers", Error, "More than one owner reference has `controller: true`.")
+            }
             Rule::Td010 => (
                 "TD010",
                 "dependency-not-found",
@@ -146,12 +127,7 @@ impl Rule {
                 Warning,
                 "Ownership and destruction dependencies contradict; the ownership edge is relaxed.",
             ),
-            Rule::Td013 => (
-                "TD013",
-                "empty-input",
-                Warning,
-                "An input file holds no objects.",
-            ),
+            Rule::Td013 => ("TD013", "empty-input", Warning, "An input file holds no objects."),
         }
     }
 }
@@ -171,10 +147,7 @@ pub struct Label {
 
 impl Label {
     pub fn new(span: Span, text: impl Into<String>) -> Label {
-        Label {
-            span,
-            text: text.into(),
-        }
+        Label { span, text: text.into() }
     }
 }
 

@@ -37,11 +37,7 @@ impl Graph {
     }
 
     fn edges(&self, id: ObjId, dir: Direction) -> Vec<u32> {
-        let mut v: Vec<u32> = self
-            .g
-            .edges_directed(node(id), dir)
-            .map(|e| *e.weight())
-            .collect();
+        let mut v: Vec<u32> = self.g.edges_directed(node(id), dir).map(|e| *e.weight()).collect();
         v.sort_unstable();
         v
     }

@@ -20,6 +20,7 @@ pub mod graph;
 pub mod load;
 pub mod locate;
 pub mod model;
+pub mod plan;
 pub mod render;
 pub mod select;
 pub mod source;

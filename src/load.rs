@@ -46,9 +46,7 @@ pub fn load(inputs: &[PathBuf], options: &LoadOptions, stdin: &mut dyn Read) -> 
     let docs = split(&sources, &skip, &mut findings);
     let outputs: Vec<DocOutput> = docs
         .par_iter()
-        .map(|(file, range)| {
-            dialect::parse_document(sources.get(*file), *file, range.clone(), options.dialect)
-        })
+        .map(|(file, range)| dialect::parse_document(sources.get(*file), *file, range.clone(), options.dialect))
         .collect();
 
     let mut objects = Vec::with_capacity(outputs.iter().map(|o| o.objects.len()).sum());
@@ -58,12 +56,7 @@ pub fn load(inputs: &[PathBuf], options: &LoadOptions, stdin: &mut dyn Read) -> 
     }
     resolve::assign_scopes(&mut objects);
     let resolved = resolve::resolve(&objects);
-    Snapshot {
-        sources,
-        objects,
-        resolved,
-        findings,
-    }
+    Snapshot { sources, objects, resolved, findings }
 }
 
 fn read_problem(sources: &Sources, skip: &mut [bool], problem: ReadProblem) -> Finding {
@@ -71,28 +64,18 @@ fn read_problem(sources: &Sources, skip: &mut [bool], problem: ReadProblem) -> F
         ReadProblem::NotUtf8 { file, offset, .. } => {
             skip[file.0 as usize] = true;
             let text = &sources.get(file).text;
-            let end = text[offset..]
-                .chars()
-                .next()
-                .map(|c| offset + c.len_utf8())
-                .unwrap_or(offset);
+            let end = text[offset..].chars().next().map(|c| offset + c.len_utf8()).unwrap_or(offset);
             Finding::new(Rule::Td001, "file is not valid UTF-8")
                 .at(Span::new(file, offset..end), "first invalid byte")
                 .help("YAML and JSON inputs must be UTF-8")
                 .fatal()
         }
-        other => Finding::new(Rule::Td001, other.to_string())
-            .in_file(other.name())
-            .fatal(),
+        other => Finding::new(Rule::Td001, other.to_string()).in_file(other.name()).fatal(),
     }
 }
 
 /// The documents of every readable file, in file order.
-fn split(
-    sources: &Sources,
-    skip: &[bool],
-    findings: &mut Vec<Finding>,
-) -> Vec<(FileId, Range<usize>)> {
+fn split(sources: &Sources, skip: &[bool], findings: &mut Vec<Finding>) -> Vec<(FileId, Range<usize>)> {
     let mut docs = Vec::new();
     for id in sources.ids() {
         if skip[id.0 as usize] {
@@ -106,11 +89,7 @@ fn split(
                     docs.push((id, 0..file.text.len()));
                 }
             }
-            Format::Yaml => docs.extend(
-                crate::split::yaml_documents(&file.text)
-                    .into_iter()
-                    .map(|r| (id, r)),
-            ),
+            Format::Yaml => docs.extend(crate::split::yaml_documents(&file.text).into_iter().map(|r| (id, r))),
         }
         if docs.len() == before {
             findings.push(

@@ -11,12 +11,7 @@ use std::ops::Range;
 
 /// The range of `value` written as a scalar inside `text[span]`, after the keys
 /// in `path` (each searched after the previous one).
-pub fn value_after(
-    text: &str,
-    span: Range<usize>,
-    path: &[&str],
-    value: &str,
-) -> Option<Range<usize>> {
+pub fn value_after(text: &str, span: Range<usize>, path: &[&str], value: &str) -> Option<Range<usize>> {
     let mut start = span.start;
     for key in path {
         start = key_after(text, start..span.end, key)?.end;
@@ -32,11 +27,7 @@ pub fn key_after(text: &str, span: Range<usize>, key: &str) -> Option<Range<usiz
     while let Some(i) = finder.find(&hay[from..]) {
         let at = from + i;
         let end = at + key.len();
-        let before_ok = at == 0
-            || matches!(
-                hay[at - 1],
-                b' ' | b'\t' | b'\n' | b'"' | b'\'' | b'{' | b','
-            );
+        let before_ok = at == 0 || matches!(hay[at - 1], b' ' | b'\t' | b'\n' | b'"' | b'\'' | b'{' | b',');
         let mut j = end;
         if matches!(hay.get(j), Some(b'"' | b'\'')) {
             j += 1;
@@ -63,16 +54,10 @@ pub fn scalar_after(text: &str, span: Range<usize>, value: &str) -> Option<Range
     while let Some(i) = finder.find(&hay[from..]) {
         let at = from + i;
         let end = at + value.len();
-        let before_ok = at == 0
-            || matches!(
-                hay[at - 1],
-                b' ' | b'\t' | b'\n' | b'"' | b'\'' | b'-' | b':' | b'[' | b',' | b'/'
-            );
+        let before_ok =
+            at == 0 || matches!(hay[at - 1], b' ' | b'\t' | b'\n' | b'"' | b'\'' | b'-' | b':' | b'[' | b',' | b'/');
         let after_ok = end == hay.len()
-            || matches!(
-                hay[end],
-                b' ' | b'\t' | b'\n' | b'\r' | b'"' | b'\'' | b',' | b']' | b'}' | b'#' | b'/'
-            );
+            || matches!(hay[end], b' ' | b'\t' | b'\n' | b'\r' | b'"' | b'\'' | b',' | b']' | b'}' | b'#' | b'/');
         if before_ok && after_ok {
             return Some(span.start + at..span.start + end);
         }
@@ -89,9 +74,7 @@ pub fn head(text: &str, span: Range<usize>) -> Range<usize> {
     while start < span.end && matches!(bytes[start], b' ' | b'\t' | b'\n' | b'\r' | b'-') {
         start += 1;
     }
-    let end = memchr::memchr(b'\n', &bytes[start..span.end])
-        .map(|i| start + i)
-        .unwrap_or(span.end);
+    let end = memchr::memchr(b'\n', &bytes[start..span.end]).map(|i| start + i).unwrap_or(span.end);
     let mut end = end;
     while end > start && matches!(bytes[end - 1], b' ' | b'\r' | b'\t') {
         end -= 1;

@@ -13,17 +13,17 @@ fn main() -> ExitCode {
     };
     match app::run(cli, env) {
         Ok(out) => {
-            let _ = std::io::stderr().write_all(&out.stderr);
+            // The result first, then what is said about it (warnings, the
+            // summary line), so that a terminal shows them at the end.
             let mut stdout = std::io::stdout().lock();
-            match stdout.write_all(&out.stdout).and_then(|()| stdout.flush()) {
+            let written = stdout.write_all(&out.stdout).and_then(|()| stdout.flush());
+            let _ = std::io::stderr().write_all(&out.stderr);
+            match written {
                 Ok(()) => ExitCode::from(out.code),
                 // A reader that stopped reading (`| head`) is not an error.
                 Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
                 Err(e) => {
-                    let _ = writeln!(
-                        std::io::stderr(),
-                        "teardown: error: cannot write output: {e}"
-                    );
+                    let _ = writeln!(std::io::stderr(), "teardown: error: cannot write output: {e}");
                     ExitCode::from(2)
                 }
             }

@@ -12,46 +12,27 @@ use crate::model::{Dialect, ObjId, Object};
 pub enum Selector {
     Uid(String),
     Id(String),
-    Object {
-        kind: String,
-        group: Option<String>,
-        namespace: Option<String>,
-        name: String,
-    },
+    Object { kind: String, group: Option<String>, namespace: Option<String>, name: String },
 }
 
 impl Selector {
     pub fn parse(text: &str) -> Result<Selector, Error> {
         let bad = |why: &str| Error::Usage(format!("invalid selector `{text}`: {why}"));
         if let Some(uid) = text.strip_prefix("uid:") {
-            return if uid.is_empty() {
-                Err(bad("empty uid"))
-            } else {
-                Ok(Selector::Uid(uid.into()))
-            };
+            return if uid.is_empty() { Err(bad("empty uid")) } else { Ok(Selector::Uid(uid.into())) };
         }
         if let Some(id) = text.strip_prefix("id:") {
-            return if id.is_empty() {
-                Err(bad("empty id"))
-            } else {
-                Ok(Selector::Id(id.into()))
-            };
+            return if id.is_empty() { Err(bad("empty id")) } else { Ok(Selector::Id(id.into())) };
         }
         let parts: Vec<&str> = text.split('/').collect();
         let (kind, namespace, name) = match parts.as_slice() {
             [id] if !id.is_empty() => return Ok(Selector::Id((*id).into())),
             [kind, name] => (*kind, None, *name),
             [kind, ns, name] => (*kind, Some(*ns), *name),
-            _ => {
-                return Err(bad(
-                    "expected KIND/NAME, KIND/NAMESPACE/NAME, uid:UID or id:ID",
-                ))
-            }
+            _ => return Err(bad("expected KIND/NAME, KIND/NAMESPACE/NAME, uid:UID or id:ID")),
         };
         if kind.is_empty() || name.is_empty() || namespace.is_some_and(str::is_empty) {
-            return Err(bad(
-                "expected KIND/NAME, KIND/NAMESPACE/NAME, uid:UID or id:ID",
-            ));
+            return Err(bad("expected KIND/NAME, KIND/NAMESPACE/NAME, uid:UID or id:ID"));
         }
         let (kind, group) = match kind.split_once('.') {
             Some((k, g)) => (k, Some(g.to_ascii_lowercase())),
@@ -78,11 +59,8 @@ pub enum LabelReq {
 pub fn parse_labels(text: &str) -> Result<Vec<LabelReq>, Error> {
     let mut out = Vec::new();
     for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-        let bad = || {
-            Error::Usage(format!(
-                "invalid label selector `{part}`: expected KEY=VALUE, KEY!=VALUE, KEY or !KEY"
-            ))
-        };
+        let bad =
+            || Error::Usage(format!("invalid label selector `{part}`: expected KEY=VALUE, KEY!=VALUE, KEY or !KEY"));
         if part.contains(['(', ')', ' ']) {
             return Err(bad());
         }
@@ -96,12 +74,7 @@ pub fn parse_labels(text: &str) -> Result<Vec<LabelReq>, Error> {
             LabelReq::Exists(part.into())
         };
         match &req {
-            LabelReq::Eq(k, _)
-            | LabelReq::Ne(k, _)
-            | LabelReq::Exists(k)
-            | LabelReq::NotExists(k)
-                if k.is_empty() =>
-            {
+            LabelReq::Eq(k, _) | LabelReq::Ne(k, _) | LabelReq::Exists(k) | LabelReq::NotExists(k) if k.is_empty() => {
                 return Err(bad())
             }
             _ => {}
@@ -120,24 +93,14 @@ pub struct Query {
 }
 
 impl Query {
-    pub fn new(
-        selectors: &[String],
-        namespace: Option<String>,
-        labels: Option<&str>,
-    ) -> Result<Query, Error> {
-        let selectors = selectors
-            .iter()
-            .map(|s| Selector::parse(s).map(|p| (s.clone(), p)))
-            .collect::<Result<_, _>>()?;
+    pub fn new(selectors: &[String], namespace: Option<String>, labels: Option<&str>) -> Result<Query, Error> {
+        let selectors =
+            selectors.iter().map(|s| Selector::parse(s).map(|p| (s.clone(), p))).collect::<Result<_, _>>()?;
         let labels = match labels {
             Some(l) => parse_labels(l)?,
             None => Vec::new(),
         };
-        Ok(Query {
-            selectors,
-            namespace,
-            labels,
-        })
+        Ok(Query { selectors, namespace, labels })
     }
 
     /// Nothing to select by: the caller decides (everything, or an error).
@@ -164,10 +127,7 @@ impl Query {
                 }
             }
             if !picked.contains(&true) {
-                return Err(Error::NoMatch {
-                    selector: self.describe_narrowing(),
-                    suggestions: Vec::new(),
-                });
+                return Err(Error::NoMatch { selector: self.describe_narrowing(), suggestions: Vec::new() });
             }
         }
         for (text, sel) in &self.selectors {
@@ -179,18 +139,10 @@ impl Query {
                 }
             }
             if !any {
-                return Err(Error::NoMatch {
-                    selector: text.clone(),
-                    suggestions: closest(text, objects),
-                });
+                return Err(Error::NoMatch { selector: text.clone(), suggestions: closest(text, objects) });
             }
         }
-        Ok(picked
-            .iter()
-            .enumerate()
-            .filter(|(_, p)| **p)
-            .map(|(i, _)| ObjId(i as u32))
-            .collect())
+        Ok(picked.iter().enumerate().filter(|(_, p)| **p).map(|(i, _)| ObjId(i as u32)).collect())
     }
 
     fn describe_narrowing(&self) -> String {
@@ -218,18 +170,13 @@ pub fn matches(sel: &Selector, o: &Object) -> bool {
     match sel {
         Selector::Uid(uid) => o.uid.as_deref() == Some(uid.as_str()),
         Selector::Id(id) => o.dialect != Dialect::Kubernetes && (*o.name == **id),
-        Selector::Object {
-            kind,
-            group,
-            namespace,
-            name,
-        } => {
+        Selector::Object { kind, group, namespace, name } => {
             o.dialect == Dialect::Kubernetes
                 && *o.name == **name
                 && kind_matches(kind, &o.kind)
-                && group.as_deref().is_none_or(|g| {
-                    o.group.eq_ignore_ascii_case(g) || (g == "core" && o.group.is_empty())
-                })
+                && group
+                    .as_deref()
+                    .is_none_or(|g| o.group.eq_ignore_ascii_case(g) || (g == "core" && o.group.is_empty()))
                 && match namespace {
                     Some(ns) => o.namespace.as_deref() == Some(ns.as_str()),
                     None => true,
@@ -286,10 +233,7 @@ pub fn kind_matches(want: &str, kind: &str) -> bool {
 fn plural(kind: &str) -> String {
     if kind.ends_with('s') || kind.ends_with('x') || kind.ends_with("ch") || kind.ends_with("sh") {
         format!("{kind}es")
-    } else if let Some(stem) = kind
-        .strip_suffix('y')
-        .filter(|s| !s.ends_with(['a', 'e', 'i', 'o', 'u']))
-    {
+    } else if let Some(stem) = kind.strip_suffix('y').filter(|s| !s.ends_with(['a', 'e', 'i', 'o', 'u'])) {
         format!("{stem}ies")
     } else {
         format!("{kind}s")
@@ -347,17 +291,9 @@ mod tests {
         );
         assert_eq!(
             Selector::parse("Pod/ns/p").unwrap(),
-            Selector::Object {
-                kind: "pod".into(),
-                group: None,
-                namespace: Some("ns".into()),
-                name: "p".into()
-            }
+            Selector::Object { kind: "pod".into(), group: None, namespace: Some("ns".into()), name: "p".into() }
         );
-        assert_eq!(
-            Selector::parse("uid:123").unwrap(),
-            Selector::Uid("123".into())
-        );
+        assert_eq!(Selector::parse("uid:123").unwrap(), Selector::Uid("123".into()));
         assert_eq!(Selector::parse("id:a").unwrap(), Selector::Id("a".into()));
         assert_eq!(Selector::parse("a").unwrap(), Selector::Id("a".into()));
         assert!(Selector::parse("a/b/c/d").is_err());

@@ -23,11 +23,7 @@ pub struct Span {
 
 impl Span {
     pub fn new(file: FileId, range: Range<usize>) -> Span {
-        Span {
-            file,
-            start: range.start,
-            end: range.end,
-        }
+        Span { file, start: range.start, end: range.end }
     }
     pub fn range(&self) -> Range<usize> {
         self.start..self.end
@@ -58,6 +54,8 @@ pub struct SourceFile {
     pub path: Option<PathBuf>,
     pub format: Format,
     pub text: Arc<str>,
+    /// The file started with a UTF-8 byte order mark (not part of `text`).
+    pub bom: bool,
     line_starts: OnceLock<Vec<usize>>,
     /// The last line a column was computed in (see `line_col`).
     column_cache: Mutex<Option<ColumnCache>>,
@@ -85,6 +83,7 @@ impl SourceFile {
             path,
             format,
             text: Arc::from(text),
+            bom: false,
             line_starts: OnceLock::new(),
             column_cache: Mutex::new(None),
         }
@@ -115,10 +114,7 @@ impl SourceFile {
     pub fn line_range(&self, line: usize) -> Range<usize> {
         let starts = self.line_starts();
         let start = starts.get(line).copied().unwrap_or(self.text.len());
-        let mut end = starts
-            .get(line + 1)
-            .map(|e| e - 1)
-            .unwrap_or(self.text.len());
+        let mut end = starts.get(line + 1).map(|e| e - 1).unwrap_or(self.text.len());
         if end > start && self.text.as_bytes()[end - 1] == b'\r' {
             end -= 1;
         }
@@ -136,31 +132,18 @@ impl SourceFile {
         let mut cache = self.column_cache.lock().unwrap_or_else(|e| e.into_inner());
         let (ascii, column) = match *cache {
             Some(c) if c.line == line && c.ascii => (true, offset - start),
-            Some(c) if c.line == line && c.offset <= offset => (
-                false,
-                c.column + self.text[c.offset..offset].chars().count(),
-            ),
+            Some(c) if c.line == line && c.offset <= offset => {
+                (false, c.column + self.text[c.offset..offset].chars().count())
+            }
             Some(c) if c.line == line => (false, self.text[start..offset].chars().count()),
             _ => {
                 let ascii = self.text[self.line_range(line)].is_ascii();
-                let column = if ascii {
-                    offset - start
-                } else {
-                    self.text[start..offset].chars().count()
-                };
+                let column = if ascii { offset - start } else { self.text[start..offset].chars().count() };
                 (ascii, column)
             }
         };
-        *cache = Some(ColumnCache {
-            line,
-            ascii,
-            offset,
-            column,
-        });
-        LineCol {
-            line: line + 1,
-            column: column + 1,
-        }
+        *cache = Some(ColumnCache { line, ascii, offset, column });
+        LineCol { line: line + 1, column: column + 1 }
     }
 
     /// Byte offset of a 1-based line and column (clamped to the text).
@@ -168,10 +151,18 @@ impl SourceFile {
         let range = self.line_range(line.saturating_sub(1));
         let text = &self.text[range.clone()];
         let skip = column.saturating_sub(1);
-        text.char_indices()
-            .nth(skip)
-            .map(|(i, _)| range.start + i)
-            .unwrap_or(range.end)
+        text.char_indices().nth(skip).map(|(i, _)| range.start + i).unwrap_or(range.end)
+    }
+
+    /// SHA-256 of the file's bytes as read (hex), for plans to pin their inputs.
+    pub fn sha256(&self) -> String {
+        use sha2::{Digest, Sha256};
+        let mut h = Sha256::new();
+        if self.bom {
+            h.update(b"\xEF\xBB\xBF");
+        }
+        h.update(self.text.as_bytes());
+        h.finalize().iter().map(|b| format!("{b:02x}")).collect()
     }
 
     pub fn floor_char_boundary(&self, mut offset: usize) -> usize {
@@ -223,9 +214,7 @@ pub enum ReadProblem {
 impl ReadProblem {
     pub fn name(&self) -> &str {
         match self {
-            ReadProblem::Io { name, .. }
-            | ReadProblem::NotUtf8 { name, .. }
-            | ReadProblem::NotFound { name } => name,
+            ReadProblem::Io { name, .. } | ReadProblem::NotUtf8 { name, .. } | ReadProblem::NotFound { name } => name,
         }
     }
 }
@@ -236,10 +225,7 @@ impl std::fmt::Display for ReadProblem {
             ReadProblem::Io { name, error } => write!(f, "{name}: cannot read: {error}"),
             ReadProblem::NotFound { name } => write!(f, "{name}: no such file or directory"),
             ReadProblem::NotUtf8 { name, offset, .. } => {
-                write!(
-                    f,
-                    "{name}: not valid UTF-8 (first invalid byte at offset {offset})"
-                )
+                write!(f, "{name}: not valid UTF-8 (first invalid byte at offset {offset})")
             }
         }
     }
@@ -264,10 +250,7 @@ pub fn read_inputs(inputs: &[PathBuf], stdin: &mut dyn Read) -> (Sources, Vec<Re
             let mut bytes = Vec::new();
             match stdin.read_to_end(&mut bytes) {
                 Ok(_) => push_file(&mut sources, &mut problems, "<stdin>".into(), None, bytes),
-                Err(error) => problems.push(ReadProblem::Io {
-                    name: "<stdin>".into(),
-                    error,
-                }),
+                Err(error) => problems.push(ReadProblem::Io { name: "<stdin>".into(), error }),
             }
             continue;
         }
@@ -282,14 +265,9 @@ pub fn read_inputs(inputs: &[PathBuf], stdin: &mut dyn Read) -> (Sources, Vec<Re
             }
             Ok(_) => read_file(&mut sources, &mut problems, input),
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
-                problems.push(ReadProblem::NotFound {
-                    name: display(input),
-                })
+                problems.push(ReadProblem::NotFound { name: display(input) })
             }
-            Err(error) => problems.push(ReadProblem::Io {
-                name: display(input),
-                error,
-            }),
+            Err(error) => problems.push(ReadProblem::Io { name: display(input), error }),
         }
     }
     (sources, problems)
@@ -303,10 +281,7 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>, problems: &mut Vec<ReadProblem>) {
     let entries = match std::fs::read_dir(dir) {
         Ok(entries) => entries,
         Err(error) => {
-            problems.push(ReadProblem::Io {
-                name: display(dir),
-                error,
-            });
+            problems.push(ReadProblem::Io { name: display(dir), error });
             return;
         }
     };
@@ -314,10 +289,7 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>, problems: &mut Vec<ReadProblem>) {
         let entry = match entry {
             Ok(entry) => entry,
             Err(error) => {
-                problems.push(ReadProblem::Io {
-                    name: display(dir),
-                    error,
-                });
+                problems.push(ReadProblem::Io { name: display(dir), error });
                 continue;
             }
         };
@@ -336,24 +308,13 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>, problems: &mut Vec<ReadProblem>) {
 }
 
 fn has_known_extension(path: &Path) -> bool {
-    path.extension()
-        .and_then(|e| e.to_str())
-        .is_some_and(|e| EXTENSIONS.iter().any(|k| k.eq_ignore_ascii_case(e)))
+    path.extension().and_then(|e| e.to_str()).is_some_and(|e| EXTENSIONS.iter().any(|k| k.eq_ignore_ascii_case(e)))
 }
 
 fn read_file(sources: &mut Sources, problems: &mut Vec<ReadProblem>, path: &Path) {
     match std::fs::read(path) {
-        Ok(bytes) => push_file(
-            sources,
-            problems,
-            display(path),
-            Some(path.to_path_buf()),
-            bytes,
-        ),
-        Err(error) => problems.push(ReadProblem::Io {
-            name: display(path),
-            error,
-        }),
+        Ok(bytes) => push_file(sources, problems, display(path), Some(path.to_path_buf()), bytes),
+        Err(error) => problems.push(ReadProblem::Io { name: display(path), error }),
     }
 }
 
@@ -364,31 +325,27 @@ fn push_file(
     path: Option<PathBuf>,
     mut bytes: Vec<u8>,
 ) {
-    if bytes.starts_with(b"\xEF\xBB\xBF") {
+    let bom = bytes.starts_with(b"\xEF\xBB\xBF");
+    if bom {
         bytes.drain(..3);
     }
     let format = match &path {
-        Some(p)
-            if p.extension()
-                .is_some_and(|e| e.eq_ignore_ascii_case("json")) =>
-        {
-            Format::Json
-        }
+        Some(p) if p.extension().is_some_and(|e| e.eq_ignore_ascii_case("json")) => Format::Json,
         _ => Format::Yaml,
     };
     match String::from_utf8(bytes) {
-        Ok(text) => sources
-            .files
-            .push(SourceFile::new(name, path, format, text)),
+        Ok(text) => {
+            let mut file = SourceFile::new(name, path, format, text);
+            file.bom = bom;
+            sources.files.push(file)
+        }
         Err(err) => {
             // Up to the first invalid byte the lossy text is the file's own,
             // so the offset points at the right place in it.
             let offset = err.utf8_error().valid_up_to();
             let text = String::from_utf8_lossy(err.as_bytes()).into_owned();
             let file = FileId(sources.files.len() as u32);
-            sources
-                .files
-                .push(SourceFile::new(name.clone(), path, format, text));
+            sources.files.push(SourceFile::new(name.clone(), path, format, text));
             problems.push(ReadProblem::NotUtf8 { name, file, offset });
         }
     }
@@ -418,20 +375,11 @@ mod tests {
     fn invalid_utf8_is_located() {
         let mut sources = Sources::default();
         let mut problems = Vec::new();
-        push_file(
-            &mut sources,
-            &mut problems,
-            "x".into(),
-            None,
-            b"a: 1\nb: \xff\n".to_vec(),
-        );
+        push_file(&mut sources, &mut problems, "x".into(), None, b"a: 1\nb: \xff\n".to_vec());
         match &problems[0] {
             ReadProblem::NotUtf8 { file, offset, .. } => {
                 assert_eq!(*offset, 8);
-                assert_eq!(
-                    sources.get(*file).line_col(*offset),
-                    LineCol { line: 2, column: 4 }
-                );
+                assert_eq!(sources.get(*file).line_col(*offset), LineCol { line: 2, column: 4 });
             }
             other => panic!("unexpected {other:?}"),
         }

@@ -19,9 +19,7 @@ pub fn yaml_documents(text: &str) -> Vec<Range<usize>> {
     let mut has_content = false;
     let mut line_start = 0;
     while line_start < bytes.len() {
-        let line_end = memchr::memchr(b'\n', &bytes[line_start..])
-            .map(|i| line_start + i)
-            .unwrap_or(bytes.len());
+        let line_end = memchr::memchr(b'\n', &bytes[line_start..]).map(|i| line_start + i).unwrap_or(bytes.len());
         let line = &bytes[line_start..line_end];
         let next = (line_end + 1).min(bytes.len());
         if is_marker(line, b"---") {
@@ -39,11 +37,7 @@ pub fn yaml_documents(text: &str) -> Vec<Range<usize>> {
         } else if !has_content && is_content(line, true) {
             has_content = true;
         }
-        line_start = if line_end == bytes.len() {
-            bytes.len()
-        } else {
-            next
-        };
+        line_start = if line_end == bytes.len() { bytes.len() } else { next };
     }
     if has_content {
         docs.push(doc_start..trim_end(bytes, doc_start, bytes.len()));
@@ -66,10 +60,7 @@ fn is_content(line: &[u8], directives_allowed: bool) -> bool {
 }
 
 fn trim_start(line: &[u8]) -> &[u8] {
-    let n = line
-        .iter()
-        .take_while(|b| matches!(b, b' ' | b'\t'))
-        .count();
+    let n = line.iter().take_while(|b| matches!(b, b' ' | b'\t')).count();
     &line[n..]
 }
 
@@ -89,11 +80,7 @@ pub fn first_content(text: &str, range: Range<usize>) -> Option<usize> {
     while i < range.end {
         match bytes[i] {
             b' ' | b'\t' | b'\r' | b'\n' => i += 1,
-            b'#' => {
-                i = memchr::memchr(b'\n', &bytes[i..range.end])
-                    .map(|n| i + n + 1)
-                    .unwrap_or(range.end)
-            }
+            b'#' => i = memchr::memchr(b'\n', &bytes[i..range.end]).map(|n| i + n + 1).unwrap_or(range.end),
             _ => return Some(i),
         }
     }
@@ -104,11 +91,7 @@ pub fn first_content(text: &str, range: Range<usize>) -> Option<usize> {
 /// `key:` of the document in `doc`, or the document itself when `key` is
 /// `None`. Returns `None` when the sequence is not written in plain block
 /// style (the caller then falls back to the document's span).
-pub fn yaml_block_items(
-    text: &str,
-    doc: Range<usize>,
-    key: Option<&str>,
-) -> Option<Vec<Range<usize>>> {
+pub fn yaml_block_items(text: &str, doc: Range<usize>, key: Option<&str>) -> Option<Vec<Range<usize>>> {
     let bytes = text.as_bytes();
     let mut pos = doc.start;
     // Find the key line at column 0.
@@ -116,9 +99,8 @@ pub fn yaml_block_items(
         let mut found = None;
         let mut line_start = doc.start;
         while line_start < doc.end {
-            let line_end = memchr::memchr(b'\n', &bytes[line_start..doc.end])
-                .map(|i| line_start + i)
-                .unwrap_or(doc.end);
+            let line_end =
+                memchr::memchr(b'\n', &bytes[line_start..doc.end]).map(|i| line_start + i).unwrap_or(doc.end);
             let line = &bytes[line_start..line_end];
             if let Some(rest) = line.strip_prefix(key.as_bytes()) {
                 if let Some(rest) = rest.strip_prefix(b":") {
@@ -139,9 +121,7 @@ pub fn yaml_block_items(
     let mut last_content_end = pos;
     let mut line_start = if key.is_some() { pos + 1 } else { pos };
     while line_start < doc.end {
-        let line_end = memchr::memchr(b'\n', &bytes[line_start..doc.end])
-            .map(|i| line_start + i)
-            .unwrap_or(doc.end);
+        let line_end = memchr::memchr(b'\n', &bytes[line_start..doc.end]).map(|i| line_start + i).unwrap_or(doc.end);
         let line = &bytes[line_start..line_end];
         let body = trim_start(line);
         let n = line.len() - body.len();
@@ -194,10 +174,7 @@ mod tests {
 
     #[test]
     fn content_on_the_marker_line_belongs_to_the_document() {
-        assert_eq!(
-            docs("--- {a: 1}\n--- !!str x\n"),
-            vec![" {a: 1}", " !!str x"]
-        );
+        assert_eq!(docs("--- {a: 1}\n--- !!str x\n"), vec![" {a: 1}", " !!str x"]);
     }
 
     #[test]

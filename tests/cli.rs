@@ -3,8 +3,5 @@
 
 #[test]
 fn cmd() {
-    trycmd::TestCases::new()
-        .env("NO_COLOR", "1")
-        .case("tests/cmd/*.trycmd")
-        .case("README.md");
+    trycmd::TestCases::new().env("NO_COLOR", "1").case("tests/cmd/*.trycmd").case("README.md");
 }

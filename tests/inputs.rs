@@ -15,18 +15,8 @@ fn nodes(args: &[&str]) -> Vec<(String, String, u64)> {
         .unwrap()
         .iter()
         .map(|n| {
-            let file = n["file"]
-                .as_str()
-                .unwrap()
-                .rsplit('/')
-                .next()
-                .unwrap()
-                .to_string();
-            (
-                n["ref"].as_str().unwrap().to_string(),
-                file,
-                n["line"].as_u64().unwrap(),
-            )
+            let file = n["file"].as_str().unwrap().rsplit('/').next().unwrap().to_string();
+            (n["ref"].as_str().unwrap().to_string(), file, n["line"].as_u64().unwrap())
         })
         .collect()
 }
@@ -39,11 +29,7 @@ fn every_input_shape_is_read_with_its_line() {
         ("ConfigMap/formats/from-flow-yaml", "mixed-stream.yaml", 5),
         ("ConfigMap/formats/from-json-array-1", "array.json", 2),
         ("ConfigMap/formats/from-json-array-2", "array.json", 3),
-        (
-            "ConfigMap/formats/from-json-in-yaml",
-            "mixed-stream.yaml",
-            2,
-        ),
+        ("ConfigMap/formats/from-json-in-yaml", "mixed-stream.yaml", 2),
         ("ConfigMap/formats/from-json-list-1", "list.json", 5),
         ("ConfigMap/formats/from-json-list-2", "list.json", 6),
         ("ConfigMap/formats/from-ndjson-1", "ndjson.json", 1),
@@ -72,20 +58,12 @@ fn directory_file_and_stdin_give_the_same_result() {
     let dir = run(&["graph", "fixtures/shop"]);
     let file = run(&["graph", "fixtures/shop.yaml"]);
     let text = fs::read("fixtures/shop.yaml").unwrap();
-    let stdin = teardown()
-        .args(["graph", "-"])
-        .write_stdin(text.clone())
-        .output()
-        .unwrap();
+    let stdin = teardown().args(["graph", "-"]).write_stdin(text.clone()).output().unwrap();
     assert_eq!(dir.0, 0);
     assert_eq!(dir, file);
     assert_eq!(dir.1.as_bytes(), &stdin.stdout[..]);
     // No INPUT means standard input.
-    let implicit = teardown()
-        .args(["graph"])
-        .write_stdin(text.clone())
-        .output()
-        .unwrap();
+    let implicit = teardown().args(["graph"]).write_stdin(text.clone()).output().unwrap();
     assert_eq!(stdin.stdout, implicit.stdout);
 
     let strip = |mut v: serde_json::Value| {
@@ -99,11 +77,7 @@ fn directory_file_and_stdin_give_the_same_result() {
     };
     let (c1, a) = check_json(&["fixtures/shop"]);
     let (c2, b) = check_json(&["fixtures/shop.yaml"]);
-    let out = teardown()
-        .args(["check", "-o", "json"])
-        .write_stdin(text)
-        .output()
-        .unwrap();
+    let out = teardown().args(["check", "-o", "json"]).write_stdin(text).output().unwrap();
     let c = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!((c1, c2, out.status.code()), (0, 0, Some(0)));
     assert_eq!(a["findings"].as_array().unwrap().len(), 1);
@@ -138,14 +112,8 @@ fn a_scalar_document_is_unusable_not_fatal() {
     let d = tmp();
     fs::write(d.path().join("s.yaml"), "just a string\n---\n42\n---\n~\n").unwrap();
     let (code, v) = check_json(&[&path(&d, "s.yaml")]);
-    assert_eq!(
-        findings(&v),
-        vec![f("TD001", "error", 1, 1), f("TD001", "error", 3, 1)]
-    );
-    assert_eq!(
-        v["findings"][0]["message"],
-        "document is a scalar, not an object"
-    );
+    assert_eq!(findings(&v), vec![f("TD001", "error", 1, 1), f("TD001", "error", 3, 1)]);
+    assert_eq!(v["findings"][0]["message"], "document is a scalar, not an object");
     assert_eq!(code, 1);
 }
 
@@ -167,11 +135,8 @@ fn an_owner_reference_without_uid_is_reported_and_resolved_by_name() {
 #[test]
 fn invalid_utf8_names_the_file_line_and_column() {
     let d = tmp();
-    fs::write(
-        d.path().join("bad.yaml"),
-        b"apiVersion: v1\nkind: Pod\nmetadata:\n  name: caf\xe9\n".as_slice(),
-    )
-    .unwrap();
+    fs::write(d.path().join("bad.yaml"), b"apiVersion: v1\nkind: Pod\nmetadata:\n  name: caf\xe9\n".as_slice())
+        .unwrap();
     let (code, v) = check_json(&[&path(&d, "bad.yaml")]);
     assert_eq!(findings(&v), vec![f("TD001", "error", 4, 12)]);
     assert_eq!(v["findings"][0]["message"], "file is not valid UTF-8");
@@ -190,10 +155,7 @@ fn a_10mb_single_line_is_located_but_not_printed() {
     }
     // The last item has an owner that is missing.
     items.push(r#"{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","namespace":"big","ownerReferences":[{"apiVersion":"v1","kind":"ConfigMap","name":"gone","uid":"u-gone"}]}}"#.to_string());
-    let text = format!(
-        r#"{{"apiVersion":"v1","kind":"List","items":[{}]}}"#,
-        items.join(",")
-    );
+    let text = format!(r#"{{"apiVersion":"v1","kind":"List","items":[{}]}}"#, items.join(","));
     assert!(text.len() > 5_000_000 && !text.contains('\n'));
     fs::write(d.path().join("one-line.json"), &text).unwrap();
     let column = text.find("u-gone").unwrap() + 1;
@@ -205,28 +167,16 @@ fn a_10mb_single_line_is_located_but_not_printed() {
 
     let (code, out, _) = run(&["check", &path(&d, "one-line.json")]);
     assert_eq!(code, 0);
-    assert!(
-        out.len() < 2_000,
-        "the report must not print the line: {} bytes",
-        out.len()
-    );
+    assert!(out.len() < 2_000, "the report must not print the line: {} bytes", out.len());
     assert!(out.contains(&format!("one-line.json:1:{column}")), "{out}");
 }
 
 #[test]
 fn an_unreadable_file_in_a_directory_is_an_error_that_names_it() {
     let d = tmp();
-    fs::write(
-        d.path().join("a.yaml"),
-        "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: a\n",
-    )
-    .unwrap();
+    fs::write(d.path().join("a.yaml"), "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: a\n").unwrap();
     std::os::unix::fs::symlink(d.path().join("missing-target"), d.path().join("b.yaml")).unwrap();
-    fs::write(
-        d.path().join("c.yaml"),
-        "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: c\n",
-    )
-    .unwrap();
+    fs::write(d.path().join("c.yaml"), "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: c\n").unwrap();
     // Files that are not YAML or JSON, and hidden ones, are not read.
     fs::write(d.path().join("notes.txt"), "not yaml: [").unwrap();
     fs::create_dir(d.path().join(".git")).unwrap();
@@ -238,44 +188,25 @@ fn an_unreadable_file_in_a_directory_is_an_error_that_names_it() {
     assert_eq!(problems.len(), 1);
     assert_eq!(problems[0]["rule"], "TD001");
     assert_eq!(problems[0]["file"], path(&d, "b.yaml"));
-    assert!(
-        problems[0]["message"]
-            .as_str()
-            .unwrap()
-            .contains("cannot read"),
-        "{v}"
-    );
+    assert!(problems[0]["message"].as_str().unwrap().contains("cannot read"), "{v}");
 }
 
 #[test]
 fn a_missing_input_is_an_error() {
     let (code, out, _) = run(&["check", "fixtures/does-not-exist.yaml"]);
     assert_eq!(code, 2);
-    assert!(
-        out.contains("fixtures/does-not-exist.yaml: no such file or directory"),
-        "{out}"
-    );
+    assert!(out.contains("fixtures/does-not-exist.yaml: no such file or directory"), "{out}");
 }
 
 #[test]
 fn json_syntax_errors_point_into_the_file() {
     let d = tmp();
-    fs::write(
-        d.path().join("x.json"),
-        "{\n  \"kind\": \"Pod\",\n  \"metadata\": {\"name\": \"p\",}\n}\n",
-    )
-    .unwrap();
+    fs::write(d.path().join("x.json"), "{\n  \"kind\": \"Pod\",\n  \"metadata\": {\"name\": \"p\",}\n}\n").unwrap();
     let (code, v) = check_json(&[&path(&d, "x.json")]);
     assert_eq!(code, 2);
     // serde_json reports the trailing comma where it expects the next key.
     assert_eq!(findings(&v), vec![f("TD001", "error", 3, 28)]);
-    assert!(
-        v["findings"][0]["message"]
-            .as_str()
-            .unwrap()
-            .starts_with("JSON: key must be a string"),
-        "{v}"
-    );
+    assert!(v["findings"][0]["message"].as_str().unwrap().starts_with("JSON: key must be a string"), "{v}");
 }
 
 #[test]
@@ -286,10 +217,7 @@ fn forced_dialect() {
     assert_eq!(findings(&v), vec![f("TD001", "error", 2, 1)]);
     let (code, v) = check_json(&["--dialect", "native", "fixtures/formats/list.yaml"]);
     assert_eq!(code, 1);
-    assert_eq!(
-        v["findings"][0]["message"],
-        "not a native document: no top-level `resources:` list"
-    );
+    assert_eq!(v["findings"][0]["message"], "not a native document: no top-level `resources:` list");
 }
 
 #[test]
@@ -300,20 +228,10 @@ fn a_chain_of_200k_owners_neither_overflows_nor_prints_quadratic_indentation() {
     for i in 1..n {
         resources.push(format!(r#"{{"id": "r{i}", "owners": ["r{}"]}}"#, i - 1));
     }
-    fs::write(
-        d.path().join("chain.json"),
-        format!(r#"{{"resources": [{}]}}"#, resources.join(",\n")),
-    )
-    .unwrap();
+    fs::write(d.path().join("chain.json"), format!(r#"{{"resources": [{}]}}"#, resources.join(",\n"))).unwrap();
     let (code, v) = check_json(&[&path(&d, "chain.json")]);
     assert_eq!(code, 0);
-    assert_eq!(
-        (
-            v["summary"]["objects"].as_u64(),
-            v["summary"]["edges"].as_u64()
-        ),
-        (Some(n), Some(n - 1))
-    );
+    assert_eq!((v["summary"]["objects"].as_u64(), v["summary"]["edges"].as_u64()), (Some(n), Some(n - 1)));
     let (code, out, _) = run(&["graph", &path(&d, "chain.json")]);
     assert_eq!(code, 0);
     assert_eq!(out.lines().count(), n as usize);
@@ -337,34 +255,20 @@ fn a_bad_list_item_is_reported_and_spares_the_others() {
     let (code, v) = check_json(&[&path(&d, "l.yaml")]);
     assert_eq!(code, 1);
     assert_eq!(v["summary"]["objects"], 2);
-    assert_eq!(
-        findings(&v),
-        vec![f("TD001", "error", 7, 3), f("TD001", "error", 12, 22)]
-    );
-    assert_eq!(
-        v["findings"][0]["message"],
-        "YAML: invalid type: integer `5`, expected an object"
-    );
+    assert_eq!(findings(&v), vec![f("TD001", "error", 7, 3), f("TD001", "error", 12, 22)]);
+    assert_eq!(v["findings"][0]["message"], "YAML: invalid type: integer `5`, expected an object");
     assert_eq!(
         v["findings"][1]["message"],
         "YAML: metadata.ownerReferences: invalid type: integer `7`, expected a sequence"
     );
 
-    fs::write(
-        d.path().join("n.yaml"),
-        "resources:\n- id: a\n- 5\n- id: c\n",
-    )
-    .unwrap();
+    fs::write(d.path().join("n.yaml"), "resources:\n- id: a\n- 5\n- id: c\n").unwrap();
     let (code, v) = check_json(&[&path(&d, "n.yaml")]);
     assert_eq!(code, 1);
     assert_eq!(v["summary"]["objects"], 2);
     assert_eq!(findings(&v), vec![f("TD001", "error", 3, 3)]);
 
-    fs::write(
-        d.path().join("s.yaml"),
-        "- apiVersion: v1\n  kind: Pod\n  metadata: {name: a}\n- 5\n",
-    )
-    .unwrap();
+    fs::write(d.path().join("s.yaml"), "- apiVersion: v1\n  kind: Pod\n  metadata: {name: a}\n- 5\n").unwrap();
     let (code, v) = check_json(&[&path(&d, "s.yaml")]);
     assert_eq!(code, 1);
     assert_eq!(v["summary"]["objects"], 1);
@@ -380,7 +284,8 @@ fn well_formed_but_unusual_yaml_is_not_a_syntax_error() {
         "]".repeat(200)
     );
     fs::write(d.path().join("deep.yaml"), deep).unwrap();
-    let big = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: big\n  labels:\n    n: 999999999999999999999999999999\n";
+    let big =
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: big\n  labels:\n    n: 999999999999999999999999999999\n";
     fs::write(d.path().join("big.yaml"), big).unwrap();
     let (code, v) = check_json(&[&path(&d, "deep.yaml"), &path(&d, "big.yaml")]);
     assert_eq!(code, 0, "{v}");
@@ -424,8 +329,5 @@ fn an_owner_reference_with_empty_kind_and_name_is_unusable() {
     let (code, v) = check_json(&[&path(&d, "e.yaml")]);
     assert_eq!(code, 1);
     assert_eq!(findings(&v), vec![f("TD001", "error", 5, 3)]);
-    assert_eq!(
-        v["findings"][0]["message"],
-        "owner reference #1 of Pod/p has no `kind` or no `name`"
-    );
+    assert_eq!(v["findings"][0]["message"], "owner reference #1 of Pod/p has no `kind` or no `name`");
 }

@@ -17,10 +17,7 @@ fn sarif_has_what_github_code_scanning_requires() {
     assert_eq!(code, 1);
     let v: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["version"], "2.1.0");
-    assert_eq!(
-        v["$schema"],
-        "https://json.schemastore.org/sarif-2.1.0.json"
-    );
+    assert_eq!(v["$schema"], "https://json.schemastore.org/sarif-2.1.0.json");
     let run = &v["runs"][0];
     assert_eq!(run["tool"]["driver"]["name"], "teardown");
     let rules = run["tool"]["driver"]["rules"].as_array().unwrap();
@@ -34,43 +31,24 @@ fn sarif_has_what_github_code_scanning_requires() {
     assert_eq!(r["ruleIndex"], 1);
     assert_eq!(r["level"], "error");
     let loc = &r["locations"][0]["physicalLocation"];
-    assert_eq!(
-        loc["artifactLocation"]["uri"],
-        "fixtures/check/td002-duplicate.yaml"
-    );
+    assert_eq!(loc["artifactLocation"]["uri"], "fixtures/check/td002-duplicate.yaml");
     assert_eq!(loc["region"]["startLine"], 11);
     assert_eq!(loc["region"]["startColumn"], 9);
     assert_eq!(loc["region"]["endColumn"], 17);
-    assert_eq!(
-        r["relatedLocations"][0]["message"]["text"],
-        "first defined here"
-    );
-    assert_eq!(
-        r["relatedLocations"][0]["physicalLocation"]["region"]["startLine"],
-        4
-    );
+    assert_eq!(r["relatedLocations"][0]["message"]["text"], "first defined here");
+    assert_eq!(r["relatedLocations"][0]["physicalLocation"]["region"]["startLine"], 4);
     assert_eq!(results[1]["ruleId"], "TD003");
     assert_eq!(results[1]["level"], "warning");
     // Every result has a message and a location with a line.
     for r in results {
         assert!(r["message"]["text"].as_str().is_some_and(|t| !t.is_empty()));
-        assert!(
-            r["locations"][0]["physicalLocation"]["region"]["startLine"]
-                .as_u64()
-                .unwrap()
-                >= 1
-        );
+        assert!(r["locations"][0]["physicalLocation"]["region"]["startLine"].as_u64().unwrap() >= 1);
     }
 }
 
 #[test]
 fn github_annotations_escape_their_data() {
-    let (code, out, _) = run(&[
-        "check",
-        "-o",
-        "github",
-        "fixtures/check/td003-owner-missing.yaml",
-    ]);
+    let (code, out, _) = run(&["check", "-o", "github", "fixtures/check/td003-owner-missing.yaml"]);
     assert_eq!(code, 0);
     assert_eq!(
         out,
@@ -83,18 +61,8 @@ fn github_annotations_escape_their_data() {
 
 #[test]
 fn yaml_output_is_the_json_document() {
-    let (_, json, _) = run(&[
-        "check",
-        "-o",
-        "json",
-        "fixtures/check/td009-two-controllers.yaml",
-    ]);
-    let (_, yaml, _) = run(&[
-        "check",
-        "-o",
-        "yaml",
-        "fixtures/check/td009-two-controllers.yaml",
-    ]);
+    let (_, json, _) = run(&["check", "-o", "json", "fixtures/check/td009-two-controllers.yaml"]);
+    let (_, yaml, _) = run(&["check", "-o", "yaml", "fixtures/check/td009-two-controllers.yaml"]);
     let a: Value = serde_json::from_str(&json).unwrap();
     let b: Value = serde_yaml::from_str(&yaml).unwrap();
     assert_eq!(a, b);
@@ -102,62 +70,29 @@ fn yaml_output_is_the_json_document() {
 
 #[test]
 fn graph_json_lists_nodes_and_edges() {
-    let (code, out, _) = run(&[
-        "graph",
-        "-o",
-        "json",
-        "--focus",
-        "deploy/web",
-        "fixtures/shop",
-    ]);
+    let (code, out, _) = run(&["graph", "-o", "json", "--focus", "deploy/web", "fixtures/shop"]);
     assert_eq!(code, 0);
     let v: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["schemaVersion"], 1);
-    let refs: Vec<&str> = v["nodes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|n| n["ref"].as_str().unwrap())
-        .collect();
+    let refs: Vec<&str> = v["nodes"].as_array().unwrap().iter().map(|n| n["ref"].as_str().unwrap()).collect();
     assert_eq!(
         refs,
-        [
-            "Deployment.apps/shop/web",
-            "Pod/shop/web-5d4f-a",
-            "Pod/shop/web-5d4f-b",
-            "ReplicaSet.apps/shop/web-5d4f"
-        ]
+        ["Deployment.apps/shop/web", "Pod/shop/web-5d4f-a", "Pod/shop/web-5d4f-b", "ReplicaSet.apps/shop/web-5d4f"]
     );
     let edges: Vec<(String, String, String)> = v["edges"]
         .as_array()
         .unwrap()
         .iter()
         .map(|e| {
-            (
-                e["from"].as_str().unwrap().into(),
-                e["to"].as_str().unwrap().into(),
-                e["kind"].as_str().unwrap().into(),
-            )
+            (e["from"].as_str().unwrap().into(), e["to"].as_str().unwrap().into(), e["kind"].as_str().unwrap().into())
         })
         .collect();
     assert_eq!(
         edges,
         [
-            (
-                "Deployment.apps/shop/web".into(),
-                "ReplicaSet.apps/shop/web-5d4f".into(),
-                "owns".into()
-            ),
-            (
-                "ReplicaSet.apps/shop/web-5d4f".into(),
-                "Pod/shop/web-5d4f-a".into(),
-                "owns".into()
-            ),
-            (
-                "ReplicaSet.apps/shop/web-5d4f".into(),
-                "Pod/shop/web-5d4f-b".into(),
-                "owns".into()
-            ),
+            ("Deployment.apps/shop/web".into(), "ReplicaSet.apps/shop/web-5d4f".into(), "owns".into()),
+            ("ReplicaSet.apps/shop/web-5d4f".into(), "Pod/shop/web-5d4f-a".into(), "owns".into()),
+            ("ReplicaSet.apps/shop/web-5d4f".into(), "Pod/shop/web-5d4f-b".into(), "owns".into()),
         ]
     );
     assert_eq!(v["nodes"][0]["file"], "fixtures/shop/20-web.yaml");
@@ -166,24 +101,13 @@ fn graph_json_lists_nodes_and_edges() {
 
 #[test]
 fn graph_dot_is_accepted_by_graphviz() {
-    if std::process::Command::new("dot")
-        .arg("-V")
-        .output()
-        .is_err()
-    {
+    if std::process::Command::new("dot").arg("-V").output().is_err() {
         // CI installs Graphviz (.ci/run); elsewhere say why nothing was checked.
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "Graphviz `dot` is required in CI"
-        );
+        assert!(std::env::var_os("CI").is_none(), "Graphviz `dot` is required in CI");
         eprintln!("skipping: Graphviz `dot` is not installed");
         return;
     }
-    for input in [
-        "fixtures/shop",
-        "fixtures/realworld/kubernetes/argo-rollouts-info-testdata.yaml",
-        "fixtures/check",
-    ] {
+    for input in ["fixtures/shop", "fixtures/realworld/kubernetes/argo-rollouts-info-testdata.yaml", "fixtures/check"] {
         let (_, out, _) = run(&["graph", "-o", "dot", input]);
         assert!(out.starts_with("digraph teardown {"));
         let mut child = std::process::Command::new("dot")
@@ -194,12 +118,7 @@ fn graph_dot_is_accepted_by_graphviz() {
             .spawn()
             .unwrap();
         use std::io::Write;
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(out.as_bytes())
-            .unwrap();
+        child.stdin.take().unwrap().write_all(out.as_bytes()).unwrap();
         let result = child.wait_with_output().unwrap();
         assert!(
             result.status.success(),
@@ -212,14 +131,7 @@ fn graph_dot_is_accepted_by_graphviz() {
 
 #[test]
 fn graph_mermaid() {
-    let (code, out, _) = run(&[
-        "graph",
-        "-o",
-        "mermaid",
-        "--focus",
-        "svc/web",
-        "fixtures/shop",
-    ]);
+    let (code, out, _) = run(&["graph", "-o", "mermaid", "--focus", "svc/web", "fixtures/shop"]);
     assert_eq!(code, 0);
     assert_eq!(
         out,
@@ -232,18 +144,11 @@ fn completions_and_man_page() {
     for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
         let (code, out, _) = run(&["completions", shell]);
         assert_eq!(code, 0);
-        assert!(
-            out.contains("closed-world"),
-            "{shell} completion lacks check flags"
-        );
+        assert!(out.contains("closed-world"), "{shell} completion lacks check flags");
     }
     let (code, out, _) = run(&["man"]);
     assert_eq!(code, 0);
-    assert!(
-        out.starts_with(".ie \\n(.g .ds Aq") || out.contains(".TH teardown"),
-        "{}",
-        &out[..200]
-    );
+    assert!(out.starts_with(".ie \\n(.g .ds Aq") || out.contains(".TH teardown"), "{}", &out[..200]);
     assert!(out.contains("teardown"));
 }
 
@@ -252,27 +157,11 @@ fn color_follows_flag_and_no_color() {
     let input = "fixtures/check/td003-owner-missing.yaml";
     let plain = teardown().args(["check", input]).output().unwrap().stdout;
     assert!(!plain.contains(&0x1b), "no color when not a terminal");
-    let always = teardown()
-        .args(["--color", "always", "check", input])
-        .output()
-        .unwrap()
-        .stdout;
+    let always = teardown().args(["--color", "always", "check", input]).output().unwrap().stdout;
     assert!(always.contains(&0x1b), "--color always colors");
-    let no_color = teardown()
-        .env("NO_COLOR", "1")
-        .args(["--color", "always", "check", input])
-        .output()
-        .unwrap()
-        .stdout;
-    assert!(
-        no_color.contains(&0x1b),
-        "--color always wins over NO_COLOR"
-    );
-    let never = teardown()
-        .args(["--color", "never", "check", input])
-        .output()
-        .unwrap()
-        .stdout;
+    let no_color = teardown().env("NO_COLOR", "1").args(["--color", "always", "check", input]).output().unwrap().stdout;
+    assert!(no_color.contains(&0x1b), "--color always wins over NO_COLOR");
+    let never = teardown().args(["--color", "never", "check", input]).output().unwrap().stdout;
     assert_eq!(never, plain);
 }
 
@@ -281,12 +170,7 @@ fn usage_errors_exit_2() {
     let (code, _, err) = run(&["check", "--output", "nope"]);
     assert_eq!(code, 2);
     assert!(err.contains("invalid value 'nope'"), "{err}");
-    let (code, _, err) = run(&[
-        "check",
-        "--finalizer-controller",
-        "no-equals-sign",
-        "fixtures/shop",
-    ]);
+    let (code, _, err) = run(&["check", "--finalizer-controller", "no-equals-sign", "fixtures/shop"]);
     assert_eq!(code, 2);
     assert!(err.contains("expected FINALIZER=SELECTOR"), "{err}");
     let (code, _, err) = run(&["graph", "--focus", "a/b/c/d", "fixtures/shop"]);
@@ -296,18 +180,8 @@ fn usage_errors_exit_2() {
 
 #[test]
 fn output_is_deterministic() {
-    let a = run(&[
-        "graph",
-        "-o",
-        "json",
-        "fixtures/realworld/kubernetes/kubevious-gke-large-cluster-2022-02.yaml",
-    ]);
-    let b = run(&[
-        "graph",
-        "-o",
-        "json",
-        "fixtures/realworld/kubernetes/kubevious-gke-large-cluster-2022-02.yaml",
-    ]);
+    let a = run(&["graph", "-o", "json", "fixtures/realworld/kubernetes/kubevious-gke-large-cluster-2022-02.yaml"]);
+    let b = run(&["graph", "-o", "json", "fixtures/realworld/kubernetes/kubevious-gke-large-cluster-2022-02.yaml"]);
     assert_eq!(a, b);
     let a = run(&["check", "-o", "json", "fixtures/realworld/kubernetes"]);
     let b = run(&["check", "-o", "json", "fixtures/realworld/kubernetes"]);

@@ -19,22 +19,13 @@ fn summary(file: &str) -> (i32, serde_json::Value, Vec<(String, u64)>) {
         .as_array()
         .unwrap()
         .iter()
-        .map(|f| {
-            (
-                f["rule"].as_str().unwrap().to_string(),
-                f["line"].as_u64().unwrap_or(0),
-            )
-        })
+        .map(|f| (f["rule"].as_str().unwrap().to_string(), f["line"].as_u64().unwrap_or(0)))
         .collect();
     (code, v["summary"].clone(), findings)
 }
 
 fn counts(s: &serde_json::Value) -> (u64, u64, serde_json::Value) {
-    (
-        s["objects"].as_u64().unwrap(),
-        s["edges"].as_u64().unwrap(),
-        s["edgesByKind"].clone(),
-    )
+    (s["objects"].as_u64().unwrap(), s["edges"].as_u64().unwrap(), s["edgesByKind"].clone())
 }
 
 fn rules(f: &[(String, u64)]) -> Vec<&str> {
@@ -56,20 +47,10 @@ fn kubevious_get_all_lists_are_consistent() {
 #[test]
 fn kubevious_large_cluster() {
     let (code, s, f) = summary("kubevious-gke-large-cluster-2022-02.yaml");
-    assert_eq!(
-        counts(&s),
-        (
-            1321,
-            1342,
-            json!({"owns": 355, "contains": 826, "defines": 161})
-        )
-    );
+    assert_eq!(counts(&s), (1321, 1342, json!({"owns": 355, "contains": 826, "defines": 161})));
     // SOURCES.md: three pairs of objects share a uid, one Pod points at an
     // earlier Job of the same name, and two GKE ingress finalizers.
-    assert_eq!(
-        rules(&f),
-        vec!["TD002", "TD011", "TD011", "TD002", "TD004", "TD002"]
-    );
+    assert_eq!(rules(&f), vec!["TD002", "TD011", "TD011", "TD002", "TD004", "TD002"]);
     assert_eq!(f[4], ("TD004".to_string(), 107853));
     assert_eq!(code, 1);
 }
@@ -91,14 +72,7 @@ fn argo_rollouts() {
 #[test]
 fn troubleshoot_support_bundles() {
     let (code, s, f) = summary("troubleshoot-k3s-supportbundle-baseline.yaml");
-    assert_eq!(
-        counts(&s),
-        (
-            375,
-            252,
-            json!({"owns": 21, "contains": 215, "defines": 16})
-        )
-    );
+    assert_eq!(counts(&s), (375, 252, json!({"owns": 21, "contains": 215, "defines": 16})));
     assert_eq!(rules(&f), vec!["TD011", "TD011", "TD011"]);
     assert_eq!(code, 0);
     let (code, s, f) = summary("troubleshoot-k3s-supportbundle-2022.yaml");
@@ -120,10 +94,8 @@ fn must_gather_of_one_namespace() {
     // The cluster-scoped Network/cluster owner is not in a one-namespace dump.
     assert_eq!(f, vec![("TD003".to_string(), 6101)]);
     assert_eq!(code, 0);
-    let (code, _) = check_json(&[
-        "--closed-world",
-        "fixtures/realworld/kubernetes/redhatqe-must-gather-kube-system.yaml",
-    ]);
+    let (code, _) =
+        check_json(&["--closed-world", "fixtures/realworld/kubernetes/redhatqe-must-gather-kube-system.yaml"]);
     assert_eq!(code, 1);
 }
 
@@ -134,37 +106,16 @@ fn depends_on_test_cases() {
     let cases = [
         ("kpt/package-examples/wordpress-with-dependencies", 4, 2, 0),
         ("kpt-config-sync/e2e/testdata/configsync-kcc/kcc", 6, 1, 0),
-        (
-            "kpt-functions-catalog/examples/set-namespace-depends-on",
-            4,
-            1,
-            2,
-        ),
-        (
-            "kpt-functions-catalog/examples/ensure-name-substring-depends-on",
-            5,
-            2,
-            1,
-        ),
+        ("kpt-functions-catalog/examples/set-namespace-depends-on", 4, 1, 2),
+        ("kpt-functions-catalog/examples/ensure-name-substring-depends-on", 5, 2, 1),
         ("blueprints/catalog/log-export/folder", 5, 2, 0),
         ("blueprints/catalog/log-export/org", 5, 2, 0),
     ];
     for (dir, objects, resolved, unresolved) in cases {
         let (_, v) = check_json(&[&format!("fixtures/realworld/dependson/{dir}")]);
         assert_eq!(v["summary"]["objects"], objects, "{dir}");
-        assert_eq!(
-            v["summary"]["edgesByKind"]["destroy-after"]
-                .as_u64()
-                .unwrap_or(0),
-            resolved,
-            "{dir}"
-        );
-        let td010 = v["findings"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|f| f["rule"] == "TD010")
-            .count();
+        assert_eq!(v["summary"]["edgesByKind"]["destroy-after"].as_u64().unwrap_or(0), resolved, "{dir}");
+        let td010 = v["findings"].as_array().unwrap().iter().filter(|f| f["rule"] == "TD010").count();
         assert_eq!(td010, unresolved, "{dir}");
     }
 }

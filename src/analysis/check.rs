@@ -44,14 +44,13 @@ pub fn check(snapshot: &Snapshot, graph: &Graph, options: &CheckOptions) -> Chec
     finalizers(snapshot, options, &mut findings);
     let rels = &snapshot.resolved.relations;
     // Owner links Kubernetes ignores (TD004–TD006) make no ownership cycle.
-    for c in cycles::find(graph, rels, |r| {
-        r.kind.is_ownership() && r.link == Link::Solid
-    }) {
+    for c in cycles::find(graph, rels, |r| r.kind.is_ownership() && r.link == Link::Solid) {
         findings.push(cycle_finding(snapshot, &c, Rule::Td007));
     }
     for c in cycles::find(graph, rels, |r| r.kind.is_destruction()) {
         findings.push(cycle_finding(snapshot, &c, Rule::Td008));
     }
+    conflicts(snapshot, &mut findings);
 
     for f in &mut findings {
         options.policy.apply(f);
@@ -73,11 +72,7 @@ pub fn check(snapshot: &Snapshot, graph: &Graph, options: &CheckOptions) -> Chec
             crate::findings::Severity::Warning => counts.warnings += 1,
         }
     }
-    CheckReport {
-        fatal: snapshot.has_fatal(),
-        findings,
-        counts,
-    }
+    CheckReport { fatal: snapshot.has_fatal(), findings, counts }
 }
 
 fn reference(s: &Snapshot, id: ObjId) -> String {
@@ -99,10 +94,7 @@ fn duplicates(s: &Snapshot, out: &mut Vec<Finding>) {
                 ),
             )
         } else {
-            Finding::new(
-                Rule::Td002,
-                format!("duplicate object {}", again.reference()),
-            )
+            Finding::new(Rule::Td002, format!("duplicate object {}", again.reference()))
         };
         out.push(
             f.at(anchor::object(&s.sources, again), "again here")
@@ -121,11 +113,7 @@ fn owners(s: &Snapshot, out: &mut Vec<Finding>) {
             Dialect::Native => r.name.to_string(),
             Dialect::Kubernetes => format!("{}/{}", r.kind, r.name),
         };
-        let uid = r
-            .uid
-            .as_deref()
-            .map(|u| format!(" (uid {u})"))
-            .unwrap_or_default();
+        let uid = r.uid.as_deref().map(|u| format!(" (uid {u})")).unwrap_or_default();
         out.push(
             Finding::new(Rule::Td003, format!("{}: owner {owner}{uid} is not in the snapshot", o.reference()))
                 .at(anchor::owner_ref(&s.sources, o, j), "owner not found")
@@ -189,44 +177,21 @@ fn owners(s: &Snapshot, out: &mut Vec<Finding>) {
 
 fn controllers(s: &Snapshot, out: &mut Vec<Finding>) {
     for o in &s.objects {
-        let ctl: Vec<usize> = o
-            .owners
-            .iter()
-            .enumerate()
-            .filter(|(_, r)| r.controller)
-            .map(|(i, _)| i)
-            .collect();
+        let ctl: Vec<usize> = o.owners.iter().enumerate().filter(|(_, r)| r.controller).map(|(i, _)| i).collect();
         if ctl.len() < 2 {
             continue;
         }
-        let names: Vec<String> = ctl
-            .iter()
-            .map(|&i| format!("{}/{}", o.owners[i].kind, o.owners[i].name))
-            .collect();
+        let names: Vec<String> = ctl.iter().map(|&i| format!("{}/{}", o.owners[i].kind, o.owners[i].name)).collect();
         let mut f = Finding::new(
             Rule::Td009,
-            format!(
-                "{} has {} controller references: {}",
-                o.reference(),
-                ctl.len(),
-                names.join(", ")
-            ),
+            format!("{} has {} controller references: {}", o.reference(), ctl.len(), names.join(", ")),
         )
-        .at(
-            anchor::owner_ref(&s.sources, o, ctl[1] as u32),
-            "second controller",
-        )
-        .also(
-            anchor::owner_ref(&s.sources, o, ctl[0] as u32),
-            "first controller",
-        )
+        .at(anchor::owner_ref(&s.sources, o, ctl[1] as u32), "second controller")
+        .also(anchor::owner_ref(&s.sources, o, ctl[0] as u32), "first controller")
         .refs([o.reference()])
         .help("at most one owner reference may have `controller: true`");
         for &i in &ctl[2..] {
-            f = f.also(
-                anchor::owner_ref(&s.sources, o, i as u32),
-                "another controller",
-            );
+            f = f.also(anchor::owner_ref(&s.sources, o, i as u32), "another controller");
         }
         out.push(f);
     }
@@ -257,15 +222,12 @@ fn finalizers(s: &Snapshot, options: &CheckOptions, out: &mut Vec<Finding>) {
     for o in &s.objects {
         for f in o.finalizers.iter().filter(|f| !known(f)) {
             out.push(
-                Finding::new(
-                    Rule::Td011,
-                    format!("{}: finalizer {f} has no known controller", o.reference()),
-                )
-                .at(anchor::finalizer(&s.sources, o, f), "deletion waits for this finalizer")
-                .refs([o.reference()])
-                .help(format!(
-                    "name the controller that removes it: --finalizer-controller {f}=KIND/NAMESPACE/NAME"
-                )),
+                Finding::new(Rule::Td011, format!("{}: finalizer {f} has no known controller", o.reference()))
+                    .at(anchor::finalizer(&s.sources, o, f), "deletion waits for this finalizer")
+                    .refs([o.reference()])
+                    .help(format!(
+                        "name the controller that removes it: --finalizer-controller {f}=KIND/NAMESPACE/NAME"
+                    )),
             );
         }
     }
@@ -296,10 +258,8 @@ fn cycle_finding(s: &Snapshot, c: &Cycle, rule: Rule) -> Finding {
     };
     let mut message = format!("{what}: {}", describe_cycle(s, c));
     if c.component.len() > c.nodes.len() {
-        message.push_str(&format!(
-            " (one cycle of a group of {} objects that depend on each other)",
-            c.component.len()
-        ));
+        message
+            .push_str(&format!(" (one cycle of a group of {} objects that depend on each other)", c.component.len()));
     }
     let label = |r: u32| {
         let rel = &rels[r as usize];
@@ -310,10 +270,7 @@ fn cycle_finding(s: &Snapshot, c: &Cycle, rule: Rule) -> Finding {
             RelKind::DestroyAfter | RelKind::Finalizer => "goes before",
         };
         let (a, b) = (&s.objects[rel.to.index()], &s.objects[rel.from.index()]);
-        (
-            anchor::relation(&s.sources, &s.objects, rel),
-            format!("{} {verb} {}", a.short(), b.short()),
-        )
+        (anchor::relation(&s.sources, &s.objects, rel), format!("{} {verb} {}", a.short(), b.short()))
     };
     // The finding points at the edge written first in the input; the other
     // edges follow in cycle order.
@@ -326,14 +283,40 @@ fn cycle_finding(s: &Snapshot, c: &Cycle, rule: Rule) -> Finding {
         }
     }
     let last = &rels[*c.relations.last().unwrap_or(&0) as usize];
-    let cut = format!(
-        "{} → {}",
-        s.objects[last.from.index()].reference(),
-        s.objects[last.to.index()].reference()
-    );
+    let cut = format!("{} → {}", s.objects[last.from.index()].reference(), s.objects[last.to.index()].reference());
     let help = match rule {
-        Rule::Td007 => format!("remove one edge of the cycle, for example {cut}; `plan --allow-cycles` deletes the group in one step"),
-        _ => "the objects of the cycle are destroyed together, in one step; their order inside it is undefined".to_string(),
+        Rule::Td007 => format!(
+            "remove one edge of the cycle, for example {cut}; `plan --allow-cycles` deletes the group in one step"
+        ),
+        _ => "the objects of the cycle are destroyed together, in one step; their order inside it is undefined"
+            .to_string(),
     };
     f.refs(c.nodes.iter().map(|&n| reference(s, n))).help(help)
+}
+
+/// TD012: ownership edges the destruction order of the whole snapshot has to
+/// relax, because destruction dependencies put the owned object later.
+fn conflicts(s: &Snapshot, out: &mut Vec<Finding>) {
+    let refs: Vec<String> = s.objects.iter().map(|o| o.reference()).collect();
+    let rank = crate::plan::reference_ranks(&refs);
+    let in_set = vec![true; s.objects.len()];
+    let input =
+        super::order::Input { relations: &s.resolved.relations, in_set: &in_set, rank: &rank, allow_cycles: true };
+    let Ok(order) = super::order::order(&input) else { return };
+    for &r in &order.relaxed {
+        let rel = &s.resolved.relations[r as usize];
+        let (owner, owned) = (&refs[rel.from.index()], &refs[rel.to.index()]);
+        out.push(
+            Finding::new(
+                Rule::Td012,
+                format!(
+                    "ordering conflict: {owner} {} {owned}, but destruction dependencies put {owned} after it; the ownership edge is relaxed",
+                    rel.kind.as_str()
+                ),
+            )
+            .at(anchor::relation(&s.sources, &s.objects, rel), "relaxed")
+            .refs([owner.clone(), owned.clone()])
+            .help(format!("{owned} is destroyed after {owner}; if that is wrong, remove the destruction dependency")),
+        );
+    }
 }

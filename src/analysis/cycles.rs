@@ -37,11 +37,7 @@ pub fn find(graph: &Graph, relations: &[Relation], keep: impl Fn(&Relation) -> b
                 .map(|e| *e.weight())
                 .min();
             if let Some(r) = self_loop {
-                out.push(Cycle {
-                    nodes: component.clone(),
-                    relations: vec![r],
-                    component,
-                });
+                out.push(Cycle { nodes: component.clone(), relations: vec![r], component });
             }
             continue;
         }
@@ -102,11 +98,7 @@ fn shortest_through(
                 nodes.reverse();
                 rels.reverse();
                 // nodes now starts with `start`; rels[i] goes nodes[i] → nodes[i+1].
-                return Some(Cycle {
-                    nodes,
-                    relations: rels,
-                    component: component.to_vec(),
-                });
+                return Some(Cycle { nodes, relations: rels, component: component.to_vec() });
             }
             if next != start && !parent.contains_key(&next) {
                 parent.insert(next, (at, r));
@@ -182,11 +174,7 @@ mod tests {
 
     #[test]
     fn filters_edges_and_sees_self_loops() {
-        let rels = vec![
-            rel(0, 1, RelKind::Owns),
-            rel(1, 0, RelKind::DestroyAfter),
-            rel(2, 2, RelKind::DestroyAfter),
-        ];
+        let rels = vec![rel(0, 1, RelKind::Owns), rel(1, 0, RelKind::DestroyAfter), rel(2, 2, RelKind::DestroyAfter)];
         let g = graph(3, &rels);
         assert!(find(&g, &rels, |r| r.kind == RelKind::Owns).is_empty());
         let d = find(&g, &rels, |r| r.kind == RelKind::DestroyAfter);

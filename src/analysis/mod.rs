@@ -1,5 +1,8 @@
 //! Analyses over a loaded snapshot. They compute data; they never print.
 
+pub mod cascade;
 pub mod check;
 pub mod cycles;
+pub mod explain;
+pub mod order;
 pub mod view;

@@ -64,13 +64,7 @@ pub struct ViewOptions {
 /// Relations shown in a tree, for one object and direction. A Namespace or
 /// CRD edge is shown only for objects that have no owner reference: a Pod
 /// appears under its ReplicaSet, not again under its Namespace.
-fn tree_edges(
-    graph: &Graph,
-    rels: &[Relation],
-    owned: &[bool],
-    id: ObjId,
-    dir: Direction,
-) -> Vec<(u32, ObjId)> {
+fn tree_edges(graph: &Graph, rels: &[Relation], owned: &[bool], id: ObjId, dir: Direction) -> Vec<(u32, ObjId)> {
     let implicit = |r: &Relation| matches!(r.kind, RelKind::Contains | RelKind::Defines);
     match dir {
         Direction::Dependents => graph
@@ -88,12 +82,7 @@ fn tree_edges(
     }
 }
 
-pub fn build(
-    objects: &[Object],
-    rels: &[Relation],
-    graph: &Graph,
-    opts: &ViewOptions,
-) -> GraphView {
+pub fn build(objects: &[Object], rels: &[Relation], graph: &Graph, opts: &ViewOptions) -> GraphView {
     let refs: Vec<String> = objects.iter().map(Object::reference).collect();
     let mut owned = vec![false; objects.len()];
     for r in rels.iter().filter(|r| r.kind == RelKind::Owns) {
@@ -107,9 +96,7 @@ pub fn build(
             parents[child.index()] += 1;
         }
     }
-    let by_ref = |ids: &mut Vec<ObjId>| {
-        ids.sort_by(|a, b| refs[a.index()].cmp(&refs[b.index()]).then(a.cmp(b)))
-    };
+    let by_ref = |ids: &mut Vec<ObjId>| ids.sort_by(|a, b| refs[a.index()].cmp(&refs[b.index()]).then(a.cmp(b)));
 
     let mut walker = Walker {
         graph,
@@ -135,9 +122,7 @@ pub fn build(
         None => {
             let mut roots: Vec<ObjId> = (0..objects.len() as u32)
                 .map(ObjId)
-                .filter(|&id| {
-                    tree_edges(graph, rels, &owned, id, opts.direction.reverse()).is_empty()
-                })
+                .filter(|&id| tree_edges(graph, rels, &owned, id, opts.direction.reverse()).is_empty())
                 .collect();
             by_ref(&mut roots);
             for r in roots {
@@ -145,10 +130,8 @@ pub fn build(
             }
             // Objects reachable only through a cycle have no root: they
             // start trees of their own, after the others.
-            let mut rest: Vec<ObjId> = (0..objects.len() as u32)
-                .map(ObjId)
-                .filter(|id| !walker.expanded[id.index()])
-                .collect();
+            let mut rest: Vec<ObjId> =
+                (0..objects.len() as u32).map(ObjId).filter(|id| !walker.expanded[id.index()]).collect();
             by_ref(&mut rest);
             for id in rest {
                 if !walker.expanded[id.index()] {
@@ -170,12 +153,7 @@ pub fn build(
             shown.contains(&r.from) && shown.contains(&r.to)
         })
         .collect();
-    GraphView {
-        direction: opts.direction,
-        nodes,
-        edges,
-        lines,
-    }
+    GraphView { direction: opts.direction, nodes, edges, lines }
 }
 
 struct Walker<'a> {
@@ -246,11 +224,7 @@ impl Walker<'_> {
         } else {
             self.expanded[i] = true;
             let mut edges = tree_edges(self.graph, self.rels, self.owned, id, self.dir);
-            edges.sort_by(|a, b| {
-                self.refs[a.1.index()]
-                    .cmp(&self.refs[b.1.index()])
-                    .then(a.0.cmp(&b.0))
-            });
+            edges.sort_by(|a, b| self.refs[a.1.index()].cmp(&self.refs[b.1.index()]).then(a.0.cmp(&b.0)));
             if self.depth.is_some_and(|d| depth >= d) {
                 line.hidden = edges.len();
                 None

@@ -20,27 +20,15 @@ pub struct ListContext<'a> {
 
 impl<'a> ListContext<'a> {
     pub fn new(api_version: Option<&'a str>, list_kind: Option<&'a str>) -> ListContext<'a> {
-        let item_kind = list_kind
-            .and_then(|k| k.strip_suffix("List"))
-            .filter(|k| !k.is_empty());
-        ListContext {
-            in_list: true,
-            api_version,
-            item_kind,
-        }
+        let item_kind = list_kind.and_then(|k| k.strip_suffix("List")).filter(|k| !k.is_empty());
+        ListContext { in_list: true, api_version, item_kind }
     }
 }
 
 /// Turn one parsed object into a model object. Problems are reported as TD001
 /// findings; an object without a kind or a name is dropped (it cannot be
 /// identified), any other problem keeps the object.
-pub fn convert(
-    raw: RawObject,
-    span: Span,
-    text: &str,
-    list: ListContext,
-    out: &mut Vec<Finding>,
-) -> Option<Object> {
+pub fn convert(raw: RawObject, span: Span, text: &str, list: ListContext, out: &mut Vec<Finding>) -> Option<Object> {
     let head = Span::new(span.file, locate::head(text, span.range()));
     let kind: Str = match (raw.kind, list.item_kind) {
         (Some(k), _) if !k.0.is_empty() => k.0,
@@ -52,11 +40,7 @@ pub fn convert(
             } else {
                 "every object needs `apiVersion`, `kind` and `metadata.name`"
             };
-            out.push(
-                Finding::new(Rule::Td001, "object has no `kind`")
-                    .at(head, "this object")
-                    .help(help),
-            );
+            out.push(Finding::new(Rule::Td001, "object has no `kind`").at(head, "this object").help(help));
             return None;
         }
     };
@@ -82,9 +66,7 @@ pub fn convert(
                 "every object needs `apiVersion`, `kind` and `metadata.name`"
             };
             out.push(
-                Finding::new(Rule::Td001, format!("{kind} has no `metadata.name`"))
-                    .at(head, "this object")
-                    .help(help),
+                Finding::new(Rule::Td001, format!("{kind} has no `metadata.name`")).at(head, "this object").help(help),
             );
             return None;
         }
@@ -94,18 +76,11 @@ pub fn convert(
     let reference = format!("{kind}/{name}");
 
     let mut owners = Vec::new();
-    for (i, r) in meta
-        .owner_references
-        .unwrap_or_default()
-        .into_iter()
-        .enumerate()
-    {
+    for (i, r) in meta.owner_references.unwrap_or_default().into_iter().enumerate() {
         let at = |needle: Option<&str>| -> Span {
-            let found = needle
-                .and_then(|n| locate::value_after(text, span.range(), &["ownerReferences"], n));
-            let range = found
-                .or_else(|| locate::key_after(text, span.range(), "ownerReferences"))
-                .unwrap_or(head.range());
+            let found = needle.and_then(|n| locate::value_after(text, span.range(), &["ownerReferences"], n));
+            let range =
+                found.or_else(|| locate::key_after(text, span.range(), "ownerReferences")).unwrap_or(head.range());
             Span::new(span.file, range)
         };
         let nonempty = |s: Option<super::raw::Scalar>| s.filter(|s| !s.0.is_empty());
@@ -113,10 +88,7 @@ pub fn convert(
             out.push(
                 Finding::new(
                     Rule::Td001,
-                    format!(
-                        "owner reference #{} of {reference} has no `kind` or no `name`",
-                        i + 1
-                    ),
+                    format!("owner reference #{} of {reference} has no `kind` or no `name`", i + 1),
                 )
                 .at(at(r.uid.as_ref().map(|u| &*u.0)), "this owner reference")
                 .refs([reference.clone()]),
@@ -155,11 +127,7 @@ pub fn convert(
     if let Some(value) = annotations.get(DEPENDS_ON) {
         for item in value.split(',').map(str::trim).filter(|s| !s.is_empty()) {
             match parse_depends_on(item) {
-                Some(target) => deps.push(DepDecl {
-                    target,
-                    side: DepSide::Before,
-                    text: item.into(),
-                }),
+                Some(target) => deps.push(DepDecl { target, side: DepSide::Before, text: item.into() }),
                 None => {
                     let range = locate::scalar_after(text, span.range(), item)
                         .or_else(|| locate::key_after(text, span.range(), DEPENDS_ON))
@@ -180,11 +148,9 @@ pub fn convert(
 
     let crd = if &*kind == "CustomResourceDefinition" && &*group == "apiextensions.k8s.io" {
         match (raw.spec.group, raw.spec.names_kind) {
-            (Some(g), Some(k)) => Some(CrdDef {
-                group: g,
-                kind: k,
-                namespaced: raw.spec.scope.as_deref() != Some("Cluster"),
-            }),
+            (Some(g), Some(k)) => {
+                Some(CrdDef { group: g, kind: k, namespaced: raw.spec.scope.as_deref() != Some("Cluster") })
+            }
             _ => None,
         }
     } else {
@@ -203,16 +169,8 @@ pub fn convert(
         labels: meta.labels.map(|l| l.0).unwrap_or_default(),
         owners,
         deps,
-        finalizers: meta
-            .finalizers
-            .unwrap_or_default()
-            .into_iter()
-            .map(|f| f.0)
-            .collect(),
-        deletion_timestamp: meta
-            .deletion_timestamp
-            .map(|d| d.0)
-            .filter(|d| !d.is_empty()),
+        finalizers: meta.finalizers.unwrap_or_default().into_iter().map(|f| f.0).collect(),
+        deletion_timestamp: meta.deletion_timestamp.map(|d| d.0).filter(|d| !d.is_empty()),
         crd,
         span,
     })
@@ -224,14 +182,12 @@ pub fn parse_depends_on(s: &str) -> Option<DepTarget> {
     let parts: Vec<&str> = s.split('/').collect();
     let ok = |p: &str| !p.is_empty();
     match parts.as_slice() {
-        [group, "namespaces", ns, kind, name] if ok(ns) && ok(kind) && ok(name) => {
-            Some(DepTarget::Object {
-                group: (*group).into(),
-                kind: (*kind).into(),
-                namespace: Some((*ns).into()),
-                name: (*name).into(),
-            })
-        }
+        [group, "namespaces", ns, kind, name] if ok(ns) && ok(kind) && ok(name) => Some(DepTarget::Object {
+            group: (*group).into(),
+            kind: (*kind).into(),
+            namespace: Some((*ns).into()),
+            name: (*name).into(),
+        }),
         [group, kind, name] if ok(kind) && ok(name) => Some(DepTarget::Object {
             group: (*group).into(),
             kind: (*kind).into(),
@@ -260,12 +216,7 @@ pub const BUILTIN_FINALIZERS: &[&str] = &[
 ];
 
 /// The collector's own finalizers (CONTRACT §5): never listed as "waits for".
-pub const COLLECTOR_FINALIZERS: &[&str] = &[
-    "foregroundDeletion",
-    "orphan",
-    "kubernetes",
-    "cascade_deletion",
-];
+pub const COLLECTOR_FINALIZERS: &[&str] = &["foregroundDeletion", "orphan", "kubernetes", "cascade_deletion"];
 
 /// Built-in kinds and whether they are namespaced, by (group, kind).
 const BUILTIN_KINDS: &[(&str, &str, bool)] = &[
@@ -313,44 +264,21 @@ const BUILTIN_KINDS: &[(&str, &str, bool)] = &[
     ("storage.k8s.io", "CSIStorageCapacity", true),
     ("apiextensions.k8s.io", "CustomResourceDefinition", false),
     ("apiregistration.k8s.io", "APIService", false),
-    (
-        "admissionregistration.k8s.io",
-        "MutatingWebhookConfiguration",
-        false,
-    ),
-    (
-        "admissionregistration.k8s.io",
-        "ValidatingWebhookConfiguration",
-        false,
-    ),
-    (
-        "admissionregistration.k8s.io",
-        "ValidatingAdmissionPolicy",
-        false,
-    ),
-    (
-        "admissionregistration.k8s.io",
-        "ValidatingAdmissionPolicyBinding",
-        false,
-    ),
+    ("admissionregistration.k8s.io", "MutatingWebhookConfiguration", false),
+    ("admissionregistration.k8s.io", "ValidatingWebhookConfiguration", false),
+    ("admissionregistration.k8s.io", "ValidatingAdmissionPolicy", false),
+    ("admissionregistration.k8s.io", "ValidatingAdmissionPolicyBinding", false),
     ("scheduling.k8s.io", "PriorityClass", false),
     ("node.k8s.io", "RuntimeClass", false),
     ("certificates.k8s.io", "CertificateSigningRequest", false),
     ("flowcontrol.apiserver.k8s.io", "FlowSchema", false),
-    (
-        "flowcontrol.apiserver.k8s.io",
-        "PriorityLevelConfiguration",
-        false,
-    ),
+    ("flowcontrol.apiserver.k8s.io", "PriorityLevelConfiguration", false),
 ];
 
 /// Is this built-in kind namespaced? `None` for kinds Kubernetes does not
 /// define (custom resources).
 pub fn builtin_namespaced(group: &str, kind: &str) -> Option<bool> {
-    BUILTIN_KINDS
-        .iter()
-        .find(|(g, k, _)| *g == group && *k == kind)
-        .map(|(_, _, n)| *n)
+    BUILTIN_KINDS.iter().find(|(g, k, _)| *g == group && *k == kind).map(|(_, _, n)| *n)
 }
 
 /// Is some built-in kind of this name cluster-scoped (any group)? Used for

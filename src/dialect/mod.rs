@@ -29,12 +29,7 @@ pub struct DocOutput {
 }
 
 /// Parse the document `range` of `file`.
-pub fn parse_document(
-    file: &SourceFile,
-    id: FileId,
-    range: Range<usize>,
-    forced: Option<Dialect>,
-) -> DocOutput {
+pub fn parse_document(file: &SourceFile, id: FileId, range: Range<usize>, forced: Option<Dialect>) -> DocOutput {
     let mut out = DocOutput::default();
     let text = &*file.text;
     let Some(start) = crate::split::first_content(text, range.clone()) else {
@@ -113,20 +108,10 @@ fn json_value(
     let shape: RawJsonShape = serde_json::from_str(raw).map_err(err)?;
     let kind = shape.kind.as_ref().and_then(|k| k.0.as_deref());
     let api_version = shape.api_version.as_ref().and_then(|k| k.0.as_deref());
-    let is_array =
-        |v: Option<&RawValue>| v.is_some_and(|v| v.get().starts_with('[') || v.get() == "null");
+    let is_array = |v: Option<&RawValue>| v.is_some_and(|v| v.get().starts_with('[') || v.get() == "null");
 
-    let named = shape
-        .metadata
-        .as_ref()
-        .is_some_and(|m| m.name.as_ref().is_some_and(|n| n.0.is_some()));
-    let doc_shape = shape_of(
-        forced,
-        kind,
-        named,
-        is_array(shape.items),
-        is_array(shape.resources),
-    );
+    let named = shape.metadata.as_ref().is_some_and(|m| m.name.as_ref().is_some_and(|n| n.0.is_some()));
+    let doc_shape = shape_of(forced, kind, named, is_array(shape.items), is_array(shape.resources));
     if doc_shape == DocShape::Native {
         let resources = shape.resources.map(|r| r.get()).unwrap_or("null");
         let items: Option<Vec<&RawValue>> = serde_json::from_str(resources).map_err(err)?;
@@ -135,8 +120,7 @@ fn json_value(
             match serde_json::from_str::<RawNative>(item.get()) {
                 Ok(native) => {
                     let span = Span::new(id, r);
-                    out.objects
-                        .extend(native::convert(native, span, text, &mut out.findings));
+                    out.objects.extend(native::convert(native, span, text, &mut out.findings));
                 }
                 Err(e) => out.findings.push(json_error(text, id, r.start, &e)),
             }
@@ -156,61 +140,32 @@ fn json_value(
             let r = offset_in(text, item);
             let span = Span::new(id, r.clone());
             if !item.get().starts_with('{') {
-                out.findings
-                    .push(not_an_object(text, span, "not an object"));
+                out.findings.push(not_an_object(text, span, "not an object"));
                 continue;
             }
             match serde_json::from_str::<RawObject>(item.get()) {
-                Ok(object) => out.objects.extend(kubernetes::convert(
-                    object,
-                    span,
-                    text,
-                    list,
-                    &mut out.findings,
-                )),
+                Ok(object) => out.objects.extend(kubernetes::convert(object, span, text, list, &mut out.findings)),
                 Err(e) => out.findings.push(json_error(text, id, r.start, &e)),
             }
         }
         return Ok(());
     }
     let object: RawObject = serde_json::from_str(raw).map_err(err)?;
-    out.objects.extend(kubernetes::convert(
-        object,
-        span,
-        text,
-        ListContext::default(),
-        &mut out.findings,
-    ));
+    out.objects.extend(kubernetes::convert(object, span, text, ListContext::default(), &mut out.findings));
     Ok(())
 }
 
-fn parse_yaml(
-    text: &str,
-    id: FileId,
-    range: Range<usize>,
-    forced: Option<Dialect>,
-    out: &mut DocOutput,
-) {
+fn parse_yaml(text: &str, id: FileId, range: Range<usize>, forced: Option<Dialect>, out: &mut DocOutput) {
     let doc = &text[range.clone()];
     let first = text.as_bytes()[range.start];
-    let is_seq = first == b'-'
-        && matches!(
-            text.as_bytes().get(range.start + 1),
-            Some(b' ' | b'\n' | b'\r')
-        );
+    let is_seq = first == b'-' && matches!(text.as_bytes().get(range.start + 1), Some(b' ' | b'\n' | b'\r'));
     if is_seq {
         match serde_yaml::from_str::<Vec<RawObject>>(doc) {
             Ok(objects) => {
                 let spans = item_spans(text, range.clone(), None, objects.len());
                 for (object, s) in objects.into_iter().zip(spans) {
                     let s = Span::new(id, s);
-                    out.objects.extend(kubernetes::convert(
-                        object,
-                        s,
-                        text,
-                        ListContext::default(),
-                        &mut out.findings,
-                    ));
+                    out.objects.extend(kubernetes::convert(object, s, text, ListContext::default(), &mut out.findings));
                 }
             }
             Err(e) => recover(text, id, range, forced, &e, out),
@@ -230,12 +185,7 @@ fn parse_yaml(
                     let resources = resources.unwrap_or_default();
                     let spans = item_spans(text, range.clone(), Some("resources"), resources.len());
                     for (r, s) in resources.into_iter().zip(spans) {
-                        out.objects.extend(native::convert(
-                            r,
-                            Span::new(id, s),
-                            text,
-                            &mut out.findings,
-                        ));
+                        out.objects.extend(native::convert(r, Span::new(id, s), text, &mut out.findings));
                     }
                 }
                 DocShape::NotNative => out.findings.push(not_native(text, Span::new(id, range))),
@@ -244,13 +194,7 @@ fn parse_yaml(
                     let list = ListContext::new(api_version, kind);
                     let spans = item_spans(text, range.clone(), Some("items"), items.len());
                     for (item, s) in items.into_iter().zip(spans) {
-                        out.objects.extend(kubernetes::convert(
-                            item,
-                            Span::new(id, s),
-                            text,
-                            list,
-                            &mut out.findings,
-                        ));
+                        out.objects.extend(kubernetes::convert(item, Span::new(id, s), text, list, &mut out.findings));
                     }
                 }
                 DocShape::Object => {
@@ -320,22 +264,12 @@ fn recover(
         Err(_) => {
             match serde_yaml::from_str::<TopKind>(doc) {
                 // Not YAML: a syntax error (exit 2).
-                Err(_) => out
-                    .findings
-                    .push(yaml_error(text, id, range.start, err).fatal()),
+                Err(_) => out.findings.push(yaml_error(text, id, range.start, err).fatal()),
                 Ok(TopKind::Null) => {}
                 Ok(TopKind::Scalar) => out.findings.push(not_an_object(text, span, "a scalar")),
-                Ok(TopKind::Seq) => {
-                    one_by_one(text, id, range, None, err, out, |o: RawObject, s, out| {
-                        out.objects.extend(kubernetes::convert(
-                            o,
-                            s,
-                            text,
-                            ListContext::default(),
-                            &mut out.findings,
-                        ))
-                    })
-                }
+                Ok(TopKind::Seq) => one_by_one(text, id, range, None, err, out, |o: RawObject, s, out| {
+                    out.objects.extend(kubernetes::convert(o, s, text, ListContext::default(), &mut out.findings))
+                }),
                 Ok(TopKind::Map) => out.findings.push(yaml_error(text, id, range.start, err)),
             }
             return;
@@ -347,42 +281,20 @@ fn recover(
     let items = matches!(shape.items, Some(TopKind::Seq | TopKind::Null));
     let resources = matches!(shape.resources, Some(TopKind::Seq));
     match shape_of(forced, kind, named, items, resources) {
-        DocShape::Native => one_by_one(
-            text,
-            id,
-            range,
-            Some("resources"),
-            err,
-            out,
-            |r: RawNative, s, out| {
-                out.objects
-                    .extend(native::convert(r, s, text, &mut out.findings))
-            },
-        ),
+        DocShape::Native => one_by_one(text, id, range, Some("resources"), err, out, |r: RawNative, s, out| {
+            out.objects.extend(native::convert(r, s, text, &mut out.findings))
+        }),
         DocShape::NotNative => out.findings.push(not_native(text, span)),
         DocShape::List => {
             let list = ListContext::new(api_version, kind);
-            one_by_one(
-                text,
-                id,
-                range,
-                Some("items"),
-                err,
-                out,
-                |o: RawObject, s, out| {
-                    out.objects
-                        .extend(kubernetes::convert(o, s, text, list, &mut out.findings))
-                },
-            )
+            one_by_one(text, id, range, Some("items"), err, out, |o: RawObject, s, out| {
+                out.objects.extend(kubernetes::convert(o, s, text, list, &mut out.findings))
+            })
         }
         DocShape::Object => match serde_yaml::from_str::<RawObject>(doc) {
-            Ok(object) => out.objects.extend(kubernetes::convert(
-                object,
-                span,
-                text,
-                ListContext::default(),
-                &mut out.findings,
-            )),
+            Ok(object) => {
+                out.objects.extend(kubernetes::convert(object, span, text, ListContext::default(), &mut out.findings))
+            }
             Err(e) => out.findings.push(yaml_error(text, id, range.start, &e)),
         },
     }
@@ -406,11 +318,7 @@ fn one_by_one<T: serde::de::DeserializeOwned>(
     };
     for s in spans {
         // From the start of the line, so that the item keeps its indentation.
-        let line_start = text[..s.start]
-            .rfind('\n')
-            .map(|i| i + 1)
-            .unwrap_or(0)
-            .max(doc.start);
+        let line_start = text[..s.start].rfind('\n').map(|i| i + 1).unwrap_or(0).max(doc.start);
         match serde_yaml::from_str::<Vec<T>>(&text[line_start..s.end]) {
             Ok(mut one) if one.len() == 1 => {
                 if let Some(item) = one.pop() {
@@ -436,11 +344,8 @@ fn one_by_one<T: serde::de::DeserializeOwned>(
 }
 
 fn not_native(text: &str, span: Span) -> Finding {
-    Finding::new(
-        Rule::Td001,
-        "not a native document: no top-level `resources:` list",
-    )
-    .at(head(text, span), "this document")
+    Finding::new(Rule::Td001, "not a native document: no top-level `resources:` list")
+        .at(head(text, span), "this document")
 }
 
 /// Spans of the items of a block sequence; the document's span for each
@@ -464,11 +369,7 @@ fn not_an_object(text: &str, span: Span, what: &str) -> Finding {
 
 /// A YAML error, located in the file.
 fn yaml_error(text: &str, id: FileId, base: usize, e: &serde_yaml::Error) -> Finding {
-    let offset = e
-        .location()
-        .map(|l| base + l.index())
-        .unwrap_or(base)
-        .min(text.len());
+    let offset = e.location().map(|l| base + l.index()).unwrap_or(base).min(text.len());
     let message = clean_message(&e.to_string());
     let end = next_char_end(text, offset);
     Finding::new(Rule::Td001, format!("YAML: {message}")).at(Span::new(id, offset..end), "here")
@@ -483,10 +384,7 @@ fn json_error(text: &str, id: FileId, base: usize, e: &serde_json::Error) -> Fin
         let line_start = if e.line() == 1 {
             0
         } else {
-            memchr::memchr_iter(b'\n', slice.as_bytes())
-                .nth(e.line() - 2)
-                .map(|i| i + 1)
-                .unwrap_or(slice.len())
+            memchr::memchr_iter(b'\n', slice.as_bytes()).nth(e.line() - 2).map(|i| i + 1).unwrap_or(slice.len())
         };
         offset = base + (line_start + e.column().saturating_sub(1)).min(slice.len());
     }
@@ -503,11 +401,7 @@ fn json_error(text: &str, id: FileId, base: usize, e: &serde_json::Error) -> Fin
 }
 
 fn next_char_end(text: &str, offset: usize) -> usize {
-    text[offset..]
-        .chars()
-        .next()
-        .map(|c| offset + c.len_utf8())
-        .unwrap_or(offset)
+    text[offset..].chars().next().map(|c| offset + c.len_utf8()).unwrap_or(offset)
 }
 
 /// Parser messages end with "at line L column C" relative to the document;
@@ -534,10 +428,7 @@ fn clean_message(message: &str) -> String {
         ("struct RawObject", "an object"),
         ("struct RawMeta", "a metadata map"),
         ("struct RawOwnerRef", "an owner reference map"),
-        (
-            "struct RawNative",
-            "a native resource `{id, owners, destroyAfter}`",
-        ),
+        ("struct RawNative", "a native resource `{id, owners, destroyAfter}`"),
         ("struct RawJsonShape", "an object"),
     ] {
         m = m.replace(from, to);
@@ -552,14 +443,9 @@ mod tests {
     #[test]
     fn cleans_parser_messages() {
         assert_eq!(
-            clean_message(
-                "invalid type: string \"x\", expected struct RawObject at line 2 column 7"
-            ),
+            clean_message("invalid type: string \"x\", expected struct RawObject at line 2 column 7"),
             "invalid type: string \"x\", expected an object"
         );
-        assert_eq!(
-            clean_message("key at line 3 is odd"),
-            "key at line 3 is odd"
-        );
+        assert_eq!(clean_message("key at line 3 is odd"), "key at line 3 is odd");
     }
 }

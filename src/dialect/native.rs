@@ -22,10 +22,7 @@ pub fn convert(raw: RawNative, span: Span, text: &str, out: &mut Vec<Finding>) -
         _ => {
             out.push(
                 Finding::new(Rule::Td001, "resource has no `id`")
-                    .at(
-                        Span::new(span.file, locate::head(text, span.range())),
-                        "this resource",
-                    )
+                    .at(Span::new(span.file, locate::head(text, span.range())), "this resource")
                     .help("native resources are `{id, owners?, destroyAfter?}`"),
             );
             return None;
@@ -48,11 +45,7 @@ pub fn convert(raw: RawNative, span: Span, text: &str, out: &mut Vec<Finding>) -
         .destroy_after
         .unwrap_or_default()
         .into_iter()
-        .map(|d| DepDecl {
-            text: d.0.clone(),
-            target: DepTarget::Id(d.0),
-            side: DepSide::After,
-        })
+        .map(|d| DepDecl { text: d.0.clone(), target: DepTarget::Id(d.0), side: DepSide::After })
         .collect();
     Some(Object {
         dialect: Dialect::Native,

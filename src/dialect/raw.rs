@@ -367,12 +367,8 @@ pub struct RawYamlDoc {
 
 impl RawYamlDoc {
     pub fn split(self) -> (RawObject, Option<Vec<RawObject>>, Option<Vec<RawNative>>) {
-        let object = RawObject {
-            api_version: self.api_version,
-            kind: self.kind,
-            metadata: self.metadata,
-            spec: self.spec,
-        };
+        let object =
+            RawObject { api_version: self.api_version, kind: self.kind, metadata: self.metadata, spec: self.spec };
         (object, self.items, self.resources)
     }
 }
@@ -486,10 +482,7 @@ impl<'de> Deserialize<'de> for HasName {
                 let mut named = false;
                 while let Some(Key(k)) = map.next_key::<Key>()? {
                     if &*k == "name" {
-                        named = map
-                            .next_value::<LenientStr>()?
-                            .0
-                            .is_some_and(|n| !n.is_empty());
+                        named = map.next_value::<LenientStr>()?.0.is_some_and(|n| !n.is_empty());
                     } else {
                         map.next_value::<IgnoredAny>()?;
                     }
@@ -527,9 +520,7 @@ mod tests {
 
     #[test]
     fn spec_is_lenient() {
-        let o: RawObject =
-            serde_yaml::from_str("kind: X\nspec:\n  group: [1]\n  names: 3\n  scope: Cluster")
-                .unwrap();
+        let o: RawObject = serde_yaml::from_str("kind: X\nspec:\n  group: [1]\n  names: 3\n  scope: Cluster").unwrap();
         assert_eq!(o.spec.group, None);
         assert_eq!(o.spec.scope.as_deref(), Some("Cluster"));
         let o: RawObject = serde_json::from_str(r#"{"spec": "text"}"#).unwrap();
@@ -538,10 +529,9 @@ mod tests {
 
     #[test]
     fn only_kept_annotations_are_kept() {
-        let m: RawMeta = serde_yaml::from_str(
-            "annotations:\n  a: b\n  config.kubernetes.io/depends-on: /namespaces/x/Secret/y\n",
-        )
-        .unwrap();
+        let m: RawMeta =
+            serde_yaml::from_str("annotations:\n  a: b\n  config.kubernetes.io/depends-on: /namespaces/x/Secret/y\n")
+                .unwrap();
         let a = m.annotations.unwrap();
         assert_eq!(a.0.len(), 1);
         assert_eq!(a.get(DEPENDS_ON), Some("/namespaces/x/Secret/y"));

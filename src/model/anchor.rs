@@ -6,8 +6,7 @@ use crate::locate;
 use crate::source::{Sources, Span};
 
 fn span(o: &Object, range: Option<std::ops::Range<usize>>, sources: &Sources) -> Span {
-    let range =
-        range.unwrap_or_else(|| locate::head(&sources.get(o.span.file).text, o.span.range()));
+    let range = range.unwrap_or_else(|| locate::head(&sources.get(o.span.file).text, o.span.range()));
     Span::new(o.span.file, range)
 }
 
@@ -61,11 +60,7 @@ pub fn dep(sources: &Sources, o: &Object, j: u32) -> Span {
 
 pub fn finalizer(sources: &Sources, o: &Object, f: &str) -> Span {
     let text = &sources.get(o.span.file).text;
-    span(
-        o,
-        locate::value_after(text, o.span.range(), &["finalizers"], f),
-        sources,
-    )
+    span(o, locate::value_after(text, o.span.range(), &["finalizers"], f), sources)
 }
 
 /// Where a relation is declared: the owner reference, the dependency, or for
@@ -82,19 +77,11 @@ pub fn relation(sources: &Sources, objects: &[Object], r: &Relation) -> Span {
         RelKind::Contains => {
             let text = &sources.get(o.span.file).text;
             let ns = o.namespace.as_deref().unwrap_or("");
-            span(
-                o,
-                locate::value_after(text, o.span.range(), &["namespace"], ns),
-                sources,
-            )
+            span(o, locate::value_after(text, o.span.range(), &["namespace"], ns), sources)
         }
         RelKind::Defines => {
             let text = &sources.get(o.span.file).text;
-            span(
-                o,
-                locate::value_after(text, o.span.range(), &["kind"], &o.kind),
-                sources,
-            )
+            span(o, locate::value_after(text, o.span.range(), &["kind"], &o.kind), sources)
         }
     }
 }

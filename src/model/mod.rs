@@ -55,12 +55,7 @@ pub struct OwnerRef {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum DepTarget {
     /// A Kubernetes object by group, kind, namespace and name.
-    Object {
-        group: Str,
-        kind: Str,
-        namespace: Option<Str>,
-        name: Str,
-    },
+    Object { group: Str, kind: Str, namespace: Option<Str>, name: Str },
     /// An object by id (native, Murano, pairs).
     Id(Str),
 }
@@ -126,9 +121,7 @@ impl Object {
         match self.dialect {
             Dialect::Native => self.name.to_string(),
             Dialect::Kubernetes => {
-                let mut s = String::with_capacity(
-                    self.kind.len() + self.group.len() + self.name.len() + 24,
-                );
+                let mut s = String::with_capacity(self.kind.len() + self.group.len() + self.name.len() + 24);
                 s.push_str(&self.kind);
                 if !self.group.is_empty() {
                     s.push('.');
@@ -158,10 +151,7 @@ impl Object {
     }
 
     pub fn label(&self, key: &str) -> Option<&str> {
-        self.labels
-            .iter()
-            .find(|(k, _)| &**k == key)
-            .map(|(_, v)| &**v)
+        self.labels.iter().find(|(k, _)| &**k == key).map(|(_, v)| &**v)
     }
 }
 

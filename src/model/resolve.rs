@@ -52,11 +52,7 @@ impl<'a> Index<'a> {
             let mut key_dup = false;
             match by_key.entry(key) {
                 std::collections::hash_map::Entry::Occupied(e) => {
-                    duplicates.push(Duplicate {
-                        first: *e.get(),
-                        again: id,
-                        by_uid: false,
-                    });
+                    duplicates.push(Duplicate { first: *e.get(), again: id, by_uid: false });
                     key_dup = true;
                 }
                 std::collections::hash_map::Entry::Vacant(e) => {
@@ -67,11 +63,7 @@ impl<'a> Index<'a> {
                 match by_uid.entry(uid) {
                     std::collections::hash_map::Entry::Occupied(e) => {
                         if !key_dup {
-                            duplicates.push(Duplicate {
-                                first: *e.get(),
-                                again: id,
-                                by_uid: true,
-                            });
+                            duplicates.push(Duplicate { first: *e.get(), again: id, by_uid: true });
                         }
                     }
                     std::collections::hash_map::Entry::Vacant(e) => {
@@ -80,49 +72,25 @@ impl<'a> Index<'a> {
                 }
             }
             if !key_dup {
-                by_name
-                    .entry((&*o.kind, o.namespace.as_deref(), &*o.name))
-                    .or_default()
-                    .push(id);
+                by_name.entry((&*o.kind, o.namespace.as_deref(), &*o.name)).or_default().push(id);
             }
         }
-        Index {
-            objects,
-            by_uid,
-            by_key,
-            by_name,
-        }
+        Index { objects, by_uid, by_key, by_name }
     }
 
     pub fn by_uid(&self, uid: &str) -> Option<ObjId> {
         self.by_uid.get(uid).copied()
     }
 
-    pub fn by_key(
-        &self,
-        group: &str,
-        kind: &str,
-        namespace: Option<&str>,
-        name: &str,
-    ) -> Option<ObjId> {
+    pub fn by_key(&self, group: &str, kind: &str, namespace: Option<&str>, name: &str) -> Option<ObjId> {
         self.by_key.get(&(group, kind, namespace, name)).copied()
     }
 
     /// By kind and name in one namespace (or the cluster scope), preferring
     /// an object of the given group.
-    pub fn by_name(
-        &self,
-        group: &str,
-        kind: &str,
-        namespace: Option<&str>,
-        name: &str,
-    ) -> Option<ObjId> {
+    pub fn by_name(&self, group: &str, kind: &str, namespace: Option<&str>, name: &str) -> Option<ObjId> {
         let found = self.by_name.get(&(kind, namespace, name))?;
-        found
-            .iter()
-            .copied()
-            .find(|id| &*self.objects[id.index()].group == group)
-            .or(found.first().copied())
+        found.iter().copied().find(|id| &*self.objects[id.index()].group == group).or(found.first().copied())
     }
 
     pub fn namespace(&self, name: &str) -> Option<ObjId> {
@@ -137,9 +105,7 @@ pub fn assign_scopes(objects: &mut [Object]) {
     let mut crd_scope: HashMap<(Box<str>, Box<str>), bool> = HashMap::new();
     for o in objects.iter() {
         if let Some(crd) = &o.crd {
-            crd_scope
-                .entry((crd.group.clone(), crd.kind.clone()))
-                .or_insert(crd.namespaced);
+            crd_scope.entry((crd.group.clone(), crd.kind.clone())).or_insert(crd.namespaced);
         }
     }
     for o in objects.iter_mut() {
@@ -176,11 +142,7 @@ pub fn resolve(objects: &[Object]) -> Resolved {
         for (j, r) in o.owners.iter().enumerate() {
             let decl = j as u32;
             let found = match o.dialect {
-                Dialect::Native => r
-                    .uid
-                    .as_deref()
-                    .and_then(|u| index.by_uid(u))
-                    .map(|t| (t, Link::Solid)),
+                Dialect::Native => r.uid.as_deref().and_then(|u| index.by_uid(u)).map(|t| (t, Link::Solid)),
                 Dialect::Kubernetes => resolve_owner(&index, objects, o, r),
             };
             match found {
@@ -202,8 +164,7 @@ pub fn resolve(objects: &[Object]) -> Resolved {
     let mut crds: HashMap<(&str, &str), ObjId> = HashMap::new();
     for (i, o) in objects.iter().enumerate() {
         if let Some(crd) = &o.crd {
-            crds.entry((&*crd.group, &*crd.kind))
-                .or_insert(ObjId(i as u32));
+            crds.entry((&*crd.group, &*crd.kind)).or_insert(ObjId(i as u32));
         }
     }
     for (i, o) in objects.iter().enumerate() {
@@ -226,12 +187,7 @@ pub fn resolve(objects: &[Object]) -> Resolved {
         for (j, d) in o.deps.iter().enumerate() {
             let target = match &d.target {
                 DepTarget::Id(t) => index.by_uid(t),
-                DepTarget::Object {
-                    group,
-                    kind,
-                    namespace,
-                    name,
-                } => {
+                DepTarget::Object { group, kind, namespace, name } => {
                     let group = ref_group(group, kind);
                     index
                         .by_key(group, kind, namespace.as_deref(), name)
@@ -261,25 +217,12 @@ pub fn resolve(objects: &[Object]) -> Resolved {
 }
 
 fn implicit(kind: RelKind, from: ObjId, to: ObjId) -> Relation {
-    Relation {
-        kind,
-        from,
-        to,
-        link: Link::Solid,
-        declared_by: to,
-        decl: u32::MAX,
-        controller: false,
-    }
+    Relation { kind, from, to, link: Link::Solid, declared_by: to, decl: u32::MAX, controller: false }
 }
 
 /// An owner reference of a Kubernetes object: by uid first, then by kind and
 /// name in the dependent's namespace, then in the cluster scope.
-fn resolve_owner(
-    index: &Index,
-    objects: &[Object],
-    dependent: &Object,
-    r: &super::OwnerRef,
-) -> Option<(ObjId, Link)> {
+fn resolve_owner(index: &Index, objects: &[Object], dependent: &Object, r: &super::OwnerRef) -> Option<(ObjId, Link)> {
     if let Some(owner) = r.uid.as_deref().and_then(|u| index.by_uid(u)) {
         let o = &objects[owner.index()];
         let link = match (&dependent.namespace, &o.namespace) {

@@ -4,8 +4,8 @@ use crate::analysis::check::Counts;
 use crate::findings::{Finding, Label, Severity};
 use crate::source::{SourceFile, Sources};
 use miette::{
-    Diagnostic, GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteError,
-    MietteSpanContents, SourceCode, SourceSpan, SpanContents,
+    Diagnostic, GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteError, MietteSpanContents, SourceCode,
+    SourceSpan, SpanContents,
 };
 use std::fmt;
 
@@ -106,9 +106,7 @@ impl Diagnostic for Diag<'_> {
         Some(self.severity)
     }
     fn help<'b>(&'b self) -> Option<Box<dyn fmt::Display + 'b>> {
-        self.help
-            .as_ref()
-            .map(|h| Box::new(h) as Box<dyn fmt::Display>)
+        self.help.as_ref().map(|h| Box::new(h) as Box<dyn fmt::Display>)
     }
     fn source_code(&self) -> Option<&dyn SourceCode> {
         self.source.as_ref().map(|s| s as &dyn SourceCode)
@@ -180,11 +178,9 @@ fn diag<'a>(sources: &'a Sources, f: &Finding) -> Diag<'a> {
         // Labels after the primary share its snippet; labels before it, or in
         // another file, follow as snippets of their own, so that the first
         // location printed is always the primary one.
-        let after_primary = f
-            .primary
-            .as_ref()
-            .is_some_and(|p| p.span.file == s.span.file && s.span.start >= p.span.start)
-            && d.source.is_some();
+        let after_primary =
+            f.primary.as_ref().is_some_and(|p| p.span.file == s.span.file && s.span.start >= p.span.start)
+                && d.source.is_some();
         if after_primary && showable(sources, s) {
             d.labels.push(span_of(s, false));
         } else if showable(sources, s) {
@@ -206,14 +202,8 @@ fn diag<'a>(sources: &'a Sources, f: &Finding) -> Diag<'a> {
 
 /// The human report of `check`: one diagnostic per finding, then a summary.
 pub fn render(sources: &Sources, findings: &[Finding], counts: &Counts, style: Style) -> String {
-    let theme = if style.color {
-        GraphicalTheme::unicode()
-    } else {
-        GraphicalTheme::unicode_nocolor()
-    };
-    let handler = GraphicalReportHandler::new_themed(theme)
-        .with_width(10_000)
-        .with_links(false);
+    let theme = if style.color { GraphicalTheme::unicode() } else { GraphicalTheme::unicode_nocolor() };
+    let handler = GraphicalReportHandler::new_themed(theme).with_width(10_000).with_links(false);
     let mut out = String::new();
     for f in findings {
         let d = diag(sources, f);
@@ -231,16 +221,11 @@ pub fn render(sources: &Sources, findings: &[Finding], counts: &Counts, style: S
 
 /// `checked 2 files: 358 objects, 571 edges; 1 error, 2 warnings`.
 pub fn summary(c: &Counts) -> String {
-    let plural =
-        |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    let plural = |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
     let findings = if c.errors == 0 && c.warnings == 0 {
         "no findings".to_string()
     } else {
-        format!(
-            "{}, {}",
-            plural(c.errors, "error", "errors"),
-            plural(c.warnings, "warning", "warnings")
-        )
+        format!("{}, {}", plural(c.errors, "error", "errors"), plural(c.warnings, "warning", "warnings"))
     };
     format!(
         "checked {}: {}, {}; {findings}",

@@ -22,13 +22,7 @@ fn position<'a>(sources: &'a Sources, label: &Label) -> Position<'a> {
     let file = sources.get(label.span.file);
     let start = file.line_col(label.span.start);
     let end = file.line_col(label.span.end);
-    Position {
-        file: &file.name,
-        line: start.line,
-        column: start.column,
-        end_line: end.line,
-        end_column: end.column,
-    }
+    Position { file: &file.name, line: start.line, column: start.column, end_line: end.line, end_column: end.column }
 }
 
 #[derive(Serialize)]
@@ -69,10 +63,7 @@ fn finding_out<'a>(sources: &'a Sources, f: &'a Finding) -> FindingOut<'a> {
     let pos = f.primary.as_ref().map(|p| position(sources, p));
     let mut labels = Vec::new();
     for l in f.primary.iter().chain(&f.secondary) {
-        labels.push(LabelOut {
-            position: position(sources, l),
-            text: &l.text,
-        });
+        labels.push(LabelOut { position: position(sources, l), text: &l.text });
     }
     FindingOut {
         rule: f.rule.id(),
@@ -90,11 +81,7 @@ fn finding_out<'a>(sources: &'a Sources, f: &'a Finding) -> FindingOut<'a> {
     }
 }
 
-fn check_out<'a>(
-    sources: &'a Sources,
-    findings: &'a [Finding],
-    counts: &'a Counts,
-) -> CheckOut<'a> {
+fn check_out<'a>(sources: &'a Sources, findings: &'a [Finding], counts: &'a Counts) -> CheckOut<'a> {
     CheckOut {
         schema_version: 1,
         findings: findings.iter().map(|f| finding_out(sources, f)).collect(),
@@ -103,8 +90,7 @@ fn check_out<'a>(
 }
 
 pub fn json(sources: &Sources, findings: &[Finding], counts: &Counts) -> String {
-    let mut s =
-        serde_json::to_string_pretty(&check_out(sources, findings, counts)).unwrap_or_default();
+    let mut s = serde_json::to_string_pretty(&check_out(sources, findings, counts)).unwrap_or_default();
     s.push('\n');
     s
 }
@@ -240,12 +226,7 @@ fn physical(sources: &Sources, l: &Label) -> SarifPhysical {
     };
     SarifPhysical {
         artifact_location: SarifArtifact { uri: uri(p.file) },
-        region: SarifRegion {
-            start_line: p.line,
-            start_column: p.column,
-            end_line,
-            end_column,
-        },
+        region: SarifRegion { start_line: p.line, start_column: p.column, end_line, end_column },
     }
 }
 
@@ -255,33 +236,22 @@ pub fn sarif(sources: &Sources, findings: &[Finding]) -> String {
         .map(|r| SarifRule {
             id: r.id(),
             name: r.name(),
-            short_description: SarifText {
-                text: r.description(),
-            },
-            default_configuration: SarifConfig {
-                level: level(r.default_severity()),
-            },
+            short_description: SarifText { text: r.description() },
+            default_configuration: SarifConfig { level: level(r.default_severity()) },
         })
         .collect();
     let results = findings
         .iter()
         .map(|f| {
             let locations = match (&f.primary, &f.file) {
-                (Some(p), _) => vec![SarifLocation {
-                    id: None,
-                    physical_location: physical(sources, p),
-                    message: None,
-                }],
+                (Some(p), _) => {
+                    vec![SarifLocation { id: None, physical_location: physical(sources, p), message: None }]
+                }
                 (None, Some(file)) => vec![SarifLocation {
                     id: None,
                     physical_location: SarifPhysical {
                         artifact_location: SarifArtifact { uri: uri(file) },
-                        region: SarifRegion {
-                            start_line: 1,
-                            start_column: 1,
-                            end_line: 1,
-                            end_column: 2,
-                        },
+                        region: SarifRegion { start_line: 1, start_column: 1, end_line: 1, end_column: 2 },
                     },
                     message: None,
                 }],
@@ -312,11 +282,7 @@ pub fn sarif(sources: &Sources, findings: &[Finding]) -> String {
         version: "2.1.0",
         runs: vec![SarifRun {
             tool: SarifTool {
-                driver: SarifDriver {
-                    name: "teardown",
-                    semantic_version: env!("CARGO_PKG_VERSION"),
-                    rules,
-                },
+                driver: SarifDriver { name: "teardown", semantic_version: env!("CARGO_PKG_VERSION"), rules },
             },
             results,
             column_kind: "unicodeCodePoints",
@@ -330,9 +296,7 @@ pub fn sarif(sources: &Sources, findings: &[Finding]) -> String {
 // ------------------------------------------------- GitHub workflow commands
 
 fn escape_data(s: &str) -> String {
-    s.replace('%', "%25")
-        .replace('\r', "%0D")
-        .replace('\n', "%0A")
+    s.replace('%', "%25").replace('\r', "%0D").replace('\n', "%0A")
 }
 
 fn escape_property(s: &str) -> String {
@@ -358,20 +322,13 @@ pub fn github(sources: &Sources, findings: &[Finding]) -> String {
         } else if let Some(file) = &f.file {
             props.push(format!("file={}", escape_property(file)));
         }
-        props.push(format!(
-            "title={}",
-            escape_property(&format!("{} {}", f.rule.id(), f.rule.name()))
-        ));
+        props.push(format!("title={}", escape_property(&format!("{} {}", f.rule.id(), f.rule.name()))));
         let mut message = f.message.clone();
         if let Some(help) = &f.help {
             message.push_str("\nhelp: ");
             message.push_str(help);
         }
-        out.push_str(&format!(
-            "::{command} {}::{}\n",
-            props.join(","),
-            escape_data(&message)
-        ));
+        out.push_str(&format!("::{command} {}::{}\n", props.join(","), escape_data(&message)));
     }
     out
 }

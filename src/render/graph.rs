@@ -66,11 +66,7 @@ pub fn tree(objects: &[Object], rels: &[Relation], view: &GraphView) -> String {
             for &more in continues.iter().take(line.depth.min(MAX_INDENT)).skip(1) {
                 out.push_str(if more { "│   " } else { "    " });
             }
-            out.push_str(if line.last {
-                "└── "
-            } else {
-                "├── "
-            });
+            out.push_str(if line.last { "└── " } else { "├── " });
         }
         out.push_str(&line_text(objects, rels, view, line));
         if line.depth > MAX_INDENT {
@@ -154,13 +150,8 @@ pub fn json(sources: &Sources, objects: &[Object], rels: &[Relation], view: &Gra
         Direction::Dependents => "dependents",
         Direction::Dependencies => "dependencies",
     };
-    let mut s = serde_json::to_string_pretty(&GraphOut {
-        schema_version: 1,
-        direction,
-        nodes,
-        edges,
-    })
-    .unwrap_or_default();
+    let mut s =
+        serde_json::to_string_pretty(&GraphOut { schema_version: 1, direction, nodes, edges }).unwrap_or_default();
     s.push('\n');
     s
 }
@@ -185,11 +176,7 @@ pub fn dot(objects: &[Object], rels: &[Relation], view: &GraphView) -> String {
         "digraph teardown {\n  rankdir=LR;\n  node [shape=box, fontname=\"Helvetica\", fontsize=10];\n  edge [fontname=\"Helvetica\", fontsize=9];\n",
     );
     for id in &view.nodes {
-        out.push_str(&format!(
-            "  n{} [label=\"{}\"];\n",
-            id.0,
-            dot_escape(&objects[id.index()].reference())
-        ));
+        out.push_str(&format!("  n{} [label=\"{}\"];\n", id.0, dot_escape(&objects[id.index()].reference())));
     }
     for &r in &view.edges {
         let r = &rels[r as usize];
@@ -198,21 +185,12 @@ pub fn dot(objects: &[Object], rels: &[Relation], view: &GraphView) -> String {
             RelKind::Contains | RelKind::Defines => ", style=dashed, color=gray50",
             RelKind::DestroyAfter | RelKind::Finalizer => ", style=bold, color=\"#1f77b4\"",
         };
-        let broken = if r.link == Link::Solid {
-            ""
-        } else {
-            ", color=red, fontcolor=red"
-        };
+        let broken = if r.link == Link::Solid { "" } else { ", color=red, fontcolor=red" };
         let label = match r.link {
             Link::Solid => r.kind.as_str().to_string(),
             other => format!("{} ({})", r.kind.as_str(), other.as_str()),
         };
-        out.push_str(&format!(
-            "  n{} -> n{} [label=\"{}\"{style}{broken}];\n",
-            r.from.0,
-            r.to.0,
-            dot_escape(&label)
-        ));
+        out.push_str(&format!("  n{} -> n{} [label=\"{}\"{style}{broken}];\n", r.from.0, r.to.0, dot_escape(&label)));
     }
     out.push_str("}\n");
     out
@@ -225,11 +203,7 @@ fn mermaid_escape(s: &str) -> String {
 pub fn mermaid(objects: &[Object], rels: &[Relation], view: &GraphView) -> String {
     let mut out = String::from("flowchart LR\n");
     for id in &view.nodes {
-        out.push_str(&format!(
-            "  n{}[\"{}\"]\n",
-            id.0,
-            mermaid_escape(&objects[id.index()].reference())
-        ));
+        out.push_str(&format!("  n{}[\"{}\"]\n", id.0, mermaid_escape(&objects[id.index()].reference())));
     }
     for &r in &view.edges {
         let r = &rels[r as usize];
@@ -238,12 +212,7 @@ pub fn mermaid(objects: &[Object], rels: &[Relation], view: &GraphView) -> Strin
             RelKind::Contains | RelKind::Defines => "-.->",
             RelKind::DestroyAfter | RelKind::Finalizer => "==>",
         };
-        out.push_str(&format!(
-            "  n{} {arrow}|{}| n{}\n",
-            r.from.0,
-            r.kind.as_str(),
-            r.to.0
-        ));
+        out.push_str(&format!("  n{} {arrow}|{}| n{}\n", r.from.0, r.kind.as_str(), r.to.0));
     }
     out
 }

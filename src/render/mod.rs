@@ -1,5 +1,7 @@
 //! Renderers: pure functions from analysis results to bytes.
 
 pub mod diagnostics;
+pub mod explain;
 pub mod findings;
 pub mod graph;
+pub mod plan;

@@ -6,8 +6,7 @@ use serde_json::Value;
 
 pub fn teardown() -> Command {
     let mut cmd = Command::cargo_bin("teardown").expect("binary built");
-    cmd.env_remove("NO_COLOR")
-        .current_dir(env!("CARGO_MANIFEST_DIR"));
+    cmd.env_remove("NO_COLOR").current_dir(env!("CARGO_MANIFEST_DIR"));
     cmd
 }
 
@@ -26,8 +25,7 @@ pub fn check_json(args: &[&str]) -> (i32, Value) {
     let mut all = vec!["check", "-o", "json"];
     all.extend_from_slice(args);
     let (code, out, err) = run(&all);
-    let json = serde_json::from_str(&out)
-        .unwrap_or_else(|e| panic!("not JSON ({e}): {out}\nstderr: {err}"));
+    let json = serde_json::from_str(&out).unwrap_or_else(|e| panic!("not JSON ({e}): {out}\nstderr: {err}"));
     (code, json)
 }
 

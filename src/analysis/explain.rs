@@ -1,0 +1,120 @@
+//! `teardown explain`: why an object is (or is not) in a plan, and why at
+//! its step — as chains of relations taken from the plan's own bookkeeping.
+
+use crate::analysis::cascade::{Cause, Garbage, KeptBy};
+use crate::model::ObjId;
+use crate::plan::Plan;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Status {
+    Deleted {
+        step: u32,
+    },
+    Kept(KeptBy),
+    /// Its owner reference to this relation's owner is removed.
+    Orphaned(u32),
+    NotInPlan,
+}
+
+/// One link of a chain: an object, and the relation to the next object.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Link {
+    pub object: ObjId,
+    /// The relation from this object to the next one in the chain (`None`
+    /// for the last).
+    pub relation: Option<u32>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Explanation {
+    pub object: ObjId,
+    pub status: Status,
+    /// How deletion reaches the object: from a target (or garbage) down to
+    /// it, one relation at a time.
+    pub reached: Vec<Link>,
+    /// What the chain starts with.
+    pub origin: Option<Cause>,
+    /// The longest chain of what must be destroyed before it, from the
+    /// object itself down to something at step 1 (through objects outside
+    /// the plan where the chain passes them).
+    pub before: Vec<Link>,
+    /// For kept objects: the chain that reached them from a target.
+    pub reached_via: Option<u32>,
+}
+
+/// Explain `id` in `plan`.
+pub fn explain(plan: &Plan, id: ObjId) -> Explanation {
+    let rels = &plan.relations;
+    let status = if let Some(step) = plan.cascade.cause[id.index()].map(|_| plan.order.step[id.index()]) {
+        Status::Deleted { step }
+    } else if let Some(&(_, by)) = plan.cascade.kept.iter().find(|(k, _)| *k == id) {
+        Status::Kept(by)
+    } else if let Some(&(_, r)) = plan.cascade.orphaned.iter().find(|(k, _)| *k == id) {
+        Status::Orphaned(r)
+    } else {
+        Status::NotInPlan
+    };
+
+    // Why deleted: follow causes back to a target.
+    let mut reached = Vec::new();
+    let mut origin = None;
+    if matches!(status, Status::Deleted { .. }) {
+        let mut at = id;
+        let mut seen = vec![false; plan.refs.len()];
+        reached.push(Link { object: at, relation: None });
+        while let Some(Cause::Relation(r)) = plan.cascade.cause[at.index()] {
+            if seen[at.index()] {
+                break;
+            }
+            seen[at.index()] = true;
+            at = rels[r as usize].from;
+            reached.push(Link { object: at, relation: Some(r) });
+        }
+        origin = plan.cascade.cause[at.index()];
+        reached.reverse();
+    }
+
+    // Why at this step: follow the longest chain down.
+    let mut before = Vec::new();
+    if matches!(status, Status::Deleted { .. }) {
+        let mut at = id;
+        let mut hard = false;
+        let mut seen = vec![false; plan.refs.len()];
+        loop {
+            let next = if plan.cascade.deleted(at) {
+                plan.order.after[at.index()]
+            } else {
+                plan.order.after_outside[at.index()][usize::from(hard)]
+            };
+            if seen[at.index()] {
+                before.push(Link { object: at, relation: None });
+                break;
+            }
+            seen[at.index()] = true;
+            before.push(Link { object: at, relation: next });
+            let Some(r) = next else { break };
+            hard = rels[r as usize].kind.is_destruction();
+            at = rels[r as usize].to;
+        }
+    }
+
+    let reached_via = match status {
+        Status::Kept(_) => plan
+            .graph
+            .dependencies(id)
+            .into_iter()
+            .find(|&r| rels[r as usize].kind.is_ownership() && plan.cascade.deleted(rels[r as usize].from)),
+        _ => None,
+    };
+    Explanation { object: id, status, reached, origin, before, reached_via }
+}
+
+/// What a cause says in words.
+pub fn origin_text(cause: Cause) -> &'static str {
+    match cause {
+        Cause::Target => "a target of the plan",
+        Cause::Garbage(Garbage::NoSolidOwner) => "garbage: none of its owners is solid",
+        Cause::Garbage(Garbage::BeingDeleted) => "garbage: already being deleted",
+        Cause::Relation(_) => "deleted with its owner",
+    }
+}

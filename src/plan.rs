@@ -1,0 +1,380 @@
+//! A deletion plan, as data: what is deleted in which step and why, what is
+//! kept or orphaned, which ownership edges were relaxed, which cycles were
+//! grouped, and what to look out for. Built from the cascade and the order;
+//! rendered by `render::plan`.
+
+use crate::analysis::cascade::{self, Cascade, CascadeMode, Cause, Garbage, KeptBy, MultiOwner};
+use crate::analysis::cycles;
+use crate::analysis::order::{self, GroupKind, Order};
+use crate::findings::Rule;
+use crate::graph::Graph;
+use crate::load::Snapshot;
+use crate::model::{Link, ObjId, Object, RelKind, Relation};
+use std::collections::HashMap;
+
+/// Which objects the plan starts from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// `--delete SEL…`: these objects.
+    Delete(Vec<ObjId>),
+    /// `--all`: everything in the input.
+    All,
+    /// `--gc`: what the garbage collector would delete now.
+    Gc,
+}
+
+impl Mode {
+    pub fn name(&self) -> &'static str {
+        match self {
+            Mode::Delete(_) => "delete",
+            Mode::All => "all",
+            Mode::Gc => "gc",
+        }
+    }
+}
+
+pub struct Options {
+    pub mode: Mode,
+    pub cascade: CascadeMode,
+    pub multi_owner: MultiOwner,
+    pub allow_cycles: bool,
+    /// `--finalizer-controller`: each finalizer with the objects whose
+    /// controllers remove it.
+    pub finalizer_controllers: Vec<(String, Vec<ObjId>)>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Warning {
+    pub rule: Option<Rule>,
+    pub message: String,
+    pub refs: Vec<String>,
+}
+
+impl Warning {
+    fn new(rule: Option<Rule>, message: String, refs: Vec<String>) -> Warning {
+        Warning { rule, message, refs }
+    }
+}
+
+/// Why a plan cannot be made (exit 1).
+#[derive(Clone, Debug)]
+pub enum PlanError {
+    /// Objects of the deletion set own each other.
+    OwnershipCycle { cycle: String, cut: String, members: Vec<String> },
+    /// An object would wait forever for a finalizer whose controller is
+    /// deleted in an earlier step.
+    Hang { object: String, finalizer: String, controller: String, object_step: u32, controller_step: u32 },
+}
+
+impl std::fmt::Display for PlanError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PlanError::OwnershipCycle { cycle, cut, .. } => write!(
+                f,
+                "ownership cycle: {cycle}; cut an edge (for example remove the owner reference {cut}), or plan the cycle as one group with --allow-cycles"
+            ),
+            PlanError::Hang { object, finalizer, controller, object_step, controller_step } => write!(
+                f,
+                "{object} (step {object_step}) would hang: its finalizer {finalizer} is removed by {controller}, which is deleted earlier (step {controller_step})"
+            ),
+        }
+    }
+}
+
+pub struct Plan {
+    pub options_mode: Mode,
+    pub cascade_mode: CascadeMode,
+    pub multi_owner: MultiOwner,
+    /// The snapshot's relations, then those `--finalizer-controller` adds.
+    pub relations: Vec<Relation>,
+    pub graph: Graph,
+    pub cascade: Cascade,
+    pub order: Order,
+    /// The objects of each step (index 0 is step 1), in reference order.
+    pub steps: Vec<Vec<ObjId>>,
+    pub warnings: Vec<Warning>,
+    /// References of every object, by index (computed once).
+    pub refs: Vec<String>,
+}
+
+impl Plan {
+    pub fn deleted_count(&self) -> usize {
+        self.steps.iter().map(Vec::len).sum()
+    }
+
+    /// Finalizers an object waits for: all but the collector's own.
+    pub fn waits_for<'a>(&self, o: &'a Object) -> impl Iterator<Item = &'a str> {
+        o.finalizers.iter().map(|f| &**f).filter(|f| !crate::dialect::kubernetes::COLLECTOR_FINALIZERS.contains(f))
+    }
+}
+
+/// Each object's position in reference order: ties broken, output stable.
+pub fn reference_ranks(refs: &[String]) -> Vec<u32> {
+    let mut order: Vec<u32> = (0..refs.len() as u32).collect();
+    order.sort_by(|&a, &b| refs[a as usize].cmp(&refs[b as usize]).then(a.cmp(&b)));
+    let mut rank = vec![0u32; refs.len()];
+    for (r, &i) in order.iter().enumerate() {
+        rank[i as usize] = r as u32;
+    }
+    rank
+}
+
+/// Destruction dependencies `--finalizer-controller` adds: the controller
+/// is destroyed after every object carrying its finalizer.
+fn finalizer_relations(objects: &[Object], controllers: &[(String, Vec<ObjId>)]) -> Vec<Relation> {
+    let mut out = Vec::new();
+    for (i, o) in objects.iter().enumerate() {
+        for (fi, f) in o.finalizers.iter().enumerate() {
+            for (name, ctl) in controllers {
+                if **f != **name {
+                    continue;
+                }
+                for &c in ctl {
+                    if c.index() != i {
+                        out.push(Relation {
+                            kind: RelKind::Finalizer,
+                            from: c,
+                            to: ObjId(i as u32),
+                            link: Link::Solid,
+                            declared_by: ObjId(i as u32),
+                            decl: fi as u32,
+                            controller: false,
+                        });
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+pub fn build(snapshot: &Snapshot, options: &Options) -> Result<Plan, PlanError> {
+    let objects = &snapshot.objects;
+    let mut relations = snapshot.resolved.relations.clone();
+    relations.extend(finalizer_relations(objects, &options.finalizer_controllers));
+    let graph = Graph::build(objects, &relations);
+    let refs: Vec<String> = objects.iter().map(Object::reference).collect();
+    let rank = reference_ranks(&refs);
+
+    let seeds: Vec<(ObjId, Cause)> = match &options.mode {
+        Mode::Delete(targets) => targets.iter().map(|&t| (t, Cause::Target)).collect(),
+        Mode::All => (0..objects.len() as u32).map(|i| (ObjId(i), Cause::Target)).collect(),
+        Mode::Gc => cascade::gc_seeds(objects, &relations, &graph)
+            .into_iter()
+            .map(|(id, why)| (id, Cause::Garbage(why)))
+            .collect(),
+    };
+    let mut cascade = cascade::cascade(
+        objects,
+        &relations,
+        &graph,
+        &seeds,
+        &cascade::Options { cascade: options.cascade, multi_owner: options.multi_owner },
+    );
+    cascade.kept.sort_by_key(|(id, _)| rank[id.index()]);
+    cascade.orphaned.sort_by_key(|(id, _)| rank[id.index()]);
+    let in_set: Vec<bool> = cascade.cause.iter().map(Option::is_some).collect();
+    let order = match order::order(&order::Input {
+        relations: &relations,
+        in_set: &in_set,
+        rank: &rank,
+        allow_cycles: options.allow_cycles,
+    }) {
+        Ok(order) => order,
+        Err(cycle) => return Err(ownership_cycle_error(objects, &relations, &graph, &refs, &cycle.members)),
+    };
+
+    let mut steps: Vec<Vec<ObjId>> = vec![Vec::new(); order.steps as usize];
+    for (i, &s) in order.step.iter().enumerate() {
+        if in_set[i] && s > 0 {
+            steps[s as usize - 1].push(ObjId(i as u32));
+        }
+    }
+    for step in &mut steps {
+        step.sort_by_key(|o| rank[o.index()]);
+    }
+
+    let mut warnings = Vec::new();
+    for f in snapshot.findings.iter() {
+        if let Some(l) = &f.primary {
+            let file = snapshot.sources.get(l.span.file);
+            let lc = file.line_col(l.span.start);
+            warnings.push(Warning::new(
+                Some(f.rule),
+                format!("{}:{}:{}: {}", file.name, lc.line, lc.column, f.message),
+                f.refs.clone(),
+            ));
+        }
+    }
+    for g in &order.groups {
+        let names: Vec<String> = g.members.iter().map(|m| refs[m.index()].clone()).collect();
+        let step = g.members.first().map(|m| order.step[m.index()]).unwrap_or(0);
+        let message = match g.kind {
+            GroupKind::Destruction => format!(
+                "destruction-dependency cycle: {} are destroyed together in step {step}; their order inside it is undefined",
+                names.join(", ")
+            ),
+            GroupKind::Ownership => format!(
+                "ownership cycle planned as one group (--allow-cycles): {} in step {step}",
+                names.join(", ")
+            ),
+        };
+        let rule = if g.kind == GroupKind::Destruction { Rule::Td008 } else { Rule::Td007 };
+        warnings.push(Warning::new(Some(rule), message, names));
+    }
+    for &r in &order.relaxed {
+        let rel = &relations[r as usize];
+        let (owner, owned) = (&refs[rel.from.index()], &refs[rel.to.index()]);
+        warnings.push(Warning::new(
+            Some(Rule::Td012),
+            format!(
+                "ordering conflict: {owner} {} {owned}, but a destruction dependency puts {owned} later; the ownership edge is relaxed",
+                rel.kind.as_str()
+            ),
+            vec![owner.clone(), owned.clone()],
+        ));
+    }
+    // A deleted object whose controller stays is recreated by it.
+    for (i, cause) in cascade.cause.iter().enumerate() {
+        if cause.is_none() {
+            continue;
+        }
+        let id = ObjId(i as u32);
+        for r in graph.dependencies(id) {
+            let rel = &relations[r as usize];
+            if rel.kind == RelKind::Owns
+                && rel.controller
+                && rel.link == Link::Solid
+                && !cascade.deleted(rel.from)
+                && objects[rel.from.index()].deletion_timestamp.is_none()
+            {
+                warnings.push(Warning::new(
+                    None,
+                    format!(
+                        "{} is deleted but its controller {} stays and will recreate it",
+                        refs[i],
+                        refs[rel.from.index()]
+                    ),
+                    vec![refs[i].clone(), refs[rel.from.index()].clone()],
+                ));
+            }
+        }
+    }
+    // Garbage only if the snapshot is the whole cluster.
+    if options.mode == Mode::Gc {
+        for &(id, o) in &snapshot.resolved.missing_owners {
+            if matches!(cascade.cause[id.index()], Some(Cause::Garbage(Garbage::NoSolidOwner))) {
+                let r = &objects[id.index()].owners[o as usize];
+                warnings.push(Warning::new(
+                    Some(Rule::Td003),
+                    format!(
+                        "{} is garbage only if the snapshot is the whole cluster: its owner {}/{} is not in it",
+                        refs[id.index()],
+                        r.kind,
+                        r.name
+                    ),
+                    vec![refs[id.index()].clone()],
+                ));
+            }
+        }
+    }
+    // Finalizers whose controller goes first make the object hang.
+    for (name, controllers) in &options.finalizer_controllers {
+        for (i, o) in objects.iter().enumerate() {
+            if !in_set[i] || !o.finalizers.iter().any(|f| **f == **name) {
+                continue;
+            }
+            for &c in controllers {
+                if !in_set[c.index()] || c.index() == i {
+                    continue;
+                }
+                let (os, cs) = (order.step[i], order.step[c.index()]);
+                if cs < os {
+                    return Err(PlanError::Hang {
+                        object: refs[i].clone(),
+                        finalizer: name.clone(),
+                        controller: refs[c.index()].clone(),
+                        object_step: os,
+                        controller_step: cs,
+                    });
+                }
+                if cs == os {
+                    warnings.push(Warning::new(
+                        None,
+                        format!(
+                            "{} and {}, the controller of its finalizer {name}, are deleted in the same step {os}; the object hangs if the controller goes first",
+                            refs[i],
+                            refs[c.index()]
+                        ),
+                        vec![refs[i].clone(), refs[c.index()].clone()],
+                    ));
+                }
+            }
+        }
+    }
+
+    Ok(Plan {
+        options_mode: options.mode.clone(),
+        cascade_mode: options.cascade,
+        multi_owner: options.multi_owner,
+        relations,
+        graph,
+        cascade,
+        order,
+        steps,
+        warnings,
+        refs,
+    })
+}
+
+/// The shortest ownership cycle through the offending objects, and the edge
+/// that closes it.
+fn ownership_cycle_error(
+    objects: &[Object],
+    relations: &[Relation],
+    graph: &Graph,
+    refs: &[String],
+    members: &[ObjId],
+) -> PlanError {
+    let member: HashMap<ObjId, ()> = members.iter().map(|&m| (m, ())).collect();
+    let cycles = cycles::find(graph, relations, |r| r.kind.is_ownership() && r.link == Link::Solid);
+    let found = cycles.into_iter().find(|c| c.component.iter().any(|o| member.contains_key(o)));
+    match found {
+        Some(c) => {
+            let mut text = refs[c.nodes[0].index()].clone();
+            for (i, &r) in c.relations.iter().enumerate() {
+                let next = c.nodes[(i + 1) % c.nodes.len()];
+                text.push_str(&format!(" {} {}", relations[r as usize].kind.as_str(), refs[next.index()]));
+            }
+            let last = &relations[*c.relations.last().unwrap_or(&0) as usize];
+            let cut = format!("to {} from {}", objects[last.from.index()].short(), refs[last.to.index()]);
+            PlanError::OwnershipCycle {
+                cycle: text,
+                cut,
+                members: members.iter().map(|m| refs[m.index()].clone()).collect(),
+            }
+        }
+        None => PlanError::OwnershipCycle {
+            cycle: members.iter().map(|m| refs[m.index()].clone()).collect::<Vec<_>>().join(", "),
+            cut: String::from("(none found)"),
+            members: members.iter().map(|m| refs[m.index()].clone()).collect(),
+        },
+    }
+}
+
+/// Why `kept` objects stay, as text.
+pub fn kept_reason(plan: &Plan, by: KeptBy) -> (String, Option<String>) {
+    match by {
+        KeptBy::SolidOwner(r) => {
+            let owner = &plan.refs[plan.relations[r as usize].from.index()];
+            (format!("still owned by {owner}"), Some(owner.clone()))
+        }
+        KeptBy::NamespacedOwner(r) => {
+            let owner = &plan.refs[plan.relations[r as usize].from.index()];
+            (
+                format!("a cluster-scoped object with a namespaced owner ({owner}) is never collected"),
+                Some(owner.clone()),
+            )
+        }
+    }
+}

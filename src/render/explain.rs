@@ -1,0 +1,190 @@
+//! `teardown explain` output: text or JSON.
+
+use crate::analysis::explain::{origin_text, Explanation, Link, Status};
+use crate::model::{RelKind, Relation};
+use crate::plan::{kept_reason, Plan};
+use serde::Serialize;
+
+/// `X owns Y` read from X: the verb for a relation, in the cascade direction.
+fn cascade_verb(r: &Relation) -> &'static str {
+    match r.kind {
+        RelKind::Owns => "owns",
+        RelKind::Contains => "contains",
+        RelKind::Defines => "defines",
+        RelKind::DestroyAfter | RelKind::Finalizer => "goes after",
+    }
+}
+
+/// Why X goes after Y, read from X.
+fn order_phrase(plan: &Plan, r: &Relation) -> String {
+    let next = &plan.refs[r.to.index()];
+    match r.kind {
+        RelKind::Owns | RelKind::Contains | RelKind::Defines => format!("{} {next}", cascade_verb(r)),
+        RelKind::DestroyAfter if r.declared_by == r.to => format!("goes after {next}, which depends on it"),
+        RelKind::DestroyAfter => format!("is destroyed after {next}"),
+        RelKind::Finalizer => format!("goes after {next}, whose finalizer its controller removes"),
+    }
+}
+
+/// How the chain that reaches an object starts.
+fn origin(plan: &Plan, e: &Explanation) -> &'static str {
+    match (e.origin, &plan.options_mode) {
+        (Some(crate::analysis::cascade::Cause::Target), crate::plan::Mode::All) => "everything in the input (--all)",
+        (Some(cause), _) => origin_text(cause),
+        (None, _) => "",
+    }
+}
+
+fn step_note(plan: &Plan, link: &Link) -> String {
+    if plan.cascade.deleted(link.object) {
+        format!("step {}", plan.order.step[link.object.index()])
+    } else {
+        "not deleted".to_string()
+    }
+}
+
+pub fn text(plan: &Plan, explanations: &[Explanation]) -> String {
+    let mut out = String::new();
+    for (n, e) in explanations.iter().enumerate() {
+        if n > 0 {
+            out.push('\n');
+        }
+        let me = &plan.refs[e.object.index()];
+        match &e.status {
+            Status::Deleted { step } => {
+                out.push_str(&format!("{me}: deleted in step {step} of {}\n", plan.order.steps));
+                out.push_str("\nwhy it is deleted:\n");
+                for (i, link) in e.reached.iter().enumerate() {
+                    let who = &plan.refs[link.object.index()];
+                    if i == 0 {
+                        let why = origin(plan, e);
+                        out.push_str(&format!("  {who} ({why})\n"));
+                    } else if let Some(r) = e.reached[i - 1].relation {
+                        let verb = cascade_verb(&plan.relations[r as usize]);
+                        out.push_str(&format!("  {}└ {verb} {who}\n", "  ".repeat(i - 1)));
+                    }
+                }
+                out.push_str(&format!("\nwhy step {step}:\n"));
+                if e.before.len() <= 1 {
+                    out.push_str("  nothing in the plan must be destroyed before it\n");
+                } else {
+                    for (i, link) in e.before.iter().enumerate() {
+                        let who = &plan.refs[link.object.index()];
+                        let note = step_note(plan, link);
+                        if i == 0 {
+                            out.push_str(&format!("  {who} ({note})\n"));
+                        } else {
+                            let prev = e.before[i - 1].relation.map(|r| &plan.relations[r as usize]);
+                            let phrase = prev.map(|r| order_phrase(plan, r)).unwrap_or_default();
+                            let _ = who;
+                            out.push_str(&format!("  {}└ {phrase} ({note})\n", "  ".repeat(i - 1)));
+                        }
+                    }
+                }
+            }
+            Status::Kept(by) => {
+                out.push_str(&format!("{me}: kept, {}\n", kept_reason(plan, *by).0));
+                if let Some(r) = e.reached_via {
+                    let owner = &plan.refs[plan.relations[r as usize].from.index()];
+                    out.push_str(&format!("  deleting {owner} does not take it, because another owner stays\n"));
+                }
+            }
+            Status::Orphaned(r) => {
+                let owner = &plan.refs[plan.relations[*r as usize].from.index()];
+                out.push_str(&format!(
+                    "{me}: orphaned: not deleted; its owner reference to {owner} is removed (--cascade orphan)\n"
+                ));
+            }
+            Status::NotInPlan => {
+                out.push_str(&format!(
+                    "{me}: not in the plan: it is not a target, and nothing deleted owns or contains it\n"
+                ));
+            }
+        }
+    }
+    out
+}
+
+#[derive(Serialize)]
+struct LinkOut<'a> {
+    #[serde(rename = "ref")]
+    reference: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    step: Option<u32>,
+    /// The relation to the next link, read from this one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    relation: Option<&'static str>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ExplanationOut<'a> {
+    #[serde(rename = "ref")]
+    reference: &'a str,
+    status: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    step: Option<u32>,
+    steps: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    origin: Option<&'static str>,
+    reached: Vec<LinkOut<'a>>,
+    before: Vec<LinkOut<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reason: Option<String>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ExplainOut<'a> {
+    schema_version: u32,
+    explanations: Vec<ExplanationOut<'a>>,
+}
+
+fn links<'a>(plan: &'a Plan, chain: &[Link], with_step: bool) -> Vec<LinkOut<'a>> {
+    chain
+        .iter()
+        .map(|l| LinkOut {
+            reference: &plan.refs[l.object.index()],
+            step: if with_step && plan.cascade.deleted(l.object) {
+                Some(plan.order.step[l.object.index()])
+            } else {
+                None
+            },
+            relation: l.relation.map(|r| plan.relations[r as usize].kind.as_str()),
+        })
+        .collect()
+}
+
+pub fn json(plan: &Plan, explanations: &[Explanation]) -> String {
+    let explanations = explanations
+        .iter()
+        .map(|e| {
+            let (status, step, reason) = match &e.status {
+                Status::Deleted { step } => ("deleted", Some(*step), None),
+                Status::Kept(by) => ("kept", None, Some(kept_reason(plan, *by).0)),
+                Status::Orphaned(r) => (
+                    "orphaned",
+                    None,
+                    Some(format!(
+                        "owner reference to {} removed (--cascade orphan)",
+                        plan.refs[plan.relations[*r as usize].from.index()]
+                    )),
+                ),
+                Status::NotInPlan => ("not-in-plan", None, None),
+            };
+            ExplanationOut {
+                reference: &plan.refs[e.object.index()],
+                status,
+                step,
+                steps: plan.order.steps,
+                origin: e.origin.map(|_| origin(plan, e)),
+                reached: links(plan, &e.reached, false),
+                before: links(plan, &e.before, true),
+                reason,
+            }
+        })
+        .collect();
+    let mut s = serde_json::to_string_pretty(&ExplainOut { schema_version: 1, explanations }).unwrap_or_default();
+    s.push('\n');
+    s
+}

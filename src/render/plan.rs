@@ -1,0 +1,421 @@
+//! A plan as a table, JSON / YAML (CONTRACT §6), names, DOT or Mermaid.
+
+use crate::analysis::cascade::{Cause, Garbage};
+use crate::load::Snapshot;
+use crate::model::{DepSide, Dialect, Link, ObjId, Object, RelKind};
+use crate::plan::{kept_reason, Mode, Plan};
+use comfy_table::{presets, ContentArrangement, Table};
+use serde::Serialize;
+
+/// Why an object is in the plan, as text: how it got there, what it depends
+/// on, what it waits for.
+pub fn reason(snapshot: &Snapshot, plan: &Plan, id: ObjId) -> String {
+    let objects = &snapshot.objects;
+    let o = &objects[id.index()];
+    let mut parts: Vec<String> = Vec::new();
+    match plan.cascade.cause[id.index()] {
+        Some(Cause::Target) if matches!(plan.options_mode, Mode::Delete(_)) => parts.push("target".into()),
+        Some(Cause::Target) => {
+            // --all: say what owns it, if anything does.
+            if let Some(r) = first_owner(plan, id) {
+                parts.push(r);
+            }
+        }
+        Some(Cause::Garbage(Garbage::BeingDeleted)) => parts.push("being deleted (deletionTimestamp is set)".into()),
+        Some(Cause::Garbage(Garbage::NoSolidOwner)) => parts.push(no_solid_owner(snapshot, plan, id)),
+        Some(Cause::Relation(r)) => {
+            let rel = &plan.relations[r as usize];
+            let from = &plan.refs[rel.from.index()];
+            parts.push(match rel.kind {
+                RelKind::Owns => format!("owned by {from}"),
+                RelKind::Contains => format!("in {from}"),
+                RelKind::Defines => format!("defined by {from}"),
+                RelKind::DestroyAfter | RelKind::Finalizer => format!("with {from}"),
+            });
+        }
+        None => {}
+    }
+    let around: Vec<u32> = plan.graph.dependents(id).into_iter().chain(plan.graph.dependencies(id)).collect();
+    for (j, d) in o.deps.iter().enumerate() {
+        let target = around
+            .iter()
+            .map(|&r| &plan.relations[r as usize])
+            .find(|r| r.kind == RelKind::DestroyAfter && r.declared_by == id && r.decl == j as u32);
+        let Some(target) = target else { continue };
+        match d.side {
+            DepSide::Before => parts.push(format!("depends-on {}", plan.refs[target.from.index()])),
+            DepSide::After => parts.push(format!("destroyed after {}", plan.refs[target.to.index()])),
+        }
+    }
+    for f in plan.waits_for(o) {
+        let controller = around.iter().map(|&r| &plan.relations[r as usize]).find(|r| {
+            r.kind == RelKind::Finalizer && r.to == id && o.finalizers.get(r.decl as usize).is_some_and(|x| **x == *f)
+        });
+        match controller {
+            Some(r) => parts.push(format!("waits for finalizer {f} (removed by {})", plan.refs[r.from.index()])),
+            None => parts.push(format!("waits for finalizer {f}")),
+        }
+    }
+    parts.join("; ")
+}
+
+fn first_owner(plan: &Plan, id: ObjId) -> Option<String> {
+    plan.graph
+        .dependencies(id)
+        .into_iter()
+        .map(|r| &plan.relations[r as usize])
+        .find(|r| r.kind == RelKind::Owns && r.link == Link::Solid)
+        .map(|r| format!("owned by {}", plan.refs[r.from.index()]))
+}
+
+fn no_solid_owner(snapshot: &Snapshot, plan: &Plan, id: ObjId) -> String {
+    let o = &snapshot.objects[id.index()];
+    if let Some(&(_, j)) = snapshot.resolved.missing_owners.iter().find(|(d, _)| *d == id) {
+        let r = &o.owners[j as usize];
+        return format!("garbage: owner {}/{} is not in the snapshot", r.kind, r.name);
+    }
+    let broken =
+        plan.graph.dependencies(id).into_iter().map(|r| &plan.relations[r as usize]).find(|r| r.kind == RelKind::Owns);
+    match broken {
+        Some(r) if r.link == Link::UidMismatch => {
+            format!("garbage: owner {} has another uid", plan.refs[r.from.index()])
+        }
+        Some(r) if r.link == Link::CrossNamespace => {
+            format!("garbage: owner {} is in another namespace", plan.refs[r.from.index()])
+        }
+        Some(r) => format!("garbage: owner {} is being deleted", plan.refs[r.from.index()]),
+        None => "garbage: no owner left".into(),
+    }
+}
+
+/// The table of steps (stdout); the warnings and summary go to stderr.
+pub fn table(snapshot: &Snapshot, plan: &Plan) -> String {
+    let mut t = Table::new();
+    t.load_style(presets::NOTHING).set_content_arrangement(ContentArrangement::Disabled).force_no_tty();
+    t.set_header(vec!["STEP", "ACTION", "OBJECT", "REASON"]);
+    for (i, step) in plan.steps.iter().enumerate() {
+        for &id in step {
+            t.add_row(vec![
+                (i + 1).to_string(),
+                "delete".into(),
+                plan.refs[id.index()].clone(),
+                reason(snapshot, plan, id),
+            ]);
+        }
+    }
+    for &(id, r) in &plan.cascade.orphaned {
+        let owner = plan.relations[r as usize].from;
+        t.add_row(vec![
+            plan.order.step[owner.index()].to_string(),
+            "orphan".into(),
+            plan.refs[id.index()].clone(),
+            format!("owner reference to {} removed (--cascade orphan)", plan.refs[owner.index()]),
+        ]);
+    }
+    for &(id, by) in &plan.cascade.kept {
+        t.add_row(vec!["-".into(), "keep".into(), plan.refs[id.index()].clone(), kept_reason(plan, by).0]);
+    }
+    // kubectl-like: columns, no rules; no padding before the first column
+    // and no trailing blanks.
+    let mut out = String::new();
+    for line in t.lines() {
+        out.push_str(line.strip_prefix(' ').unwrap_or(&line).trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+/// Warnings and the one-line summary, for stderr under `-o table`.
+pub fn summary(plan: &Plan) -> String {
+    let mut out = String::new();
+    for w in &plan.warnings {
+        match w.rule {
+            Some(rule) => out.push_str(&format!("warning[{}]: {}\n", rule.id(), w.message)),
+            None => out.push_str(&format!("warning: {}\n", w.message)),
+        }
+    }
+    let plural = |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    let mut line = format!(
+        "{} in {}, {} kept",
+        plural(plan.deleted_count(), "object", "objects"),
+        plural(plan.steps.len(), "step", "steps"),
+        plan.cascade.kept.len()
+    );
+    if !plan.cascade.orphaned.is_empty() {
+        line.push_str(&format!(", {} orphaned", plan.cascade.orphaned.len()));
+    }
+    line.push_str(&format!(", {}", plural(plan.warnings.len(), "warning", "warnings")));
+    out.push_str(&line);
+    out.push('\n');
+    out
+}
+
+/// One reference a line, in plan order (ready for `xargs`).
+pub fn names(plan: &Plan) -> String {
+    let mut out = String::new();
+    for step in &plan.steps {
+        for id in step {
+            out.push_str(&plan.refs[id.index()]);
+            out.push('\n');
+        }
+    }
+    out
+}
+
+#[derive(Serialize)]
+struct ResourceOut<'a> {
+    #[serde(rename = "ref")]
+    reference: &'a str,
+    kind: &'a str,
+    namespace: Option<&'a str>,
+    name: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    uid: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    id: Option<&'a str>,
+    action: &'static str,
+    reason: String,
+    #[serde(rename = "waitsFor", skip_serializing_if = "Vec::is_empty")]
+    waits_for: Vec<&'a str>,
+    #[serde(rename = "keptBy", skip_serializing_if = "Option::is_none")]
+    kept_by: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    owner: Option<&'a str>,
+    file: &'a str,
+    line: usize,
+}
+
+#[derive(Serialize)]
+struct StepOut<'a> {
+    step: usize,
+    resources: Vec<ResourceOut<'a>>,
+}
+
+#[derive(Serialize)]
+struct RelaxedOut<'a> {
+    owner: &'a str,
+    dependent: &'a str,
+    kind: RelKind,
+}
+
+#[derive(Serialize)]
+struct CycleOut<'a> {
+    kind: &'static str,
+    step: u32,
+    refs: Vec<&'a str>,
+}
+
+#[derive(Serialize)]
+struct WarningOut<'a> {
+    rule: Option<&'static str>,
+    message: &'a str,
+    refs: &'a [String],
+}
+
+#[derive(Serialize)]
+struct InputOut<'a> {
+    path: &'a str,
+    sha256: String,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct PlanOut<'a> {
+    schema_version: u32,
+    mode: &'static str,
+    cascade: &'static str,
+    multi_owner: &'static str,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    targets: Vec<&'a str>,
+    steps: Vec<StepOut<'a>>,
+    kept: Vec<ResourceOut<'a>>,
+    orphaned: Vec<ResourceOut<'a>>,
+    relaxed: Vec<RelaxedOut<'a>>,
+    cycles: Vec<CycleOut<'a>>,
+    warnings: Vec<WarningOut<'a>>,
+    events: Vec<()>,
+    inputs: Vec<InputOut<'a>>,
+}
+
+fn resource<'a>(
+    snapshot: &'a Snapshot,
+    plan: &'a Plan,
+    id: ObjId,
+    action: &'static str,
+    reason: String,
+) -> ResourceOut<'a> {
+    let o: &Object = &snapshot.objects[id.index()];
+    let file = snapshot.sources.get(o.span.file);
+    let (uid, oid) = match o.dialect {
+        Dialect::Kubernetes => (o.uid.as_deref(), None),
+        Dialect::Native => (None, Some(&*o.name)),
+    };
+    ResourceOut {
+        reference: &plan.refs[id.index()],
+        kind: &o.kind,
+        namespace: o.namespace.as_deref(),
+        name: &o.name,
+        uid,
+        id: oid,
+        action,
+        reason,
+        waits_for: if action == "delete" { plan.waits_for(o).collect() } else { Vec::new() },
+        kept_by: None,
+        owner: None,
+        file: &file.name,
+        line: file.line_index(o.span.start) + 1,
+    }
+}
+
+fn plan_out<'a>(snapshot: &'a Snapshot, plan: &'a Plan) -> PlanOut<'a> {
+    let steps = plan
+        .steps
+        .iter()
+        .enumerate()
+        .map(|(i, step)| StepOut {
+            step: i + 1,
+            resources: step
+                .iter()
+                .map(|&id| resource(snapshot, plan, id, "delete", reason(snapshot, plan, id)))
+                .collect(),
+        })
+        .collect();
+    let kept = plan
+        .cascade
+        .kept
+        .iter()
+        .map(|&(id, by)| {
+            let (text, keeper) = kept_reason(plan, by);
+            let mut r = resource(snapshot, plan, id, "keep", text);
+            r.kept_by = keeper;
+            r
+        })
+        .collect();
+    let orphaned = plan
+        .cascade
+        .orphaned
+        .iter()
+        .map(|&(id, rel)| {
+            let owner = plan.relations[rel as usize].from;
+            let text = format!("owner reference to {} removed (--cascade orphan)", plan.refs[owner.index()]);
+            let mut r = resource(snapshot, plan, id, "orphan", text);
+            r.owner = Some(&plan.refs[owner.index()]);
+            r
+        })
+        .collect();
+    let relaxed = plan
+        .order
+        .relaxed
+        .iter()
+        .map(|&r| {
+            let rel = &plan.relations[r as usize];
+            RelaxedOut { owner: &plan.refs[rel.from.index()], dependent: &plan.refs[rel.to.index()], kind: rel.kind }
+        })
+        .collect();
+    let cycles = plan
+        .order
+        .groups
+        .iter()
+        .map(|g| CycleOut {
+            kind: match g.kind {
+                crate::analysis::order::GroupKind::Destruction => "destruction",
+                crate::analysis::order::GroupKind::Ownership => "ownership",
+            },
+            step: g.members.first().map(|m| plan.order.step[m.index()]).unwrap_or(0),
+            refs: g.members.iter().map(|m| plan.refs[m.index()].as_str()).collect(),
+        })
+        .collect();
+    let warnings = plan
+        .warnings
+        .iter()
+        .map(|w| WarningOut { rule: w.rule.map(|r| r.id()), message: &w.message, refs: &w.refs })
+        .collect();
+    let inputs = snapshot.sources.files.iter().map(|f| InputOut { path: &f.name, sha256: f.sha256() }).collect();
+    let targets = match &plan.options_mode {
+        Mode::Delete(t) => t.iter().map(|id| plan.refs[id.index()].as_str()).collect(),
+        _ => Vec::new(),
+    };
+    PlanOut {
+        schema_version: 1,
+        mode: plan.options_mode.name(),
+        cascade: plan.cascade_mode.as_str(),
+        multi_owner: plan.multi_owner.as_str(),
+        targets,
+        steps,
+        kept,
+        orphaned,
+        relaxed,
+        cycles,
+        warnings,
+        events: Vec::new(),
+        inputs,
+    }
+}
+
+pub fn json(snapshot: &Snapshot, plan: &Plan) -> String {
+    let mut s = serde_json::to_string_pretty(&plan_out(snapshot, plan)).unwrap_or_default();
+    s.push('\n');
+    s
+}
+
+pub fn yaml(snapshot: &Snapshot, plan: &Plan) -> String {
+    serde_yaml::to_string(&plan_out(snapshot, plan)).unwrap_or_default()
+}
+
+/// Constraint edges between objects of the plan, earlier → later.
+fn plan_edges(plan: &Plan) -> Vec<(ObjId, ObjId, &'static str, bool)> {
+    let mut relaxed = vec![false; plan.relations.len()];
+    for &r in &plan.order.relaxed {
+        relaxed[r as usize] = true;
+    }
+    plan.relations
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| plan.cascade.deleted(r.from) && plan.cascade.deleted(r.to) && r.from != r.to)
+        .filter(|(_, r)| !(r.kind.is_ownership() && r.link != Link::Solid))
+        .map(|(i, r)| (r.to, r.from, r.kind.as_str(), relaxed[i]))
+        .collect()
+}
+
+fn dot_escape(s: &str) -> String {
+    s.replace('\\', "\\\\").replace('"', "\\\"")
+}
+
+/// Graphviz: one cluster per step, edges from what goes first to what goes
+/// after it.
+pub fn dot(plan: &Plan) -> String {
+    let mut out = String::from(
+        "digraph plan {\n  rankdir=LR;\n  node [shape=box, fontname=\"Helvetica\", fontsize=10];\n  edge [fontname=\"Helvetica\", fontsize=9];\n",
+    );
+    for (i, step) in plan.steps.iter().enumerate() {
+        out.push_str(&format!("  subgraph cluster_step{} {{\n    label=\"step {}\";\n", i + 1, i + 1));
+        for id in step {
+            out.push_str(&format!("    n{} [label=\"{}\"];\n", id.0, dot_escape(&plan.refs[id.index()])));
+        }
+        out.push_str("  }\n");
+    }
+    for (a, b, label, relaxed) in plan_edges(plan) {
+        let style = if relaxed { ", style=dashed, color=red, fontcolor=red" } else { "" };
+        let label = if relaxed { format!("{label} (relaxed)") } else { label.to_string() };
+        out.push_str(&format!("  n{} -> n{} [label=\"{}\"{style}];\n", a.0, b.0, label));
+    }
+    out.push_str("}\n");
+    out
+}
+
+pub fn mermaid(plan: &Plan) -> String {
+    let mut out = String::from("flowchart LR\n");
+    for (i, step) in plan.steps.iter().enumerate() {
+        out.push_str(&format!("  subgraph step{}[\"step {}\"]\n", i + 1, i + 1));
+        for id in step {
+            out.push_str(&format!("    n{}[\"{}\"]\n", id.0, plan.refs[id.index()].replace('"', "#quot;")));
+        }
+        out.push_str("  end\n");
+    }
+    for (a, b, label, relaxed) in plan_edges(plan) {
+        let arrow = if relaxed { "-.->" } else { "-->" };
+        let label = if relaxed { format!("{label} relaxed") } else { label.to_string() };
+        out.push_str(&format!("  n{} {arrow}|{label}| n{}\n", a.0, b.0));
+    }
+    out
+}
