@@ -75,12 +75,15 @@ fn run_check(args: CheckArgs, env: Env, style: render::diagnostics::Style) -> Re
     for (_, selector) in &controllers {
         Query::new(std::slice::from_ref(selector), None, None)?.select(&snapshot.objects)?;
     }
+    let mut timer = crate::timing::Timer::start();
     let graph = Graph::build(&snapshot.objects, &snapshot.resolved.relations);
+    timer.lap("graph");
     let options = CheckOptions {
         known_finalizers: controllers.into_iter().map(|(f, _)| f).collect(),
         policy: SeverityPolicy { closed_world: args.closed_world, deny_warnings: args.deny.contains(&Deny::Warnings) },
     };
     let report = check::check(&snapshot, &graph, &options);
+    timer.lap("check");
     let sources = &snapshot.sources;
     let text = match args.output {
         CheckFormat::Table => render::diagnostics::render(sources, &report.findings, &report.counts, style),
@@ -89,6 +92,7 @@ fn run_check(args: CheckArgs, env: Env, style: render::diagnostics::Style) -> Re
         CheckFormat::Sarif => render::findings::sarif(sources, &report.findings),
         CheckFormat::Github => render::findings::github(sources, &report.findings),
     };
+    timer.lap("render");
     let code = if report.fatal {
         2
     } else if report.counts.errors > 0 {
@@ -182,7 +186,10 @@ fn make_plan(
         allow_cycles: flags.allow_cycles,
         finalizer_controllers: resolved,
     };
-    match plan::build(&snapshot, &options) {
+    let mut timer = crate::timing::Timer::start();
+    let made = plan::build(&snapshot, &options);
+    timer.lap("plan");
+    match made {
         Ok(plan) => Ok(Ok((snapshot, plan))),
         Err(e) => {
             let mut stderr = stderr;
@@ -209,6 +216,7 @@ fn run_plan(args: PlanArgs, env: Env, style: render::diagnostics::Style) -> Resu
         PlanFormat::Dot => render::plan::dot(&plan),
         PlanFormat::Mermaid => render::plan::mermaid(&plan),
     };
+    crate::timing::Timer::start().lap("render (approx.)");
     Ok(Output { stdout: text.into_bytes(), stderr, code: 0 })
 }
 

@@ -25,3 +25,4 @@ pub mod render;
 pub mod select;
 pub mod source;
 pub mod split;
+pub mod timing;

@@ -2,14 +2,13 @@
 //! parallel) → assign scopes → resolve references. Each step is its own
 //! function so that new dialects plug into the parse step alone.
 
-use crate::dialect::{self, DocOutput};
+use crate::dialect::{self, DocOutput, Unit};
 use crate::findings::{Finding, Rule};
 use crate::model::resolve::{self, Resolved};
 use crate::model::{Dialect, Object};
-use crate::source::{self, FileId, Format, ReadProblem, Sources, Span};
+use crate::source::{self, FileId, ReadProblem, Sources, Span};
 use rayon::prelude::*;
 use std::io::Read;
-use std::ops::Range;
 use std::path::PathBuf;
 
 /// Everything known about the input once it is loaded.
@@ -36,17 +35,25 @@ pub struct LoadOptions {
 }
 
 pub fn load(inputs: &[PathBuf], options: &LoadOptions, stdin: &mut dyn Read) -> Snapshot {
+    let mut timer = crate::timing::Timer::start();
     let (sources, problems) = source::read_inputs(inputs, stdin);
+    timer.lap("read");
     let mut findings = Vec::new();
     let mut skip = vec![false; sources.files.len()];
     for problem in problems {
         findings.push(read_problem(&sources, &mut skip, problem));
     }
 
-    let docs = split(&sources, &skip, &mut findings);
-    let outputs: Vec<DocOutput> = docs
+    let units = split(&sources, &skip, options.dialect, &mut findings);
+    timer.lap("split");
+    // Parse units in parallel; `fold` keeps them in order, batched.
+    let outputs: Vec<DocOutput> = units
         .par_iter()
-        .map(|(file, range)| dialect::parse_document(sources.get(*file), *file, range.clone(), options.dialect))
+        .with_min_len(64)
+        .fold(DocOutput::default, |mut out, (file, unit)| {
+            dialect::parse_unit(sources.get(*file), *file, unit, options.dialect, &mut out);
+            out
+        })
         .collect();
 
     let mut objects = Vec::with_capacity(outputs.iter().map(|o| o.objects.len()).sum());
@@ -54,8 +61,10 @@ pub fn load(inputs: &[PathBuf], options: &LoadOptions, stdin: &mut dyn Read) -> 
         objects.extend(out.objects);
         findings.extend(out.findings);
     }
+    timer.lap("parse");
     resolve::assign_scopes(&mut objects);
     let resolved = resolve::resolve(&objects);
+    timer.lap("resolve");
     Snapshot { sources, objects, resolved, findings }
 }
 
@@ -74,30 +83,30 @@ fn read_problem(sources: &Sources, skip: &mut [bool], problem: ReadProblem) -> F
     }
 }
 
-/// The documents of every readable file, in file order.
-fn split(sources: &Sources, skip: &[bool], findings: &mut Vec<Finding>) -> Vec<(FileId, Range<usize>)> {
-    let mut docs = Vec::new();
-    for id in sources.ids() {
-        if skip[id.0 as usize] {
-            continue;
-        }
-        let file = sources.get(id);
-        let before = docs.len();
-        match file.format {
-            Format::Json => {
-                if crate::split::first_content(&file.text, 0..file.text.len()).is_some() {
-                    docs.push((id, 0..file.text.len()));
-                }
-            }
-            Format::Yaml => docs.extend(crate::split::yaml_documents(&file.text).into_iter().map(|r| (id, r))),
-        }
-        if docs.len() == before {
+/// The units of every readable file, in file order (files split in parallel).
+fn split(
+    sources: &Sources,
+    skip: &[bool],
+    dialect: Option<Dialect>,
+    findings: &mut Vec<Finding>,
+) -> Vec<(FileId, Unit)> {
+    let per_file: Vec<(Vec<Unit>, bool)> = sources
+        .files
+        .par_iter()
+        .enumerate()
+        .map(|(i, file)| if skip[i] { (Vec::new(), true) } else { dialect::units(file, dialect) })
+        .collect();
+    let mut units = Vec::with_capacity(per_file.iter().map(|(u, _)| u.len()).sum());
+    for (id, (file_units, any)) in sources.ids().zip(per_file) {
+        if !any {
+            let file = sources.get(id);
             findings.push(
                 Finding::new(Rule::Td013, format!("{} holds no objects", file.name))
                     .at(Span::new(id, 0..0), "empty")
                     .in_file(file.name.clone()),
             );
         }
+        units.extend(file_units.into_iter().map(|u| (id, u)));
     }
-    docs
+    units
 }

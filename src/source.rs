@@ -7,7 +7,7 @@
 use std::io::Read;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Mutex, OnceLock};
 
 /// Index of a file in [`Sources`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -53,7 +53,7 @@ pub struct SourceFile {
     /// The path on disk; `None` for standard input.
     pub path: Option<PathBuf>,
     pub format: Format,
-    pub text: Arc<str>,
+    pub text: Text,
     /// The file started with a UTF-8 byte order mark (not part of `text`).
     pub bom: bool,
     line_starts: OnceLock<Vec<usize>>,
@@ -69,6 +69,39 @@ struct ColumnCache {
     column: usize,
 }
 
+/// A file's text, known to be UTF-8: owned, or (large files) memory-mapped,
+/// which spares copying a gigabyte from the page cache.
+pub struct Text(TextRepr);
+
+enum TextRepr {
+    Owned(Box<str>),
+    /// Validated as UTF-8 from `start` (after a byte order mark) when mapped.
+    Mapped {
+        map: memmap2::Mmap,
+        start: usize,
+    },
+}
+
+impl std::ops::Deref for Text {
+    type Target = str;
+    fn deref(&self) -> &str {
+        match &self.0 {
+            TextRepr::Owned(s) => s,
+            // SAFETY: `map_file` checked these bytes with `str::from_utf8`, and
+            // the mapping is read-only. (Like every reader of a mapped file,
+            // teardown assumes the file is not rewritten in place while it
+            // runs; `apply` replaces files by renaming, never in place.)
+            TextRepr::Mapped { map, start } => unsafe { std::str::from_utf8_unchecked(&map[*start..]) },
+        }
+    }
+}
+
+impl From<String> for Text {
+    fn from(s: String) -> Text {
+        Text(TextRepr::Owned(s.into_boxed_str()))
+    }
+}
+
 /// A 1-based line and column (columns count characters, not bytes).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct LineCol {
@@ -77,12 +110,12 @@ pub struct LineCol {
 }
 
 impl SourceFile {
-    pub fn new(name: String, path: Option<PathBuf>, format: Format, text: String) -> SourceFile {
+    pub fn new(name: String, path: Option<PathBuf>, format: Format, text: impl Into<Text>) -> SourceFile {
         SourceFile {
             name,
             path,
             format,
-            text: Arc::from(text),
+            text: text.into(),
             bom: false,
             line_starts: OnceLock::new(),
             column_cache: Mutex::new(None),
@@ -311,10 +344,43 @@ fn has_known_extension(path: &Path) -> bool {
     path.extension().and_then(|e| e.to_str()).is_some_and(|e| EXTENSIONS.iter().any(|k| k.eq_ignore_ascii_case(e)))
 }
 
+/// Files at least this large are memory-mapped rather than read.
+const MAP_AT: u64 = 4 << 20;
+
 fn read_file(sources: &mut Sources, problems: &mut Vec<ReadProblem>, path: &Path) {
+    if let Some(text) = map_file(path) {
+        let format = format_of(Some(path));
+        let mut file = SourceFile::new(display(path), Some(path.to_path_buf()), format, Text(text.0));
+        file.bom = text.1;
+        sources.files.push(file);
+        return;
+    }
     match std::fs::read(path) {
         Ok(bytes) => push_file(sources, problems, display(path), Some(path.to_path_buf()), bytes),
         Err(error) => problems.push(ReadProblem::Io { name: display(path), error }),
+    }
+}
+
+/// Map a large regular file whose bytes are UTF-8; `None` to read it
+/// instead (small, not a regular file, not UTF-8: the read path reports it).
+fn map_file(path: &Path) -> Option<(TextRepr, bool)> {
+    let file = std::fs::File::open(path).ok()?;
+    let meta = file.metadata().ok()?;
+    if !meta.is_file() || meta.len() < MAP_AT {
+        return None;
+    }
+    // SAFETY: read-only mapping; see `Text`.
+    let map = unsafe { memmap2::MmapOptions::new().populate().map(&file) }.ok()?;
+    let bom = map.starts_with(b"\xEF\xBB\xBF");
+    let start = if bom { 3 } else { 0 };
+    std::str::from_utf8(&map[start..]).ok()?;
+    Some((TextRepr::Mapped { map, start }, bom))
+}
+
+fn format_of(path: Option<&Path>) -> Format {
+    match path {
+        Some(p) if p.extension().is_some_and(|e| e.eq_ignore_ascii_case("json")) => Format::Json,
+        _ => Format::Yaml,
     }
 }
 
@@ -329,10 +395,7 @@ fn push_file(
     if bom {
         bytes.drain(..3);
     }
-    let format = match &path {
-        Some(p) if p.extension().is_some_and(|e| e.eq_ignore_ascii_case("json")) => Format::Json,
-        _ => Format::Yaml,
-    };
+    let format = format_of(path.as_deref());
     match String::from_utf8(bytes) {
         Ok(text) => {
             let mut file = SourceFile::new(name, path, format, text);
@@ -356,7 +419,7 @@ mod tests {
     use super::*;
 
     fn file(text: &str) -> SourceFile {
-        SourceFile::new("t".into(), None, Format::Yaml, text.into())
+        SourceFile::new("t".into(), None, Format::Yaml, text.to_string())
     }
 
     #[test]

@@ -87,13 +87,29 @@ pub fn first_content(text: &str, range: Range<usize>) -> Option<usize> {
     None
 }
 
+/// A block-style YAML sequence found in a document.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BlockSequence {
+    /// The `key:` line that holds it (empty at the document's start when
+    /// the document itself is the sequence).
+    pub key_line: Range<usize>,
+    /// Each entry, from its `-` to the end of its last content line.
+    pub entries: Vec<Range<usize>>,
+    /// Where the sequence ends (the start of the first line after it).
+    pub end: usize,
+}
+
 /// The entries of a block-style YAML sequence: the value of the top-level
 /// `key:` of the document in `doc`, or the document itself when `key` is
 /// `None`. Returns `None` when the sequence is not written in plain block
 /// style (the caller then falls back to the document's span).
 pub fn yaml_block_items(text: &str, doc: Range<usize>, key: Option<&str>) -> Option<Vec<Range<usize>>> {
+    yaml_block_sequence(text, doc, key).map(|s| s.entries)
+}
+
+pub fn yaml_block_sequence(text: &str, doc: Range<usize>, key: Option<&str>) -> Option<BlockSequence> {
     let bytes = text.as_bytes();
-    let mut pos = doc.start;
+    let mut key_line = doc.start..doc.start;
     // Find the key line at column 0.
     if let Some(key) = key {
         let mut found = None;
@@ -106,20 +122,21 @@ pub fn yaml_block_items(text: &str, doc: Range<usize>, key: Option<&str>) -> Opt
                 if let Some(rest) = rest.strip_prefix(b":") {
                     let rest = trim_start(rest);
                     if rest.is_empty() || rest[0] == b'#' || rest[0] == b'\r' {
-                        found = Some(line_end);
+                        found = Some(line_start..line_end);
                         break;
                     }
                 }
             }
             line_start = line_end + 1;
         }
-        pos = found?;
+        key_line = found?;
     }
     // Walk the lines after it.
     let mut items: Vec<Range<usize>> = Vec::new();
     let mut indent: Option<usize> = None;
-    let mut last_content_end = pos;
-    let mut line_start = if key.is_some() { pos + 1 } else { pos };
+    let mut last_content_end = key_line.end;
+    let mut line_start = if key.is_some() { key_line.end + 1 } else { doc.start };
+    let mut end = doc.end;
     while line_start < doc.end {
         let line_end = memchr::memchr(b'\n', &bytes[line_start..doc.end]).map(|i| line_start + i).unwrap_or(doc.end);
         let line = &bytes[line_start..line_end];
@@ -140,6 +157,7 @@ pub fn yaml_block_items(text: &str, doc: Range<usize>, key: Option<&str>) -> Opt
                 }
                 items.push(line_start + n..line_end);
             } else if n <= want {
+                end = line_start;
                 break;
             }
             last_content_end = trim_end(bytes, line_start, line_end);
@@ -149,7 +167,7 @@ pub fn yaml_block_items(text: &str, doc: Range<usize>, key: Option<&str>) -> Opt
     if let Some(last) = items.last_mut() {
         last.end = last_content_end.max(last.start);
     }
-    Some(items)
+    Some(BlockSequence { key_line, entries: items, end: end.min(doc.end) })
 }
 
 #[cfg(test)]
@@ -210,5 +228,154 @@ mod tests {
     fn first_content_skips_comments() {
         let text = "# source: x\n  {\"a\": 1}";
         assert_eq!(first_content(text, 0..text.len()), Some(14));
+    }
+}
+
+/// JSON structure without parsing: where values begin and end, so that the
+/// items of a large `List` can be parsed one by one, in parallel. These
+/// functions only find boundaries; each piece is still parsed (and so
+/// validated) by serde_json, and any doubt sends the caller back to the
+/// general path, which reports errors exactly.
+pub mod json {
+    use std::ops::Range;
+
+    pub fn skip_ws(b: &[u8], mut i: usize) -> usize {
+        while i < b.len() && matches!(b[i], b' ' | b'\t' | b'\n' | b'\r') {
+            i += 1;
+        }
+        i
+    }
+
+    /// The end of the string starting at `b[i] == '"'`.
+    pub fn string_end(b: &[u8], i: usize) -> Option<usize> {
+        let mut j = i + 1;
+        loop {
+            let k = memchr::memchr2(b'"', b'\\', &b[j..])?;
+            j += k;
+            if b[j] == b'\\' {
+                j += 2;
+                if j > b.len() {
+                    return None;
+                }
+            } else {
+                return Some(j + 1);
+            }
+        }
+    }
+
+    /// The end of the value starting at `b[i]` (no leading whitespace).
+    pub fn value_end(b: &[u8], i: usize) -> Option<usize> {
+        match *b.get(i)? {
+            b'"' => string_end(b, i),
+            b'{' | b'[' => {
+                let mut stack: Vec<u8> = vec![if b[i] == b'{' { b'}' } else { b']' }];
+                let mut j = i + 1;
+                while let Some(&c) = b.get(j) {
+                    match c {
+                        b'"' => {
+                            j = string_end(b, j)?;
+                            continue;
+                        }
+                        b'{' => stack.push(b'}'),
+                        b'[' => stack.push(b']'),
+                        b'}' | b']' => {
+                            if stack.pop() != Some(c) {
+                                return None;
+                            }
+                            if stack.is_empty() {
+                                return Some(j + 1);
+                            }
+                        }
+                        _ => {}
+                    }
+                    j += 1;
+                }
+                None
+            }
+            _ => {
+                // A number, true, false or null: up to a delimiter.
+                let mut j = i;
+                while j < b.len() && !matches!(b[j], b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r') {
+                    j += 1;
+                }
+                (j > i).then_some(j)
+            }
+        }
+    }
+
+    /// The members of the object at `b[i] == '{'`: (key text with quotes,
+    /// value range), and the end of the object.
+    #[allow(clippy::type_complexity)]
+    pub fn members(b: &[u8], i: usize) -> Option<(Vec<(Range<usize>, Range<usize>)>, usize)> {
+        let mut out = Vec::new();
+        let mut j = skip_ws(b, i + 1);
+        if b.get(j) == Some(&b'}') {
+            return Some((out, j + 1));
+        }
+        loop {
+            if b.get(j) != Some(&b'"') {
+                return None;
+            }
+            let key_end = string_end(b, j)?;
+            let key = j..key_end;
+            j = skip_ws(b, key_end);
+            if b.get(j) != Some(&b':') {
+                return None;
+            }
+            j = skip_ws(b, j + 1);
+            let end = value_end(b, j)?;
+            out.push((key, j..end));
+            j = skip_ws(b, end);
+            match b.get(j) {
+                Some(b',') => j = skip_ws(b, j + 1),
+                Some(b'}') => return Some((out, j + 1)),
+                _ => return None,
+            }
+        }
+    }
+
+    /// The elements of the array at `b[i] == '['`, and the end of the array.
+    pub fn elements(b: &[u8], i: usize) -> Option<(Vec<Range<usize>>, usize)> {
+        let mut out = Vec::new();
+        let mut j = skip_ws(b, i + 1);
+        if b.get(j) == Some(&b']') {
+            return Some((out, j + 1));
+        }
+        loop {
+            let end = value_end(b, j)?;
+            out.push(j..end);
+            j = skip_ws(b, end);
+            match b.get(j) {
+                Some(b',') => j = skip_ws(b, j + 1),
+                Some(b']') => return Some((out, j + 1)),
+                _ => return None,
+            }
+        }
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        #[test]
+        fn finds_members_and_elements() {
+            let t = br#" {"kind": "List", "items": [ {"a": "}\"]"}, [1, 2], 3 ], "x": null } "#;
+            let i = skip_ws(t, 0);
+            let (m, end) = members(t, i).unwrap();
+            assert_eq!(end, t.len() - 1);
+            let keys: Vec<&[u8]> = m.iter().map(|(k, _)| &t[k.clone()]).collect();
+            assert_eq!(keys, [&b"\"kind\""[..], b"\"items\"", b"\"x\""]);
+            let (e, _) = elements(t, m[1].1.start).unwrap();
+            let items: Vec<&[u8]> = e.iter().map(|r| &t[r.clone()]).collect();
+            assert_eq!(items, [&br#"{"a": "}\"]"}"#[..], b"[1, 2]", b"3"]);
+        }
+
+        #[test]
+        fn rejects_broken_structure() {
+            assert!(members(br#"{"a": [1, 2}"#, 0).is_none());
+            assert!(members(br#"{"a" 1}"#, 0).is_none());
+            assert!(elements(br#"[1 2]"#, 0).is_none());
+            assert!(elements(br#"["a]"#, 0).is_none());
+        }
     }
 }

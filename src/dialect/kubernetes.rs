@@ -73,7 +73,8 @@ pub fn convert(raw: RawObject, span: Span, text: &str, list: ListContext, out: &
     };
     let group = group_of(&api_version, &kind);
     let namespace: Option<Str> = meta.namespace.map(|n| n.0).filter(|n| !n.is_empty());
-    let reference = format!("{kind}/{name}");
+    // For messages only: made when one is needed.
+    let reference = || format!("{kind}/{name}");
 
     let mut owners = Vec::new();
     for (i, r) in meta.owner_references.unwrap_or_default().into_iter().enumerate() {
@@ -88,10 +89,10 @@ pub fn convert(raw: RawObject, span: Span, text: &str, list: ListContext, out: &
             out.push(
                 Finding::new(
                     Rule::Td001,
-                    format!("owner reference #{} of {reference} has no `kind` or no `name`", i + 1),
+                    format!("owner reference #{} of {} has no `kind` or no `name`", i + 1, reference()),
                 )
                 .at(at(r.uid.as_ref().map(|u| &*u.0)), "this owner reference")
-                .refs([reference.clone()]),
+                .refs([reference()]),
             );
             continue;
         };
@@ -101,14 +102,15 @@ pub fn convert(raw: RawObject, span: Span, text: &str, list: ListContext, out: &
                 Finding::new(
                     Rule::Td001,
                     format!(
-                        "owner reference #{} of {reference} ({}/{}) has no `uid`",
+                        "owner reference #{} of {} ({}/{}) has no `uid`",
                         i + 1,
+                        reference(),
                         okind.0,
                         oname.0
                     ),
                 )
                 .at(at(Some(&oname.0)), "no uid here")
-                .refs([reference.clone()])
+                .refs([reference()])
                 .help("the API server rejects owner references without a uid; teardown resolves this one by kind and name"),
             );
         }
@@ -135,10 +137,10 @@ pub fn convert(raw: RawObject, span: Span, text: &str, list: ListContext, out: &
                     out.push(
                         Finding::new(
                             Rule::Td001,
-                            format!("{reference}: `{item}` is not a depends-on reference"),
+                            format!("{}: `{item}` is not a depends-on reference", reference()),
                         )
                         .at(Span::new(span.file, range), "not GROUP/KIND/NAME or GROUP/namespaces/NAMESPACE/KIND/NAME")
-                        .refs([reference.clone()])
+                        .refs([reference()])
                         .help("write `group/kind/name` for cluster-scoped objects and `group/namespaces/namespace/kind/name` for namespaced ones (the core group is empty: `/namespaces/default/Secret/db`)"),
                     );
                 }
@@ -278,7 +280,10 @@ const BUILTIN_KINDS: &[(&str, &str, bool)] = &[
 /// Is this built-in kind namespaced? `None` for kinds Kubernetes does not
 /// define (custom resources).
 pub fn builtin_namespaced(group: &str, kind: &str) -> Option<bool> {
-    BUILTIN_KINDS.iter().find(|(g, k, _)| *g == group && *k == kind).map(|(_, _, n)| *n)
+    static TABLE: std::sync::OnceLock<rustc_hash::FxHashMap<(&'static str, &'static str), bool>> =
+        std::sync::OnceLock::new();
+    let table = TABLE.get_or_init(|| BUILTIN_KINDS.iter().map(|&(g, k, n)| ((g, k), n)).collect());
+    table.get(&(group, kind)).copied()
 }
 
 /// Is some built-in kind of this name cluster-scoped (any group)? Used for

@@ -9,6 +9,7 @@
 // Errors here are findings, built only on the error path.
 #![allow(clippy::result_large_err)]
 
+pub mod fastyaml;
 pub mod kubernetes;
 pub mod native;
 pub mod raw;
@@ -172,7 +173,28 @@ fn parse_yaml(text: &str, id: FileId, range: Range<usize>, forced: Option<Dialec
         }
         return;
     }
-    // The fast path: the whole document in one go.
+    // The fast path: kubectl-style block YAML, only the fields we read.
+    if forced != Some(Dialect::Native) {
+        if let Some(object) = fastyaml::document(doc) {
+            let kind = object.kind.as_ref().map(|k| &*k.0);
+            let named = object.metadata.as_ref().is_some_and(|m| m.name.is_some());
+            let span = Span::new(id, range);
+            match shape_of(forced, kind, named, false, false) {
+                // An empty `…List`.
+                DocShape::List => {}
+                DocShape::NotNative => out.findings.push(not_native(text, span)),
+                _ => out.objects.extend(kubernetes::convert(
+                    object,
+                    span,
+                    text,
+                    ListContext::default(),
+                    &mut out.findings,
+                )),
+            }
+            return;
+        }
+    }
+    // The whole document in one go.
     match serde_yaml::from_str::<RawYamlDoc>(doc) {
         Ok(parsed) => {
             let (object, items, resources) = parsed.split();
@@ -317,28 +339,49 @@ fn one_by_one<T: serde::de::DeserializeOwned>(
         return;
     };
     for s in spans {
-        // From the start of the line, so that the item keeps its indentation.
-        let line_start = text[..s.start].rfind('\n').map(|i| i + 1).unwrap_or(0).max(doc.start);
-        match serde_yaml::from_str::<Vec<T>>(&text[line_start..s.end]) {
-            Ok(mut one) if one.len() == 1 => {
-                if let Some(item) = one.pop() {
-                    emit(item, Span::new(id, s), out)
-                }
-            }
-            Ok(_) => out.findings.push(
+        let line_start = line_start_of(text, s.start).max(doc.start);
+        if let Some(item) = yaml_entry::<T>(text, id, line_start, s.clone(), out) {
+            emit(item, Span::new(id, s), out)
+        }
+    }
+}
+
+/// Where the line holding `offset` starts.
+fn line_start_of(text: &str, offset: usize) -> usize {
+    text[..offset].rfind('\n').map(|i| i + 1).unwrap_or(0)
+}
+
+/// One entry of a block sequence, read with serde_yaml from the start of its
+/// line (so that it keeps its indentation) as a one-element list.
+fn yaml_entry<T: serde::de::DeserializeOwned>(
+    text: &str,
+    id: FileId,
+    line_start: usize,
+    s: Range<usize>,
+    out: &mut DocOutput,
+) -> Option<T> {
+    match serde_yaml::from_str::<Vec<T>>(&text[line_start..s.end]) {
+        Ok(mut one) if one.len() == 1 => one.pop(),
+        Ok(_) => {
+            out.findings.push(
                 Finding::new(Rule::Td001, "this item could not be read on its own")
                     .at(head(text, Span::new(id, s)), "here"),
-            ),
-            Err(e) => {
-                let mut finding = yaml_error(text, id, line_start, &e);
-                // The item was read as a one-element list: drop that from the path.
-                for (from, to) in [("YAML: .[0].", "YAML: "), ("YAML: .[0]: ", "YAML: ")] {
-                    if let Some(rest) = finding.message.strip_prefix(from) {
-                        finding.message = format!("{to}{rest}");
-                    }
+            );
+            None
+        }
+        Err(e) => {
+            let mut finding = yaml_error(text, id, line_start, &e);
+            // The item was read as a one-element list: drop that from the path.
+            for (from, to) in [("YAML: .[0].", "YAML: "), ("YAML: .[0]: ", "YAML: ")] {
+                if let Some(rest) = finding.message.strip_prefix(from) {
+                    finding.message = format!("{to}{rest}");
                 }
-                out.findings.push(finding)
             }
+            if serde_yaml::from_str::<TopKind>(&text[line_start..s.end]).is_err() {
+                finding = finding.fatal();
+            }
+            out.findings.push(finding);
+            None
         }
     }
 }
@@ -346,6 +389,278 @@ fn one_by_one<T: serde::de::DeserializeOwned>(
 fn not_native(text: &str, span: Span) -> Finding {
     Finding::new(Rule::Td001, "not a native document: no top-level `resources:` list")
         .at(head(text, span), "this document")
+}
+
+/// What a list tells its items (owned: units outlive the list's parse).
+#[derive(Debug, Default)]
+pub struct ListInfo {
+    pub api_version: Option<Box<str>>,
+    pub kind: Option<Box<str>>,
+}
+
+impl ListInfo {
+    fn context(this: &Option<std::sync::Arc<ListInfo>>) -> ListContext<'_> {
+        match this {
+            Some(l) => ListContext::new(l.api_version.as_deref(), l.kind.as_deref()),
+            None => ListContext::default(),
+        }
+    }
+}
+
+/// A piece of a file that is parsed on its own, in parallel with the others:
+/// a document, or an item of a large list.
+#[derive(Debug)]
+pub enum Unit {
+    /// A whole document, read by the general path (`parse_document`).
+    Doc(Range<usize>),
+    /// A JSON object: one Kubernetes object (an item of a list when `list` is set).
+    JsonObject { range: Range<usize>, list: Option<std::sync::Arc<ListInfo>> },
+    /// An element of a native `resources` list in JSON.
+    JsonNative(Range<usize>),
+    /// An entry of a YAML block sequence (`range` from its `-`; the line
+    /// starts at `line_start`): a list item, or a native resource.
+    YamlEntry { range: Range<usize>, line_start: usize, list: Option<std::sync::Arc<ListInfo>>, native: bool },
+    /// A value that is not an object (an array or a scalar where an object belongs).
+    NotObject { range: Range<usize>, what: &'static str },
+}
+
+/// Split a file into units. Large lists become one unit per item; anything
+/// the cheap scans are unsure of stays one `Doc` unit for the general path,
+/// which reports errors exactly. Also says whether the file holds any
+/// document at all.
+pub fn units(file: &SourceFile, forced: Option<Dialect>) -> (Vec<Unit>, bool) {
+    let text = &*file.text;
+    match file.format {
+        Format::Json => {
+            let Some(_) = crate::split::first_content(text, 0..text.len()) else { return (Vec::new(), false) };
+            let units = json_units(text, forced).unwrap_or_else(|| vec![Unit::Doc(0..text.len())]);
+            (units, true)
+        }
+        Format::Yaml => {
+            let docs = crate::split::yaml_documents(text);
+            let any = !docs.is_empty();
+            let mut units = Vec::with_capacity(docs.len());
+            for d in docs {
+                yaml_units(text, d, forced, &mut units);
+            }
+            (units, any)
+        }
+    }
+}
+
+fn what_is(b: u8) -> &'static str {
+    if b == b'[' {
+        "an array"
+    } else {
+        "a scalar"
+    }
+}
+
+/// The units of a JSON file: each top-level value (NDJSON), and the items
+/// of lists. `None` when the structure is in doubt.
+fn json_units(text: &str, forced: Option<Dialect>) -> Option<Vec<Unit>> {
+    use crate::split::json;
+    let b = text.as_bytes();
+    let mut out = Vec::new();
+    let mut i = json::skip_ws(b, 0);
+    while i < b.len() {
+        match b[i] {
+            b'{' => i = json_object_units(text, i, forced, &mut out)?,
+            b'[' => {
+                let (elements, end) = json::elements(b, i)?;
+                for e in elements {
+                    match b[e.start] {
+                        b'{' => out.push(Unit::JsonObject { range: e, list: None }),
+                        c => out.push(Unit::NotObject { what: what_is(c), range: e }),
+                    }
+                }
+                i = end;
+            }
+            c => {
+                let end = json::value_end(b, i)?;
+                out.push(Unit::NotObject { range: i..end, what: what_is(c) });
+                i = end;
+            }
+        }
+        i = json::skip_ws(b, i);
+    }
+    Some(out)
+}
+
+/// One top-level JSON object: a list (its items become units), a native
+/// document (its resources do), or an object. Returns where it ends.
+fn json_object_units(text: &str, i: usize, forced: Option<Dialect>, out: &mut Vec<Unit>) -> Option<usize> {
+    use crate::split::json;
+    let b = text.as_bytes();
+    let (members, end) = json::members(b, i)?;
+    let mut field: [Option<Range<usize>>; 5] = Default::default();
+    for (k, v) in &members {
+        let key = &text[k.start + 1..k.end - 1];
+        if key.contains('\\') {
+            return None;
+        }
+        let slot = match key {
+            "kind" => 0,
+            "apiVersion" => 1,
+            "metadata" => 2,
+            "items" => 3,
+            "resources" => 4,
+            _ => continue,
+        };
+        if field[slot].replace(v.clone()).is_some() {
+            return None; // a duplicate field: the general path reports it
+        }
+    }
+    let scalar = |r: &Option<Range<usize>>| -> Option<Option<Box<str>>> {
+        match r {
+            None => Some(None),
+            Some(r) => Some(serde_json::from_str::<raw::LenientStr>(&text[r.clone()]).ok()?.0),
+        }
+    };
+    let kind = scalar(&field[0])?;
+    let api_version = scalar(&field[1])?;
+    let named = match &field[2] {
+        None => false,
+        Some(r) => serde_json::from_str::<raw::HasName>(&text[r.clone()]).ok()?.0,
+    };
+    let listy = |r: &Option<Range<usize>>| r.as_ref().is_some_and(|r| b[r.start] == b'[' || &text[r.clone()] == "null");
+    let shape = shape_of(forced, kind.as_deref(), named, listy(&field[3]), listy(&field[4]));
+    let list_field = match shape {
+        DocShape::Native => 4,
+        DocShape::List => 3,
+        DocShape::NotNative => {
+            out.push(Unit::Doc(i..end));
+            return Some(end);
+        }
+        DocShape::Object => {
+            out.push(Unit::JsonObject { range: i..end, list: None });
+            return Some(end);
+        }
+    };
+    // Everything but the list must be valid JSON too: check it without the
+    // (large) list.
+    let mut header = String::from("{");
+    for (n, (k, v)) in members.iter().enumerate() {
+        if field[list_field].as_ref() == Some(v) {
+            continue;
+        }
+        if header.len() > 1 {
+            header.push(',');
+        }
+        header.push_str(&text[k.clone()]);
+        header.push(':');
+        header.push_str(&text[v.clone()]);
+        let _ = n;
+    }
+    header.push('}');
+    serde_json::from_str::<serde::de::IgnoredAny>(&header).ok()?;
+    let Some(list) = &field[list_field] else { return Some(end) };
+    if b[list.start] != b'[' {
+        return Some(end); // `null`: an empty list
+    }
+    let (elements, _) = json::elements(b, list.start)?;
+    let info = std::sync::Arc::new(ListInfo { api_version, kind });
+    for e in elements {
+        match (list_field, b[e.start]) {
+            (4, _) => out.push(Unit::JsonNative(e)),
+            (_, b'{') => out.push(Unit::JsonObject { range: e, list: Some(info.clone()) }),
+            (_, c) => out.push(Unit::NotObject { what: what_is(c), range: e }),
+        }
+    }
+    Some(end)
+}
+
+/// The units of one YAML document: its entries when it is a block-style
+/// list (or native `resources:`, or a top-level sequence), else the document.
+fn yaml_units(text: &str, doc: Range<usize>, forced: Option<Dialect>, out: &mut Vec<Unit>) {
+    let Some(start) = crate::split::first_content(text, doc.clone()) else { return };
+    let b = text.as_bytes();
+    let whole = |out: &mut Vec<Unit>| out.push(Unit::Doc(doc.clone()));
+    if b[start] == b'-' && matches!(b.get(start + 1), Some(b' ' | b'\n' | b'\r')) {
+        match crate::split::yaml_block_sequence(text, start..doc.end, None) {
+            Some(seq) if seq.end >= doc.end => entries(text, seq.entries, None, false, out),
+            _ => whole(out),
+        }
+        return;
+    }
+    let body = &text[start..doc.end];
+    let key = if body.starts_with("items:") || body.contains("\nitems:") {
+        "items"
+    } else if body.starts_with("resources:") || body.contains("\nresources:") {
+        "resources"
+    } else {
+        return whole(out);
+    };
+    let Some(seq) = crate::split::yaml_block_sequence(text, start..doc.end, Some(key)) else { return whole(out) };
+    // The rest of the document, with the list left out, tells what it is
+    // (and must be valid YAML).
+    let header = format!("{} []\n{}", &text[start..seq.key_line.end], &text[seq.end..doc.end]);
+    let Ok(shape) = serde_yaml::from_str::<YamlShape>(&header) else { return whole(out) };
+    let kind = shape.kind.as_ref().and_then(|k| k.0.as_deref());
+    let named = shape.metadata.is_some_and(|m| m.0);
+    let listy = |t: Option<TopKind>| matches!(t, Some(TopKind::Seq | TopKind::Null));
+    match (shape_of(forced, kind, named, listy(shape.items), listy(shape.resources)), key) {
+        (DocShape::Native, "resources") => entries(text, seq.entries, None, true, out),
+        (DocShape::List, "items") => {
+            let info =
+                ListInfo { api_version: shape.api_version.and_then(|v| v.0), kind: shape.kind.and_then(|k| k.0) };
+            entries(text, seq.entries, Some(std::sync::Arc::new(info)), false, out)
+        }
+        _ => whole(out),
+    }
+}
+
+fn entries(
+    text: &str,
+    spans: Vec<Range<usize>>,
+    list: Option<std::sync::Arc<ListInfo>>,
+    native: bool,
+    out: &mut Vec<Unit>,
+) {
+    for s in spans {
+        let line_start = line_start_of(text, s.start);
+        out.push(Unit::YamlEntry { range: s, line_start, list: list.clone(), native });
+    }
+}
+
+/// Parse one unit into objects and findings.
+pub fn parse_unit(file: &SourceFile, id: FileId, unit: &Unit, forced: Option<Dialect>, out: &mut DocOutput) {
+    let text = &*file.text;
+    match unit {
+        Unit::Doc(range) => {
+            let doc = parse_document(file, id, range.clone(), forced);
+            out.objects.extend(doc.objects);
+            out.findings.extend(doc.findings);
+        }
+        Unit::JsonObject { range, list } => match serde_json::from_str::<RawObject>(&text[range.clone()]) {
+            Ok(object) => {
+                let span = Span::new(id, range.clone());
+                out.objects.extend(kubernetes::convert(object, span, text, ListInfo::context(list), &mut out.findings));
+            }
+            Err(e) => out.findings.push(json_error(text, id, range.start, &e)),
+        },
+        Unit::JsonNative(range) => match serde_json::from_str::<RawNative>(&text[range.clone()]) {
+            Ok(r) => out.objects.extend(native::convert(r, Span::new(id, range.clone()), text, &mut out.findings)),
+            Err(e) => out.findings.push(json_error(text, id, range.start, &e)),
+        },
+        Unit::YamlEntry { range, line_start, list, native: true } => {
+            let _ = list;
+            if let Some(r) = yaml_entry::<RawNative>(text, id, *line_start, range.clone(), out) {
+                out.objects.extend(native::convert(r, Span::new(id, range.clone()), text, &mut out.findings));
+            }
+        }
+        Unit::YamlEntry { range, line_start, list, native: false } => {
+            let object = match fastyaml::item(&text[*line_start..range.end]) {
+                Some(o) => Some(o),
+                None => yaml_entry::<RawObject>(text, id, *line_start, range.clone(), out),
+            };
+            if let Some(o) = object {
+                let span = Span::new(id, range.clone());
+                out.objects.extend(kubernetes::convert(o, span, text, ListInfo::context(list), &mut out.findings));
+            }
+        }
+        Unit::NotObject { range, what } => out.findings.push(not_an_object(text, Span::new(id, range.clone()), what)),
+    }
 }
 
 /// Spans of the items of a block sequence; the document's span for each

@@ -9,7 +9,8 @@
 
 use super::{DepSide, DepTarget, Dialect, Link, ObjId, Object, RelKind, Relation};
 use crate::dialect::kubernetes::{builtin_cluster_kind, builtin_namespaced};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
+use std::collections::hash_map::Entry;
 
 /// Two objects with the same identity.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -31,51 +32,61 @@ pub struct Resolved {
 }
 
 type Key<'a> = (&'a str, &'a str, Option<&'a str>, &'a str);
+type NameKey<'a> = (&'a str, Option<&'a str>, &'a str);
 
 /// Lookup tables over the objects of a snapshot.
 pub struct Index<'a> {
     objects: &'a [Object],
-    by_uid: HashMap<&'a str, ObjId>,
-    by_key: HashMap<Key<'a>, ObjId>,
-    /// (kind, namespace, name) → objects of any group, in input order.
-    by_name: HashMap<(&'a str, Option<&'a str>, &'a str), Vec<ObjId>>,
+    by_uid: FxHashMap<&'a str, ObjId>,
+    by_key: FxHashMap<Key<'a>, ObjId>,
+    /// (kind, namespace, name) → the first object of any group…
+    by_name: FxHashMap<NameKey<'a>, ObjId>,
+    /// …and the others, in input order (rare: the same kind and name in two groups).
+    by_name_more: FxHashMap<NameKey<'a>, Vec<ObjId>>,
 }
 
 impl<'a> Index<'a> {
     pub fn build(objects: &'a [Object], duplicates: &mut Vec<Duplicate>) -> Index<'a> {
-        let mut by_uid = HashMap::with_capacity(objects.len());
-        let mut by_key = HashMap::with_capacity(objects.len());
-        let mut by_name: HashMap<_, Vec<ObjId>> = HashMap::with_capacity(objects.len());
+        let n = objects.len();
+        let mut by_uid = FxHashMap::with_capacity_and_hasher(n, Default::default());
+        let mut by_key = FxHashMap::with_capacity_and_hasher(n, Default::default());
+        let mut by_name = FxHashMap::with_capacity_and_hasher(n, Default::default());
+        let mut by_name_more: FxHashMap<NameKey, Vec<ObjId>> = FxHashMap::default();
         for (i, o) in objects.iter().enumerate() {
             let id = ObjId(i as u32);
             let key = (&*o.group, &*o.kind, o.namespace.as_deref(), &*o.name);
             let mut key_dup = false;
             match by_key.entry(key) {
-                std::collections::hash_map::Entry::Occupied(e) => {
+                Entry::Occupied(e) => {
                     duplicates.push(Duplicate { first: *e.get(), again: id, by_uid: false });
                     key_dup = true;
                 }
-                std::collections::hash_map::Entry::Vacant(e) => {
+                Entry::Vacant(e) => {
                     e.insert(id);
                 }
             }
             if let Some(uid) = o.uid.as_deref() {
                 match by_uid.entry(uid) {
-                    std::collections::hash_map::Entry::Occupied(e) => {
+                    Entry::Occupied(e) => {
                         if !key_dup {
                             duplicates.push(Duplicate { first: *e.get(), again: id, by_uid: true });
                         }
                     }
-                    std::collections::hash_map::Entry::Vacant(e) => {
+                    Entry::Vacant(e) => {
                         e.insert(id);
                     }
                 }
             }
             if !key_dup {
-                by_name.entry((&*o.kind, o.namespace.as_deref(), &*o.name)).or_default().push(id);
+                match by_name.entry((&*o.kind, o.namespace.as_deref(), &*o.name)) {
+                    Entry::Occupied(e) => by_name_more.entry(*e.key()).or_default().push(id),
+                    Entry::Vacant(e) => {
+                        e.insert(id);
+                    }
+                }
             }
         }
-        Index { objects, by_uid, by_key, by_name }
+        Index { objects, by_uid, by_key, by_name, by_name_more }
     }
 
     pub fn by_uid(&self, uid: &str) -> Option<ObjId> {
@@ -89,8 +100,13 @@ impl<'a> Index<'a> {
     /// By kind and name in one namespace (or the cluster scope), preferring
     /// an object of the given group.
     pub fn by_name(&self, group: &str, kind: &str, namespace: Option<&str>, name: &str) -> Option<ObjId> {
-        let found = self.by_name.get(&(kind, namespace, name))?;
-        found.iter().copied().find(|id| &*self.objects[id.index()].group == group).or(found.first().copied())
+        let key = (kind, namespace, name);
+        let first = *self.by_name.get(&key)?;
+        let Some(more) = self.by_name_more.get(&key) else { return Some(first) };
+        std::iter::once(first)
+            .chain(more.iter().copied())
+            .find(|id| &*self.objects[id.index()].group == group)
+            .or(Some(first))
     }
 
     pub fn namespace(&self, name: &str) -> Option<ObjId> {
@@ -102,10 +118,11 @@ impl<'a> Index<'a> {
 /// they were written with, namespaced ones without a namespace are in
 /// `default` (as `kubectl apply` would put them).
 pub fn assign_scopes(objects: &mut [Object]) {
-    let mut crd_scope: HashMap<(Box<str>, Box<str>), bool> = HashMap::new();
+    // CRDs of the snapshot: group → kind → namespaced (first one wins).
+    let mut crd_scope: FxHashMap<Box<str>, FxHashMap<Box<str>, bool>> = FxHashMap::default();
     for o in objects.iter() {
         if let Some(crd) = &o.crd {
-            crd_scope.entry((crd.group.clone(), crd.kind.clone())).or_insert(crd.namespaced);
+            crd_scope.entry(crd.group.clone()).or_default().entry(crd.kind.clone()).or_insert(crd.namespaced);
         }
     }
     for o in objects.iter_mut() {
@@ -113,7 +130,7 @@ pub fn assign_scopes(objects: &mut [Object]) {
             continue;
         }
         let namespaced = builtin_namespaced(&o.group, &o.kind)
-            .or_else(|| crd_scope.get(&(o.group.clone(), o.kind.clone())).copied())
+            .or_else(|| crd_scope.get(&*o.group).and_then(|kinds| kinds.get(&*o.kind)).copied())
             .unwrap_or(o.namespace_written);
         if !namespaced {
             o.namespace = None;
@@ -161,7 +178,7 @@ pub fn resolve(objects: &[Object]) -> Resolved {
     }
 
     // Implicit relations: Namespace → namespaced objects, CRD → custom resources.
-    let mut crds: HashMap<(&str, &str), ObjId> = HashMap::new();
+    let mut crds: FxHashMap<(&str, &str), ObjId> = FxHashMap::default();
     for (i, o) in objects.iter().enumerate() {
         if let Some(crd) = &o.crd {
             crds.entry((&*crd.group, &*crd.kind)).or_insert(ObjId(i as u32));
