@@ -205,6 +205,7 @@ fn run_plan(args: PlanArgs, env: Env, style: render::diagnostics::Style) -> Resu
         Err(output) => return Ok(output),
     };
     let mut stderr = Vec::new();
+    let mut timer = crate::timing::Timer::start();
     let text = match args.output {
         PlanFormat::Table => {
             stderr = render::plan::summary(&plan).into_bytes();
@@ -216,7 +217,7 @@ fn run_plan(args: PlanArgs, env: Env, style: render::diagnostics::Style) -> Resu
         PlanFormat::Dot => render::plan::dot(&plan),
         PlanFormat::Mermaid => render::plan::mermaid(&plan),
     };
-    crate::timing::Timer::start().lap("render (approx.)");
+    timer.lap("render");
     Ok(Output { stdout: text.into_bytes(), stderr, code: 0 })
 }
 

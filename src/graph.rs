@@ -42,6 +42,15 @@ impl Graph {
         v
     }
 
+    /// Relation indices of all edges at `id`, both ways, in no set order
+    /// (for lookups that do not care, without allocating).
+    pub fn around(&self, id: ObjId) -> impl Iterator<Item = u32> + '_ {
+        self.g
+            .edges_directed(node(id), Direction::Outgoing)
+            .chain(self.g.edges_directed(node(id), Direction::Incoming))
+            .map(|e| *e.weight())
+    }
+
     pub fn edge_count(&self) -> usize {
         self.g.edge_count()
     }

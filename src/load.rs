@@ -46,10 +46,9 @@ pub fn load(inputs: &[PathBuf], options: &LoadOptions, stdin: &mut dyn Read) -> 
 
     let units = split(&sources, &skip, options.dialect, &mut findings);
     timer.lap("split");
-    // Parse units in parallel; `fold` keeps them in order, batched.
+    // Parse units in parallel; `fold` keeps them in order, in batches.
     let outputs: Vec<DocOutput> = units
         .par_iter()
-        .with_min_len(64)
         .fold(DocOutput::default, |mut out, (file, unit)| {
             dialect::parse_unit(sources.get(*file), *file, unit, options.dialect, &mut out);
             out
@@ -57,12 +56,28 @@ pub fn load(inputs: &[PathBuf], options: &LoadOptions, stdin: &mut dyn Read) -> 
         .collect();
 
     let mut objects = Vec::with_capacity(outputs.iter().map(|o| o.objects.len()).sum());
+    let mut runs = Vec::new();
     for out in outputs {
         objects.extend(out.objects);
         findings.extend(out.findings);
+        runs.extend(out.runs);
     }
     timer.lap("parse");
+    // Large JSON lists: check the runs, convert their items, and put them in
+    // their file's place.
+    while !runs.is_empty() {
+        let file = runs[0].file;
+        let n = runs.iter().take_while(|r| r.file == file).count();
+        let rest = runs.split_off(n);
+        let out = dialect::jsonruns::finish(sources.get(file), file, runs, options.dialect);
+        runs = rest;
+        let at = objects.partition_point(|o| o.span.file < file);
+        objects.splice(at..at, out.objects);
+        findings.extend(out.findings);
+    }
+    timer.lap("lists");
     resolve::assign_scopes(&mut objects);
+    timer.lap("scopes");
     let resolved = resolve::resolve(&objects);
     timer.lap("resolve");
     Snapshot { sources, objects, resolved, findings }

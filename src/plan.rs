@@ -10,6 +10,7 @@ use crate::findings::Rule;
 use crate::graph::Graph;
 use crate::load::Snapshot;
 use crate::model::{Link, ObjId, Object, RelKind, Relation};
+use rayon::prelude::*;
 use std::collections::HashMap;
 
 /// Which objects the plan starts from.
@@ -111,7 +112,7 @@ impl Plan {
 /// Each object's position in reference order: ties broken, output stable.
 pub fn reference_ranks(refs: &[String]) -> Vec<u32> {
     let mut order: Vec<u32> = (0..refs.len() as u32).collect();
-    order.sort_by(|&a, &b| refs[a as usize].cmp(&refs[b as usize]).then(a.cmp(&b)));
+    order.par_sort_unstable_by(|&a, &b| refs[a as usize].cmp(&refs[b as usize]).then(a.cmp(&b)));
     let mut rank = vec![0u32; refs.len()];
     for (r, &i) in order.iter().enumerate() {
         rank[i as usize] = r as u32;
@@ -149,12 +150,16 @@ fn finalizer_relations(objects: &[Object], controllers: &[(String, Vec<ObjId>)])
 }
 
 pub fn build(snapshot: &Snapshot, options: &Options) -> Result<Plan, PlanError> {
+    let mut t = crate::timing::Timer::start();
     let objects = &snapshot.objects;
     let mut relations = snapshot.resolved.relations.clone();
     relations.extend(finalizer_relations(objects, &options.finalizer_controllers));
     let graph = Graph::build(objects, &relations);
-    let refs: Vec<String> = objects.iter().map(Object::reference).collect();
+    t.lap("  graph");
+    let refs: Vec<String> = objects.par_iter().map(Object::reference).collect();
+    t.lap("  refs");
     let rank = reference_ranks(&refs);
+    t.lap("  rank");
 
     let seeds: Vec<(ObjId, Cause)> = match &options.mode {
         Mode::Delete(targets) => targets.iter().map(|&t| (t, Cause::Target)).collect(),
@@ -171,6 +176,7 @@ pub fn build(snapshot: &Snapshot, options: &Options) -> Result<Plan, PlanError> 
         &seeds,
         &cascade::Options { cascade: options.cascade, multi_owner: options.multi_owner },
     );
+    t.lap("  cascade");
     cascade.kept.sort_by_key(|(id, _)| rank[id.index()]);
     cascade.orphaned.sort_by_key(|(id, _)| rank[id.index()]);
     let in_set: Vec<bool> = cascade.cause.iter().map(Option::is_some).collect();
@@ -184,6 +190,7 @@ pub fn build(snapshot: &Snapshot, options: &Options) -> Result<Plan, PlanError> 
         Err(cycle) => return Err(ownership_cycle_error(objects, &relations, &graph, &refs, &cycle.members)),
     };
 
+    t.lap("  order");
     let mut steps: Vec<Vec<ObjId>> = vec![Vec::new(); order.steps as usize];
     for (i, &s) in order.step.iter().enumerate() {
         if in_set[i] && s > 0 {

@@ -56,7 +56,7 @@ pub struct SourceFile {
     pub text: Text,
     /// The file started with a UTF-8 byte order mark (not part of `text`).
     pub bom: bool,
-    line_starts: OnceLock<Vec<usize>>,
+    line_starts: OnceLock<LineStarts>,
     /// The last line a column was computed in (see `line_col`).
     column_cache: Mutex<Option<ColumnCache>>,
 }
@@ -102,6 +102,80 @@ impl From<String> for Text {
     }
 }
 
+/// Where lines are, without storing every line start (a 1 GB dump has tens
+/// of millions of lines): the number of newlines before each 4 KiB block.
+/// A lookup counts newlines inside one block, a machine word at a time.
+struct LineStarts {
+    /// `before[b]`: newlines in `text[..b * BLOCK]`.
+    before: Vec<u32>,
+    /// Total number of lines.
+    lines: usize,
+    len: usize,
+}
+
+const BLOCK: usize = 4096;
+
+/// Newlines in `s`, eight bytes at a time.
+fn count_newlines(s: &[u8]) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    let mut n = 0;
+    let mut words = s.chunks_exact(8);
+    for w in &mut words {
+        let mut a = [0u8; 8];
+        a.copy_from_slice(w);
+        let x = u64::from_le_bytes(a) ^ (ONES * u64::from(b'\n'));
+        // A high bit for each zero byte of x, exactly.
+        let t = !(((x & LOW7) + LOW7) | x | LOW7);
+        n += t.count_ones() as usize;
+    }
+    n + words.remainder().iter().filter(|&&c| c == b'\n').count()
+}
+
+impl LineStarts {
+    fn build(bytes: &[u8]) -> LineStarts {
+        use rayon::prelude::*;
+        let counts: Vec<usize> = bytes.par_chunks(BLOCK).map(count_newlines).collect();
+        let mut before = Vec::with_capacity(counts.len() + 1);
+        let mut total = 0usize;
+        for c in counts {
+            before.push(total.min(u32::MAX as usize) as u32);
+            total += c;
+        }
+        // Files with more than 4 billion lines are beyond what this indexes.
+        LineStarts { before, lines: total + 1, len: bytes.len() }
+    }
+
+    fn lines(&self) -> usize {
+        self.lines
+    }
+
+    /// 0-based line of a byte offset.
+    fn line_of(&self, bytes: &[u8], offset: usize) -> usize {
+        let offset = offset.min(self.len);
+        let b = offset / BLOCK;
+        match self.before.get(b) {
+            Some(&n) => n as usize + count_newlines(&bytes[b * BLOCK..offset]),
+            None => self.lines - 1,
+        }
+    }
+
+    /// Byte offset at which 0-based `line` starts (the end for lines past it).
+    fn get(&self, bytes: &[u8], line: usize) -> usize {
+        if line == 0 {
+            return 0;
+        }
+        if line >= self.lines {
+            return self.len;
+        }
+        // The block holding newline number `line` (1-based).
+        let b = self.before.partition_point(|&n| (n as usize) < line).saturating_sub(1);
+        let skip = line - self.before[b] as usize - 1;
+        let start = b * BLOCK;
+        memchr::memchr_iter(b'\n', &bytes[start..]).nth(skip).map(|i| start + i + 1).unwrap_or(self.len)
+    }
+}
+
 /// A 1-based line and column (columns count characters, not bytes).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct LineCol {
@@ -122,32 +196,33 @@ impl SourceFile {
         }
     }
 
-    /// Byte offsets at which each line starts (built on first use: only files
-    /// with findings pay for it).
-    pub fn line_starts(&self) -> &[usize] {
-        self.line_starts.get_or_init(|| {
-            let bytes = self.text.as_bytes();
-            let mut starts = Vec::with_capacity(bytes.len() / 40 + 1);
-            starts.push(0);
-            starts.extend(memchr::memchr_iter(b'\n', bytes).map(|i| i + 1));
-            starts
-        })
+    /// Line starts (built on first use: only files with findings pay for it,
+    /// and in parallel: a 1 GB dump has tens of millions of lines).
+    fn starts(&self) -> &LineStarts {
+        self.line_starts.get_or_init(|| LineStarts::build(self.text.as_bytes()))
+    }
+
+    /// Number of lines.
+    pub fn line_count(&self) -> usize {
+        self.starts().lines()
+    }
+
+    /// Byte offset at which 0-based `line` starts.
+    pub fn line_start(&self, line: usize) -> usize {
+        self.starts().get(self.text.as_bytes(), line)
     }
 
     /// 0-based line index of a byte offset.
     pub fn line_index(&self, offset: usize) -> usize {
-        let starts = self.line_starts();
-        match starts.binary_search(&offset) {
-            Ok(i) => i,
-            Err(i) => i - 1,
-        }
+        self.starts().line_of(self.text.as_bytes(), offset)
     }
 
     /// The byte range of a 0-based line, without its line terminator.
     pub fn line_range(&self, line: usize) -> Range<usize> {
-        let starts = self.line_starts();
-        let start = starts.get(line).copied().unwrap_or(self.text.len());
-        let mut end = starts.get(line + 1).map(|e| e - 1).unwrap_or(self.text.len());
+        let starts = self.starts();
+        let bytes = self.text.as_bytes();
+        let start = if line < starts.lines() { starts.get(bytes, line) } else { self.text.len() };
+        let mut end = if line + 1 < starts.lines() { starts.get(bytes, line + 1) - 1 } else { self.text.len() };
         if end > start && self.text.as_bytes()[end - 1] == b'\r' {
             end -= 1;
         }
@@ -161,7 +236,7 @@ impl SourceFile {
     pub fn line_col(&self, offset: usize) -> LineCol {
         let offset = self.floor_char_boundary(offset.min(self.text.len()));
         let line = self.line_index(offset);
-        let start = self.line_starts()[line];
+        let start = self.line_start(line);
         let mut cache = self.column_cache.lock().unwrap_or_else(|e| e.into_inner());
         let (ascii, column) = match *cache {
             Some(c) if c.line == line && c.ascii => (true, offset - start),
@@ -432,6 +507,26 @@ mod tests {
         assert_eq!(f.line_range(1), 3..6);
         assert_eq!(f.offset_of(2, 2), 5);
         assert_eq!(f.offset_of(3, 99), 10);
+    }
+
+    #[test]
+    fn sparse_line_index_agrees_with_counting() {
+        let mut text = String::new();
+        for i in 0..3000 {
+            text.push_str(&"x".repeat(i % 37));
+            text.push('\n');
+        }
+        let f = file(&text);
+        let starts: Vec<usize> = std::iter::once(0).chain(text.match_indices('\n').map(|(i, _)| i + 1)).collect();
+        assert_eq!(f.line_count(), starts.len());
+        for (line, &start) in starts.iter().enumerate() {
+            assert_eq!(f.line_start(line), start, "line {line}");
+            assert_eq!(f.line_index(start), line);
+            if start > 0 {
+                assert_eq!(f.line_index(start - 1), line - 1);
+            }
+        }
+        assert_eq!(count_newlines(b"a\nb\n\n\x0a\x8a\n"), 5);
     }
 
     #[test]

@@ -6,6 +6,7 @@ use crate::findings::{Finding, Rule, SeverityPolicy};
 use crate::graph::Graph;
 use crate::load::Snapshot;
 use crate::model::{anchor, Dialect, Link, ObjId, RelKind};
+use rayon::prelude::*;
 use std::collections::BTreeMap;
 
 #[derive(Clone, Debug, Default)]
@@ -36,12 +37,14 @@ pub struct CheckReport {
 }
 
 pub fn check(snapshot: &Snapshot, graph: &Graph, options: &CheckOptions) -> CheckReport {
+    let mut t = crate::timing::Timer::start();
     let mut findings = snapshot.findings.clone();
     duplicates(snapshot, &mut findings);
     owners(snapshot, &mut findings);
     controllers(snapshot, &mut findings);
     missing_deps(snapshot, &mut findings);
     finalizers(snapshot, options, &mut findings);
+    t.lap("  rules");
     let rels = &snapshot.resolved.relations;
     // Owner links Kubernetes ignores (TD004–TD006) make no ownership cycle.
     for c in cycles::find(graph, rels, |r| r.kind.is_ownership() && r.link == Link::Solid) {
@@ -50,7 +53,9 @@ pub fn check(snapshot: &Snapshot, graph: &Graph, options: &CheckOptions) -> Chec
     for c in cycles::find(graph, rels, |r| r.kind.is_destruction()) {
         findings.push(cycle_finding(snapshot, &c, Rule::Td008));
     }
-    conflicts(snapshot, &mut findings);
+    t.lap("  cycles");
+    conflicts(snapshot, graph, &mut findings);
+    t.lap("  conflicts");
 
     for f in &mut findings {
         options.policy.apply(f);
@@ -296,8 +301,38 @@ fn cycle_finding(s: &Snapshot, c: &Cycle, rule: Rule) -> Finding {
 
 /// TD012: ownership edges the destruction order of the whole snapshot has to
 /// relax, because destruction dependencies put the owned object later.
-fn conflicts(s: &Snapshot, out: &mut Vec<Finding>) {
-    let refs: Vec<String> = s.objects.iter().map(|o| o.reference()).collect();
+fn conflicts(s: &Snapshot, graph: &Graph, out: &mut Vec<Finding>) {
+    // A conflict needs a cycle that mixes ownership and destruction
+    // dependencies; most snapshots have none, and then there is nothing to order.
+    let rels = &s.resolved.relations;
+    let orders = |r: &crate::model::Relation| r.kind.is_destruction() || r.link == Link::Solid;
+    let filtered = petgraph::visit::EdgeFiltered::from_fn(&graph.g, |e| orders(&rels[*e.weight() as usize]));
+    let mut component = vec![usize::MAX; s.objects.len()];
+    let mut mixed = false;
+    for (c, scc) in petgraph::algo::kosaraju_scc(&filtered).into_iter().enumerate() {
+        if scc.len() > 1 {
+            for n in scc {
+                component[n.index()] = c;
+            }
+        }
+    }
+    let mut kinds: rustc_hash::FxHashMap<usize, (bool, bool)> = rustc_hash::FxHashMap::default();
+    for r in rels.iter().filter(|r| orders(r)) {
+        let c = component[r.from.index()];
+        if c != usize::MAX && c == component[r.to.index()] {
+            let k = kinds.entry(c).or_default();
+            if r.kind.is_destruction() {
+                k.1 = true;
+            } else {
+                k.0 = true;
+            }
+            mixed |= k.0 && k.1;
+        }
+    }
+    if !mixed {
+        return;
+    }
+    let refs: Vec<String> = s.objects.par_iter().map(|o| o.reference()).collect();
     let rank = crate::plan::reference_ranks(&refs);
     let in_set = vec![true; s.objects.len()];
     let input =

@@ -172,6 +172,15 @@ pub fn order(input: &Input) -> Result<Order, OwnershipCycle> {
         m
     };
 
+    // Most graphs have no cycle at all: layer them as they are. (A self-loop
+    // is a cycle the walk does not see.)
+    if !edges.iter().any(|e| e.from == e.to) {
+        let plain = layer(count, &edges, (0..count as u32).collect(), &weight, &rank, false);
+        if plain.complete {
+            return Ok(finish(input, &node_of, &edges, plain, Vec::new()));
+        }
+    }
+
     // 1. Cycles of ownership alone.
     for cycle in cycles_of(count, edges.iter().filter(|e| !e.hard).map(|e| (e.from, e.to))) {
         let members = members_of(&cycle, &objects_of);
@@ -212,6 +221,24 @@ pub fn order(input: &Input) -> Result<Order, OwnershipCycle> {
 
     // 3. Kahn's algorithm over the groups, relaxing ownership when stalled.
     let rep: Vec<u32> = (0..count as u32).map(|x| groups.find(x)).collect();
+    let Layering { rep, step, after_edge, relaxed_edge, .. } = layer(count, &edges, rep, &weight, &rank, true);
+    Ok(finish(input, &node_of, &edges, Layering { rep, step, after_edge, relaxed_edge, complete: true }, found))
+}
+
+/// The result of Kahn's walk over groups of layering nodes.
+struct Layering {
+    rep: Vec<u32>,
+    step: Vec<u32>,
+    after_edge: Vec<Option<usize>>,
+    relaxed_edge: Vec<bool>,
+    /// Every group got a step (false: stalled, and not allowed to relax).
+    complete: bool,
+}
+
+/// Kahn's algorithm over the groups `rep` defines: each group's step is its
+/// weight plus the largest step of what must go before it. When stalled,
+/// relax ownership edges (`relax`) or give up.
+fn layer(count: usize, edges: &[Edge], rep: Vec<u32>, weight: &[u8], rank: &[u64], relax: bool) -> Layering {
     let mut g_weight = vec![0u8; count];
     let mut g_rank = vec![u64::MAX; count];
     for x in 0..count {
@@ -271,10 +298,13 @@ pub fn order(input: &Input) -> Result<Order, OwnershipCycle> {
     let mut processed = 0;
     while processed < total {
         let Some(g) = ready.pop_front() else {
+            if !relax {
+                return Layering { rep, step, after_edge, relaxed_edge, complete: false };
+            }
             // Stalled: what is left waits in cycles that mix both kinds.
             let freed = unblock(&Stall {
                 count,
-                edges: &edges,
+                edges,
                 rep: &rep,
                 out_start: &out_start,
                 out_list: &out_list,
@@ -330,6 +360,13 @@ pub fn order(input: &Input) -> Result<Order, OwnershipCycle> {
         }
     }
 
+    Layering { rep, step, after_edge, relaxed_edge, complete: processed == total }
+}
+
+/// Steps of objects from steps of groups.
+fn finish(input: &Input, node_of: &[[u32; 2]], edges: &[Edge], lay: Layering, mut found: Vec<Group>) -> Order {
+    let n = input.in_set.len();
+    let Layering { rep, step, after_edge, relaxed_edge, .. } = lay;
     let mut obj_step = vec![0u32; n];
     let mut after = vec![None; n];
     let mut after_outside = vec![[None; 2]; n];
@@ -353,7 +390,7 @@ pub fn order(input: &Input) -> Result<Order, OwnershipCycle> {
     relaxed.sort_unstable();
     relaxed.dedup();
     found.sort_by_key(|g| g.members.first().map(|m| input.rank[m.index()]));
-    Ok(Order { step: obj_step, steps, relaxed, groups: found, after, after_outside })
+    Order { step: obj_step, steps, relaxed, groups: found, after, after_outside }
 }
 
 /// What `unblock` looks at when Kahn's walk stalls.

@@ -10,6 +10,7 @@
 #![allow(clippy::result_large_err)]
 
 pub mod fastyaml;
+pub mod jsonruns;
 pub mod kubernetes;
 pub mod native;
 pub mod raw;
@@ -27,6 +28,8 @@ use std::ops::Range;
 pub struct DocOutput {
     pub objects: Vec<Object>,
     pub findings: Vec<Finding>,
+    /// Runs of large JSON lists, converted once all of them are parsed.
+    pub runs: Vec<jsonruns::RunResult>,
 }
 
 /// Parse the document `range` of `file`.
@@ -237,7 +240,7 @@ fn parse_yaml(text: &str, id: FileId, range: Range<usize>, forced: Option<Dialec
 
 /// What a document holds, by its top-level keys.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum DocShape {
+pub(crate) enum DocShape {
     /// A native `resources:` list.
     Native,
     /// `--dialect native`, but no `resources:` list.
@@ -247,7 +250,7 @@ enum DocShape {
     Object,
 }
 
-fn shape_of(
+pub(crate) fn shape_of(
     forced: Option<Dialect>,
     kind: Option<&str>,
     named: bool,
@@ -420,6 +423,9 @@ pub enum Unit {
     /// An entry of a YAML block sequence (`range` from its `-`; the line
     /// starts at `line_start`): a list item, or a native resource.
     YamlEntry { range: Range<usize>, line_start: usize, list: Option<std::sync::Arc<ListInfo>>, native: bool },
+    /// Consecutive items of a large JSON list, from `start` while they start
+    /// before `stop` (see `jsonruns`).
+    JsonRun { start: usize, stop: usize, list: std::sync::Arc<jsonruns::PendingList> },
     /// A value that is not an object (an array or a scalar where an object belongs).
     NotObject { range: Range<usize>, what: &'static str },
 }
@@ -463,6 +469,11 @@ fn json_units(text: &str, forced: Option<Dialect>) -> Option<Vec<Unit>> {
     let b = text.as_bytes();
     let mut out = Vec::new();
     let mut i = json::skip_ws(b, 0);
+    if b.get(i) == Some(&b'{') && b.len() >= jsonruns::MIN_LEN {
+        if let Some(runs) = jsonruns::runs(text, i, rayon::current_num_threads()) {
+            return Some(runs);
+        }
+    }
     while i < b.len() {
         match b[i] {
             b'{' => i = json_object_units(text, i, forced, &mut out)?,
@@ -660,6 +671,7 @@ pub fn parse_unit(file: &SourceFile, id: FileId, unit: &Unit, forced: Option<Dia
             }
         }
         Unit::NotObject { range, what } => out.findings.push(not_an_object(text, Span::new(id, range.clone()), what)),
+        Unit::JsonRun { start, stop, list } => jsonruns::parse_unit(text, id, *start, *stop, list, out),
     }
 }
 

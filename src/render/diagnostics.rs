@@ -44,7 +44,7 @@ impl SourceCode for FileSource<'_> {
         }
         let first = file.line_index(start);
         let last = file.line_index(if end > start { end - 1 } else { start });
-        let lines = file.line_starts().len();
+        let lines = file.line_count();
         let mut lo = first;
         for _ in 0..before {
             if lo == 0 || self.line_len(lo - 1) > MAX_SNIPPET_LINE {
@@ -60,10 +60,10 @@ impl SourceCode for FileSource<'_> {
             hi += 1;
         }
         let (data_start, line, column) = if before == 0 {
-            let line_start = file.line_starts()[first];
+            let line_start = file.line_start(first);
             (start, first, text[line_start..start].chars().count())
         } else {
-            (file.line_starts()[lo], lo, 0)
+            (file.line_start(lo), lo, 0)
         };
         let data_end = file.line_range(hi).end.max(data_start);
         Ok(Box::new(MietteSpanContents::new_named(

@@ -4,7 +4,7 @@ use crate::analysis::cascade::{Cause, Garbage};
 use crate::load::Snapshot;
 use crate::model::{DepSide, Dialect, Link, ObjId, Object, RelKind};
 use crate::plan::{kept_reason, Mode, Plan};
-use comfy_table::{presets, ContentArrangement, Table};
+use rayon::prelude::*;
 use serde::Serialize;
 
 /// Why an object is in the plan, as text: how it got there, what it depends
@@ -35,11 +35,11 @@ pub fn reason(snapshot: &Snapshot, plan: &Plan, id: ObjId) -> String {
         }
         None => {}
     }
-    let around: Vec<u32> = plan.graph.dependents(id).into_iter().chain(plan.graph.dependencies(id)).collect();
     for (j, d) in o.deps.iter().enumerate() {
-        let target = around
-            .iter()
-            .map(|&r| &plan.relations[r as usize])
+        let target = plan
+            .graph
+            .around(id)
+            .map(|r| &plan.relations[r as usize])
             .find(|r| r.kind == RelKind::DestroyAfter && r.declared_by == id && r.decl == j as u32);
         let Some(target) = target else { continue };
         match d.side {
@@ -48,7 +48,7 @@ pub fn reason(snapshot: &Snapshot, plan: &Plan, id: ObjId) -> String {
         }
     }
     for f in plan.waits_for(o) {
-        let controller = around.iter().map(|&r| &plan.relations[r as usize]).find(|r| {
+        let controller = plan.graph.around(id).map(|r| &plan.relations[r as usize]).find(|r| {
             r.kind == RelKind::Finalizer && r.to == id && o.finalizers.get(r.decl as usize).is_some_and(|x| **x == *f)
         });
         match controller {
@@ -60,12 +60,15 @@ pub fn reason(snapshot: &Snapshot, plan: &Plan, id: ObjId) -> String {
 }
 
 fn first_owner(plan: &Plan, id: ObjId) -> Option<String> {
+    // The first owner as written: the lowest relation index.
     plan.graph
-        .dependencies(id)
-        .into_iter()
-        .map(|r| &plan.relations[r as usize])
-        .find(|r| r.kind == RelKind::Owns && r.link == Link::Solid)
-        .map(|r| format!("owned by {}", plan.refs[r.from.index()]))
+        .around(id)
+        .filter(|&r| {
+            let r = &plan.relations[r as usize];
+            r.to == id && r.kind == RelKind::Owns && r.link == Link::Solid
+        })
+        .min()
+        .map(|r| format!("owned by {}", plan.refs[plan.relations[r as usize].from.index()]))
 }
 
 fn no_solid_owner(snapshot: &Snapshot, plan: &Plan, id: ObjId) -> String {
@@ -89,40 +92,41 @@ fn no_solid_owner(snapshot: &Snapshot, plan: &Plan, id: ObjId) -> String {
 }
 
 /// The table of steps (stdout); the warnings and summary go to stderr.
+/// The reason of every object of the plan, in plan order (in parallel: a
+/// plan may hold a million objects).
+fn reasons(snapshot: &Snapshot, plan: &Plan) -> Vec<Vec<String>> {
+    plan.steps.par_iter().map(|step| step.par_iter().map(|&id| reason(snapshot, plan, id)).collect()).collect()
+}
+
 pub fn table(snapshot: &Snapshot, plan: &Plan) -> String {
-    let mut t = Table::new();
-    t.load_style(presets::NOTHING).set_content_arrangement(ContentArrangement::Disabled).force_no_tty();
-    t.set_header(vec!["STEP", "ACTION", "OBJECT", "REASON"]);
-    for (i, step) in plan.steps.iter().enumerate() {
-        for &id in step {
-            t.add_row(vec![
-                (i + 1).to_string(),
-                "delete".into(),
-                plan.refs[id.index()].clone(),
-                reason(snapshot, plan, id),
-            ]);
+    let reasons = reasons(snapshot, plan);
+    let step_labels: Vec<String> = (1..=plan.steps.len()).map(|s| s.to_string()).collect();
+    let orphaned: Vec<(String, String)> = plan
+        .cascade
+        .orphaned
+        .iter()
+        .map(|&(_, r)| {
+            let owner = plan.relations[r as usize].from;
+            (
+                plan.order.step[owner.index()].to_string(),
+                format!("owner reference to {} removed (--cascade orphan)", plan.refs[owner.index()]),
+            )
+        })
+        .collect();
+    let kept: Vec<String> = plan.cascade.kept.iter().map(|&(_, by)| kept_reason(plan, by).0).collect();
+    let mut rows: Vec<[&str; 4]> = Vec::with_capacity(plan.deleted_count() + orphaned.len() + kept.len());
+    for ((step, reasons), label) in plan.steps.iter().zip(&reasons).zip(&step_labels) {
+        for (&id, reason) in step.iter().zip(reasons) {
+            rows.push([label, "delete", &plan.refs[id.index()], reason]);
         }
     }
-    for &(id, r) in &plan.cascade.orphaned {
-        let owner = plan.relations[r as usize].from;
-        t.add_row(vec![
-            plan.order.step[owner.index()].to_string(),
-            "orphan".into(),
-            plan.refs[id.index()].clone(),
-            format!("owner reference to {} removed (--cascade orphan)", plan.refs[owner.index()]),
-        ]);
+    for (&(id, _), (step, reason)) in plan.cascade.orphaned.iter().zip(&orphaned) {
+        rows.push([step, "orphan", &plan.refs[id.index()], reason]);
     }
-    for &(id, by) in &plan.cascade.kept {
-        t.add_row(vec!["-".into(), "keep".into(), plan.refs[id.index()].clone(), kept_reason(plan, by).0]);
+    for (&(id, _), reason) in plan.cascade.kept.iter().zip(&kept) {
+        rows.push(["-", "keep", &plan.refs[id.index()], reason]);
     }
-    // kubectl-like: columns, no rules; no padding before the first column
-    // and no trailing blanks.
-    let mut out = String::new();
-    for line in t.lines() {
-        out.push_str(line.strip_prefix(' ').unwrap_or(&line).trim_end());
-        out.push('\n');
-    }
-    out
+    super::columns::aligned(["STEP", "ACTION", "OBJECT", "REASON"], &rows)
 }
 
 /// Warnings and the one-line summary, for stderr under `-o table`.
@@ -268,18 +272,23 @@ fn resource<'a>(
 }
 
 fn plan_out<'a>(snapshot: &'a Snapshot, plan: &'a Plan) -> PlanOut<'a> {
-    let steps = plan
-        .steps
-        .iter()
-        .enumerate()
-        .map(|(i, step)| StepOut {
-            step: i + 1,
-            resources: step
-                .iter()
-                .map(|&id| resource(snapshot, plan, id, "delete", reason(snapshot, plan, id)))
-                .collect(),
-        })
-        .collect();
+    // The inputs' digests while the resources are described.
+    let (inputs, steps) = rayon::join(
+        || snapshot.sources.files.par_iter().map(|f| InputOut { path: &f.name, sha256: f.sha256() }).collect(),
+        || {
+            plan.steps
+                .par_iter()
+                .enumerate()
+                .map(|(i, step)| StepOut {
+                    step: i + 1,
+                    resources: step
+                        .par_iter()
+                        .map(|&id| resource(snapshot, plan, id, "delete", reason(snapshot, plan, id)))
+                        .collect(),
+                })
+                .collect()
+        },
+    );
     let kept = plan
         .cascade
         .kept
@@ -330,7 +339,6 @@ fn plan_out<'a>(snapshot: &'a Snapshot, plan: &'a Plan) -> PlanOut<'a> {
         .iter()
         .map(|w| WarningOut { rule: w.rule.map(|r| r.id()), message: &w.message, refs: &w.refs })
         .collect();
-    let inputs = snapshot.sources.files.iter().map(|f| InputOut { path: &f.name, sha256: f.sha256() }).collect();
     let targets = match &plan.options_mode {
         Mode::Delete(t) => t.iter().map(|id| plan.refs[id.index()].as_str()).collect(),
         _ => Vec::new(),
