@@ -213,9 +213,18 @@ fn run_plan(args: PlanArgs, env: Env, style: render::diagnostics::Style) -> Resu
         }
         PlanFormat::Json => render::plan::json(&snapshot, &plan),
         PlanFormat::Yaml => render::plan::yaml(&snapshot, &plan),
-        PlanFormat::Names => render::plan::names(&plan),
-        PlanFormat::Dot => render::plan::dot(&plan),
-        PlanFormat::Mermaid => render::plan::mermaid(&plan),
+        PlanFormat::Names => {
+            stderr = render::plan::warnings(&plan).into_bytes();
+            render::plan::names(&plan)
+        }
+        PlanFormat::Dot => {
+            stderr = render::plan::warnings(&plan).into_bytes();
+            render::plan::dot(&plan)
+        }
+        PlanFormat::Mermaid => {
+            stderr = render::plan::warnings(&plan).into_bytes();
+            render::plan::mermaid(&plan)
+        }
     };
     timer.lap("render");
     Ok(Output { stdout: text.into_bytes(), stderr, code: 0 })

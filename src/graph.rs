@@ -37,9 +37,25 @@ impl Graph {
     }
 
     fn edges(&self, id: ObjId, dir: Direction) -> Vec<u32> {
-        let mut v: Vec<u32> = self.g.edges_directed(node(id), dir).map(|e| *e.weight()).collect();
-        v.sort_unstable();
+        let mut v = Vec::new();
+        self.edges_into(id, dir, &mut v);
         v
+    }
+
+    /// `dependencies`, into a buffer the caller reuses.
+    pub fn dependencies_into(&self, id: ObjId, buf: &mut Vec<u32>) {
+        self.edges_into(id, Direction::Incoming, buf)
+    }
+
+    /// `dependents`, into a buffer the caller reuses (no allocation per object).
+    pub fn dependents_into(&self, id: ObjId, buf: &mut Vec<u32>) {
+        self.edges_into(id, Direction::Outgoing, buf)
+    }
+
+    fn edges_into(&self, id: ObjId, dir: Direction, buf: &mut Vec<u32>) {
+        buf.clear();
+        buf.extend(self.g.edges_directed(node(id), dir).map(|e| *e.weight()));
+        buf.sort_unstable();
     }
 
     /// Relation indices of all edges at `id`, both ways, in no set order

@@ -44,6 +44,9 @@ pub fn load(inputs: &[PathBuf], options: &LoadOptions, stdin: &mut dyn Read) -> 
         findings.push(read_problem(&sources, &mut skip, problem));
     }
 
+    if options.dialect == Some(Dialect::Pairs) {
+        return load_pairs(sources, &skip, findings, timer);
+    }
     let units = split(&sources, &skip, options.dialect, &mut findings);
     timer.lap("split");
     // Parse units in parallel; `fold` keeps them in order, in batches.
@@ -124,4 +127,30 @@ fn split(
         units.extend(file_units.into_iter().map(|u| (id, u)));
     }
     units
+}
+
+/// `--dialect pairs`: tokens, not documents; relations made directly.
+fn load_pairs(
+    sources: Sources,
+    skip: &[bool],
+    mut findings: Vec<Finding>,
+    mut timer: crate::timing::Timer,
+) -> Snapshot {
+    let files: Vec<FileId> = sources.ids().filter(|id| !skip[id.0 as usize]).collect();
+    for &id in &files {
+        let file = sources.get(id);
+        if file.text.trim().is_empty() {
+            findings.push(
+                Finding::new(Rule::Td013, format!("{} holds no pairs", file.name))
+                    .at(Span::new(id, 0..0), "empty")
+                    .in_file(file.name.clone()),
+            );
+        }
+    }
+    timer.lap("pairs: check");
+    let pairs = dialect::pairs::load(&sources, &files);
+    findings.extend(pairs.findings);
+    timer.lap("pairs");
+    let resolved = Resolved { relations: pairs.relations, ..Resolved::default() };
+    Snapshot { sources, objects: pairs.objects, resolved, findings }
 }

@@ -111,8 +111,22 @@ impl Plan {
 
 /// Each object's position in reference order: ties broken, output stable.
 pub fn reference_ranks(refs: &[String]) -> Vec<u32> {
+    // The first 16 bytes as a big-endian number order like the strings do
+    // (zero-padded: a prefix sorts first); equal prefixes compare in full.
+    let prefix: Vec<u128> = refs
+        .par_iter()
+        .map(|r| {
+            let mut b = [0u8; 16];
+            let n = r.len().min(16);
+            b[..n].copy_from_slice(&r.as_bytes()[..n]);
+            u128::from_be_bytes(b)
+        })
+        .collect();
     let mut order: Vec<u32> = (0..refs.len() as u32).collect();
-    order.par_sort_unstable_by(|&a, &b| refs[a as usize].cmp(&refs[b as usize]).then(a.cmp(&b)));
+    order.par_sort_unstable_by(|&a, &b| {
+        let (a, b) = (a as usize, b as usize);
+        prefix[a].cmp(&prefix[b]).then_with(|| refs[a].cmp(&refs[b])).then(a.cmp(&b))
+    });
     let mut rank = vec![0u32; refs.len()];
     for (r, &i) in order.iter().enumerate() {
         rank[i as usize] = r as u32;
@@ -241,13 +255,16 @@ pub fn build(snapshot: &Snapshot, options: &Options) -> Result<Plan, PlanError> 
             vec![owner.clone(), owned.clone()],
         ));
     }
-    // A deleted object whose controller stays is recreated by it.
+    // A deleted object whose controller stays is recreated by it. (With
+    // `--all` nothing stays.)
+    let mut owners = Vec::new();
     for (i, cause) in cascade.cause.iter().enumerate() {
-        if cause.is_none() {
+        if cause.is_none() || options.mode == Mode::All {
             continue;
         }
         let id = ObjId(i as u32);
-        for r in graph.dependencies(id) {
+        graph.dependencies_into(id, &mut owners);
+        for &r in &owners {
             let rel = &relations[r as usize];
             if rel.kind == RelKind::Owns
                 && rel.controller

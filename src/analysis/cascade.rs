@@ -141,6 +141,16 @@ pub fn cascade(
 ) -> Cascade {
     let n = objects.len();
     let mut cause: Vec<Option<Cause>> = vec![None; n];
+    for &(id, c) in seeds {
+        if cause[id.index()].is_none() {
+            cause[id.index()] = Some(c);
+        }
+    }
+    if cause.iter().all(Option::is_some) {
+        // Everything goes (`--all`): nothing to cascade, keep or orphan.
+        return Cascade { cause, kept: Vec::new(), orphaned: Vec::new() };
+    }
+    cause.iter_mut().for_each(|c| *c = None);
     let live_owner = |r: &Relation| r.link == Link::Solid && objects[r.from.index()].deletion_timestamp.is_none();
     // Live solid owners of each object (owners not being deleted).
     let mut alive = vec![0u32; n];
@@ -158,8 +168,10 @@ pub fn cascade(
             queue.push_back(id);
         }
     }
+    let mut buf = Vec::new();
     while let Some(d) = queue.pop_front() {
-        for ri in graph.dependents(d) {
+        graph.dependents_into(d, &mut buf);
+        for &ri in &buf {
             let r = &rels[ri as usize];
             let c = r.to;
             match r.kind {

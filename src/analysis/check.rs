@@ -115,7 +115,7 @@ fn owners(s: &Snapshot, out: &mut Vec<Finding>) {
         let o = &s.objects[id.index()];
         let r = &o.owners[j as usize];
         let owner = match o.dialect {
-            Dialect::Native => r.name.to_string(),
+            Dialect::Native | Dialect::Pairs => r.name.to_string(),
             Dialect::Kubernetes => format!("{}/{}", r.kind, r.name),
         };
         let uid = r.uid.as_deref().map(|u| format!(" (uid {u})")).unwrap_or_default();
@@ -306,13 +306,16 @@ fn conflicts(s: &Snapshot, graph: &Graph, out: &mut Vec<Finding>) {
     // dependencies; most snapshots have none, and then there is nothing to order.
     let rels = &s.resolved.relations;
     let orders = |r: &crate::model::Relation| r.kind.is_destruction() || r.link == Link::Solid;
-    let filtered = petgraph::visit::EdgeFiltered::from_fn(&graph.g, |e| orders(&rels[*e.weight() as usize]));
+    let csr = super::scc::Csr::from_edges(
+        graph.g.node_count(),
+        rels.iter().filter(|r| orders(r)).map(|r| (r.from.0, r.to.0)),
+    );
     let mut component = vec![usize::MAX; s.objects.len()];
     let mut mixed = false;
-    for (c, scc) in petgraph::algo::kosaraju_scc(&filtered).into_iter().enumerate() {
+    for (c, scc) in super::scc::cycles(&csr).into_iter().enumerate() {
         if scc.len() > 1 {
             for n in scc {
-                component[n.index()] = c;
+                component[n as usize] = c;
             }
         }
     }

@@ -4,7 +4,7 @@
 
 use crate::graph::{node, obj, Graph};
 use crate::model::{ObjId, Relation};
-use petgraph::visit::{EdgeFiltered, EdgeRef};
+use petgraph::visit::EdgeRef;
 use std::collections::{HashMap, VecDeque};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -21,13 +21,12 @@ pub struct Cycle {
 /// connected component (with more than one object, or a self-loop), in order
 /// of each component's first object.
 pub fn find(graph: &Graph, relations: &[Relation], keep: impl Fn(&Relation) -> bool) -> Vec<Cycle> {
-    let filtered = EdgeFiltered::from_fn(&graph.g, |e| keep(&relations[*e.weight() as usize]));
+    let n = graph.g.node_count();
+    let kept = relations.iter().filter(|r| keep(r)).map(|r| (r.from.0, r.to.0));
+    let csr = super::scc::Csr::from_edges(n, kept);
     let mut out = Vec::new();
-    // Kosaraju: petgraph's is iterative (its Tarjan recurses, and a chain may be
-    // a million objects long).
-    for scc in petgraph::algo::kosaraju_scc(&filtered) {
-        let mut component: Vec<ObjId> = scc.iter().map(|n| obj(*n)).collect();
-        component.sort_unstable();
+    for scc in super::scc::cycles(&csr) {
+        let component: Vec<ObjId> = scc.into_iter().map(ObjId).collect();
         if component.len() == 1 {
             let n = node(component[0]);
             let self_loop = graph

@@ -5,4 +5,5 @@ pub mod check;
 pub mod cycles;
 pub mod explain;
 pub mod order;
+pub mod scc;
 pub mod view;

@@ -23,7 +23,6 @@
 //! O((V + E) log V).
 
 use crate::model::{Link, ObjId, Relation};
-use petgraph::graph::{DiGraph, NodeIndex};
 use std::collections::VecDeque;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -102,26 +101,10 @@ struct Edge {
     hard: bool,
 }
 
-/// Strongly connected components (of at least two nodes, or one node with a
-/// self-loop) of the graph on `nodes` given by `edges`, as lists of nodes.
-fn cycles_of(node_count: usize, edges: impl Iterator<Item = (u32, u32)>) -> Vec<Vec<u32>> {
-    let mut g: DiGraph<(), ()> = DiGraph::with_capacity(node_count, 0);
-    for _ in 0..node_count {
-        g.add_node(());
-    }
-    let mut self_loop = vec![false; node_count];
-    for (a, b) in edges {
-        if a == b {
-            self_loop[a as usize] = true;
-        } else {
-            g.add_edge(NodeIndex::new(a as usize), NodeIndex::new(b as usize), ());
-        }
-    }
-    petgraph::algo::kosaraju_scc(&g)
-        .into_iter()
-        .filter(|c| c.len() > 1 || self_loop[c[0].index()])
-        .map(|c| c.into_iter().map(|n| n.index() as u32).collect())
-        .collect()
+/// The cycles (components of two or more nodes, or one with a self-loop)
+/// of the graph on `0..node_count` given by `edges`.
+fn cycles_of(node_count: usize, edges: impl Iterator<Item = (u32, u32)> + Clone) -> Vec<Vec<u32>> {
+    super::scc::cycles(&super::scc::Csr::from_edges(node_count, edges))
 }
 
 pub fn order(input: &Input) -> Result<Order, OwnershipCycle> {
@@ -172,13 +155,9 @@ pub fn order(input: &Input) -> Result<Order, OwnershipCycle> {
         m
     };
 
-    // Most graphs have no cycle at all: layer them as they are. (A self-loop
-    // is a cycle the walk does not see.)
-    if !edges.iter().any(|e| e.from == e.to) {
-        let plain = layer(count, &edges, (0..count as u32).collect(), &weight, &rank, false);
-        if plain.complete {
-            return Ok(finish(input, &node_of, &edges, plain, Vec::new()));
-        }
+    // Most graphs have no cycle at all: layer them as they are.
+    if let Some(plain) = layer_acyclic(count, &edges, &weight) {
+        return Ok(finish(input, &node_of, &edges, plain, Vec::new()));
     }
 
     // 1. Cycles of ownership alone.
@@ -197,7 +176,7 @@ pub fn order(input: &Input) -> Result<Order, OwnershipCycle> {
     // 2. Cycles of destruction dependencies (between the groups so far).
     let hard_edges: Vec<(u32, u32)> =
         edges.iter().filter(|e| e.hard).map(|e| (groups.find(e.from), groups.find(e.to))).collect();
-    let hard_cycles = cycles_of(count, hard_edges.into_iter());
+    let hard_cycles = cycles_of(count, hard_edges.iter().copied());
     let mut by_rep: Vec<Vec<u32>> = Vec::new();
     if !hard_cycles.is_empty() {
         by_rep = vec![Vec::new(); count];
@@ -221,8 +200,8 @@ pub fn order(input: &Input) -> Result<Order, OwnershipCycle> {
 
     // 3. Kahn's algorithm over the groups, relaxing ownership when stalled.
     let rep: Vec<u32> = (0..count as u32).map(|x| groups.find(x)).collect();
-    let Layering { rep, step, after_edge, relaxed_edge, .. } = layer(count, &edges, rep, &weight, &rank, true);
-    Ok(finish(input, &node_of, &edges, Layering { rep, step, after_edge, relaxed_edge, complete: true }, found))
+    let Layering { rep, step, after_edge, relaxed_edge, .. } = layer(count, &edges, rep, &weight, &rank);
+    Ok(finish(input, &node_of, &edges, Layering { rep, step, after_edge, relaxed_edge }, found))
 }
 
 /// The result of Kahn's walk over groups of layering nodes.
@@ -231,14 +210,143 @@ struct Layering {
     step: Vec<u32>,
     after_edge: Vec<Option<usize>>,
     relaxed_edge: Vec<bool>,
-    /// Every group got a step (false: stalled, and not allowed to relax).
-    complete: bool,
+}
+
+/// An edge as the walk sees it from one end: the group at the other end,
+/// and the edge's index with `HARD` set for a destruction dependency.
+#[derive(Clone, Copy)]
+struct Adj {
+    group: u32,
+    edge: u32,
+}
+
+const HARD: u32 = 1 << 31;
+
+impl Adj {
+    fn index(self) -> usize {
+        (self.edge & !HARD) as usize
+    }
+    fn hard(self) -> bool {
+        self.edge & HARD != 0
+    }
+}
+
+/// Adjacency lists packed in one array (compressed sparse rows): the walk
+/// touches each edge once, in order, without chasing indices.
+struct Csr {
+    start: Vec<u32>,
+    adj: Vec<Adj>,
+}
+
+impl Csr {
+    fn of(&self, g: usize) -> &[Adj] {
+        &self.adj[self.start[g] as usize..self.start[g + 1] as usize]
+    }
+}
+
+/// Out- and in-lists of the edges between distinct groups.
+fn csr(count: usize, edges: &[Edge], rep: &[u32]) -> (Csr, Csr) {
+    let mut out_start = vec![0u32; count + 1];
+    let mut in_start = vec![0u32; count + 1];
+    for e in edges {
+        let (f, t) = (rep[e.from as usize], rep[e.to as usize]);
+        if f != t {
+            out_start[f as usize + 1] += 1;
+            in_start[t as usize + 1] += 1;
+        }
+    }
+    for i in 0..count {
+        out_start[i + 1] += out_start[i];
+        in_start[i + 1] += in_start[i];
+    }
+    let total = out_start[count] as usize;
+    let mut out = vec![Adj { group: 0, edge: 0 }; total];
+    let mut inn = vec![Adj { group: 0, edge: 0 }; total];
+    let mut o = out_start.clone();
+    let mut i = in_start.clone();
+    for (n, e) in edges.iter().enumerate() {
+        let (f, t) = (rep[e.from as usize], rep[e.to as usize]);
+        if f == t {
+            continue;
+        }
+        let edge = n as u32 | if e.hard { HARD } else { 0 };
+        out[o[f as usize] as usize] = Adj { group: t, edge };
+        o[f as usize] += 1;
+        inn[i[t as usize] as usize] = Adj { group: f, edge };
+        i[t as usize] += 1;
+    }
+    (Csr { start: out_start, adj: out }, Csr { start: in_start, adj: inn })
+}
+
+/// Longest-path layering of a graph without cycles, by depth-first search
+/// over out-edges only (the common case, and the one that must be fast on a
+/// million objects); `None` at the first cycle. Gives what `layer` gives
+/// for such a graph: each node's step is its weight plus the largest step
+/// below it, and of equal edges the one written first is remembered.
+fn layer_acyclic(count: usize, edges: &[Edge], weight: &[u8]) -> Option<Layering> {
+    let mut start = vec![0u32; count + 1];
+    for e in edges {
+        start[e.from as usize + 1] += 1;
+    }
+    for i in 0..count {
+        start[i + 1] += start[i];
+    }
+    // (target, edge) side by side: the walk reads them in order.
+    let mut at = start.clone();
+    let mut adj = vec![(0u32, 0u32); edges.len()];
+    for (n, e) in edges.iter().enumerate() {
+        adj[at[e.from as usize] as usize] = (e.to, n as u32);
+        at[e.from as usize] += 1;
+    }
+    drop(at);
+    const NEW: u8 = 0;
+    const OPEN: u8 = 1;
+    const DONE: u8 = 2;
+    let mut state = vec![NEW; count];
+    let mut step = vec![0u32; count];
+    let mut after_edge: Vec<Option<usize>> = vec![None; count];
+    let mut stack: Vec<(u32, u32)> = Vec::new();
+    for root in 0..count {
+        if state[root] != NEW {
+            continue;
+        }
+        state[root] = OPEN;
+        stack.push((root as u32, start[root]));
+        while let Some(&mut (v, ref mut pos)) = stack.last_mut() {
+            let vi = v as usize;
+            if *pos < start[vi + 1] {
+                let t = adj[*pos as usize].0 as usize;
+                *pos += 1;
+                match state[t] {
+                    NEW => {
+                        state[t] = OPEN;
+                        stack.push((t as u32, start[t]));
+                    }
+                    OPEN => return None,
+                    _ => {}
+                }
+                continue;
+            }
+            stack.pop();
+            state[vi] = DONE;
+            let mut best: Option<(u32, usize)> = None;
+            for &(t, e) in &adj[start[vi] as usize..start[vi + 1] as usize] {
+                let s = step[t as usize];
+                if best.is_none_or(|(bs, _)| s > bs) {
+                    best = Some((s, e as usize));
+                }
+            }
+            step[vi] = u32::from(weight[vi]) + best.map(|b| b.0).unwrap_or(0);
+            after_edge[vi] = best.filter(|b| b.0 > 0).map(|b| b.1);
+        }
+    }
+    Some(Layering { rep: (0..count as u32).collect(), step, after_edge, relaxed_edge: vec![false; edges.len()] })
 }
 
 /// Kahn's algorithm over the groups `rep` defines: each group's step is its
 /// weight plus the largest step of what must go before it. When stalled,
-/// relax ownership edges (`relax`) or give up.
-fn layer(count: usize, edges: &[Edge], rep: Vec<u32>, weight: &[u8], rank: &[u64], relax: bool) -> Layering {
+/// relax ownership edges.
+fn layer(count: usize, edges: &[Edge], rep: Vec<u32>, weight: &[u8], rank: &[u64]) -> Layering {
     let mut g_weight = vec![0u8; count];
     let mut g_rank = vec![u64::MAX; count];
     for x in 0..count {
@@ -246,42 +354,17 @@ fn layer(count: usize, edges: &[Edge], rep: Vec<u32>, weight: &[u8], rank: &[u64
         g_weight[g] = g_weight[g].max(weight[x]);
         g_rank[g] = g_rank[g].min(rank[x]);
     }
-    // Edges between distinct groups, by source (out) and target (in).
-    let inter: Vec<usize> =
-        (0..edges.len()).filter(|&e| rep[edges[e].from as usize] != rep[edges[e].to as usize]).collect();
-    let mut out_start = vec![0usize; count + 1];
-    let mut in_start = vec![0usize; count + 1];
-    for &e in &inter {
-        out_start[rep[edges[e].from as usize] as usize + 1] += 1;
-        in_start[rep[edges[e].to as usize] as usize + 1] += 1;
-    }
-    for i in 0..count {
-        out_start[i + 1] += out_start[i];
-        in_start[i + 1] += in_start[i];
-    }
-    let mut out_list = vec![0usize; inter.len()];
-    let mut in_list = vec![0usize; inter.len()];
-    {
-        let mut o = out_start.clone();
-        let mut i = in_start.clone();
-        for &e in &inter {
-            let f = rep[edges[e].from as usize] as usize;
-            let t = rep[edges[e].to as usize] as usize;
-            out_list[o[f]] = e;
-            o[f] += 1;
-            in_list[i[t]] = e;
-            i[t] += 1;
-        }
-    }
+    let (out, inn) = csr(count, edges, &rep);
     let is_group = |g: usize| rep[g] as usize == g;
     let mut pending_hard = vec![0u32; count];
     let mut pending_soft = vec![0u32; count];
-    for &e in &inter {
-        let f = rep[edges[e].from as usize] as usize;
-        if edges[e].hard {
-            pending_hard[f] += 1;
-        } else {
-            pending_soft[f] += 1;
+    for g in 0..count {
+        for a in out.of(g) {
+            if a.hard() {
+                pending_hard[g] += 1;
+            } else {
+                pending_soft[g] += 1;
+            }
         }
     }
     let mut done = vec![false; count];
@@ -298,16 +381,10 @@ fn layer(count: usize, edges: &[Edge], rep: Vec<u32>, weight: &[u8], rank: &[u64
     let mut processed = 0;
     while processed < total {
         let Some(g) = ready.pop_front() else {
-            if !relax {
-                return Layering { rep, step, after_edge, relaxed_edge, complete: false };
-            }
             // Stalled: what is left waits in cycles that mix both kinds.
             let freed = unblock(&Stall {
                 count,
-                edges,
-                rep: &rep,
-                out_start: &out_start,
-                out_list: &out_list,
+                out: &out,
                 done: &done,
                 pending_hard: &pending_hard,
                 pending_soft: &pending_soft,
@@ -331,25 +408,26 @@ fn layer(count: usize, edges: &[Edge], rep: Vec<u32>, weight: &[u8], rank: &[u64
         }
         done[g] = true;
         processed += 1;
+        // The largest step before it; of equals, the edge written first.
         let mut best: Option<(u32, usize)> = None;
-        for &e in &out_list[out_start[g]..out_start[g + 1]] {
+        for a in out.of(g) {
+            let e = a.index();
             if relaxed_edge[e] {
                 continue;
             }
-            let t = rep[edges[e].to as usize] as usize;
-            let s = step[t];
-            if best.is_none_or(|(bs, be)| s > bs || (s == bs && edges[e].rel < edges[be].rel)) {
+            let s = step[a.group as usize];
+            if best.is_none_or(|(bs, be)| s > bs || (s == bs && e < be)) {
                 best = Some((s, e));
             }
         }
         step[g] = u32::from(g_weight[g]) + best.map(|b| b.0).unwrap_or(0);
         after_edge[g] = best.filter(|b| b.0 > 0).map(|b| b.1);
-        for &e in &in_list[in_start[g]..in_start[g + 1]] {
-            let f = rep[edges[e].from as usize] as usize;
-            if done[f] || relaxed_edge[e] {
+        for a in inn.of(g) {
+            let f = a.group as usize;
+            if done[f] || relaxed_edge[a.index()] {
                 continue;
             }
-            if edges[e].hard {
+            if a.hard() {
                 pending_hard[f] -= 1;
             } else {
                 pending_soft[f] -= 1;
@@ -359,8 +437,7 @@ fn layer(count: usize, edges: &[Edge], rep: Vec<u32>, weight: &[u8], rank: &[u64
             }
         }
     }
-
-    Layering { rep, step, after_edge, relaxed_edge, complete: processed == total }
+    Layering { rep, step, after_edge, relaxed_edge }
 }
 
 /// Steps of objects from steps of groups.
@@ -396,10 +473,7 @@ fn finish(input: &Input, node_of: &[[u32; 2]], edges: &[Edge], lay: Layering, mu
 /// What `unblock` looks at when Kahn's walk stalls.
 struct Stall<'a, F: Fn(usize) -> bool> {
     count: usize,
-    edges: &'a [Edge],
-    rep: &'a [u32],
-    out_start: &'a [usize],
-    out_list: &'a [usize],
+    out: &'a Csr,
     done: &'a [bool],
     pending_hard: &'a [u32],
     pending_soft: &'a [u32],
@@ -416,33 +490,37 @@ struct Stall<'a, F: Fn(usize) -> bool> {
 /// are in one component. Returns (group, edges to relax) pairs.
 fn unblock<F: Fn(usize) -> bool>(s: &Stall<F>) -> Vec<(usize, Vec<usize>)> {
     let live = |g: usize| (s.is_group)(g) && !s.done[g];
-    let target = |e: usize| s.rep[s.edges[e].to as usize] as usize;
-    let pending =
-        |g: usize| s.out_list[s.out_start[g]..s.out_start[g + 1]].iter().copied().filter(move |&e| !s.done[target(e)]);
-    let mut graph: DiGraph<usize, ()> = DiGraph::new();
+    let pending = |g: usize| s.out.of(g).iter().copied().filter(move |a| !s.done[a.group as usize]);
+    // The graph of what is left, numbered densely.
     let mut index = vec![u32::MAX; s.count];
+    let mut groups = Vec::new();
     for g in (0..s.count).filter(|&g| live(g)) {
-        index[g] = graph.add_node(g).index() as u32;
+        index[g] = groups.len() as u32;
+        groups.push(g);
     }
-    for g in (0..s.count).filter(|&g| live(g)) {
-        for e in pending(g) {
-            graph.add_edge(NodeIndex::new(index[g] as usize), NodeIndex::new(index[target(e)] as usize), ());
-        }
-    }
+    let index = &index;
+    let left = super::scc::Csr::from_edges(
+        groups.len(),
+        groups.iter().flat_map(|&g| pending(g).map(move |a| (index[g], index[a.group as usize]))),
+    );
+    let (comp, _) = super::scc::components(&left);
     let mut component = vec![usize::MAX; s.count];
-    let sccs = petgraph::algo::kosaraju_scc(&graph);
-    for (c, scc) in sccs.iter().enumerate() {
-        for n in scc {
-            component[graph[*n]] = c;
+    let mut by_component: Vec<Vec<usize>> = Vec::new();
+    for (i, &g) in groups.iter().enumerate() {
+        let c = comp[i] as usize;
+        component[g] = c;
+        if by_component.len() <= c {
+            by_component.resize(c + 1, Vec::new());
         }
+        by_component[c].push(g);
     }
+    let sccs: Vec<Vec<usize>> = by_component;
     let mut freed = Vec::new();
-    for (c, scc) in sccs.iter().enumerate() {
-        if scc.len() < 2 {
+    for (c, members) in sccs.iter().enumerate() {
+        if members.len() < 2 {
             continue;
         }
-        let members: Vec<usize> = scc.iter().map(|n| graph[*n]).collect();
-        let sink = members.iter().all(|&g| pending(g).all(|e| component[target(e)] == c));
+        let sink = members.iter().all(|&g| pending(g).all(|a| component[a.group as usize] == c));
         if !sink {
             continue;
         }
@@ -452,7 +530,7 @@ fn unblock<F: Fn(usize) -> bool>(s: &Stall<F>) -> Vec<(usize, Vec<usize>)> {
             .filter(|&g| s.pending_hard[g] == 0)
             .min_by_key(|&g| (s.pending_soft[g], s.rank[g], g));
         if let Some(g) = chosen {
-            freed.push((g, pending(g).filter(|&e| !s.edges[e].hard).collect()));
+            freed.push((g, pending(g).filter(|a| !a.hard()).map(|a| a.index()).collect()));
         }
     }
     freed.sort_unstable_by_key(|(g, _)| *g);

@@ -13,6 +13,7 @@ pub mod fastyaml;
 pub mod jsonruns;
 pub mod kubernetes;
 pub mod native;
+pub mod pairs;
 pub mod raw;
 
 use crate::findings::{Finding, Rule};

@@ -16,10 +16,12 @@ pub fn object(sources: &Sources, o: &Object) -> Span {
     let key = match o.dialect {
         Dialect::Kubernetes => "metadata",
         Dialect::Native => "id",
+        // A token: its span is its first occurrence.
+        Dialect::Pairs => return o.span,
     };
     let found = match o.dialect {
         Dialect::Kubernetes => locate::value_after(text, o.span.range(), &[key, "name"], &o.name),
-        Dialect::Native => None,
+        Dialect::Native | Dialect::Pairs => None,
     }
     .or_else(|| locate::value_after(text, o.span.range(), &[key], &o.name))
     .or_else(|| locate::scalar_after(text, o.span.range(), &o.name));
@@ -34,7 +36,7 @@ pub fn owner_ref(sources: &Sources, o: &Object, j: u32) -> Span {
     };
     let key = match o.dialect {
         Dialect::Kubernetes => "ownerReferences",
-        Dialect::Native => "owners",
+        Dialect::Native | Dialect::Pairs => "owners",
     };
     let found = r
         .uid

@@ -28,6 +28,8 @@ impl ObjId {
 pub enum Dialect {
     Kubernetes,
     Native,
+    /// `tsort`-style pairs (only with `--dialect pairs`).
+    Pairs,
 }
 
 impl Dialect {
@@ -35,6 +37,7 @@ impl Dialect {
         match self {
             Dialect::Kubernetes => "kubernetes",
             Dialect::Native => "native",
+            Dialect::Pairs => "pairs",
         }
     }
 }
@@ -119,7 +122,7 @@ impl Object {
     /// `Kind[.group]/[namespace/]name` for Kubernetes, the id otherwise.
     pub fn reference(&self) -> String {
         match self.dialect {
-            Dialect::Native => self.name.to_string(),
+            Dialect::Native | Dialect::Pairs => self.name.to_string(),
             Dialect::Kubernetes => {
                 let mut s = String::with_capacity(self.kind.len() + self.group.len() + self.name.len() + 24);
                 s.push_str(&self.kind);
@@ -141,7 +144,7 @@ impl Object {
     /// `Kind/name` — how owner references and messages name an object.
     pub fn short(&self) -> String {
         match self.dialect {
-            Dialect::Native => self.name.to_string(),
+            Dialect::Native | Dialect::Pairs => self.name.to_string(),
             Dialect::Kubernetes => format!("{}/{}", self.kind, self.name),
         }
     }

@@ -129,8 +129,8 @@ pub fn table(snapshot: &Snapshot, plan: &Plan) -> String {
     super::columns::aligned(["STEP", "ACTION", "OBJECT", "REASON"], &rows)
 }
 
-/// Warnings and the one-line summary, for stderr under `-o table`.
-pub fn summary(plan: &Plan) -> String {
+/// The warnings, one a line, for stderr (formats that do not carry them).
+pub fn warnings(plan: &Plan) -> String {
     let mut out = String::new();
     for w in &plan.warnings {
         match w.rule {
@@ -138,6 +138,12 @@ pub fn summary(plan: &Plan) -> String {
             None => out.push_str(&format!("warning: {}\n", w.message)),
         }
     }
+    out
+}
+
+/// Warnings and the one-line summary, for stderr under `-o table`.
+pub fn summary(plan: &Plan) -> String {
+    let mut out = warnings(plan);
     let plural = |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
     let mut line = format!(
         "{} in {}, {} kept",
@@ -252,7 +258,7 @@ fn resource<'a>(
     let file = snapshot.sources.get(o.span.file);
     let (uid, oid) = match o.dialect {
         Dialect::Kubernetes => (o.uid.as_deref(), None),
-        Dialect::Native => (None, Some(&*o.name)),
+        Dialect::Native | Dialect::Pairs => (None, Some(&*o.name)),
     };
     ResourceOut {
         reference: &plan.refs[id.index()],

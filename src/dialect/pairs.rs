@@ -1,0 +1,166 @@
+//! The `pairs` dialect (`--dialect pairs`): whitespace-separated tokens read
+//! two at a time, as by `tsort(1)`. `X Y` means X is destroyed before Y; `X X`
+//! only says that X exists. Every distinct token is an object whose id is
+//! the token. Tokens are interned once; relations are made directly, with no
+//! per-object resolution, so a million pairs load in a fraction of a second.
+
+use crate::findings::{Finding, Rule};
+use crate::model::{Dialect, Link, ObjId, Object, RelKind, Relation};
+use crate::source::{FileId, Sources, Span};
+use rustc_hash::FxHashMap;
+
+pub struct Pairs {
+    pub objects: Vec<Object>,
+    pub relations: Vec<Relation>,
+    pub findings: Vec<Finding>,
+}
+
+fn object(name: &str, span: Span) -> Object {
+    Object {
+        dialect: Dialect::Pairs,
+        api_version: "".into(),
+        group: "".into(),
+        kind: "".into(),
+        namespace: None,
+        namespace_written: false,
+        name: name.into(),
+        uid: None,
+        labels: Vec::new(),
+        owners: Vec::new(),
+        deps: Vec::new(),
+        finalizers: Vec::new(),
+        deletion_timestamp: None,
+        crd: None,
+        span,
+    }
+}
+
+/// The whitespace-separated tokens of `text`, as byte ranges.
+fn tokens(text: &str) -> impl Iterator<Item = std::ops::Range<usize>> + '_ {
+    let b = text.as_bytes();
+    let mut i = 0;
+    std::iter::from_fn(move || {
+        while i < b.len() && b[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        if i == b.len() {
+            return None;
+        }
+        let start = i;
+        while i < b.len() && !b[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        Some(start..i)
+    })
+}
+
+/// Read every file as pairs; tokens are the same objects across files.
+pub fn load(sources: &Sources, files: &[FileId]) -> Pairs {
+    use rayon::prelude::*;
+    use std::hash::{BuildHasher, BuildHasherDefault};
+    // Tokens of all files, in order.
+    let mut toks: Vec<(FileId, std::ops::Range<usize>)> = Vec::new();
+    let mut findings = Vec::new();
+    for &file in files {
+        let text = &*sources.get(file).text;
+        let before = toks.len();
+        toks.extend(tokens(text).map(|r| (file, r)));
+        if (toks.len() - before) % 2 == 1 {
+            let (_, last) = toks.pop().unwrap_or((file, 0..0));
+            findings.push(
+                Finding::new(Rule::Td001, "odd number of tokens: the last one has no partner")
+                    .at(Span::new(file, last), "no partner")
+                    .help("pairs are read two tokens at a time, as by tsort: `X Y` means X goes before Y")
+                    .fatal(),
+            );
+        }
+    }
+    let text = |i: usize| -> &str {
+        let (f, r) = &toks[i];
+        &sources.get(*f).text[r.clone()]
+    };
+    // Intern in shards, by hash, one per thread: each table is smaller (it
+    // stays in cache) and the shards run in parallel.
+    let shards = rayon::current_num_threads().clamp(1, 16);
+    let hasher = BuildHasherDefault::<rustc_hash::FxHasher>::default();
+    let shard_of: Vec<u8> =
+        (0..toks.len()).into_par_iter().map(|i| (hasher.hash_one(text(i)) % shards as u64) as u8).collect();
+    // For each shard: the local id of each of its tokens (in token order),
+    // and the token that first named each local id.
+    let interned: Vec<(Vec<u32>, Vec<u32>)> = (0..shards)
+        .into_par_iter()
+        .map(|k| {
+            let mut ids: FxHashMap<&str, u32> = FxHashMap::default();
+            let mut local = Vec::new();
+            let mut first = Vec::new();
+            for (i, &s) in shard_of.iter().enumerate() {
+                if s as usize != k {
+                    continue;
+                }
+                let next = first.len() as u32;
+                let id = *ids.entry(text(i)).or_insert(next);
+                if id == next {
+                    first.push(i as u32);
+                }
+                local.push(id);
+            }
+            (local, first)
+        })
+        .collect();
+    // Number objects by first occurrence, as the other dialects do.
+    let mut firsts: Vec<(u32, u32, u32)> = Vec::new(); // (token, shard, local id)
+    for (k, (_, first)) in interned.iter().enumerate() {
+        firsts.extend(first.iter().enumerate().map(|(l, &t)| (t, k as u32, l as u32)));
+    }
+    firsts.par_sort_unstable();
+    let mut global: Vec<Vec<u32>> = interned.iter().map(|(_, first)| vec![0; first.len()]).collect();
+    for (g, &(_, k, l)) in firsts.iter().enumerate() {
+        global[k as usize][l as usize] = g as u32;
+    }
+    // Each token's object, in token order.
+    let mut cursor = vec![0usize; shards];
+    let mut relations = Vec::with_capacity(toks.len() / 2);
+    let mut id_of = |i: usize| -> ObjId {
+        let k = shard_of[i] as usize;
+        let l = interned[k].0[cursor[k]];
+        cursor[k] += 1;
+        ObjId(global[k][l as usize])
+    };
+    for pair in 0..toks.len() / 2 {
+        let x = id_of(2 * pair);
+        let y = id_of(2 * pair + 1);
+        if x != y {
+            // X before Y: Y is destroyed after X.
+            let n = relations.len() as u32;
+            relations.push(Relation {
+                kind: RelKind::DestroyAfter,
+                from: y,
+                to: x,
+                link: Link::Solid,
+                declared_by: y,
+                decl: n,
+                controller: false,
+            });
+        }
+    }
+    let objects = firsts
+        .par_iter()
+        .map(|&(t, _, _)| {
+            let (f, r) = &toks[t as usize];
+            object(text(t as usize), Span::new(*f, r.clone()))
+        })
+        .collect();
+    Pairs { objects, relations, findings }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn splits_on_any_whitespace() {
+        let t = "a b\n\tc  d\r\ne";
+        let v: Vec<&str> = tokens(t).map(|r| &t[r]).collect();
+        assert_eq!(v, ["a", "b", "c", "d", "e"]);
+    }
+}
