@@ -16,12 +16,12 @@ use crate::plan::{self, Mode, Plan};
 use crate::render;
 use crate::select::Query;
 use clap::CommandFactory;
-use std::io::Read;
+use std::io::{Read, Write};
 
-/// What a run produced.
+/// What a run leaves to say after its output (which it has written to
+/// `Env::stdout` as it went), and its exit code.
 #[derive(Debug, Default)]
 pub struct Output {
-    pub stdout: Vec<u8>,
     pub stderr: Vec<u8>,
     pub code: u8,
 }
@@ -29,6 +29,9 @@ pub struct Output {
 /// The environment a run sees, so that tests can pin it.
 pub struct Env<'a> {
     pub stdin: &'a mut dyn Read,
+    /// Where results go, as they are made (a million-object plan is never
+    /// held in memory whole).
+    pub stdout: &'a mut dyn Write,
     pub stdout_is_terminal: bool,
     pub no_color: bool,
 }
@@ -46,14 +49,12 @@ pub fn run(cli: Cli, env: Env) -> Result<Output, Error> {
         Command::Plan(args) => run_plan(args, env, style),
         Command::Explain(args) => run_explain(args, env, style),
         Command::Completions { shell } => {
-            let mut out = Vec::new();
-            clap_complete::generate(shell, &mut Cli::command(), "teardown", &mut out);
-            Ok(Output { stdout: out, ..Output::default() })
+            clap_complete::generate(shell, &mut Cli::command(), "teardown", env.stdout);
+            Ok(Output::default())
         }
         Command::Man => {
-            let mut out = Vec::new();
-            clap_mangen::Man::new(Cli::command()).render(&mut out).map_err(Error::Output)?;
-            Ok(Output { stdout: out, ..Output::default() })
+            clap_mangen::Man::new(Cli::command()).render(env.stdout).map_err(Error::Output)?;
+            Ok(Output::default())
         }
     }
 }
@@ -100,7 +101,8 @@ fn run_check(args: CheckArgs, env: Env, style: render::diagnostics::Style) -> Re
     } else {
         0
     };
-    Ok(Output { stdout: text.into_bytes(), stderr: Vec::new(), code })
+    env.stdout.write_all(text.as_bytes()).map_err(Error::Output)?;
+    Ok(Output { stderr: Vec::new(), code })
 }
 
 /// Report what loading found (on stderr, for commands whose stdout is
@@ -143,7 +145,8 @@ fn run_graph(args: GraphArgs, env: Env, style: render::diagnostics::Style) -> Re
         GraphFormat::Dot => render::graph::dot(objects, rels, &view),
         GraphFormat::Mermaid => render::graph::mermaid(objects, rels, &view),
     };
-    Ok(Output { stdout: text.into_bytes(), stderr, code })
+    env.stdout.write_all(text.as_bytes()).map_err(Error::Output)?;
+    Ok(Output { stderr, code })
 }
 
 /// Load the input and make the plan the flags describe. Input that cannot be
@@ -152,7 +155,7 @@ fn make_plan(
     input: &crate::cli::InputArgs,
     flags: &PlanFlags,
     default_all: bool,
-    env: Env,
+    stdin: &mut dyn Read,
     style: render::diagnostics::Style,
 ) -> Result<Result<(Snapshot, Plan), Output>, Error> {
     let controllers = finalizer_controllers(&flags.finalizer_controller)?;
@@ -160,12 +163,12 @@ fn make_plan(
     if flags.delete.is_empty() && !targets.is_empty() {
         return Err(Error::Usage("-n/-l narrow --delete; give --delete SELECTOR".into()));
     }
-    let snapshot = load::load(&input.paths(), &LoadOptions { dialect: input.dialect }, env.stdin);
+    let snapshot = load::load(&input.paths(), &LoadOptions { dialect: input.dialect }, stdin);
     let (stderr, code) = load_report(&snapshot, style);
     if code != 0 {
         let mut stderr = stderr;
         stderr.extend_from_slice(b"teardown: error: no plan: some input could not be read or parsed\n");
-        return Ok(Err(Output { stdout: Vec::new(), stderr, code }));
+        return Ok(Err(Output { stderr, code }));
     }
     let mode = if flags.all || (default_all && !flags.gc && flags.delete.is_empty()) {
         Mode::All
@@ -194,45 +197,39 @@ fn make_plan(
         Err(e) => {
             let mut stderr = stderr;
             stderr.extend_from_slice(format!("teardown: error: {e}\n").as_bytes());
-            Ok(Err(Output { stdout: Vec::new(), stderr, code: 1 }))
+            Ok(Err(Output { stderr, code: 1 }))
         }
     }
 }
 
 fn run_plan(args: PlanArgs, env: Env, style: render::diagnostics::Style) -> Result<Output, Error> {
-    let (snapshot, plan) = match make_plan(&args.input, &args.plan, false, env, style)? {
+    let (snapshot, plan) = match make_plan(&args.input, &args.plan, false, env.stdin, style)? {
         Ok(made) => made,
         Err(output) => return Ok(output),
     };
-    let mut stderr = Vec::new();
     let mut timer = crate::timing::Timer::start();
-    let text = match args.output {
-        PlanFormat::Table => {
-            stderr = render::plan::summary(&plan).into_bytes();
-            render::plan::table(&snapshot, &plan)
-        }
-        PlanFormat::Json => render::plan::json(&snapshot, &plan),
-        PlanFormat::Yaml => render::plan::yaml(&snapshot, &plan),
-        PlanFormat::Names => {
-            stderr = render::plan::warnings(&plan).into_bytes();
-            render::plan::names(&plan)
-        }
-        PlanFormat::Dot => {
-            stderr = render::plan::warnings(&plan).into_bytes();
-            render::plan::dot(&plan)
-        }
-        PlanFormat::Mermaid => {
-            stderr = render::plan::warnings(&plan).into_bytes();
-            render::plan::mermaid(&plan)
-        }
+    let out = &mut *env.stdout;
+    let written = match args.output {
+        PlanFormat::Table => render::plan::table(&snapshot, &plan, out),
+        PlanFormat::Json => render::plan::json(&snapshot, &plan, out),
+        PlanFormat::Yaml => render::plan::yaml(&snapshot, &plan, out),
+        PlanFormat::Names => render::plan::names(&plan, out),
+        PlanFormat::Dot => out.write_all(render::plan::dot(&plan).as_bytes()),
+        PlanFormat::Mermaid => out.write_all(render::plan::mermaid(&plan).as_bytes()),
     };
+    written.map_err(Error::Output)?;
     timer.lap("render");
-    Ok(Output { stdout: text.into_bytes(), stderr, code: 0 })
+    let stderr = match args.output {
+        PlanFormat::Table => render::plan::summary(&plan),
+        PlanFormat::Json | PlanFormat::Yaml => String::new(),
+        PlanFormat::Names | PlanFormat::Dot | PlanFormat::Mermaid => render::plan::warnings(&plan),
+    };
+    Ok(Output { stderr: stderr.into_bytes(), code: 0 })
 }
 
 fn run_explain(args: ExplainArgs, env: Env, style: render::diagnostics::Style) -> Result<Output, Error> {
     let query = Query::new(std::slice::from_ref(&args.object), None, None)?;
-    let (snapshot, plan) = match make_plan(&args.input, &args.plan, true, env, style)? {
+    let (snapshot, plan) = match make_plan(&args.input, &args.plan, true, env.stdin, style)? {
         Ok(made) => made,
         Err(output) => return Ok(output),
     };
@@ -242,5 +239,6 @@ fn run_explain(args: ExplainArgs, env: Env, style: render::diagnostics::Style) -
         ExplainFormat::Text => render::explain::text(&plan, &explanations),
         ExplainFormat::Json => render::explain::json(&plan, &explanations),
     };
-    Ok(Output { stdout: text.into_bytes(), stderr: Vec::new(), code: 0 })
+    env.stdout.write_all(text.as_bytes()).map_err(Error::Output)?;
+    Ok(Output { stderr: Vec::new(), code: 0 })
 }

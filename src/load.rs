@@ -75,7 +75,11 @@ pub fn load(inputs: &[PathBuf], options: &LoadOptions, stdin: &mut dyn Read) -> 
         let out = dialect::jsonruns::finish(sources.get(file), file, runs, options.dialect);
         runs = rest;
         let at = objects.partition_point(|o| o.span.file < file);
-        objects.splice(at..at, out.objects);
+        if objects.is_empty() {
+            objects = out.objects; // the common case: one large file; no copy
+        } else {
+            objects.splice(at..at, out.objects);
+        }
         findings.extend(out.findings);
     }
     timer.lap("lists");

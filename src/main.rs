@@ -3,32 +3,33 @@ use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 use teardown::app::{self, Env};
 use teardown::cli::Cli;
+use teardown::error::Error;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    let mut stdout = std::io::BufWriter::with_capacity(1 << 20, std::io::stdout().lock());
     let env = Env {
         stdin: &mut std::io::stdin().lock(),
         stdout_is_terminal: std::io::stdout().is_terminal(),
         no_color: std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()),
+        stdout: &mut stdout,
     };
-    match app::run(cli, env) {
-        Ok(out) => {
-            // The result first, then what is said about it (warnings, the
-            // summary line), so that a terminal shows them at the end.
-            let mut stdout = std::io::stdout().lock();
-            let written = stdout.write_all(&out.stdout).and_then(|()| stdout.flush());
-            let _ = std::io::stderr().write_all(&out.stderr);
-            match written {
-                Ok(()) => ExitCode::from(out.code),
-                // A reader that stopped reading (`| head`) is not an error.
-                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
-                Err(e) => {
-                    let _ = writeln!(std::io::stderr(), "teardown: error: cannot write output: {e}");
-                    ExitCode::from(2)
-                }
-            }
+    let result = app::run(cli, env);
+    // The result first, then what is said about it (warnings, the summary
+    // line), so that a terminal shows them at the end.
+    let flushed = stdout.flush();
+    match (result, flushed) {
+        // A reader that stopped reading (`| head`) is not an error.
+        (Err(Error::Output(e)), _) | (Ok(_), Err(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        (Ok(_), Err(e)) => {
+            let _ = writeln!(std::io::stderr(), "teardown: error: cannot write output: {e}");
+            ExitCode::from(2)
         }
-        Err(e) => {
+        (Ok(out), Ok(())) => {
+            let _ = std::io::stderr().write_all(&out.stderr);
+            ExitCode::from(out.code)
+        }
+        (Err(e), _) => {
             let _ = writeln!(std::io::stderr(), "teardown: error: {e}");
             ExitCode::from(e.exit_code())
         }

@@ -4,6 +4,7 @@
 use super::raw::{RawObject, DEPENDS_ON};
 use crate::findings::{Finding, Rule};
 use crate::locate;
+use crate::model::intern::intern;
 use crate::model::{group_of, CrdDef, DepDecl, DepSide, DepTarget, Dialect, Object, OwnerRef, Str};
 use crate::source::Span;
 
@@ -72,7 +73,8 @@ pub fn convert(raw: RawObject, span: Span, text: &str, list: ListContext, out: &
         }
     };
     let group = group_of(&api_version, &kind);
-    let namespace: Option<Str> = meta.namespace.map(|n| n.0).filter(|n| !n.is_empty());
+    let kind = intern(&kind);
+    let namespace: Option<Str> = meta.namespace.map(|n| n.0).filter(|n| !n.is_empty()).map(|n| intern(&n));
     // For messages only: made when one is needed.
     let reference = || format!("{kind}/{name}");
 
@@ -115,8 +117,8 @@ pub fn convert(raw: RawObject, span: Span, text: &str, list: ListContext, out: &
             );
         }
         owners.push(OwnerRef {
-            api_version: r.api_version.map(|v| v.0).unwrap_or_default(),
-            kind: okind.0,
+            group: group_of(r.api_version.as_ref().map(|v| &*v.0).unwrap_or(""), &okind.0),
+            kind: intern(&okind.0),
             name: oname.0,
             uid,
             controller: r.controller.unwrap_or(false),
@@ -151,7 +153,7 @@ pub fn convert(raw: RawObject, span: Span, text: &str, list: ListContext, out: &
     let crd = if &*kind == "CustomResourceDefinition" && &*group == "apiextensions.k8s.io" {
         match (raw.spec.group, raw.spec.names_kind) {
             (Some(g), Some(k)) => {
-                Some(CrdDef { group: g, kind: k, namespaced: raw.spec.scope.as_deref() != Some("Cluster") })
+                Some(Box::new(CrdDef { group: g, kind: k, namespaced: raw.spec.scope.as_deref() != Some("Cluster") }))
             }
             _ => None,
         }
@@ -161,17 +163,22 @@ pub fn convert(raw: RawObject, span: Span, text: &str, list: ListContext, out: &
 
     Some(Object {
         dialect: Dialect::Kubernetes,
-        api_version,
         group,
         kind,
         namespace_written: namespace.is_some(),
         namespace,
         name,
         uid: meta.uid.map(|u| u.0).filter(|u| !u.is_empty()),
-        labels: meta.labels.map(|l| l.0).unwrap_or_default(),
-        owners,
-        deps,
-        finalizers: meta.finalizers.unwrap_or_default().into_iter().map(|f| f.0).collect(),
+        labels: meta
+            .labels
+            .map(|l| l.0)
+            .unwrap_or_default()
+            .into_iter()
+            .map(|(k, v)| (intern(&k), intern(&v)))
+            .collect(),
+        owners: owners.into(),
+        deps: deps.into(),
+        finalizers: meta.finalizers.unwrap_or_default().into_iter().map(|f| intern(&f.0)).collect(),
         deletion_timestamp: meta.deletion_timestamp.map(|d| d.0).filter(|d| !d.is_empty()),
         crd,
         span,

@@ -398,8 +398,8 @@ fn not_native(text: &str, span: Span) -> Finding {
 /// What a list tells its items (owned: units outlive the list's parse).
 #[derive(Debug, Default)]
 pub struct ListInfo {
-    pub api_version: Option<Box<str>>,
-    pub kind: Option<Box<str>>,
+    pub api_version: Option<crate::model::Str>,
+    pub kind: Option<crate::model::Str>,
 }
 
 impl ListInfo {
@@ -523,7 +523,7 @@ fn json_object_units(text: &str, i: usize, forced: Option<Dialect>, out: &mut Ve
             return None; // a duplicate field: the general path reports it
         }
     }
-    let scalar = |r: &Option<Range<usize>>| -> Option<Option<Box<str>>> {
+    let scalar = |r: &Option<Range<usize>>| -> Option<Option<crate::model::Str>> {
         match r {
             None => Some(None),
             Some(r) => Some(serde_json::from_str::<raw::LenientStr>(&text[r.clone()]).ok()?.0),

@@ -33,7 +33,7 @@ pub fn convert(raw: RawNative, span: Span, text: &str, out: &mut Vec<Finding>) -
         .unwrap_or_default()
         .into_iter()
         .map(|o| OwnerRef {
-            api_version: "".into(),
+            group: "".into(),
             kind: "".into(),
             name: o.0.clone(),
             uid: Some(o.0),
@@ -49,17 +49,16 @@ pub fn convert(raw: RawNative, span: Span, text: &str, out: &mut Vec<Finding>) -
         .collect();
     Some(Object {
         dialect: Dialect::Native,
-        api_version: "".into(),
         group: "".into(),
         kind: "".into(),
         namespace: None,
         namespace_written: false,
         uid: Some(id.clone()),
         name: id,
-        labels: Vec::new(),
+        labels: Box::default(),
         owners,
         deps,
-        finalizers: Vec::new(),
+        finalizers: Box::default(),
         deletion_timestamp: None,
         crd: None,
         span,

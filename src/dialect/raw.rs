@@ -27,7 +27,7 @@ impl<'de> Deserialize<'de> for Scalar {
                 Ok(Scalar(v.into()))
             }
             fn visit_string<E: de::Error>(self, v: String) -> Result<Scalar, E> {
-                Ok(Scalar(v.into_boxed_str()))
+                Ok(Scalar(v.into()))
             }
             fn visit_bool<E: de::Error>(self, v: bool) -> Result<Scalar, E> {
                 Ok(Scalar(v.to_string().into()))

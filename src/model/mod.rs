@@ -6,12 +6,15 @@
 //! of a million objects fits in memory comfortably.
 
 pub mod anchor;
+pub mod intern;
 pub mod resolve;
 
 use crate::source::Span;
 use serde::Serialize;
 
-pub type Str = Box<str>;
+/// Strings of the model. Shared (`Arc`) so that repeated ones are stored
+/// once (see `intern`).
+pub type Str = std::sync::Arc<str>;
 
 /// Index of an object in [`Model::objects`]; also its graph node index.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -45,7 +48,8 @@ impl Dialect {
 /// An owner reference as written in the dependent.
 #[derive(Clone, Debug)]
 pub struct OwnerRef {
-    pub api_version: Str,
+    /// The API group of the reference's `apiVersion` (normalised as for objects).
+    pub group: Str,
     pub kind: Str,
     /// Kubernetes: the owner's name. Native: the owner's id.
     pub name: Str,
@@ -93,8 +97,6 @@ pub struct CrdDef {
 #[derive(Clone, Debug)]
 pub struct Object {
     pub dialect: Dialect,
-    /// As written (`apps/v1`); empty for dialects without one.
-    pub api_version: Str,
     /// API group, with legacy groups normalised (`extensions` Deployments are `apps`).
     pub group: Str,
     /// Empty for dialects without kinds (native).
@@ -105,12 +107,12 @@ pub struct Object {
     /// Kubernetes: `metadata.name`. Id-based dialects: the id.
     pub name: Str,
     pub uid: Option<Str>,
-    pub labels: Vec<(Str, Str)>,
-    pub owners: Vec<OwnerRef>,
-    pub deps: Vec<DepDecl>,
-    pub finalizers: Vec<Str>,
+    pub labels: Box<[(Str, Str)]>,
+    pub owners: Box<[OwnerRef]>,
+    pub deps: Box<[DepDecl]>,
+    pub finalizers: Box<[Str]>,
     pub deletion_timestamp: Option<Str>,
-    pub crd: Option<CrdDef>,
+    pub crd: Option<Box<CrdDef>>,
     /// The object's document (or list item) in its file.
     pub span: Span,
     /// Whether `metadata.namespace` was written (scope is decided once all
@@ -162,17 +164,21 @@ impl Object {
 /// kind lives now, so that the same object read from an old dump and a new
 /// one has the same identity.
 pub fn group_of(api_version: &str, kind: &str) -> Str {
+    intern::intern(group_name(api_version, kind))
+}
+
+fn group_name<'a>(api_version: &'a str, kind: &str) -> &'a str {
     let group = match api_version.rsplit_once('/') {
         Some((group, _)) => group,
         None => "",
     };
-    let group = match (group, kind) {
+    
+    (match (group, kind) {
         ("extensions", "Deployment" | "ReplicaSet" | "DaemonSet") => "apps",
         ("extensions", "Ingress" | "NetworkPolicy") => "networking.k8s.io",
         ("extensions", "PodSecurityPolicy") => "policy",
         (g, _) => g,
-    };
-    group.into()
+    }) as _
 }
 
 /// How a relation resolved, for owner references (CONTRACT §5: only a

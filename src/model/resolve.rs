@@ -9,8 +9,10 @@
 
 use super::{DepSide, DepTarget, Dialect, Link, ObjId, Object, RelKind, Relation};
 use crate::dialect::kubernetes::{builtin_cluster_kind, builtin_namespaced};
+use hashbrown::hash_table::Entry;
+use hashbrown::HashTable;
 use rustc_hash::FxHashMap;
-use std::collections::hash_map::Entry;
+use std::hash::Hasher;
 
 /// Two objects with the same identity.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -31,57 +33,87 @@ pub struct Resolved {
     pub duplicates: Vec<Duplicate>,
 }
 
-type Key<'a> = (&'a str, &'a str, Option<&'a str>, &'a str);
-type NameKey<'a> = (&'a str, Option<&'a str>, &'a str);
-
-/// Lookup tables over the objects of a snapshot.
+/// Lookup tables over the objects of a snapshot. The tables hold object
+/// ids only (4 bytes a slot) and compare keys against the objects
+/// themselves: at a million objects, tuples of strings as keys took
+/// hundreds of megabytes.
 pub struct Index<'a> {
     objects: &'a [Object],
-    by_uid: FxHashMap<&'a str, ObjId>,
-    by_key: FxHashMap<Key<'a>, ObjId>,
+    by_uid: HashTable<u32>,
+    /// (group, kind, namespace, name).
+    by_key: HashTable<u32>,
     /// (kind, namespace, name) → the first object of any group…
-    by_name: FxHashMap<NameKey<'a>, ObjId>,
+    by_name: HashTable<u32>,
     /// …and the others, in input order (rare: the same kind and name in two groups).
-    by_name_more: FxHashMap<NameKey<'a>, Vec<ObjId>>,
+    by_name_more: FxHashMap<u32, Vec<ObjId>>,
+}
+
+fn hash_of(parts: &[&str]) -> u64 {
+    let mut h = rustc_hash::FxHasher::default();
+    for p in parts {
+        h.write(p.as_bytes());
+        h.write_u8(0xff);
+    }
+    h.finish()
+}
+
+fn ns(o: Option<&str>) -> &str {
+    // A namespace cannot contain `/`: this stands for "cluster-scoped".
+    o.unwrap_or("/")
+}
+
+fn uid_hash(o: &Object) -> u64 {
+    hash_of(&[o.uid.as_deref().unwrap_or("")])
+}
+
+fn key_hash(o: &Object) -> u64 {
+    hash_of(&[&o.group, &o.kind, ns(o.namespace.as_deref()), &o.name])
+}
+
+fn name_hash(o: &Object) -> u64 {
+    hash_of(&[&o.kind, ns(o.namespace.as_deref()), &o.name])
 }
 
 impl<'a> Index<'a> {
     pub fn build(objects: &'a [Object], duplicates: &mut Vec<Duplicate>) -> Index<'a> {
         let n = objects.len();
-        let mut by_uid = FxHashMap::with_capacity_and_hasher(n, Default::default());
-        let mut by_key = FxHashMap::with_capacity_and_hasher(n, Default::default());
-        let mut by_name = FxHashMap::with_capacity_and_hasher(n, Default::default());
-        let mut by_name_more: FxHashMap<NameKey, Vec<ObjId>> = FxHashMap::default();
+        let at = |id: &u32| &objects[*id as usize];
+        let mut by_uid = HashTable::with_capacity(n);
+        let mut by_key = HashTable::with_capacity(n);
+        let mut by_name = HashTable::with_capacity(n);
+        let mut by_name_more: FxHashMap<u32, Vec<ObjId>> = FxHashMap::default();
         for (i, o) in objects.iter().enumerate() {
             let id = ObjId(i as u32);
-            let key = (&*o.group, &*o.kind, o.namespace.as_deref(), &*o.name);
+            let same_key =
+                |p: &Object| p.group == o.group && p.kind == o.kind && p.namespace == o.namespace && p.name == o.name;
             let mut key_dup = false;
-            match by_key.entry(key) {
+            match by_key.entry(key_hash(o), |p| same_key(at(p)), |p| key_hash(at(p))) {
                 Entry::Occupied(e) => {
-                    duplicates.push(Duplicate { first: *e.get(), again: id, by_uid: false });
+                    duplicates.push(Duplicate { first: ObjId(*e.get()), again: id, by_uid: false });
                     key_dup = true;
                 }
                 Entry::Vacant(e) => {
-                    e.insert(id);
+                    e.insert(id.0);
                 }
             }
             if let Some(uid) = o.uid.as_deref() {
-                match by_uid.entry(uid) {
+                match by_uid.entry(uid_hash(o), |p| at(p).uid.as_deref() == Some(uid), |p| uid_hash(at(p))) {
                     Entry::Occupied(e) => {
                         if !key_dup {
-                            duplicates.push(Duplicate { first: *e.get(), again: id, by_uid: true });
+                            duplicates.push(Duplicate { first: ObjId(*e.get()), again: id, by_uid: true });
                         }
                     }
                     Entry::Vacant(e) => {
-                        e.insert(id);
+                        e.insert(id.0);
                     }
                 }
             }
             if !key_dup {
-                match by_name.entry((&*o.kind, o.namespace.as_deref(), &*o.name)) {
-                    Entry::Occupied(e) => by_name_more.entry(*e.key()).or_default().push(id),
+                let same_name = |p: &Object| p.kind == o.kind && p.namespace == o.namespace && p.name == o.name;
+                match by_name.entry(name_hash(o), |p| same_name(at(p)), |p| name_hash(at(p))) {
+                    Entry::Occupied(e) => by_name_more.entry(*e.get()).or_default().push(id),
                     Entry::Vacant(e) => {
-                        e.insert(id);
+                        e.insert(id.0);
                     }
                 }
             }
@@ -90,23 +122,35 @@ impl<'a> Index<'a> {
     }
 
     pub fn by_uid(&self, uid: &str) -> Option<ObjId> {
-        self.by_uid.get(uid).copied()
+        let o = self.objects;
+        self.by_uid.find(hash_of(&[uid]), |p| o[*p as usize].uid.as_deref() == Some(uid)).map(|p| ObjId(*p))
     }
 
     pub fn by_key(&self, group: &str, kind: &str, namespace: Option<&str>, name: &str) -> Option<ObjId> {
-        self.by_key.get(&(group, kind, namespace, name)).copied()
+        let o = self.objects;
+        let h = hash_of(&[group, kind, ns(namespace), name]);
+        self.by_key
+            .find(h, |p| {
+                let p = &o[*p as usize];
+                &*p.group == group && &*p.kind == kind && p.namespace.as_deref() == namespace && &*p.name == name
+            })
+            .map(|p| ObjId(*p))
     }
 
     /// By kind and name in one namespace (or the cluster scope), preferring
     /// an object of the given group.
     pub fn by_name(&self, group: &str, kind: &str, namespace: Option<&str>, name: &str) -> Option<ObjId> {
-        let key = (kind, namespace, name);
-        let first = *self.by_name.get(&key)?;
-        let Some(more) = self.by_name_more.get(&key) else { return Some(first) };
-        std::iter::once(first)
+        let o = self.objects;
+        let h = hash_of(&[kind, ns(namespace), name]);
+        let first = *self.by_name.find(h, |p| {
+            let p = &o[*p as usize];
+            &*p.kind == kind && p.namespace.as_deref() == namespace && &*p.name == name
+        })?;
+        let Some(more) = self.by_name_more.get(&first) else { return Some(ObjId(first)) };
+        std::iter::once(ObjId(first))
             .chain(more.iter().copied())
             .find(|id| &*self.objects[id.index()].group == group)
-            .or(Some(first))
+            .or(Some(ObjId(first)))
     }
 
     pub fn namespace(&self, name: &str) -> Option<ObjId> {
@@ -119,7 +163,7 @@ impl<'a> Index<'a> {
 /// `default` (as `kubectl apply` would put them).
 pub fn assign_scopes(objects: &mut [Object]) {
     // CRDs of the snapshot: group → kind → namespaced (first one wins).
-    let mut crd_scope: FxHashMap<Box<str>, FxHashMap<Box<str>, bool>> = FxHashMap::default();
+    let mut crd_scope: FxHashMap<super::Str, FxHashMap<super::Str, bool>> = FxHashMap::default();
     for o in objects.iter() {
         if let Some(crd) = &o.crd {
             crd_scope.entry(crd.group.clone()).or_default().entry(crd.kind.clone()).or_insert(crd.namespaced);
@@ -251,13 +295,13 @@ fn resolve_owner(index: &Index, objects: &[Object], dependent: &Object, r: &supe
         };
         return Some((owner, link));
     }
-    let group = super::group_of(&r.api_version, &r.kind);
+    let group = &r.group;
     let owner = dependent
         .namespace
         .as_deref()
         .filter(|_| !builtin_cluster_kind(&r.kind))
-        .and_then(|ns| index.by_name(&group, &r.kind, Some(ns), &r.name))
-        .or_else(|| index.by_name(&group, &r.kind, None, &r.name))?;
+        .and_then(|ns| index.by_name(group, &r.kind, Some(ns), &r.name))
+        .or_else(|| index.by_name(group, &r.kind, None, &r.name))?;
     let link = match (&r.uid, &objects[owner.index()].uid) {
         (Some(want), Some(have)) if want != have => Link::UidMismatch,
         // An owner written without a uid (a manifest, not a dump) cannot be

@@ -1,62 +1,28 @@
 //! Left-aligned columns, kubectl's layout: two spaces between columns, no
 //! trailing blanks. For listings that may run to a million rows (a plan of
-//! a whole cluster), where a table library's per-cell work would dominate:
-//! rows are formatted in parallel.
+//! a whole cluster), written batch by batch: the widths are known before
+//! the rows are made.
 
-use rayon::prelude::*;
-
-fn width(s: &str) -> usize {
-    if s.is_ascii() {
-        s.len()
-    } else {
-        s.chars().count()
-    }
+/// Column widths (characters), and lines laid out by them.
+pub struct Columns<const N: usize> {
+    pub widths: [usize; N],
 }
 
-/// Render `header` and `rows`; widths count characters.
-pub fn aligned<const N: usize>(header: [&str; N], rows: &[[&str; N]]) -> String {
-    let widths = rows
-        .par_iter()
-        .fold(
-            || [0usize; N],
-            |mut w, row| {
-                for (w, cell) in w.iter_mut().zip(row) {
-                    *w = (*w).max(width(cell));
-                }
-                w
-            },
-        )
-        .reduce(|| header.map(width), |a, b| std::array::from_fn(|i| a[i].max(b[i])));
-    let line = |cells: &[&str; N], out: &mut String| {
+impl<const N: usize> Columns<N> {
+    /// Append one line; cells wider than their column push the rest right.
+    pub fn line(&self, cells: [&str; N], out: &mut String) {
         let start = out.len();
         for (i, cell) in cells.iter().enumerate() {
             out.push_str(cell);
             if i + 1 < N {
-                let pad = widths[i] - width(cell) + 2;
+                let pad = self.widths[i].saturating_sub(cell.chars().count()) + 2;
                 out.extend(std::iter::repeat_n(' ', pad));
             }
         }
         let trimmed = out[start..].trim_end().len();
         out.truncate(start + trimmed);
         out.push('\n');
-    };
-    let mut out = String::new();
-    line(&header, &mut out);
-    let chunks: Vec<String> = rows
-        .par_chunks(4096)
-        .map(|chunk| {
-            let mut s = String::with_capacity(chunk.len() * 96);
-            for row in chunk {
-                line(row, &mut s);
-            }
-            s
-        })
-        .collect();
-    out.reserve(chunks.iter().map(String::len).sum());
-    for c in chunks {
-        out.push_str(&c);
     }
-    out
 }
 
 #[cfg(test)]
@@ -65,10 +31,11 @@ mod tests {
 
     #[test]
     fn aligns_like_kubectl() {
-        let rows = [["1", "delete", "Pod/a", ""], ["12", "keep", "Pod/bé", "still owned"]];
-        assert_eq!(
-            aligned(["STEP", "ACTION", "OBJECT", "REASON"], &rows),
-            "STEP  ACTION  OBJECT  REASON\n1     delete  Pod/a\n12    keep    Pod/bé  still owned\n"
-        );
+        let c = Columns { widths: [4, 6, 6, 0] };
+        let mut s = String::new();
+        c.line(["STEP", "ACTION", "OBJECT", "REASON"], &mut s);
+        c.line(["1", "delete", "Pod/a", ""], &mut s);
+        c.line(["12", "keep", "Pod/bé", "still owned"], &mut s);
+        assert_eq!(s, "STEP  ACTION  OBJECT  REASON\n1     delete  Pod/a\n12    keep    Pod/bé  still owned\n");
     }
 }

@@ -6,6 +6,7 @@ use crate::model::{DepSide, Dialect, Link, ObjId, Object, RelKind};
 use crate::plan::{kept_reason, Mode, Plan};
 use rayon::prelude::*;
 use serde::Serialize;
+use std::io::{self, Write};
 
 /// Why an object is in the plan, as text: how it got there, what it depends
 /// on, what it waits for.
@@ -92,15 +93,12 @@ fn no_solid_owner(snapshot: &Snapshot, plan: &Plan, id: ObjId) -> String {
 }
 
 /// The table of steps (stdout); the warnings and summary go to stderr.
-/// The reason of every object of the plan, in plan order (in parallel: a
-/// plan may hold a million objects).
-fn reasons(snapshot: &Snapshot, plan: &Plan) -> Vec<Vec<String>> {
-    plan.steps.par_iter().map(|step| step.par_iter().map(|&id| reason(snapshot, plan, id)).collect()).collect()
-}
+/// Rows are made, reasons and all, this many at a time (in parallel), and
+/// written before the next: a plan of a million objects is never held as text.
+const BATCH: usize = 1 << 16;
 
-pub fn table(snapshot: &Snapshot, plan: &Plan) -> String {
-    let reasons = reasons(snapshot, plan);
-    let step_labels: Vec<String> = (1..=plan.steps.len()).map(|s| s.to_string()).collect();
+/// The plan as a kubectl-style table: STEP, ACTION, OBJECT, REASON.
+pub fn table(snapshot: &Snapshot, plan: &Plan, out: &mut dyn Write) -> io::Result<()> {
     let orphaned: Vec<(String, String)> = plan
         .cascade
         .orphaned
@@ -114,19 +112,49 @@ pub fn table(snapshot: &Snapshot, plan: &Plan) -> String {
         })
         .collect();
     let kept: Vec<String> = plan.cascade.kept.iter().map(|&(_, by)| kept_reason(plan, by).0).collect();
-    let mut rows: Vec<[&str; 4]> = Vec::with_capacity(plan.deleted_count() + orphaned.len() + kept.len());
-    for ((step, reasons), label) in plan.steps.iter().zip(&reasons).zip(&step_labels) {
-        for (&id, reason) in step.iter().zip(reasons) {
-            rows.push([label, "delete", &plan.refs[id.index()], reason]);
+    // Widths: the last column is not padded, so reasons need not be known yet.
+    let width = |s: &str| s.chars().count();
+    let mut widths = [width("STEP"), width("ACTION"), width("OBJECT"), 0];
+    widths[0] = widths[0].max(plan.steps.len().to_string().len());
+    for (s, _) in &orphaned {
+        widths[0] = widths[0].max(s.len());
+    }
+    let ids = plan.steps.iter().flatten().chain(plan.cascade.orphaned.iter().map(|(id, _)| id));
+    let ids = ids.chain(plan.cascade.kept.iter().map(|(id, _)| id));
+    widths[2] = widths[2].max(ids.map(|id| width(&plan.refs[id.index()])).max().unwrap_or(0));
+    let actions = [("delete", plan.deleted_count()), ("orphan", orphaned.len()), ("keep", kept.len())];
+    widths[1] = actions.iter().filter(|(_, n)| *n > 0).map(|(a, _)| a.len()).fold(widths[1], usize::max);
+    let columns = super::columns::Columns { widths };
+    let mut text = String::new();
+    columns.line(["STEP", "ACTION", "OBJECT", "REASON"], &mut text);
+    out.write_all(text.as_bytes())?;
+    for (i, step) in plan.steps.iter().enumerate() {
+        let label = (i + 1).to_string();
+        for batch in step.chunks(BATCH) {
+            let chunks: Vec<String> = batch
+                .par_chunks(1024)
+                .map(|ids| {
+                    let mut s = String::with_capacity(ids.len() * 100);
+                    for &id in ids {
+                        let reason = reason(snapshot, plan, id);
+                        columns.line([&label, "delete", &plan.refs[id.index()], &reason], &mut s);
+                    }
+                    s
+                })
+                .collect();
+            for c in chunks {
+                out.write_all(c.as_bytes())?;
+            }
         }
     }
+    text.clear();
     for (&(id, _), (step, reason)) in plan.cascade.orphaned.iter().zip(&orphaned) {
-        rows.push([step, "orphan", &plan.refs[id.index()], reason]);
+        columns.line([step, "orphan", &plan.refs[id.index()], reason], &mut text);
     }
     for (&(id, _), reason) in plan.cascade.kept.iter().zip(&kept) {
-        rows.push(["-", "keep", &plan.refs[id.index()], reason]);
+        columns.line(["-", "keep", &plan.refs[id.index()], reason], &mut text);
     }
-    super::columns::aligned(["STEP", "ACTION", "OBJECT", "REASON"], &rows)
+    out.write_all(text.as_bytes())
 }
 
 /// The warnings, one a line, for stderr (formats that do not carry them).
@@ -161,15 +189,14 @@ pub fn summary(plan: &Plan) -> String {
 }
 
 /// One reference a line, in plan order (ready for `xargs`).
-pub fn names(plan: &Plan) -> String {
-    let mut out = String::new();
+pub fn names(plan: &Plan, out: &mut dyn Write) -> io::Result<()> {
     for step in &plan.steps {
         for id in step {
-            out.push_str(&plan.refs[id.index()]);
-            out.push('\n');
+            out.write_all(plan.refs[id.index()].as_bytes())?;
+            out.write_all(b"\n")?;
         }
     }
-    out
+    Ok(())
 }
 
 #[derive(Serialize)]
@@ -195,10 +222,54 @@ struct ResourceOut<'a> {
     line: usize,
 }
 
+/// The steps, made as they are written (see `BATCH`).
+struct StepsOut<'a> {
+    snapshot: &'a Snapshot,
+    plan: &'a Plan,
+}
+
+impl Serialize for StepsOut<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeSeq;
+        let mut seq = s.serialize_seq(Some(self.plan.steps.len()))?;
+        for (i, ids) in self.plan.steps.iter().enumerate() {
+            seq.serialize_element(&StepOut {
+                step: i + 1,
+                resources: ResourcesOut { snapshot: self.snapshot, plan: self.plan, ids },
+            })?;
+        }
+        seq.end()
+    }
+}
+
+struct ResourcesOut<'a> {
+    snapshot: &'a Snapshot,
+    plan: &'a Plan,
+    ids: &'a [ObjId],
+}
+
+impl Serialize for ResourcesOut<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeSeq;
+        let (snapshot, plan) = (self.snapshot, self.plan);
+        let mut seq = s.serialize_seq(Some(self.ids.len()))?;
+        for batch in self.ids.chunks(BATCH) {
+            let made: Vec<ResourceOut> = batch
+                .par_iter()
+                .map(|&id| resource(snapshot, plan, id, "delete", reason(snapshot, plan, id)))
+                .collect();
+            for r in &made {
+                seq.serialize_element(r)?;
+            }
+        }
+        seq.end()
+    }
+}
+
 #[derive(Serialize)]
 struct StepOut<'a> {
     step: usize,
-    resources: Vec<ResourceOut<'a>>,
+    resources: ResourcesOut<'a>,
 }
 
 #[derive(Serialize)]
@@ -237,7 +308,7 @@ struct PlanOut<'a> {
     multi_owner: &'static str,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     targets: Vec<&'a str>,
-    steps: Vec<StepOut<'a>>,
+    steps: StepsOut<'a>,
     kept: Vec<ResourceOut<'a>>,
     orphaned: Vec<ResourceOut<'a>>,
     relaxed: Vec<RelaxedOut<'a>>,
@@ -278,23 +349,8 @@ fn resource<'a>(
 }
 
 fn plan_out<'a>(snapshot: &'a Snapshot, plan: &'a Plan) -> PlanOut<'a> {
-    // The inputs' digests while the resources are described.
-    let (inputs, steps) = rayon::join(
-        || snapshot.sources.files.par_iter().map(|f| InputOut { path: &f.name, sha256: f.sha256() }).collect(),
-        || {
-            plan.steps
-                .par_iter()
-                .enumerate()
-                .map(|(i, step)| StepOut {
-                    step: i + 1,
-                    resources: step
-                        .par_iter()
-                        .map(|&id| resource(snapshot, plan, id, "delete", reason(snapshot, plan, id)))
-                        .collect(),
-                })
-                .collect()
-        },
-    );
+    let inputs = snapshot.sources.files.par_iter().map(|f| InputOut { path: &f.name, sha256: f.sha256() }).collect();
+    let steps = StepsOut { snapshot, plan };
     let kept = plan
         .cascade
         .kept
@@ -366,14 +422,13 @@ fn plan_out<'a>(snapshot: &'a Snapshot, plan: &'a Plan) -> PlanOut<'a> {
     }
 }
 
-pub fn json(snapshot: &Snapshot, plan: &Plan) -> String {
-    let mut s = serde_json::to_string_pretty(&plan_out(snapshot, plan)).unwrap_or_default();
-    s.push('\n');
-    s
+pub fn json(snapshot: &Snapshot, plan: &Plan, out: &mut dyn Write) -> io::Result<()> {
+    serde_json::to_writer_pretty(&mut *out, &plan_out(snapshot, plan))?;
+    out.write_all(b"\n")
 }
 
-pub fn yaml(snapshot: &Snapshot, plan: &Plan) -> String {
-    serde_yaml::to_string(&plan_out(snapshot, plan)).unwrap_or_default()
+pub fn yaml(snapshot: &Snapshot, plan: &Plan, out: &mut dyn Write) -> io::Result<()> {
+    serde_yaml::to_writer(&mut *out, &plan_out(snapshot, plan)).map_err(io::Error::other)
 }
 
 /// Constraint edges between objects of the plan, earlier → later.
