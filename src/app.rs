@@ -33,6 +33,8 @@ pub struct Env<'a> {
     /// held in memory whole).
     pub stdout: &'a mut dyn Write,
     pub stdout_is_terminal: bool,
+    /// Progress bars for large inputs (stderr is a terminal).
+    pub progress: bool,
     pub no_color: bool,
 }
 
@@ -72,7 +74,11 @@ fn finalizer_controllers(values: &[String]) -> Result<Vec<(String, String)>, Err
 
 fn run_check(args: CheckArgs, env: Env, style: render::diagnostics::Style) -> Result<Output, Error> {
     let controllers = finalizer_controllers(&args.finalizer_controller)?;
-    let snapshot = load::load(&args.input.paths(), &LoadOptions { dialect: args.input.dialect }, env.stdin);
+    let snapshot = load::load(
+        &args.input.paths(),
+        &LoadOptions { dialect: args.input.dialect, progress: env.progress },
+        env.stdin,
+    );
     for (_, selector) in &controllers {
         Query::new(std::slice::from_ref(selector), None, None)?.select(&snapshot.objects)?;
     }
@@ -131,7 +137,11 @@ fn load_report(snapshot: &Snapshot, style: render::diagnostics::Style) -> (Vec<u
 
 fn run_graph(args: GraphArgs, env: Env, style: render::diagnostics::Style) -> Result<Output, Error> {
     let query = Query::new(&args.focus, args.select.namespace.clone(), args.select.labels.as_deref())?;
-    let snapshot = load::load(&args.input.paths(), &LoadOptions { dialect: args.input.dialect }, env.stdin);
+    let snapshot = load::load(
+        &args.input.paths(),
+        &LoadOptions { dialect: args.input.dialect, progress: env.progress },
+        env.stdin,
+    );
     let (stderr, code) = load_report(&snapshot, style);
     let focus = if query.is_empty() { None } else { Some(query.select(&snapshot.objects)?) };
     let graph = Graph::build(&snapshot.objects, &snapshot.resolved.relations);
@@ -156,6 +166,7 @@ fn make_plan(
     flags: &PlanFlags,
     default_all: bool,
     stdin: &mut dyn Read,
+    progress: bool,
     style: render::diagnostics::Style,
 ) -> Result<Result<(Snapshot, Plan), Output>, Error> {
     let controllers = finalizer_controllers(&flags.finalizer_controller)?;
@@ -163,7 +174,7 @@ fn make_plan(
     if flags.delete.is_empty() && !targets.is_empty() {
         return Err(Error::Usage("-n/-l narrow --delete; give --delete SELECTOR".into()));
     }
-    let snapshot = load::load(&input.paths(), &LoadOptions { dialect: input.dialect }, stdin);
+    let snapshot = load::load(&input.paths(), &LoadOptions { dialect: input.dialect, progress }, stdin);
     let (stderr, code) = load_report(&snapshot, style);
     if code != 0 {
         let mut stderr = stderr;
@@ -203,7 +214,7 @@ fn make_plan(
 }
 
 fn run_plan(args: PlanArgs, env: Env, style: render::diagnostics::Style) -> Result<Output, Error> {
-    let (snapshot, plan) = match make_plan(&args.input, &args.plan, false, env.stdin, style)? {
+    let (snapshot, plan) = match make_plan(&args.input, &args.plan, false, env.stdin, env.progress, style)? {
         Ok(made) => made,
         Err(output) => return Ok(output),
     };
@@ -229,7 +240,7 @@ fn run_plan(args: PlanArgs, env: Env, style: render::diagnostics::Style) -> Resu
 
 fn run_explain(args: ExplainArgs, env: Env, style: render::diagnostics::Style) -> Result<Output, Error> {
     let query = Query::new(std::slice::from_ref(&args.object), None, None)?;
-    let (snapshot, plan) = match make_plan(&args.input, &args.plan, true, env.stdin, style)? {
+    let (snapshot, plan) = match make_plan(&args.input, &args.plan, true, env.stdin, env.progress, style)? {
         Ok(made) => made,
         Err(output) => return Ok(output),
     };

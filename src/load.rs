@@ -32,6 +32,22 @@ impl Snapshot {
 pub struct LoadOptions {
     /// `--dialect`: read every document with this dialect.
     pub dialect: Option<Dialect>,
+    /// Show a progress bar on stderr for large inputs (stderr is a terminal).
+    pub progress: bool,
+}
+
+/// Inputs at least this large (about a second of parsing) get a progress bar.
+const PROGRESS_AT: usize = 64 << 20;
+
+fn progress_bar(total: usize) -> indicatif::ProgressBar {
+    let bar = indicatif::ProgressBar::with_draw_target(Some(total as u64), indicatif::ProgressDrawTarget::stderr());
+    let style = indicatif::ProgressStyle::with_template("{msg:>10} [{bar:40}] {bytes}/{total_bytes} ({eta})")
+        .map(|s| s.progress_chars("=> "))
+        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar());
+    bar.set_style(style);
+    bar.set_message("parsing");
+    bar.enable_steady_tick(std::time::Duration::from_millis(200));
+    bar
 }
 
 pub fn load(inputs: &[PathBuf], options: &LoadOptions, stdin: &mut dyn Read) -> Snapshot {
@@ -49,11 +65,16 @@ pub fn load(inputs: &[PathBuf], options: &LoadOptions, stdin: &mut dyn Read) -> 
     }
     let units = split(&sources, &skip, options.dialect, &mut findings);
     timer.lap("split");
+    let size: usize = sources.files.iter().map(|f| f.text.len()).sum();
+    let bar = (options.progress && size >= PROGRESS_AT).then(|| progress_bar(size));
     // Parse units in parallel; `fold` keeps them in order, in batches.
     let outputs: Vec<DocOutput> = units
         .par_iter()
         .fold(DocOutput::default, |mut out, (file, unit)| {
             dialect::parse_unit(sources.get(*file), *file, unit, options.dialect, &mut out);
+            if let Some(bar) = &bar {
+                bar.inc(unit.len(sources.get(*file).text.len()) as u64);
+            }
             out
         })
         .collect();
@@ -83,10 +104,16 @@ pub fn load(inputs: &[PathBuf], options: &LoadOptions, stdin: &mut dyn Read) -> 
         findings.extend(out.findings);
     }
     timer.lap("lists");
+    if let Some(bar) = &bar {
+        bar.set_message("resolving");
+    }
     resolve::assign_scopes(&mut objects);
     timer.lap("scopes");
     let resolved = resolve::resolve(&objects);
     timer.lap("resolve");
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
     Snapshot { sources, objects, resolved, findings }
 }
 

@@ -11,6 +11,7 @@ fn main() -> ExitCode {
     let env = Env {
         stdin: &mut std::io::stdin().lock(),
         stdout_is_terminal: std::io::stdout().is_terminal(),
+        progress: std::io::stderr().is_terminal(),
         no_color: std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()),
         stdout: &mut stdout,
     };

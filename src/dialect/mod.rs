@@ -431,6 +431,18 @@ pub enum Unit {
     NotObject { range: Range<usize>, what: &'static str },
 }
 
+impl Unit {
+    /// About how many bytes of its file the unit covers (`file_len` for
+    /// runs, which end where the next begins).
+    pub fn len(&self, file_len: usize) -> usize {
+        match self {
+            Unit::Doc(r) | Unit::JsonNative(r) | Unit::NotObject { range: r, .. } => r.len(),
+            Unit::JsonObject { range, .. } | Unit::YamlEntry { range, .. } => range.len(),
+            Unit::JsonRun { start, stop, .. } => stop.min(&file_len) - start,
+        }
+    }
+}
+
 /// Split a file into units. Large lists become one unit per item; anything
 /// the cheap scans are unsure of stays one `Doc` unit for the general path,
 /// which reports errors exactly. Also says whether the file holds any

@@ -172,7 +172,7 @@ fn group_name<'a>(api_version: &'a str, kind: &str) -> &'a str {
         Some((group, _)) => group,
         None => "",
     };
-    
+
     (match (group, kind) {
         ("extensions", "Deployment" | "ReplicaSet" | "DaemonSet") => "apps",
         ("extensions", "Ingress" | "NetworkPolicy") => "networking.k8s.io",
