@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# The benchmark: generates inputs with ../shared/bench/gen_cluster.py (cached
+# in bench-data/), times teardown against its floors with hyperfine, and
+# prints the ratios the scale issue asks for.
+#
+#   scripts/bench.sh          100k-object snapshots, linearity, a million pairs
+#   scripts/bench.sh --full   also the million-object snapshot (1.1 GB; time and peak RSS)
+#
+# Needs: hyperfine, python3 (with PyYAML for the YAML snapshot), tsort.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+full=false
+[ "${1:-}" = "--full" ] && full=true
+
+gen=../shared/bench/gen_cluster.py
+data=bench-data
+mkdir -p "$data"
+make() { # file resources format
+  [ -s "$data/$1" ] || { echo "generating $data/$1" >&2; python3 "$gen" --resources "$2" --format "$3" --out "$data/$1"; }
+}
+make c100k.json 100000 json
+make c100k.yaml 100000 yaml
+make c200k.json 200000 json
+[ -s "$data/pairs1m.txt" ] || python3 scripts/gen_pairs.py 1000000 300000 1 > "$data/pairs1m.txt"
+$full && make c1m.json 1000000 json
+
+cargo build --release --quiet --bins --examples
+td=target/release/teardown
+floor=target/release/examples/json_floor
+
+hyperfine --warmup 2 --runs 10 -N --export-json "$data/bench.json" \
+  -n floor "$floor $data/c100k.json" \
+  -n check-json "$td check -o json $data/c100k.json" \
+  -n check "$td check $data/c100k.json" \
+  -n plan-all "$td plan --all $data/c100k.json" \
+  -n plan-ns "$td plan --delete ns/team-1 $data/c100k.json" \
+  -n check-yaml "$td check -o json $data/c100k.yaml" \
+  -n check-200k "$td check -o json $data/c200k.json" \
+  -n tsort "tsort $data/pairs1m.txt" \
+  -n pairs "$td plan --all --dialect pairs -o names $data/pairs1m.txt" \
+  >&2
+
+python3 - "$data/bench.json" <<'EOF'
+import json, sys
+r = {x["command"]: x["median"] for x in json.load(open(sys.argv[1]))["results"]}
+ms = lambda k: "%7.0f ms" % (r[k] * 1000)
+rows = [
+    ("serde_json floor, 100k JSON", ms("floor"), ""),
+    ("check -o json, 100k JSON", ms("check-json"), "%.2f x floor (target <= 1.3)" % (r["check-json"] / r["floor"])),
+    ("check, 100k JSON", ms("check"), "%.2f x floor" % (r["check"] / r["floor"])),
+    ("plan --all, 100k JSON", ms("plan-all"), "%+.0f%% over check (target <= +10%%)" % (100 * (r["plan-all"] / r["check"] - 1))),
+    ("plan --delete ns, 100k JSON", ms("plan-ns"), "%+.0f%% over check" % (100 * (r["plan-ns"] / r["check"] - 1))),
+    ("check -o json, 100k YAML", ms("check-yaml"), "target <= 1500 ms"),
+    ("check -o json, 200k JSON", ms("check-200k"), "%.2f x the 100k time (target <= 2.3)" % (r["check-200k"] / r["check-json"])),
+    ("tsort, 1M pairs", ms("tsort"), ""),
+    ("plan --all --dialect pairs -o names", ms("pairs"), "%.1f x faster than tsort (target >= 4)" % (r["tsort"] / r["pairs"])),
+]
+for name, t, note in rows:
+    print("%-38s %s  %s" % (name, t, note))
+EOF
+
+if $full; then
+  for cmd in "check" "plan --all" "plan --all -o json"; do
+    /usr/bin/time -f "%e s, peak RSS %M KB" -o "$data/time.txt" $td $cmd "$data/c1m.json" > /dev/null 2>&1 || true
+    printf '%-38s %s\n' "$cmd, 1M JSON" "$(cat "$data/time.txt")"
+  done
+fi
