@@ -73,6 +73,9 @@ fn finalizer_controllers(values: &[String]) -> Result<Vec<(String, String)>, Err
 }
 
 fn run_check(args: CheckArgs, env: Env, style: render::diagnostics::Style) -> Result<Output, Error> {
+    if args.statistics && !matches!(args.output, CheckFormat::Table | CheckFormat::Json) {
+        return Err(Error::Usage("--statistics prints a table (the default) or JSON (-o json)".into()));
+    }
     let controllers = finalizer_controllers(&args.finalizer_controller)?;
     let snapshot = load::load(
         &args.input.paths(),
@@ -92,12 +95,18 @@ fn run_check(args: CheckArgs, env: Env, style: render::diagnostics::Style) -> Re
     let report = check::check(&snapshot, &graph, &options);
     timer.lap("check");
     let sources = &snapshot.sources;
-    let text = match args.output {
-        CheckFormat::Table => render::diagnostics::render(sources, &report.findings, &report.counts, style),
-        CheckFormat::Json => render::findings::json(sources, &report.findings, &report.counts),
-        CheckFormat::Yaml => render::findings::yaml(sources, &report.findings, &report.counts),
-        CheckFormat::Sarif => render::findings::sarif(sources, &report.findings),
-        CheckFormat::Github => render::findings::github(sources, &report.findings),
+    let text = match (args.statistics, args.output) {
+        (true, CheckFormat::Json) => {
+            render::findings::statistics_json(&check::statistics(&report.findings), &report.counts)
+        }
+        (true, _) => {
+            render::findings::statistics_table(&check::statistics(&report.findings), &report.counts)
+        }
+        (false, CheckFormat::Table) => render::diagnostics::render(sources, &report.findings, &report.counts, style),
+        (false, CheckFormat::Json) => render::findings::json(sources, &report.findings, &report.counts),
+        (false, CheckFormat::Yaml) => render::findings::yaml(sources, &report.findings, &report.counts),
+        (false, CheckFormat::Sarif) => render::findings::sarif(sources, &report.findings),
+        (false, CheckFormat::Github) => render::findings::github(sources, &report.findings),
     };
     timer.lap("render");
     let code = if report.fatal {

@@ -130,6 +130,11 @@ pub struct CheckArgs {
     /// example.com/cleanup=deployment/ops/cleaner). Repeatable.
     #[arg(long = "finalizer-controller", value_name = "FINALIZER=SELECTOR")]
     pub finalizer_controller: Vec<String>,
+
+    /// Print how many findings of each rule there are instead of the
+    /// findings (a Markdown table, or JSON with -o json).
+    #[arg(long)]
+    pub statistics: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

@@ -1,7 +1,7 @@
 //! The `pairs` dialect: tsort-compatible input (`X Y`: X is destroyed before Y).
 
 mod common;
-use common::run;
+use common::{run, run_stdin};
 
 #[test]
 fn dressing_in_steps() {
@@ -13,11 +13,25 @@ fn dressing_in_steps() {
     assert_eq!(code, 0, "{err}");
     assert_eq!(
         out,
-        "STEP  ACTION  OBJECT       REASON\n1     delete  shirt\n1     delete  socks\n1     delete  undershorts\n\
-         1     delete  watch\n2     delete  pants\n2     delete  tie\n3     delete  belt\n3     delete  shoes\n\
-         4     delete  jacket\n"
+        "STEP  ACTION  OBJECT       REASON\n\
+         1     delete  shirt\n\
+         1     delete  socks\n\
+         1     delete  undershorts\n\
+         1     delete  watch\n\
+         2     delete  pants        after undershorts\n\
+         2     delete  tie          after shirt\n\
+         3     delete  belt         after pants, shirt\n\
+         3     delete  shoes        after pants, socks, undershorts\n\
+         4     delete  jacket       after tie, belt\n"
     );
     assert_eq!(err, "9 objects in 4 steps, 0 kept, 0 warnings\n");
+}
+
+#[test]
+fn reason_names_at_most_three_predecessors() {
+    let (code, out, _) = run_stdin(&["plan", "--all", "--dialect", "pairs"], "a z\nb z\nc z\nd z\n");
+    assert_eq!(code, 0);
+    assert_eq!(out.lines().last(), Some("2     delete  z       after a, b, c and 1 more"));
 }
 
 #[test]

@@ -2,7 +2,7 @@
 
 use super::cycles::{self, Cycle};
 use crate::dialect::kubernetes::{BUILTIN_FINALIZERS, COLLECTOR_FINALIZERS};
-use crate::findings::{Finding, Rule, SeverityPolicy};
+use crate::findings::{Finding, Rule, Severity, SeverityPolicy};
 use crate::graph::Graph;
 use crate::load::Snapshot;
 use crate::model::{anchor, Dialect, Link, ObjId, RelKind};
@@ -357,4 +357,25 @@ fn conflicts(s: &Snapshot, graph: &Graph, out: &mut Vec<Finding>) {
             .help(format!("{owned} is destroyed after {owner}; if that is wrong, remove the destruction dependency")),
         );
     }
+}
+
+/// How many findings of one rule at one severity (`check --statistics`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RuleCount {
+    pub rule: Rule,
+    pub severity: Severity,
+    pub count: usize,
+}
+
+/// Findings counted by rule and severity: most frequent first, then by
+/// rule id, errors before warnings.
+pub fn statistics(findings: &[Finding]) -> Vec<RuleCount> {
+    let mut counts: BTreeMap<(Rule, Severity), usize> = BTreeMap::new();
+    for f in findings {
+        *counts.entry((f.rule, f.severity)).or_default() += 1;
+    }
+    let mut out: Vec<RuleCount> =
+        counts.into_iter().map(|((rule, severity), count)| RuleCount { rule, severity, count }).collect();
+    out.sort_by(|a, b| b.count.cmp(&a.count).then(a.rule.cmp(&b.rule)).then(b.severity.cmp(&a.severity)));
+    out
 }

@@ -2,7 +2,7 @@
 //! Each format has its own output types; they are filled from findings and
 //! serialised, nothing else.
 
-use crate::analysis::check::Counts;
+use crate::analysis::check::{Counts, RuleCount};
 use crate::findings::{Finding, Label, Rule, Severity};
 use crate::source::Sources;
 use serde::Serialize;
@@ -331,4 +331,57 @@ pub fn github(sources: &Sources, findings: &[Finding]) -> String {
         out.push_str(&format!("::{command} {}::{}\n", props.join(","), escape_data(&message)));
     }
     out
+}
+
+#[derive(Serialize)]
+struct RuleCountOut {
+    rule: &'static str,
+    name: &'static str,
+    severity: &'static str,
+    count: usize,
+}
+
+#[derive(Serialize)]
+struct StatisticsOut<'a> {
+    #[serde(rename = "schemaVersion")]
+    schema_version: u32,
+    statistics: Vec<RuleCountOut>,
+    summary: &'a Counts,
+}
+
+/// `check --statistics` as a Markdown table (pastes into a pull request
+/// or a CI job summary as it is), then the summary line.
+pub fn statistics_table(stats: &[RuleCount], counts: &Counts) -> String {
+    use comfy_table::{presets, CellAlignment, Table};
+    let mut out = String::new();
+    if !stats.is_empty() {
+        let mut table = Table::new();
+        table.load_style(presets::ASCII_MARKDOWN).set_header(["COUNT", "RULE", "SEVERITY", "NAME"]);
+        for s in stats {
+            table.add_row([s.count.to_string(), s.rule.id().to_string(), s.severity.as_str().to_string(), s.rule.name().to_string()]);
+        }
+        if let Some(column) = table.column_mut(0) {
+            column.set_cell_alignment(CellAlignment::Right);
+        }
+        out.push_str(&table.trim_fmt());
+        out.push_str("\n\n");
+    }
+    out.push_str(&super::diagnostics::summary(counts));
+    out.push('\n');
+    out
+}
+
+/// `check --statistics -o json`.
+pub fn statistics_json(stats: &[RuleCount], counts: &Counts) -> String {
+    let out = StatisticsOut {
+        schema_version: 1,
+        statistics: stats
+            .iter()
+            .map(|s| RuleCountOut { rule: s.rule.id(), name: s.rule.name(), severity: s.severity.as_str(), count: s.count })
+            .collect(),
+        summary: counts,
+    };
+    let mut text = serde_json::to_string_pretty(&out).unwrap_or_default();
+    text.push('\n');
+    text
 }

@@ -48,6 +48,9 @@ pub fn reason(snapshot: &Snapshot, plan: &Plan, id: ObjId) -> String {
             DepSide::After => parts.push(format!("destroyed after {}", plan.refs[target.to.index()])),
         }
     }
+    if o.dialect == Dialect::Pairs {
+        parts.extend(pairs_after(plan, id));
+    }
     for f in plan.waits_for(o) {
         let controller = plan.graph.around(id).map(|r| &plan.relations[r as usize]).find(|r| {
             r.kind == RelKind::Finalizer && r.to == id && o.finalizers.get(r.decl as usize).is_some_and(|x| **x == *f)
@@ -58,6 +61,31 @@ pub fn reason(snapshot: &Snapshot, plan: &Plan, id: ObjId) -> String {
         }
     }
     parts.join("; ")
+}
+
+/// For a token of `--dialect pairs`: the tokens written before it
+/// (`after a, b and 3 more`), in input order.
+fn pairs_after(plan: &Plan, id: ObjId) -> Option<String> {
+    const SHOWN: usize = 3;
+    let mut before: Vec<u32> = plan
+        .graph
+        .around(id)
+        .filter(|&r| {
+            let r = &plan.relations[r as usize];
+            r.kind == RelKind::DestroyAfter && r.from == id
+        })
+        .collect();
+    if before.is_empty() {
+        return None;
+    }
+    before.sort_unstable();
+    let names: Vec<&str> =
+        before.iter().take(SHOWN).map(|&r| plan.refs[plan.relations[r as usize].to.index()].as_str()).collect();
+    let more = before.len().saturating_sub(SHOWN);
+    Some(match more {
+        0 => format!("after {}", names.join(", ")),
+        _ => format!("after {} and {more} more", names.join(", ")),
+    })
 }
 
 fn first_owner(plan: &Plan, id: ObjId) -> Option<String> {

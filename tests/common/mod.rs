@@ -12,12 +12,20 @@ pub fn teardown() -> Command {
 
 /// Run teardown with `args`, return (exit code, stdout, stderr).
 pub fn run(args: &[&str]) -> (i32, String, String) {
-    let out = teardown().args(args).output().expect("runs");
+    finish(teardown().args(args).output().expect("runs"))
+}
+
+fn finish(out: std::process::Output) -> (i32, String, String) {
     (
         out.status.code().expect("exited normally"),
         String::from_utf8(out.stdout).expect("utf-8 stdout"),
         String::from_utf8(out.stderr).expect("utf-8 stderr"),
     )
+}
+
+/// Run teardown with `args` and `stdin` on standard input.
+pub fn run_stdin(args: &[&str], stdin: &str) -> (i32, String, String) {
+    finish(teardown().args(args).write_stdin(stdin.to_string()).output().expect("runs"))
 }
 
 /// `teardown check -o json ARGS…`: (exit code, parsed JSON).
