@@ -99,9 +99,7 @@ fn run_check(args: CheckArgs, env: Env, style: render::diagnostics::Style) -> Re
         (true, CheckFormat::Json) => {
             render::findings::statistics_json(&check::statistics(&report.findings), &report.counts)
         }
-        (true, _) => {
-            render::findings::statistics_table(&check::statistics(&report.findings), &report.counts)
-        }
+        (true, _) => render::findings::statistics_table(&check::statistics(&report.findings), &report.counts),
         (false, CheckFormat::Table) => render::diagnostics::render(sources, &report.findings, &report.counts, style),
         (false, CheckFormat::Json) => render::findings::json(sources, &report.findings, &report.counts),
         (false, CheckFormat::Yaml) => render::findings::yaml(sources, &report.findings, &report.counts),

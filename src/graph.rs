@@ -14,8 +14,13 @@ pub struct Graph {
 
 impl Graph {
     pub fn build(objects: &[Object], relations: &[Relation]) -> Graph {
-        let mut g = DiGraph::with_capacity(objects.len(), relations.len());
-        for _ in objects {
+        Graph::with_nodes(objects.len(), relations)
+    }
+
+    /// The graph of `nodes` objects (ids `0..nodes`) and `relations`.
+    pub fn with_nodes(nodes: usize, relations: &[Relation]) -> Graph {
+        let mut g = DiGraph::with_capacity(nodes, relations.len());
+        for _ in 0..nodes {
             g.add_node(());
         }
         for (i, r) in relations.iter().enumerate() {
@@ -82,4 +87,23 @@ pub fn node(id: ObjId) -> NodeIndex {
 
 pub fn obj(n: NodeIndex) -> ObjId {
     ObjId(n.index() as u32)
+}
+
+/// A graph built the first time it is asked for: a plan of everything in
+/// order, written as names, never walks one.
+#[derive(Default)]
+pub struct LazyGraph {
+    nodes: usize,
+    cell: std::sync::OnceLock<Graph>,
+}
+
+impl LazyGraph {
+    pub fn new(nodes: usize) -> LazyGraph {
+        LazyGraph { nodes, cell: std::sync::OnceLock::new() }
+    }
+
+    /// The graph of these relations (always the same ones for one `LazyGraph`).
+    pub fn get(&self, relations: &[Relation]) -> &Graph {
+        self.cell.get_or_init(|| Graph::with_nodes(self.nodes, relations))
+    }
 }

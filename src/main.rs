@@ -5,6 +5,12 @@ use teardown::app::{self, Env};
 use teardown::cli::Cli;
 use teardown::error::Error;
 
+/// mimalloc keeps freed memory for reuse: large inputs make and drop big
+/// buffers, and the system allocator returns each to the kernel only to
+/// fault it back in.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let mut stdout = std::io::BufWriter::with_capacity(1 << 20, std::io::stdout().lock());

@@ -7,7 +7,7 @@ use crate::analysis::cascade::{self, Cascade, CascadeMode, Cause, Garbage, KeptB
 use crate::analysis::cycles;
 use crate::analysis::order::{self, GroupKind, Order};
 use crate::findings::Rule;
-use crate::graph::Graph;
+use crate::graph::{Graph, LazyGraph};
 use crate::load::Snapshot;
 use crate::model::{Link, ObjId, Object, RelKind, Relation};
 use rayon::prelude::*;
@@ -88,7 +88,7 @@ pub struct Plan {
     pub multi_owner: MultiOwner,
     /// The snapshot's relations, then those `--finalizer-controller` adds.
     pub relations: Vec<Relation>,
-    pub graph: Graph,
+    graph: LazyGraph,
     pub cascade: Cascade,
     pub order: Order,
     /// The objects of each step (index 0 is step 1), in reference order.
@@ -99,6 +99,11 @@ pub struct Plan {
 }
 
 impl Plan {
+    /// The graph of the plan's relations (built on first use).
+    pub fn graph(&self) -> &Graph {
+        self.graph.get(&self.relations)
+    }
+
     pub fn deleted_count(&self) -> usize {
         self.steps.iter().map(Vec::len).sum()
     }
@@ -168,8 +173,8 @@ pub fn build(snapshot: &Snapshot, options: &Options) -> Result<Plan, PlanError> 
     let objects = &snapshot.objects;
     let mut relations = snapshot.resolved.relations.clone();
     relations.extend(finalizer_relations(objects, &options.finalizer_controllers));
-    let graph = Graph::build(objects, &relations);
-    t.lap("  graph");
+    let lazy = LazyGraph::new(objects.len());
+    let graph = || lazy.get(&relations);
     let refs: Vec<String> = objects.par_iter().map(Object::reference).collect();
     t.lap("  refs");
     let rank = reference_ranks(&refs);
@@ -178,18 +183,21 @@ pub fn build(snapshot: &Snapshot, options: &Options) -> Result<Plan, PlanError> 
     let seeds: Vec<(ObjId, Cause)> = match &options.mode {
         Mode::Delete(targets) => targets.iter().map(|&t| (t, Cause::Target)).collect(),
         Mode::All => (0..objects.len() as u32).map(|i| (ObjId(i), Cause::Target)).collect(),
-        Mode::Gc => cascade::gc_seeds(objects, &relations, &graph)
+        Mode::Gc => cascade::gc_seeds(objects, &relations, graph())
             .into_iter()
             .map(|(id, why)| (id, Cause::Garbage(why)))
             .collect(),
     };
-    let mut cascade = cascade::cascade(
-        objects,
-        &relations,
-        &graph,
-        &seeds,
-        &cascade::Options { cascade: options.cascade, multi_owner: options.multi_owner },
-    );
+    let mut cascade = match options.mode {
+        Mode::All => cascade::everything(seeds.iter().map(|&(_, c)| Some(c)).collect()),
+        _ => cascade::cascade(
+            objects,
+            &relations,
+            graph(),
+            &seeds,
+            &cascade::Options { cascade: options.cascade, multi_owner: options.multi_owner },
+        ),
+    };
     t.lap("  cascade");
     cascade.kept.sort_by_key(|(id, _)| rank[id.index()]);
     cascade.orphaned.sort_by_key(|(id, _)| rank[id.index()]);
@@ -201,7 +209,7 @@ pub fn build(snapshot: &Snapshot, options: &Options) -> Result<Plan, PlanError> 
         allow_cycles: options.allow_cycles,
     }) {
         Ok(order) => order,
-        Err(cycle) => return Err(ownership_cycle_error(objects, &relations, &graph, &refs, &cycle.members)),
+        Err(cycle) => return Err(ownership_cycle_error(objects, &relations, graph(), &refs, &cycle.members)),
     };
 
     t.lap("  order");
@@ -263,7 +271,7 @@ pub fn build(snapshot: &Snapshot, options: &Options) -> Result<Plan, PlanError> 
             continue;
         }
         let id = ObjId(i as u32);
-        graph.dependencies_into(id, &mut owners);
+        graph().dependencies_into(id, &mut owners);
         for &r in &owners {
             let rel = &relations[r as usize];
             if rel.kind == RelKind::Owns
@@ -341,8 +349,8 @@ pub fn build(snapshot: &Snapshot, options: &Options) -> Result<Plan, PlanError> 
         options_mode: options.mode.clone(),
         cascade_mode: options.cascade,
         multi_owner: options.multi_owner,
+        graph: lazy,
         relations,
-        graph,
         cascade,
         order,
         steps,

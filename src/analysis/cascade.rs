@@ -132,6 +132,11 @@ pub fn gc_seeds(objects: &[Object], rels: &[Relation], graph: &Graph) -> Vec<(Ob
     seeds
 }
 
+/// Everything goes (`--all`): nothing to cascade, keep or orphan.
+pub fn everything(cause: Vec<Option<Cause>>) -> Cascade {
+    Cascade { cause, kept: Vec::new(), orphaned: Vec::new() }
+}
+
 pub fn cascade(
     objects: &[Object],
     rels: &[Relation],
@@ -147,8 +152,7 @@ pub fn cascade(
         }
     }
     if cause.iter().all(Option::is_some) {
-        // Everything goes (`--all`): nothing to cascade, keep or orphan.
-        return Cascade { cause, kept: Vec::new(), orphaned: Vec::new() };
+        return everything(cause);
     }
     cause.iter_mut().for_each(|c| *c = None);
     let live_owner = |r: &Relation| r.link == Link::Solid && objects[r.from.index()].deletion_timestamp.is_none();

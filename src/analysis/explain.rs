@@ -100,7 +100,7 @@ pub fn explain(plan: &Plan, id: ObjId) -> Explanation {
 
     let reached_via = match status {
         Status::Kept(_) => plan
-            .graph
+            .graph()
             .dependencies(id)
             .into_iter()
             .find(|&r| rels[r as usize].kind.is_ownership() && plan.cascade.deleted(rels[r as usize].from)),

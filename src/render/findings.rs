@@ -358,7 +358,12 @@ pub fn statistics_table(stats: &[RuleCount], counts: &Counts) -> String {
         let mut table = Table::new();
         table.load_style(presets::ASCII_MARKDOWN).set_header(["COUNT", "RULE", "SEVERITY", "NAME"]);
         for s in stats {
-            table.add_row([s.count.to_string(), s.rule.id().to_string(), s.severity.as_str().to_string(), s.rule.name().to_string()]);
+            table.add_row([
+                s.count.to_string(),
+                s.rule.id().to_string(),
+                s.severity.as_str().to_string(),
+                s.rule.name().to_string(),
+            ]);
         }
         if let Some(column) = table.column_mut(0) {
             column.set_cell_alignment(CellAlignment::Right);
@@ -377,7 +382,12 @@ pub fn statistics_json(stats: &[RuleCount], counts: &Counts) -> String {
         schema_version: 1,
         statistics: stats
             .iter()
-            .map(|s| RuleCountOut { rule: s.rule.id(), name: s.rule.name(), severity: s.severity.as_str(), count: s.count })
+            .map(|s| RuleCountOut {
+                rule: s.rule.id(),
+                name: s.rule.name(),
+                severity: s.severity.as_str(),
+                count: s.count,
+            })
             .collect(),
         summary: counts,
     };

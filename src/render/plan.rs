@@ -38,7 +38,7 @@ pub fn reason(snapshot: &Snapshot, plan: &Plan, id: ObjId) -> String {
     }
     for (j, d) in o.deps.iter().enumerate() {
         let target = plan
-            .graph
+            .graph()
             .around(id)
             .map(|r| &plan.relations[r as usize])
             .find(|r| r.kind == RelKind::DestroyAfter && r.declared_by == id && r.decl == j as u32);
@@ -52,7 +52,7 @@ pub fn reason(snapshot: &Snapshot, plan: &Plan, id: ObjId) -> String {
         parts.extend(pairs_after(plan, id));
     }
     for f in plan.waits_for(o) {
-        let controller = plan.graph.around(id).map(|r| &plan.relations[r as usize]).find(|r| {
+        let controller = plan.graph().around(id).map(|r| &plan.relations[r as usize]).find(|r| {
             r.kind == RelKind::Finalizer && r.to == id && o.finalizers.get(r.decl as usize).is_some_and(|x| **x == *f)
         });
         match controller {
@@ -68,7 +68,7 @@ pub fn reason(snapshot: &Snapshot, plan: &Plan, id: ObjId) -> String {
 fn pairs_after(plan: &Plan, id: ObjId) -> Option<String> {
     const SHOWN: usize = 3;
     let mut before: Vec<u32> = plan
-        .graph
+        .graph()
         .around(id)
         .filter(|&r| {
             let r = &plan.relations[r as usize];
@@ -90,7 +90,7 @@ fn pairs_after(plan: &Plan, id: ObjId) -> Option<String> {
 
 fn first_owner(plan: &Plan, id: ObjId) -> Option<String> {
     // The first owner as written: the lowest relation index.
-    plan.graph
+    plan.graph()
         .around(id)
         .filter(|&r| {
             let r = &plan.relations[r as usize];
@@ -106,8 +106,12 @@ fn no_solid_owner(snapshot: &Snapshot, plan: &Plan, id: ObjId) -> String {
         let r = &o.owners[j as usize];
         return format!("garbage: owner {}/{} is not in the snapshot", r.kind, r.name);
     }
-    let broken =
-        plan.graph.dependencies(id).into_iter().map(|r| &plan.relations[r as usize]).find(|r| r.kind == RelKind::Owns);
+    let broken = plan
+        .graph()
+        .dependencies(id)
+        .into_iter()
+        .map(|r| &plan.relations[r as usize])
+        .find(|r| r.kind == RelKind::Owns);
     match broken {
         Some(r) if r.link == Link::UidMismatch => {
             format!("garbage: owner {} has another uid", plan.refs[r.from.index()])
