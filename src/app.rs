@@ -188,10 +188,20 @@ fn make_plan(
         stderr.extend_from_slice(b"teardown: error: no plan: some input could not be read or parsed\n");
         return Ok(Err(Output { stderr, code }));
     }
-    let mode = if flags.all || (default_all && !flags.gc && flags.delete.is_empty()) {
+    let mode = if flags.all || (default_all && !flags.gc && flags.delete.is_empty() && flags.prune.is_empty()) {
         Mode::All
     } else if flags.gc {
         Mode::Gc
+    } else if !flags.prune.is_empty() {
+        let new = load::load(&flags.prune, &LoadOptions { dialect: input.dialect, progress }, stdin);
+        let (new_stderr, code) = load_report(&new, style);
+        if code != 0 {
+            let mut stderr = stderr;
+            stderr.extend_from_slice(&new_stderr);
+            stderr.extend_from_slice(b"teardown: error: no plan: some input of --prune could not be read or parsed\n");
+            return Ok(Err(Output { stderr, code }));
+        }
+        Mode::Prune(plan::absent_from(&snapshot.objects, &new.objects))
     } else {
         Mode::Delete(targets.select(&snapshot.objects)?)
     };
@@ -200,7 +210,20 @@ fn make_plan(
         let ids: Vec<ObjId> = Query::new(std::slice::from_ref(&selector), None, None)?.select(&snapshot.objects)?;
         resolved.push((finalizer, ids));
     }
+    let root = match &flags.root {
+        None => None,
+        Some(id) => {
+            let id = id.strip_prefix("id:").unwrap_or(id);
+            match snapshot.objects.iter().position(|o| o.murano.is_some() && *o.name == *id) {
+                Some(i) => Some(ObjId(i as u32)),
+                None => {
+                    return Err(Error::NoMatch { selector: format!("--root {id}"), suggestions: Vec::new() });
+                }
+            }
+        }
+    };
     let options = plan::Options {
+        root,
         mode,
         cascade: flags.cascade,
         multi_owner: flags.multi_owner,

@@ -201,9 +201,22 @@ pub struct PlanFlags {
     pub all: bool,
 
     /// What the garbage collector would delete now: objects whose owners are
-    /// all gone or invalid, and objects already being deleted; with their cascades.
+    /// all gone or invalid, and objects already being deleted; Murano objects
+    /// that ObjectsCopy has and Objects lacks, or that the root does not reach
+    /// (inline or by id); with their cascades.
     #[arg(long)]
     pub gc: bool,
+
+    /// Destroy the objects of INPUT that NEW (files or directories) lacks,
+    /// with their cascades: Murano's offline change, cli-utils/kapp prune.
+    /// Repeatable.
+    #[arg(long, value_name = "NEW")]
+    pub prune: Vec<PathBuf>,
+
+    /// Murano: the object `--gc` collects from (default: the first top-level
+    /// object, of Objects in a deployment task).
+    #[arg(long, value_name = "ID")]
+    pub root: Option<String>,
 
     #[command(flatten)]
     pub select: SelectArgs,
@@ -229,7 +242,7 @@ pub struct PlanFlags {
 }
 
 #[derive(Args, Debug)]
-#[command(group(ArgGroup::new("mode").required(true).args(["delete", "all", "gc"])))]
+#[command(group(ArgGroup::new("mode").required(true).args(["delete", "all", "gc", "prune"])))]
 pub struct PlanArgs {
     #[command(flatten)]
     pub input: InputArgs,
@@ -248,7 +261,7 @@ pub enum ExplainFormat {
 }
 
 #[derive(Args, Debug)]
-#[command(group(ArgGroup::new("mode").args(["delete", "all", "gc"])))]
+#[command(group(ArgGroup::new("mode").args(["delete", "all", "gc", "prune"])))]
 pub struct ExplainArgs {
     /// The object to explain (KIND/NAME, KIND/NAMESPACE/NAME, uid:UID, id:ID).
     #[arg(value_name = "SELECTOR")]

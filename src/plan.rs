@@ -5,6 +5,7 @@
 
 use crate::analysis::cascade::{self, Cascade, CascadeMode, Cause, Garbage, KeptBy, MultiOwner};
 use crate::analysis::cycles;
+use crate::analysis::gc;
 use crate::analysis::order::{self, GroupKind, Order};
 use crate::findings::Rule;
 use crate::graph::{Graph, LazyGraph};
@@ -18,6 +19,8 @@ use std::collections::HashMap;
 pub enum Mode {
     /// `--delete SEL…`: these objects.
     Delete(Vec<ObjId>),
+    /// `--prune NEW…`: these objects, absent from NEW.
+    Prune(Vec<ObjId>),
     /// `--all`: everything in the input.
     All,
     /// `--gc`: what the garbage collector would delete now.
@@ -28,6 +31,7 @@ impl Mode {
     pub fn name(&self) -> &'static str {
         match self {
             Mode::Delete(_) => "delete",
+            Mode::Prune(_) => "prune",
             Mode::All => "all",
             Mode::Gc => "gc",
         }
@@ -42,6 +46,46 @@ pub struct Options {
     /// `--finalizer-controller`: each finalizer with the objects whose
     /// controllers remove it.
     pub finalizer_controllers: Vec<(String, Vec<ObjId>)>,
+    /// `--root`: where Murano's collection starts (default: the first tree).
+    pub root: Option<ObjId>,
+}
+
+/// What a Murano subscriber is told about an object's destruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EventKind {
+    /// Before anything is destroyed: the object will be.
+    Warned,
+    /// Just before the object is destroyed (its handler is called).
+    Notified,
+    /// The object itself is destroyed.
+    Destroyed,
+    /// After: the object was destroyed.
+    ToldDestroyed,
+}
+
+impl EventKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EventKind::Warned => "warned",
+            EventKind::Notified => "notified",
+            EventKind::Destroyed => "destroyed",
+            EventKind::ToldDestroyed => "told-destroyed",
+        }
+    }
+}
+
+/// One event of a Murano destruction, in the order they happen.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Event {
+    pub kind: EventKind,
+    /// The step of the destroyed object.
+    pub step: u32,
+    /// The destroyed object.
+    pub object: ObjId,
+    /// Who is told (not for `Destroyed`).
+    pub subscriber: Option<ObjId>,
+    /// The subscription's handler (for `Notified`).
+    pub handler: Option<crate::model::Str>,
 }
 
 #[derive(Clone, Debug)]
@@ -96,6 +140,14 @@ pub struct Plan {
     pub warnings: Vec<Warning>,
     /// References of every object, by index (computed once).
     pub refs: Vec<String>,
+    /// Murano notifications and destructions, in order (empty for other dialects).
+    pub events: Vec<Event>,
+    /// Murano objects destroyed by the plan that surviving objects still
+    /// refer to by id (they stay in the model, marked `destroyed: true`), with
+    /// those objects.
+    pub still_referenced: Vec<(ObjId, Vec<ObjId>)>,
+    /// Where Murano's collection started (`--gc`).
+    pub root: Option<ObjId>,
 }
 
 impl Plan {
@@ -180,13 +232,16 @@ pub fn build(snapshot: &Snapshot, options: &Options) -> Result<Plan, PlanError> 
     let rank = reference_ranks(&refs);
     t.lap("  rank");
 
+    let root = options.root.or_else(|| gc::default_root(objects));
     let seeds: Vec<(ObjId, Cause)> = match &options.mode {
-        Mode::Delete(targets) => targets.iter().map(|&t| (t, Cause::Target)).collect(),
+        Mode::Delete(targets) | Mode::Prune(targets) => targets.iter().map(|&t| (t, Cause::Target)).collect(),
         Mode::All => (0..objects.len() as u32).map(|i| (ObjId(i), Cause::Target)).collect(),
-        Mode::Gc => cascade::gc_seeds(objects, &relations, graph())
-            .into_iter()
-            .map(|(id, why)| (id, Cause::Garbage(why)))
-            .collect(),
+        Mode::Gc => {
+            let mut seeds = cascade::gc_seeds(objects, &relations, graph());
+            seeds.extend(gc::seeds(objects, &relations, root));
+            seeds.sort_by_key(|&(id, _)| id);
+            seeds.into_iter().map(|(id, why)| (id, Cause::Garbage(why))).collect()
+        }
     };
     let mut cascade = match options.mode {
         Mode::All => cascade::everything(seeds.iter().map(|&(_, c)| Some(c)).collect()),
@@ -198,6 +253,13 @@ pub fn build(snapshot: &Snapshot, options: &Options) -> Result<Plan, PlanError> 
             &cascade::Options { cascade: options.cascade, multi_owner: options.multi_owner },
         ),
     };
+    // Murano objects already destroyed are not destroyed again.
+    for (i, o) in objects.iter().enumerate() {
+        if o.murano.as_deref().is_some_and(|m| m.destroyed) && cascade.cause[i].is_some() {
+            cascade.cause[i] = None;
+            cascade.kept.push((ObjId(i as u32), KeptBy::AlreadyDestroyed));
+        }
+    }
     t.lap("  cascade");
     cascade.kept.sort_by_key(|(id, _)| rank[id.index()]);
     cascade.orphaned.sort_by_key(|(id, _)| rank[id.index()]);
@@ -345,7 +407,12 @@ pub fn build(snapshot: &Snapshot, options: &Options) -> Result<Plan, PlanError> 
         }
     }
 
+    let events = murano_events(objects, &relations, &steps, &rank);
+    let still_referenced = still_referenced(objects, &cascade, &rank);
     Ok(Plan {
+        events,
+        still_referenced,
+        root: if options.mode == Mode::Gc { root } else { None },
         options_mode: options.mode.clone(),
         cascade_mode: options.cascade,
         multi_owner: options.multi_owner,
@@ -357,6 +424,97 @@ pub fn build(snapshot: &Snapshot, options: &Options) -> Result<Plan, PlanError> 
         warnings,
         refs,
     })
+}
+
+/// `--prune`: the objects of `old` that `new` lacks (by kind, namespace and
+/// name for Kubernetes, by id otherwise), in input order. Murano objects
+/// already destroyed are left out.
+pub fn absent_from(old: &[Object], new: &[Object]) -> Vec<ObjId> {
+    let key = |o: &Object| (o.dialect == crate::model::Dialect::Kubernetes, o.reference());
+    let present: std::collections::HashSet<(bool, String)> = new.iter().map(key).collect();
+    old.iter()
+        .enumerate()
+        .filter(|(_, o)| !o.murano.as_deref().is_some_and(|m| m.destroyed) && !present.contains(&key(o)))
+        .map(|(i, _)| ObjId(i as u32))
+        .collect()
+}
+
+/// Murano's notifications (CONTRACT §4): for every destroyed object B and
+/// each subscriber A of B's destruction, A is warned before anything is
+/// destroyed, notified (its handler called) just before B, and told after.
+fn murano_events(objects: &[Object], relations: &[Relation], steps: &[Vec<ObjId>], rank: &[u32]) -> Vec<Event> {
+    if !objects.iter().any(|o| o.murano.is_some()) {
+        return Vec::new();
+    }
+    // Subscribers of each object: (subscriber, handler), in reference order.
+    let mut subscribers: HashMap<ObjId, Vec<(ObjId, Option<crate::model::Str>)>> = HashMap::new();
+    for r in relations {
+        let declared = &objects[r.declared_by.index()];
+        let Some(m) = declared.murano.as_deref() else { continue };
+        if r.kind != RelKind::DestroyAfter || r.to != r.declared_by {
+            continue;
+        }
+        if objects[r.from.index()].murano.as_deref().is_some_and(|s| s.destroyed) {
+            continue; // a destroyed subscriber hears nothing
+        }
+        let handler = m.handlers.get(r.decl as usize).cloned().flatten();
+        subscribers.entry(r.to).or_default().push((r.from, handler));
+    }
+    for subs in subscribers.values_mut() {
+        subs.sort_by_key(|(s, _)| rank[s.index()]);
+    }
+    let none = Vec::new();
+    let destroyed = || {
+        steps.iter().enumerate().flat_map(|(k, step)| {
+            step.iter().filter(|b| objects[b.index()].murano.is_some()).map(move |&b| (k as u32 + 1, b))
+        })
+    };
+    let mut events = Vec::new();
+    let event = |kind, step, object, subscriber, handler| Event { kind, step, object, subscriber, handler };
+    for (step, b) in destroyed() {
+        for (a, _) in subscribers.get(&b).unwrap_or(&none) {
+            events.push(event(EventKind::Warned, step, b, Some(*a), None));
+        }
+    }
+    for (step, b) in destroyed() {
+        let subs = subscribers.get(&b).unwrap_or(&none);
+        for (a, handler) in subs {
+            events.push(event(EventKind::Notified, step, b, Some(*a), handler.clone()));
+        }
+        events.push(event(EventKind::Destroyed, step, b, None, None));
+        for (a, _) in subs {
+            events.push(event(EventKind::ToldDestroyed, step, b, Some(*a), None));
+        }
+    }
+    events
+}
+
+/// Murano objects the plan destroys that objects it keeps still refer to by
+/// id: they stay in the model, marked `destroyed: true` (CONTRACT §7).
+fn still_referenced(objects: &[Object], cascade: &Cascade, rank: &[u32]) -> Vec<(ObjId, Vec<ObjId>)> {
+    if !objects.iter().any(|o| o.murano.is_some()) {
+        return Vec::new();
+    }
+    let mut by: HashMap<ObjId, Vec<ObjId>> = HashMap::new();
+    for (i, targets) in gc::references(objects).into_iter().enumerate() {
+        let from = ObjId(i as u32);
+        let alive = !cascade.deleted(from) && !objects[i].murano.as_deref().is_some_and(|m| m.destroyed);
+        if !alive {
+            continue;
+        }
+        for t in targets {
+            if cascade.deleted(t) {
+                by.entry(t).or_default().push(from);
+            }
+        }
+    }
+    let mut out: Vec<(ObjId, Vec<ObjId>)> = by.into_iter().collect();
+    for (_, froms) in &mut out {
+        froms.sort_by_key(|f| rank[f.index()]);
+        froms.dedup();
+    }
+    out.sort_by_key(|(t, _)| rank[t.index()]);
+    out
 }
 
 /// The shortest ownership cycle through the offending objects, and the edge
@@ -408,5 +566,6 @@ pub fn kept_reason(plan: &Plan, by: KeptBy) -> (String, Option<String>) {
                 Some(owner.clone()),
             )
         }
+        KeptBy::AlreadyDestroyed => ("already destroyed (`destroyed: true`)".into(), None),
     }
 }

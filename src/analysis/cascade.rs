@@ -59,6 +59,10 @@ pub enum Garbage {
     NoSolidOwner,
     /// It already carries a `deletionTimestamp`.
     BeingDeleted,
+    /// Murano: in `ObjectsCopy`, not in `Objects` (removed from the model).
+    RemovedFromModel,
+    /// Murano: not reachable from the root, inline or by id.
+    Unreachable,
 }
 
 /// Why an object is in the deletion set.
@@ -79,6 +83,8 @@ pub enum KeptBy {
     SolidOwner(u32),
     /// A cluster-scoped object with a namespaced owner is never collected.
     NamespacedOwner(u32),
+    /// Murano: `destroyed: true`; not destroyed again.
+    AlreadyDestroyed,
 }
 
 pub struct Cascade {

@@ -115,7 +115,7 @@ fn owners(s: &Snapshot, out: &mut Vec<Finding>) {
         let o = &s.objects[id.index()];
         let r = &o.owners[j as usize];
         let owner = match o.dialect {
-            Dialect::Native | Dialect::Pairs => r.name.to_string(),
+            Dialect::Native | Dialect::Pairs | Dialect::Murano => r.name.to_string(),
             Dialect::Kubernetes => format!("{}/{}", r.kind, r.name),
         };
         let uid = r.uid.as_deref().map(|u| format!(" (uid {u})")).unwrap_or_default();

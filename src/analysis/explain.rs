@@ -115,6 +115,8 @@ pub fn origin_text(cause: Cause) -> &'static str {
         Cause::Target => "a target of the plan",
         Cause::Garbage(Garbage::NoSolidOwner) => "garbage: none of its owners is solid",
         Cause::Garbage(Garbage::BeingDeleted) => "garbage: already being deleted",
+        Cause::Garbage(Garbage::RemovedFromModel) => "garbage: in ObjectsCopy, not in Objects",
+        Cause::Garbage(Garbage::Unreachable) => "garbage: unreachable from the root",
         Cause::Relation(_) => "deleted with its owner",
     }
 }

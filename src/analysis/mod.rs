@@ -4,6 +4,7 @@ pub mod cascade;
 pub mod check;
 pub mod cycles;
 pub mod explain;
+pub mod gc;
 pub mod order;
 pub mod scc;
 pub mod view;

@@ -181,6 +181,7 @@ pub fn convert(raw: RawObject, span: Span, text: &str, list: ListContext, out: &
         finalizers: meta.finalizers.unwrap_or_default().into_iter().map(|f| intern(&f.0)).collect(),
         deletion_timestamp: meta.deletion_timestamp.map(|d| d.0).filter(|d| !d.is_empty()),
         crd,
+        murano: None,
         span,
     })
 }

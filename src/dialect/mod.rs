@@ -12,6 +12,7 @@
 pub mod fastyaml;
 pub mod jsonruns;
 pub mod kubernetes;
+pub mod murano;
 pub mod native;
 pub mod pairs;
 pub mod raw;
@@ -42,6 +43,14 @@ pub fn parse_document(file: &SourceFile, id: FileId, range: Range<usize>, forced
     };
     let range = start..range.end;
     let first = text.as_bytes()[start];
+    let maybe_murano = match forced {
+        Some(Dialect::Murano) => true,
+        None => murano::looks_like(&text[range.clone()]),
+        _ => false,
+    };
+    if maybe_murano && parse_murano(text, id, range.clone(), forced, first, &mut out) {
+        return out;
+    }
     if first == b'{' || first == b'[' {
         match parse_json(text, id, range.clone(), forced, &mut out) {
             Ok(()) => return out,
@@ -55,6 +64,47 @@ pub fn parse_document(file: &SourceFile, id: FileId, range: Range<usize>, forced
     }
     parse_yaml(text, id, range, forced, &mut out);
     out
+}
+
+/// Read the document as a Murano object model if it holds one (or if
+/// `--dialect murano` says it must). Returns whether it was read.
+fn parse_murano(
+    text: &str,
+    id: FileId,
+    range: Range<usize>,
+    forced: Option<Dialect>,
+    first: u8,
+    out: &mut DocOutput,
+) -> bool {
+    let doc = &text[range.clone()];
+    let parsed: Result<serde_yaml::Value, Finding> = if first == b'{' || first == b'[' {
+        serde_json::from_str(doc).map_err(|e| json_error(text, id, range.start, &e))
+    } else {
+        serde_yaml::from_str(doc).map_err(|e| yaml_error(text, id, range.start, &e))
+    };
+    match parsed {
+        Ok(value) if murano::has_header(&value) => {
+            let (objects, findings) = murano::convert(&value, text, id, range);
+            out.objects.extend(objects);
+            out.findings.extend(findings);
+            true
+        }
+        Ok(_) if forced == Some(Dialect::Murano) => {
+            out.findings.push(
+                Finding::new(Rule::Td001, "not a Murano object model: no `?` header with an id")
+                    .at(head(text, Span::new(id, range)), "this document"),
+            );
+            true
+        }
+        // Not Murano after all: the other dialects read it.
+        Ok(_) => false,
+        Err(finding) if forced == Some(Dialect::Murano) => {
+            out.findings.push(finding.fatal());
+            true
+        }
+        // The general path reports the error exactly.
+        Err(_) => false,
+    }
 }
 
 fn parse_json(
@@ -480,6 +530,10 @@ fn what_is(b: u8) -> &'static str {
 fn json_units(text: &str, forced: Option<Dialect>) -> Option<Vec<Unit>> {
     use crate::split::json;
     let b = text.as_bytes();
+    if forced == Some(Dialect::Murano) {
+        // A Murano model is read whole: ids and copies span its trees.
+        return None;
+    }
     let mut out = Vec::new();
     let mut i = json::skip_ws(b, 0);
     if b.get(i) == Some(&b'{') && b.len() >= jsonruns::MIN_LEN {
@@ -492,6 +546,12 @@ fn json_units(text: &str, forced: Option<Dialect>) -> Option<Vec<Unit>> {
             b'{' => i = json_object_units(text, i, forced, &mut out)?,
             b'[' => {
                 let (elements, end) = json::elements(b, i)?;
+                // A list of Murano trees (an object store dump) is read whole.
+                if forced.is_none()
+                    && elements.first().is_some_and(|e| b[e.start] == b'{' && has_key(text, e.start, "?"))
+                {
+                    return None;
+                }
                 for e in elements {
                     match b[e.start] {
                         b'{' => out.push(Unit::JsonObject { range: e, list: None }),
@@ -541,6 +601,14 @@ fn json_object_units(text: &str, i: usize, forced: Option<Dialect>, out: &mut Ve
             Some(r) => Some(serde_json::from_str::<raw::LenientStr>(&text[r.clone()]).ok()?.0),
         }
     };
+    if forced.is_none() && (field[0].is_none() || members.iter().any(|(k, _)| &text[k.clone()] == "\"?\"")) {
+        // No `kind`: a Murano model (or an API response wrapping one), a
+        // native document, or an error; the general path tells which.
+        if field[3].is_none() && field[4].is_none() {
+            out.push(Unit::Doc(i..end));
+            return Some(end);
+        }
+    }
     let kind = scalar(&field[0])?;
     let api_version = scalar(&field[1])?;
     let named = match &field[2] {
@@ -594,12 +662,23 @@ fn json_object_units(text: &str, i: usize, forced: Option<Dialect>, out: &mut Ve
     Some(end)
 }
 
+/// Whether the JSON object at `at` has the key `key` (written without escapes).
+fn has_key(text: &str, at: usize, key: &str) -> bool {
+    let b = text.as_bytes();
+    crate::split::json::members(b, at).is_some_and(|(members, _)| {
+        members.iter().any(|(k, _)| k.len() == key.len() + 2 && &text[k.start + 1..k.end - 1] == key)
+    })
+}
+
 /// The units of one YAML document: its entries when it is a block-style
 /// list (or native `resources:`, or a top-level sequence), else the document.
 fn yaml_units(text: &str, doc: Range<usize>, forced: Option<Dialect>, out: &mut Vec<Unit>) {
     let Some(start) = crate::split::first_content(text, doc.clone()) else { return };
     let b = text.as_bytes();
     let whole = |out: &mut Vec<Unit>| out.push(Unit::Doc(doc.clone()));
+    if forced == Some(Dialect::Murano) || (forced.is_none() && murano::looks_like(&text[doc.clone()])) {
+        return whole(out);
+    }
     if b[start] == b'-' && matches!(b.get(start + 1), Some(b' ' | b'\n' | b'\r')) {
         match crate::split::yaml_block_sequence(text, start..doc.end, None) {
             Some(seq) if seq.end >= doc.end => entries(text, seq.entries, None, false, out),

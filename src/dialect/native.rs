@@ -61,6 +61,7 @@ pub fn convert(raw: RawNative, span: Span, text: &str, out: &mut Vec<Finding>) -
         finalizers: Box::default(),
         deletion_timestamp: None,
         crd: None,
+        murano: None,
         span,
     })
 }

@@ -36,6 +36,7 @@ fn object(empty: &Empty, name: &str, span: Span) -> Object {
         finalizers: Box::default(),
         deletion_timestamp: None,
         crd: None,
+        murano: None,
         span,
     }
 }

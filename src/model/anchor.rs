@@ -15,13 +15,13 @@ pub fn object(sources: &Sources, o: &Object) -> Span {
     let text = &sources.get(o.span.file).text;
     let key = match o.dialect {
         Dialect::Kubernetes => "metadata",
-        Dialect::Native => "id",
+        Dialect::Native | Dialect::Murano => "id",
         // A token: its span is its first occurrence.
         Dialect::Pairs => return o.span,
     };
     let found = match o.dialect {
         Dialect::Kubernetes => locate::value_after(text, o.span.range(), &[key, "name"], &o.name),
-        Dialect::Native | Dialect::Pairs => None,
+        Dialect::Native | Dialect::Pairs | Dialect::Murano => None,
     }
     .or_else(|| locate::value_after(text, o.span.range(), &[key], &o.name))
     .or_else(|| locate::scalar_after(text, o.span.range(), &o.name));
@@ -36,7 +36,7 @@ pub fn owner_ref(sources: &Sources, o: &Object, j: u32) -> Span {
     };
     let key = match o.dialect {
         Dialect::Kubernetes => "ownerReferences",
-        Dialect::Native | Dialect::Pairs => "owners",
+        Dialect::Native | Dialect::Pairs | Dialect::Murano => "owners",
     };
     let found = r
         .uid
@@ -54,6 +54,7 @@ pub fn dep(sources: &Sources, o: &Object, j: u32) -> Span {
         return object(sources, o);
     };
     let found = match (&d.target, o.dialect) {
+        (DepTarget::Id(id), Dialect::Murano) => locate::value_after(text, o.span.range(), &["subscriber"], id),
         (DepTarget::Id(id), _) => locate::value_after(text, o.span.range(), &["destroyAfter"], id),
         _ => locate::scalar_after(text, o.span.range(), &d.text),
     };

@@ -33,6 +33,8 @@ pub enum Dialect {
     Native,
     /// `tsort`-style pairs (only with `--dialect pairs`).
     Pairs,
+    /// Murano object models (`"?"` headers).
+    Murano,
 }
 
 impl Dialect {
@@ -41,6 +43,7 @@ impl Dialect {
             Dialect::Kubernetes => "kubernetes",
             Dialect::Native => "native",
             Dialect::Pairs => "pairs",
+            Dialect::Murano => "murano",
         }
     }
 }
@@ -118,13 +121,63 @@ pub struct Object {
     /// Whether `metadata.namespace` was written (scope is decided once all
     /// CRDs are known; see `resolve`).
     pub namespace_written: bool,
+    /// What only Murano objects have.
+    pub murano: Option<Box<MuranoInfo>>,
+}
+
+/// Which model of a deployment task a Murano object is in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Section {
+    /// A plain object model (no `ObjectsCopy` to compare with).
+    Model,
+    /// Only in `Objects`: new since the last deployment.
+    New,
+    /// Only in `ObjectsCopy`: removed from the model since the last deployment.
+    Old,
+    /// In both.
+    Both,
+}
+
+impl Section {
+    /// The section of an object seen in `self` and again in `other`.
+    pub fn with(self, other: Section) -> Section {
+        match (self, other) {
+            (a, b) if a == b => a,
+            (Section::Model, b) => b,
+            (a, Section::Model) => a,
+            _ => Section::Both,
+        }
+    }
+}
+
+/// A Murano object's header, beyond what every object has.
+#[derive(Clone, Debug)]
+pub struct MuranoInfo {
+    /// The type as written (`name/version@package`); the object's `kind` is its name.
+    pub type_name: Str,
+    /// The header's `name`.
+    pub name: Option<Str>,
+    /// `destroyed: true`: already destroyed, not destroyed again.
+    pub destroyed: bool,
+    /// The handler of each `onDestruction` subscription, in `deps` order.
+    pub handlers: Box<[Option<Str>]>,
+    /// Every string in the object's own properties (not in nested objects),
+    /// sorted: those equal to an object's id are references to it.
+    pub strings: Vec<Str>,
+    /// Header keys starting with `_`, with their values as JSON.
+    pub attributes: Box<[(Str, Str)]>,
+    pub section: Section,
+    /// The first top-level object of its document (of `Objects` in a task).
+    pub root: bool,
+    /// How many more times the object is written out in its document.
+    pub copies: u32,
 }
 
 impl Object {
     /// `Kind[.group]/[namespace/]name` for Kubernetes, the id otherwise.
     pub fn reference(&self) -> String {
         match self.dialect {
-            Dialect::Native | Dialect::Pairs => self.name.to_string(),
+            Dialect::Native | Dialect::Pairs | Dialect::Murano => self.name.to_string(),
             Dialect::Kubernetes => {
                 let mut s = String::with_capacity(self.kind.len() + self.group.len() + self.name.len() + 24);
                 s.push_str(&self.kind);
@@ -146,7 +199,7 @@ impl Object {
     /// `Kind/name` — how owner references and messages name an object.
     pub fn short(&self) -> String {
         match self.dialect {
-            Dialect::Native | Dialect::Pairs => self.name.to_string(),
+            Dialect::Native | Dialect::Pairs | Dialect::Murano => self.name.to_string(),
             Dialect::Kubernetes => format!("{}/{}", self.kind, self.name),
         }
     }

@@ -203,7 +203,7 @@ pub fn resolve(objects: &[Object]) -> Resolved {
         for (j, r) in o.owners.iter().enumerate() {
             let decl = j as u32;
             let found = match o.dialect {
-                Dialect::Native | Dialect::Pairs => {
+                Dialect::Native | Dialect::Pairs | Dialect::Murano => {
                     r.uid.as_deref().and_then(|u| index.by_uid(u)).map(|t| (t, Link::Solid))
                 }
                 Dialect::Kubernetes => resolve_owner(&index, objects, o, r),

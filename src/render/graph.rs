@@ -27,6 +27,16 @@ fn line_text(objects: &[Object], rels: &[Relation], view: &GraphView, line: &Tre
     let o = &objects[line.object.index()];
     let mut text = o.reference();
     let mut notes: Vec<String> = Vec::new();
+    if let Some(m) = o.murano.as_deref() {
+        text.push_str(&format!(" ({}", m.type_name));
+        if let Some(name) = &m.name {
+            text.push_str(&format!(" \"{name}\""));
+        }
+        text.push(')');
+        if m.destroyed {
+            notes.push("destroyed".into());
+        }
+    }
     if let Some(note) = line.via.and_then(|r| via_note(view, &rels[r as usize])) {
         notes.push(note.into());
     }
@@ -90,6 +100,13 @@ struct NodeOut<'a> {
     namespace: Option<&'a str>,
     name: &'a str,
     uid: Option<&'a str>,
+    /// Murano: the type as written, and the header's `_` attributes.
+    #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
+    type_name: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    destroyed: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    attributes: Option<std::collections::BTreeMap<&'a str, serde_json::Value>>,
     file: &'a str,
     line: usize,
 }
@@ -127,6 +144,14 @@ pub fn json(sources: &Sources, objects: &[Object], rels: &[Relation], view: &Gra
                 namespace: o.namespace.as_deref(),
                 name: &o.name,
                 uid: o.uid.as_deref(),
+                type_name: o.murano.as_deref().map(|m| &*m.type_name),
+                destroyed: o.murano.as_deref().map(|m| m.destroyed),
+                attributes: o.murano.as_deref().filter(|m| !m.attributes.is_empty()).map(|m| {
+                    m.attributes
+                        .iter()
+                        .map(|(k, v)| (&**k, serde_json::from_str(v).unwrap_or(serde_json::Value::Null)))
+                        .collect()
+                }),
                 file: &file.name,
                 line: file.line_index(o.span.start) + 1,
             }

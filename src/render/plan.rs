@@ -3,7 +3,7 @@
 use crate::analysis::cascade::{Cause, Garbage};
 use crate::load::Snapshot;
 use crate::model::{DepSide, Dialect, Link, ObjId, Object, RelKind};
-use crate::plan::{kept_reason, Mode, Plan};
+use crate::plan::{kept_reason, EventKind, Mode, Plan};
 use rayon::prelude::*;
 use serde::Serialize;
 use std::io::{self, Write};
@@ -16,6 +16,7 @@ pub fn reason(snapshot: &Snapshot, plan: &Plan, id: ObjId) -> String {
     let mut parts: Vec<String> = Vec::new();
     match plan.cascade.cause[id.index()] {
         Some(Cause::Target) if matches!(plan.options_mode, Mode::Delete(_)) => parts.push("target".into()),
+        Some(Cause::Target) if matches!(plan.options_mode, Mode::Prune(_)) => parts.push("absent from NEW".into()),
         Some(Cause::Target) => {
             // --all: say what owns it, if anything does.
             if let Some(r) = first_owner(plan, id) {
@@ -24,6 +25,11 @@ pub fn reason(snapshot: &Snapshot, plan: &Plan, id: ObjId) -> String {
         }
         Some(Cause::Garbage(Garbage::BeingDeleted)) => parts.push("being deleted (deletionTimestamp is set)".into()),
         Some(Cause::Garbage(Garbage::NoSolidOwner)) => parts.push(no_solid_owner(snapshot, plan, id)),
+        Some(Cause::Garbage(Garbage::RemovedFromModel)) => parts.push("garbage: in ObjectsCopy, not in Objects".into()),
+        Some(Cause::Garbage(Garbage::Unreachable)) => parts.push(match plan.root {
+            Some(r) => format!("garbage: unreachable from the root {}", plan.refs[r.index()]),
+            None => "garbage: unreachable (no root)".into(),
+        }),
         Some(Cause::Relation(r)) => {
             let rel = &plan.relations[r as usize];
             let from = &plan.refs[rel.from.index()];
@@ -44,12 +50,29 @@ pub fn reason(snapshot: &Snapshot, plan: &Plan, id: ObjId) -> String {
             .find(|r| r.kind == RelKind::DestroyAfter && r.declared_by == id && r.decl == j as u32);
         let Some(target) = target else { continue };
         match d.side {
+            DepSide::Before if o.dialect == Dialect::Murano => {
+                parts.push(format!("notifies {}", plan.refs[target.from.index()]))
+            }
             DepSide::Before => parts.push(format!("depends-on {}", plan.refs[target.from.index()])),
             DepSide::After => parts.push(format!("destroyed after {}", plan.refs[target.to.index()])),
         }
     }
     if o.dialect == Dialect::Pairs {
         parts.extend(pairs_after(plan, id));
+    }
+    if o.dialect == Dialect::Murano {
+        let mut subscribed: Vec<u32> = plan
+            .graph()
+            .around(id)
+            .filter(|&r| {
+                let r = &plan.relations[r as usize];
+                r.kind == RelKind::DestroyAfter && r.from == id && r.declared_by == r.to
+            })
+            .collect();
+        subscribed.sort_unstable();
+        for r in subscribed {
+            parts.push(format!("subscribed to {}", plan.refs[plan.relations[r as usize].to.index()]));
+        }
     }
     for f in plan.waits_for(o) {
         let controller = plan.graph().around(id).map(|r| &plan.relations[r as usize]).find(|r| {
@@ -186,7 +209,44 @@ pub fn table(snapshot: &Snapshot, plan: &Plan, out: &mut dyn Write) -> io::Resul
     for (&(id, _), reason) in plan.cascade.kept.iter().zip(&kept) {
         columns.line(["-", "keep", &plan.refs[id.index()], reason], &mut text);
     }
-    out.write_all(text.as_bytes())
+    out.write_all(text.as_bytes())?;
+    // Without subscriptions the events only repeat the steps.
+    if plan.events.iter().any(|e| e.kind != EventKind::Destroyed) {
+        out.write_all(b"\n")?;
+        out.write_all(events_table(plan).as_bytes())?;
+    }
+    Ok(())
+}
+
+/// Murano's notifications, in the order they happen.
+fn events_table(plan: &Plan) -> String {
+    let rows: Vec<[String; 5]> = plan
+        .events
+        .iter()
+        .map(|e| {
+            [
+                e.kind.as_str().to_string(),
+                e.step.to_string(),
+                plan.refs[e.object.index()].clone(),
+                e.subscriber.map(|s| plan.refs[s.index()].clone()).unwrap_or_default(),
+                e.handler.as_deref().unwrap_or("").to_string(),
+            ]
+        })
+        .collect();
+    let header = ["EVENT", "STEP", "OBJECT", "SUBSCRIBER", "HANDLER"];
+    let mut widths = header.map(|h| h.chars().count());
+    for row in &rows {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let columns = super::columns::Columns { widths };
+    let mut text = String::new();
+    columns.line(header, &mut text);
+    for row in &rows {
+        columns.line([&row[0], &row[1], &row[2], &row[3], &row[4]], &mut text);
+    }
+    text
 }
 
 /// The warnings, one a line, for stderr (formats that do not carry them).
@@ -250,8 +310,26 @@ struct ResourceOut<'a> {
     kept_by: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     owner: Option<&'a str>,
+    /// Murano: the type as written.
+    #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
+    type_name: Option<&'a str>,
+    /// Murano: surviving objects that refer to this one by id; it stays in
+    /// the model, marked `destroyed: true`.
+    #[serde(rename = "referencedBy", skip_serializing_if = "Vec::is_empty")]
+    referenced_by: Vec<&'a str>,
     file: &'a str,
     line: usize,
+}
+
+#[derive(Serialize)]
+struct EventOut<'a> {
+    event: &'static str,
+    step: u32,
+    object: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    subscriber: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    handler: Option<&'a str>,
 }
 
 /// The steps, made as they are written (see `BATCH`).
@@ -346,7 +424,7 @@ struct PlanOut<'a> {
     relaxed: Vec<RelaxedOut<'a>>,
     cycles: Vec<CycleOut<'a>>,
     warnings: Vec<WarningOut<'a>>,
-    events: Vec<()>,
+    events: Vec<EventOut<'a>>,
     inputs: Vec<InputOut<'a>>,
 }
 
@@ -361,7 +439,7 @@ fn resource<'a>(
     let file = snapshot.sources.get(o.span.file);
     let (uid, oid) = match o.dialect {
         Dialect::Kubernetes => (o.uid.as_deref(), None),
-        Dialect::Native | Dialect::Pairs => (None, Some(&*o.name)),
+        Dialect::Native | Dialect::Pairs | Dialect::Murano => (None, Some(&*o.name)),
     };
     ResourceOut {
         reference: &plan.refs[id.index()],
@@ -375,6 +453,16 @@ fn resource<'a>(
         waits_for: if action == "delete" { plan.waits_for(o).collect() } else { Vec::new() },
         kept_by: None,
         owner: None,
+        type_name: o.murano.as_deref().map(|m| &*m.type_name),
+        referenced_by: match action {
+            "delete" => plan
+                .still_referenced
+                .iter()
+                .find(|(t, _)| *t == id)
+                .map(|(_, by)| by.iter().map(|b| plan.refs[b.index()].as_str()).collect())
+                .unwrap_or_default(),
+            _ => Vec::new(),
+        },
         file: &file.name,
         line: file.line_index(o.span.start) + 1,
     }
@@ -434,7 +522,7 @@ fn plan_out<'a>(snapshot: &'a Snapshot, plan: &'a Plan) -> PlanOut<'a> {
         .map(|w| WarningOut { rule: w.rule.map(|r| r.id()), message: &w.message, refs: &w.refs })
         .collect();
     let targets = match &plan.options_mode {
-        Mode::Delete(t) => t.iter().map(|id| plan.refs[id.index()].as_str()).collect(),
+        Mode::Delete(t) | Mode::Prune(t) => t.iter().map(|id| plan.refs[id.index()].as_str()).collect(),
         _ => Vec::new(),
     };
     PlanOut {
@@ -449,7 +537,17 @@ fn plan_out<'a>(snapshot: &'a Snapshot, plan: &'a Plan) -> PlanOut<'a> {
         relaxed,
         cycles,
         warnings,
-        events: Vec::new(),
+        events: plan
+            .events
+            .iter()
+            .map(|e| EventOut {
+                event: e.kind.as_str(),
+                step: e.step,
+                object: &plan.refs[e.object.index()],
+                subscriber: e.subscriber.map(|s| plan.refs[s.index()].as_str()),
+                handler: e.handler.as_deref(),
+            })
+            .collect(),
         inputs,
     }
 }

@@ -1,0 +1,89 @@
+//! Murano's collection (`plan --gc` on Murano models): the objects a
+//! deployment destroys without being told to.
+//!
+//! - The offline change: objects that `ObjectsCopy` (the model after the
+//!   previous deployment) has and `Objects` (the new model) lacks.
+//! - The runtime collection: objects not reachable from the root through
+//!   properties, inline (ownership) or by id (a string equal to an object's
+//!   id). Objects only in `ObjectsCopy` keep nothing alive.
+//!
+//! Objects already `destroyed: true` are not destroyed again. Linear in
+//! objects, relations and the strings of the objects' properties.
+
+use super::cascade::Garbage;
+use crate::model::{ObjId, Object, RelKind, Relation, Section};
+use rustc_hash::FxHashMap;
+
+/// Murano objects by id (the first object of each id).
+pub fn ids(objects: &[Object]) -> FxHashMap<&str, ObjId> {
+    let mut by_id = FxHashMap::default();
+    for (i, o) in objects.iter().enumerate() {
+        if o.murano.is_some() {
+            by_id.entry(&*o.name).or_insert(ObjId(i as u32));
+        }
+    }
+    by_id
+}
+
+/// The root the collection starts from: the first top-level object of the
+/// first Murano document (of its `Objects` in a deployment task).
+pub fn default_root(objects: &[Object]) -> Option<ObjId> {
+    objects.iter().position(|o| o.murano.as_deref().is_some_and(|m| m.root)).map(|i| ObjId(i as u32))
+}
+
+fn old_only(o: &Object) -> bool {
+    o.murano.as_deref().is_some_and(|m| m.section == Section::Old)
+}
+
+/// For each object, the Murano objects it refers to by id, in the order of
+/// its (sorted) strings.
+pub fn references(objects: &[Object]) -> Vec<Vec<ObjId>> {
+    let by_id = ids(objects);
+    objects
+        .iter()
+        .enumerate()
+        .map(|(i, o)| match o.murano.as_deref() {
+            Some(m) => m.strings.iter().filter_map(|s| by_id.get(&**s).copied()).filter(|&t| t.index() != i).collect(),
+            None => Vec::new(),
+        })
+        .collect()
+}
+
+/// Murano objects the collector destroys, with why. `root` is `--root`, or
+/// the default root.
+pub fn seeds(objects: &[Object], rels: &[Relation], root: Option<ObjId>) -> Vec<(ObjId, Garbage)> {
+    let n = objects.len();
+    let refs = references(objects);
+    let mut children: Vec<Vec<ObjId>> = vec![Vec::new(); n];
+    for r in rels.iter().filter(|r| r.kind == RelKind::Owns) {
+        if objects[r.from.index()].murano.is_some() {
+            children[r.from.index()].push(r.to);
+        }
+    }
+    let mut reached = vec![false; n];
+    let mut stack: Vec<ObjId> = root.into_iter().filter(|r| !old_only(&objects[r.index()])).collect();
+    for &r in &stack {
+        reached[r.index()] = true;
+    }
+    while let Some(id) = stack.pop() {
+        for &next in children[id.index()].iter().chain(&refs[id.index()]) {
+            if !reached[next.index()] && !old_only(&objects[next.index()]) {
+                reached[next.index()] = true;
+                stack.push(next);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for (i, o) in objects.iter().enumerate() {
+        let Some(m) = o.murano.as_deref() else { continue };
+        if m.destroyed {
+            continue;
+        }
+        if m.section == Section::Old {
+            out.push((ObjId(i as u32), Garbage::RemovedFromModel));
+        } else if !reached[i] {
+            out.push((ObjId(i as u32), Garbage::Unreachable));
+        }
+    }
+    out
+}

@@ -1,0 +1,408 @@
+//! The `murano` dialect: Murano's serialized object model.
+//!
+//! Every object carries a `"?"` header (`id`, `type`, `name`, `destroyed`,
+//! `dependencies.onDestruction: [{subscriber, handler}]`, and attributes
+//! whose keys start with `_`). An object written inline in a property of
+//! another, at any depth of lists and maps, is owned by it; a string equal to
+//! a known id is a reference, not ownership. The same object written out
+//! again (same id) is the first one: later copies are references.
+//!
+//! A document is one object tree, a list of trees (an object store dump; the
+//! first is the root), or a deployment task holding `Objects` (the new model)
+//! and `ObjectsCopy` (the model after the previous deployment). Documents
+//! that only wrap a model (API responses) are walked the same way: the
+//! outermost objects are the trees.
+
+use crate::findings::{Finding, Rule};
+use crate::locate;
+use crate::model::{DepDecl, DepSide, DepTarget, Dialect, MuranoInfo, Object, OwnerRef, Section, Str};
+use crate::source::{FileId, Span};
+use rustc_hash::FxHashMap;
+use serde_yaml::{Mapping, Value};
+use std::ops::Range;
+
+/// Whether `doc` may hold a Murano header: a `"?"` (or `'?'`) key whose
+/// value is a map. Cheap (a substring search), so that other dialects do not
+/// pay for Murano.
+pub fn looks_like(doc: &str) -> bool {
+    let b = doc.as_bytes();
+    // `?` is rare in other documents: find each, then look around it.
+    for q in memchr::memchr_iter(b'?', b) {
+        let quoted = q > 0 && matches!(b[q - 1], b'"' | b'\'') && b.get(q + 1) == Some(&b[q - 1]);
+        if quoted {
+            let at = q - 1;
+            let mut j = at + 3;
+            while matches!(b.get(j), Some(b' ' | b'\t')) {
+                j += 1;
+            }
+            if b.get(j) != Some(&b':') {
+                continue;
+            }
+            j += 1;
+            while matches!(b.get(j), Some(b' ' | b'\t')) {
+                j += 1;
+            }
+            if matches!(b.get(j), Some(b'{' | b'\n' | b'\r')) {
+                return true;
+            }
+        }
+    }
+    false
+}
+
+/// Whether a parsed document holds at least one header with an id.
+pub fn has_header(v: &Value) -> bool {
+    match v {
+        Value::Mapping(m) => {
+            m.get("?").and_then(Value::as_mapping).is_some_and(|h| h.contains_key("id")) || m.values().any(has_header)
+        }
+        Value::Sequence(s) => s.iter().any(has_header),
+        Value::Tagged(t) => has_header(&t.value),
+        _ => false,
+    }
+}
+
+/// An object being read: its index in the output, for children and copies.
+struct Reader<'a> {
+    text: &'a str,
+    file: FileId,
+    doc: Range<usize>,
+    objects: Vec<Object>,
+    infos: Vec<MuranoInfo>,
+    by_id: FxHashMap<Str, usize>,
+    findings: Vec<Finding>,
+    /// Whether the document's root (its first top-level object) is known.
+    root_seen: bool,
+}
+
+fn scalar(v: &Value) -> Option<String> {
+    match v {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        Value::Bool(b) => Some(b.to_string()),
+        Value::Tagged(t) => scalar(&t.value),
+        _ => None,
+    }
+}
+
+/// `name/version@package`, or the `type` with `classVersion` and `package`.
+fn type_of(h: &Mapping) -> (Str, Str) {
+    let written = h.get("type").and_then(scalar).unwrap_or_default();
+    let short: &str = written.split(['/', '@']).next().unwrap_or("");
+    let mut full = written.clone();
+    if let Some(v) = h.get("classVersion").and_then(scalar) {
+        if !full.contains('/') {
+            full = format!("{full}/{v}");
+        }
+    }
+    if let Some(p) = h.get("package").and_then(scalar) {
+        if !full.contains('@') {
+            full = format!("{full}@{p}");
+        }
+    }
+    (short.into(), full.into())
+}
+
+impl Reader<'_> {
+    /// Where object `id`'s header is written (`occurrence` 0 for the first
+    /// header with that id): from its `?` key to the next header; and where
+    /// its id is.
+    fn header_span(&self, id: &str, occurrence: usize) -> (Span, Span) {
+        let b = self.text.as_bytes();
+        let mut from = self.doc.start;
+        let mut seen = 0;
+        while let Some(r) = locate::scalar_after(self.text, from..self.doc.end, id) {
+            if locate::written_after_key(self.text, r.start, "id") {
+                if seen == occurrence {
+                    let start = header_key_before(b, self.doc.start, r.start).unwrap_or(r.start);
+                    let end = next_header(b, r.end, self.doc.end).unwrap_or(self.doc.end);
+                    return (Span::new(self.file, start..end), Span::new(self.file, r));
+                }
+                seen += 1;
+            }
+            from = r.end;
+        }
+        let head = Span::new(self.file, locate::head(self.text, self.doc.clone()));
+        (head, head)
+    }
+
+    fn walk(&mut self, v: &Value, parent: Option<usize>, section: Section) {
+        match v {
+            Value::Mapping(m) => {
+                let header = m.get("?");
+                match header {
+                    Some(Value::Mapping(h)) if h.contains_key("id") => self.object(m, h, parent, section),
+                    Some(other) if !matches!(other, Value::Mapping(_)) => {
+                        let span = Span::new(self.file, locate::head(self.text, self.doc.clone()));
+                        self.findings.push(
+                            Finding::new(Rule::Td001, "a Murano `?` header that is not a map")
+                                .at(span, "in this document")
+                                .help("a header is `\"?\": {id, type, …}`"),
+                        );
+                    }
+                    _ => {
+                        if header.is_some() {
+                            let span = Span::new(self.file, locate::head(self.text, self.doc.clone()));
+                            self.findings.push(
+                                Finding::new(Rule::Td001, "a Murano object without an id")
+                                    .at(span, "in this document")
+                                    .help("every object's `?` header needs an `id`"),
+                            );
+                        }
+                        for (k, child) in m {
+                            if k.as_str() == Some("?") {
+                                continue;
+                            }
+                            self.walk(child, parent, section);
+                        }
+                    }
+                }
+            }
+            Value::Sequence(s) => {
+                for child in s {
+                    self.walk(child, parent, section);
+                }
+            }
+            Value::Tagged(t) => self.walk(&t.value, parent, section),
+            Value::String(s) => {
+                if let Some(p) = parent {
+                    self.infos[p].strings.push(s.as_str().into());
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn object(&mut self, m: &Mapping, h: &Mapping, parent: Option<usize>, section: Section) {
+        let Some(id) = h.get("id").and_then(scalar).filter(|s| !s.is_empty()) else {
+            let span = Span::new(self.file, locate::head(self.text, self.doc.clone()));
+            self.findings
+                .push(Finding::new(Rule::Td001, "a Murano object with an empty id").at(span, "in this document"));
+            return;
+        };
+        let id: Str = id.into();
+        let (kind, full_type) = type_of(h);
+        if let Some(&i) = self.by_id.get(&id) {
+            // Written out again: the same object, referred to from here.
+            if let Some(p) = parent {
+                self.infos[p].strings.push(id.clone());
+            }
+            self.infos[i].section = self.infos[i].section.with(section);
+            self.infos[i].copies += 1;
+            if self.objects[i].kind != kind {
+                let (_, again) = self.header_span(&id, self.infos[i].copies as usize);
+                let (_, first) = self.header_span(&id, 0);
+                self.findings.push(
+                    Finding::new(
+                        Rule::Td002,
+                        format!("two different objects ({} and {kind}) have the id {id}", self.objects[i].kind),
+                    )
+                    .at(again, "again here")
+                    .also(first, "first defined here")
+                    .refs([id.to_string()])
+                    .help("a Murano id names one object; the later one is read as a copy of the first"),
+                );
+            }
+            for (k, child) in m {
+                if k.as_str() != Some("?") {
+                    self.walk(child, Some(i), section);
+                }
+            }
+            return;
+        }
+        let (span, _) = self.header_span(&id, 0);
+        let mut deps = Vec::new();
+        let mut handlers = Vec::new();
+        let subscriptions = h
+            .get("dependencies")
+            .and_then(Value::as_mapping)
+            .and_then(|d| d.get("onDestruction"))
+            .and_then(Value::as_sequence);
+        for s in subscriptions.into_iter().flatten() {
+            let Some(subscriber) = s.get("subscriber").and_then(scalar) else { continue };
+            let subscriber: Str = subscriber.into();
+            deps.push(DepDecl { text: subscriber.clone(), target: DepTarget::Id(subscriber), side: DepSide::Before });
+            handlers.push(s.get("handler").and_then(scalar).map(Str::from));
+        }
+        let attributes = h
+            .iter()
+            .filter_map(|(k, v)| {
+                let k = k.as_str()?;
+                k.starts_with('_').then(|| (Str::from(k), Str::from(serde_json::to_string(v).unwrap_or_default())))
+            })
+            .collect();
+        let owners: Box<[OwnerRef]> = match parent {
+            Some(p) => {
+                let pid = self.objects[p].name.clone();
+                Box::new([OwnerRef {
+                    group: "".into(),
+                    kind: self.objects[p].kind.clone(),
+                    name: pid.clone(),
+                    uid: Some(pid),
+                    controller: false,
+                    block_owner_deletion: false,
+                }])
+            }
+            None => Box::default(),
+        };
+        let root = parent.is_none() && !self.root_seen && section != Section::Old;
+        self.root_seen |= root;
+        let index = self.objects.len();
+        self.objects.push(Object {
+            dialect: Dialect::Murano,
+            group: "".into(),
+            kind,
+            namespace: None,
+            namespace_written: false,
+            name: id.clone(),
+            uid: Some(id.clone()),
+            labels: Box::default(),
+            owners,
+            deps: deps.into(),
+            finalizers: Box::default(),
+            deletion_timestamp: None,
+            crd: None,
+            span,
+            murano: None,
+        });
+        self.infos.push(MuranoInfo {
+            type_name: full_type,
+            name: h.get("name").and_then(scalar).map(Str::from),
+            destroyed: h.get("destroyed").and_then(Value::as_bool).unwrap_or(false),
+            handlers: handlers.into(),
+            strings: Vec::new(),
+            attributes,
+            section,
+            root,
+            copies: 0,
+        });
+        self.by_id.insert(id, index);
+        for (k, child) in m {
+            if k.as_str() != Some("?") {
+                self.walk(child, Some(index), section);
+            }
+        }
+    }
+}
+
+/// The `?` key of the header whose id is at `at`: the last one before it.
+fn header_key_before(b: &[u8], start: usize, at: usize) -> Option<usize> {
+    let hay = &b[start..at];
+    let a = memchr::memmem::rfind(hay, b"\"?\"");
+    let c = memchr::memmem::rfind(hay, b"'?'");
+    a.max(c).map(|i| start + i)
+}
+
+/// The next header's `?` key after `from`.
+fn next_header(b: &[u8], from: usize, end: usize) -> Option<usize> {
+    let hay = &b[from..end];
+    let a = memchr::memmem::find(hay, b"\"?\"");
+    let c = memchr::memmem::find(hay, b"'?'");
+    match (a, c) {
+        (Some(x), Some(y)) => Some(from + x.min(y)),
+        (x, y) => x.or(y).map(|i| from + i),
+    }
+}
+
+/// Read a parsed Murano document (`doc` is its range in `text`).
+pub fn convert(value: &Value, text: &str, file: FileId, doc: Range<usize>) -> (Vec<Object>, Vec<Finding>) {
+    let mut r = Reader {
+        text,
+        file,
+        doc,
+        objects: Vec::new(),
+        infos: Vec::new(),
+        by_id: FxHashMap::default(),
+        findings: Vec::new(),
+        root_seen: false,
+    };
+    let task = value
+        .as_mapping()
+        .filter(|m| !m.contains_key("?") && (m.contains_key("Objects") || m.contains_key("ObjectsCopy")));
+    match task {
+        Some(m) => {
+            let has_copy = m.get("ObjectsCopy").is_some_and(|v| !v.is_null());
+            let new = if has_copy { Section::New } else { Section::Model };
+            if let Some(objects) = m.get("Objects") {
+                r.walk(objects, None, new);
+            }
+            if let Some(copy) = m.get("ObjectsCopy") {
+                r.walk(copy, None, Section::Old);
+            }
+        }
+        None => r.walk(value, None, Section::Model),
+    }
+    let objects = r
+        .objects
+        .into_iter()
+        .zip(r.infos)
+        .map(|(mut o, mut info)| {
+            info.strings.sort_unstable();
+            info.strings.dedup();
+            o.murano = Some(Box::new(info));
+            o
+        })
+        .collect();
+    (objects, r.findings)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(text: &str) -> (Vec<Object>, Vec<Finding>) {
+        let v: Value = serde_yaml::from_str(text).unwrap();
+        convert(&v, text, FileId(0), 0..text.len())
+    }
+
+    #[test]
+    fn recognises_headers_cheaply() {
+        assert!(looks_like("{\"?\": {\"id\": \"a\"}}"));
+        assert!(looks_like("'?':\n  id: a\n"));
+        assert!(looks_like("x:\n  '?': {id: a}\n"));
+        assert!(!looks_like("metadata:\n  annotations:\n    q: \"?\"\n"));
+    }
+
+    #[test]
+    fn nesting_is_ownership_and_ids_are_references() {
+        let (objects, findings) = read(
+            "'?': {id: env, type: io.murano.Environment}\n\
+             apps:\n\
+             - '?': {id: app, type: 'x.App/1.0@pkg'}\n  \
+               server: vm\n  \
+               instance:\n    \
+                 '?': {id: vm, type: x.Vm}\n",
+        );
+        assert!(findings.is_empty());
+        let ids: Vec<&str> = objects.iter().map(|o| &*o.name).collect();
+        assert_eq!(ids, ["env", "app", "vm"]);
+        assert_eq!(&*objects[1].owners[0].name, "env");
+        assert_eq!(&*objects[2].owners[0].name, "app");
+        assert_eq!(&*objects[1].kind, "x.App");
+        let info = objects[1].murano.as_deref().unwrap();
+        assert_eq!(&*info.type_name, "x.App/1.0@pkg");
+        assert!(info.strings.iter().any(|s| &**s == "vm"));
+        assert!(objects[0].murano.as_deref().unwrap().root);
+    }
+
+    #[test]
+    fn copies_are_the_same_object() {
+        let (objects, findings) = read(
+            "'?': {id: env, type: E}\n\
+             a:\n  '?': {id: x, type: T}\n\
+             b:\n  '?': {id: x, type: T}\n",
+        );
+        assert!(findings.is_empty());
+        assert_eq!(objects.len(), 2);
+    }
+
+    #[test]
+    fn subscriptions_become_destruction_dependencies() {
+        let (objects, _) =
+            read("'?': {id: b, type: T, dependencies: {onDestruction: [{subscriber: a, handler: onGone}]}}\n");
+        let d = &objects[0].deps[0];
+        assert_eq!(d.target, DepTarget::Id("a".into()));
+        assert_eq!(d.side, DepSide::Before);
+        assert_eq!(objects[0].murano.as_deref().unwrap().handlers[0].as_deref(), Some("onGone"));
+    }
+}
