@@ -218,3 +218,15 @@ fn the_real_world_subscriptions_order_networks_before_regions() {
     assert!(s[1].contains(&"c80e33dd67a44f489b2f04818b72f404".to_string()));
     assert_eq!(s[2], ["f7f22c174070455c9cafc59391402bdc"]);
 }
+
+#[test]
+fn a_broken_model_is_a_parse_error_at_its_line() {
+    let (code, out, _) = common::run_stdin(
+        &["check", "-o", "json", "--dialect", "murano"],
+        "{\"?\": {\"id\": \"a\", \"type\": \"T\"},\n \"x\": {\"?\": {\"id\": \"b\" \"type\": \"T\"}}}\n",
+    );
+    assert_eq!(code, 2);
+    let report: Value = serde_json::from_str(&out).unwrap();
+    let f = &report["findings"][0];
+    assert_eq!((f["rule"].as_str(), f["line"].as_u64(), f["column"].as_u64()), (Some("TD001"), Some(2), Some(24)));
+}

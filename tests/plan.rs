@@ -411,3 +411,23 @@ fn explain_names_the_chains() {
          why step 2:\n  Child (step 2)\n  └ is destroyed after Parent (step 1)\n"
     );
 }
+
+#[test]
+fn prune_deletes_what_new_lacks_and_warns_about_what_comes_back() {
+    // NEW has the Deployment and the Service: the ReplicaSets and Pods are
+    // absent from it, Pods first; the Deployment stays and will recreate
+    // the ReplicaSets.
+    let (code, v) = plan(&["--prune", "fixtures/plan/prune-new.yaml", "fixtures/plan/deployment.yaml"]);
+    assert_eq!(code, 0, "{v}");
+    assert_eq!(
+        steps(&v),
+        [
+            vec!["Pod/prod/web-5d4f-c", "Pod/prod/web-6b7c-a", "Pod/prod/web-6b7c-b"],
+            vec!["ReplicaSet.apps/prod/web-5d4f", "ReplicaSet.apps/prod/web-6b7c"],
+        ]
+    );
+    assert_eq!(v["mode"], "prune");
+    let warnings = v["warnings"].as_array().unwrap();
+    assert_eq!(warnings.len(), 2);
+    assert!(warnings.iter().all(|w| w["message"].as_str().unwrap().contains("will recreate it")));
+}
