@@ -148,6 +148,8 @@ pub struct Plan {
     pub still_referenced: Vec<(ObjId, Vec<ObjId>)>,
     /// Where Murano's collection started (`--gc`).
     pub root: Option<ObjId>,
+    /// Which objects are Murano objects (empty when none is).
+    pub murano: Vec<bool>,
 }
 
 impl Plan {
@@ -413,6 +415,10 @@ pub fn build(snapshot: &Snapshot, options: &Options) -> Result<Plan, PlanError> 
         events,
         still_referenced,
         root: if options.mode == Mode::Gc { root } else { None },
+        murano: match objects.iter().any(|o| o.murano.is_some()) {
+            true => objects.iter().map(|o| o.murano.is_some()).collect(),
+            false => Vec::new(),
+        },
         options_mode: options.mode.clone(),
         cascade_mode: options.cascade,
         multi_owner: options.multi_owner,

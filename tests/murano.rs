@@ -230,3 +230,11 @@ fn a_broken_model_is_a_parse_error_at_its_line() {
     let f = &report["findings"][0];
     assert_eq!((f["rule"].as_str(), f["line"].as_u64(), f["column"].as_u64()), (Some("TD001"), Some(2), Some(24)));
 }
+
+#[test]
+fn explain_says_why_a_subscriber_waits() {
+    let (code, out, err) = run(&["explain", "id:net", "--all", "fixtures/murano/app-net-vms.json"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("net: deleted in step 2 of 3"), "{out}");
+    assert!(out.contains("goes after vm1, whose destruction it subscribed to (step 1)"), "{out}");
+}

@@ -20,6 +20,9 @@ fn order_phrase(plan: &Plan, r: &Relation) -> String {
     let next = &plan.refs[r.to.index()];
     match r.kind {
         RelKind::Owns | RelKind::Contains | RelKind::Defines => format!("{} {next}", cascade_verb(r)),
+        RelKind::DestroyAfter if r.declared_by == r.to && plan.murano.get(r.to.index()) == Some(&true) => {
+            format!("goes after {next}, whose destruction it subscribed to")
+        }
         RelKind::DestroyAfter if r.declared_by == r.to => format!("goes after {next}, which depends on it"),
         RelKind::DestroyAfter => format!("is destroyed after {next}"),
         RelKind::Finalizer => format!("goes after {next}, whose finalizer its controller removes"),
