@@ -11,7 +11,7 @@ use crate::error::Error;
 use crate::findings::{Finding, Severity, SeverityPolicy};
 use crate::graph::Graph;
 use crate::load::{self, LoadOptions, Snapshot};
-use crate::model::ObjId;
+use crate::model::{ObjId, Section};
 use crate::plan::{self, Mode, Plan};
 use crate::render;
 use crate::select::Query;
@@ -212,9 +212,15 @@ fn make_plan(
     }
     let root = match &flags.root {
         None => None,
+        Some(_) if !flags.gc => return Err(Error::Usage("--root is where --gc starts; give --gc".into())),
         Some(id) => {
             let id = id.strip_prefix("id:").unwrap_or(id);
             match snapshot.objects.iter().position(|o| o.murano.is_some() && *o.name == *id) {
+                Some(i) if snapshot.objects[i].murano.as_deref().is_some_and(|m| m.section == Section::Old) => {
+                    return Err(Error::Usage(format!(
+                        "--root {id}: that object is only in ObjectsCopy, not in the model (Objects)"
+                    )));
+                }
                 Some(i) => Some(ObjId(i as u32)),
                 None => {
                     return Err(Error::NoMatch { selector: format!("--root {id}"), suggestions: Vec::new() });

@@ -66,31 +66,6 @@ pub fn scalar_after(text: &str, span: Range<usize>, value: &str) -> Option<Range
     None
 }
 
-/// Whether the scalar at `at` is the value of `key` (`key: v`, `"key": "v"`).
-pub fn written_after_key(text: &str, at: usize, key: &str) -> bool {
-    let b = text.as_bytes();
-    let mut i = at;
-    if i > 0 && matches!(b[i - 1], b'"' | b'\'') {
-        i -= 1;
-    }
-    while i > 0 && matches!(b[i - 1], b' ' | b'\t') {
-        i -= 1;
-    }
-    if i == 0 || b[i - 1] != b':' {
-        return false;
-    }
-    i -= 1;
-    while i > 0 && matches!(b[i - 1], b' ' | b'\t') {
-        i -= 1;
-    }
-    if i > 0 && matches!(b[i - 1], b'"' | b'\'') {
-        i -= 1;
-    }
-    i >= key.len()
-        && &b[i - key.len()..i] == key.as_bytes()
-        && (i == key.len() || !(b[i - key.len() - 1].is_ascii_alphanumeric() || b[i - key.len() - 1] == b'_'))
-}
-
 /// The first line of `text[span]` without leading `- ` and whitespace: where
 /// a finding about the whole object points.
 pub fn head(text: &str, span: Range<usize>) -> Range<usize> {

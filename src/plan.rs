@@ -146,7 +146,7 @@ pub struct Plan {
     /// refer to by id (they stay in the model, marked `destroyed: true`), with
     /// those objects.
     pub still_referenced: Vec<(ObjId, Vec<ObjId>)>,
-    /// Where Murano's collection started (`--gc`).
+    /// `--root`: where Murano's collection started (else at each model's root).
     pub root: Option<ObjId>,
     /// Which objects are Murano objects (empty when none is).
     pub murano: Vec<bool>,
@@ -234,13 +234,16 @@ pub fn build(snapshot: &Snapshot, options: &Options) -> Result<Plan, PlanError> 
     let rank = reference_ranks(&refs);
     t.lap("  rank");
 
-    let root = options.root.or_else(|| gc::default_root(objects));
+    let roots = match options.root {
+        Some(r) => vec![r],
+        None => gc::default_roots(objects),
+    };
     let seeds: Vec<(ObjId, Cause)> = match &options.mode {
         Mode::Delete(targets) | Mode::Prune(targets) => targets.iter().map(|&t| (t, Cause::Target)).collect(),
         Mode::All => (0..objects.len() as u32).map(|i| (ObjId(i), Cause::Target)).collect(),
         Mode::Gc => {
             let mut seeds = cascade::gc_seeds(objects, &relations, graph());
-            seeds.extend(gc::seeds(objects, &relations, root));
+            seeds.extend(gc::seeds(objects, &relations, &roots));
             seeds.sort_by_key(|&(id, _)| id);
             seeds.into_iter().map(|(id, why)| (id, Cause::Garbage(why))).collect()
         }
@@ -255,13 +258,25 @@ pub fn build(snapshot: &Snapshot, options: &Options) -> Result<Plan, PlanError> 
             &cascade::Options { cascade: options.cascade, multi_owner: options.multi_owner },
         ),
     };
-    // Murano objects already destroyed are not destroyed again.
+    // Murano objects already destroyed are not destroyed again. Murano's
+    // collection and prune name every object they destroy: what the
+    // ownership cascade adds beyond them is still reached from the root, or
+    // still in the new model (moved to another owner).
     for (i, o) in objects.iter().enumerate() {
-        if o.murano.as_deref().is_some_and(|m| m.destroyed) && cascade.cause[i].is_some() {
+        let Some(m) = o.murano.as_deref() else { continue };
+        let spare = match (&cascade.cause[i], &options.mode) {
+            (None, _) => None,
+            _ if m.destroyed => Some(KeptBy::AlreadyDestroyed),
+            (Some(Cause::Relation(_)), Mode::Gc) => Some(KeptBy::Reachable),
+            (Some(Cause::Relation(_)), Mode::Prune(_)) => Some(KeptBy::InNewModel),
+            _ => None,
+        };
+        if let Some(by) = spare {
             cascade.cause[i] = None;
-            cascade.kept.push((ObjId(i as u32), KeptBy::AlreadyDestroyed));
+            cascade.kept.push((ObjId(i as u32), by));
         }
     }
+    cascade.kept.sort_by_key(|(id, _)| rank[id.index()]);
     t.lap("  cascade");
     cascade.kept.sort_by_key(|(id, _)| rank[id.index()]);
     cascade.orphaned.sort_by_key(|(id, _)| rank[id.index()]);
@@ -414,7 +429,7 @@ pub fn build(snapshot: &Snapshot, options: &Options) -> Result<Plan, PlanError> 
     Ok(Plan {
         events,
         still_referenced,
-        root: if options.mode == Mode::Gc { root } else { None },
+        root: options.root,
         murano: match objects.iter().any(|o| o.murano.is_some()) {
             true => objects.iter().map(|o| o.murano.is_some()).collect(),
             false => Vec::new(),
@@ -573,5 +588,7 @@ pub fn kept_reason(plan: &Plan, by: KeptBy) -> (String, Option<String>) {
             )
         }
         KeptBy::AlreadyDestroyed => ("already destroyed (`destroyed: true`)".into(), None),
+        KeptBy::Reachable => ("still reachable from the root".into(), None),
+        KeptBy::InNewModel => ("still in the new model".into(), None),
     }
 }

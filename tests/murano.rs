@@ -238,3 +238,83 @@ fn explain_says_why_a_subscriber_waits() {
     assert!(out.contains("net: deleted in step 2 of 3"), "{out}");
     assert!(out.contains("goes after vm1, whose destruction it subscribed to (step 1)"), "{out}");
 }
+
+// Edge cases found in review: fixtures/murano/edge/README.md.
+
+fn kept(plan: &Value) -> Vec<(String, String)> {
+    plan["kept"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| (k["ref"].as_str().unwrap().to_string(), k["reason"].as_str().unwrap().to_string()))
+        .collect()
+}
+
+#[test]
+fn gc_spares_what_the_root_still_reaches_by_id() {
+    // stray is unreachable, but env refers to d1 (inside stray) by id.
+    let plan = plan_json(&["--gc", "fixtures/murano/edge/gc-reach.yaml"]);
+    assert_eq!(steps(&plan), [["stray"]]);
+    assert_eq!(kept(&plan), [("d1".to_string(), "still reachable from the root".to_string())]);
+    // The root itself is never collected, even below an unreachable owner.
+    let plan = plan_json(&["--gc", "--root", "vm1", "fixtures/murano/app-net-vm1.json"]);
+    assert_eq!(steps(&plan), [["app"]]);
+    assert_eq!(kept(&plan).len(), 2);
+}
+
+#[test]
+fn prune_spares_an_object_that_moved_to_another_owner() {
+    let plan = plan_json(&["--prune", "fixtures/murano/edge/moved-new.yaml", "fixtures/murano/edge/moved-old.yaml"]);
+    assert_eq!(steps(&plan), [["app1"]]);
+    assert_eq!(kept(&plan), [("vol".to_string(), "still in the new model".to_string())]);
+}
+
+#[test]
+fn references_only_the_old_model_makes_keep_nothing_alive() {
+    // Only ObjectsCopy's env uses t2 and k: t2 (in Objects) is unreachable,
+    // k (only in ObjectsCopy) was removed.
+    let plan = plan_json(&["--gc", "fixtures/murano/edge/task2.yaml"]);
+    assert_eq!(steps(&plan), [["k", "t2"]]);
+}
+
+#[test]
+fn each_document_is_a_model_with_its_own_root() {
+    let plan = plan_json(&["--gc", "fixtures/murano/edge/two-docs.yaml"]);
+    assert_eq!(steps(&plan), Vec::<Vec<String>>::new());
+    let plan = plan_json(&["--gc", "--root", "envA", "fixtures/murano/edge/two-docs.yaml"]);
+    assert_eq!(steps(&plan), [vec!["appB"], vec!["envB"]]);
+}
+
+#[test]
+fn root_needs_gc_and_a_live_object() {
+    let (code, _, err) = run(&["plan", "--all", "--root", "env", "fixtures/murano/deployment-task.yaml"]);
+    assert_eq!((code, err.contains("give --gc")), (2, true), "{err}");
+    let (code, _, err) = run(&["plan", "--gc", "--root", "app2", "fixtures/murano/deployment-task.yaml"]);
+    assert_eq!((code, err.contains("only in ObjectsCopy")), (2, true), "{err}");
+}
+
+#[test]
+fn findings_point_at_the_header_not_at_a_property_with_the_same_value() {
+    let (_, report) = check_json(&["fixtures/murano/edge/line.yaml"]);
+    let f = &report["findings"][0];
+    assert_eq!((f["rule"].as_str(), f["line"].as_u64()), (Some("TD010"), Some(7)));
+}
+
+#[test]
+fn models_are_recognised_whatever_their_top_level_keys() {
+    for (file, refs) in [
+        ("res.json", vec!["a", "env"]),
+        ("cm.yaml", vec!["env"]),
+        ("numid2.yaml", vec!["1", "2"]),
+        ("k8s-cr-embed.yaml", vec!["ConfigMap/default/cm", "Thing.example.com/default/t"]),
+        ("k8s-list-embed.yaml", vec!["ConfigMap/default/cm", "Thing.example.com/default/t"]),
+    ] {
+        let plan = plan_json(&["--all", &format!("fixtures/murano/edge/{file}")]);
+        let mut all = steps(&plan).concat();
+        all.sort();
+        assert_eq!(all, refs, "{file}");
+    }
+    // A number equal to an id is a reference too: 2 survives --gc.
+    let plan = plan_json(&["--gc", "fixtures/murano/edge/numid2.yaml"]);
+    assert_eq!(steps(&plan), Vec::<Vec<String>>::new());
+}

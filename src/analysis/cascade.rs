@@ -85,6 +85,10 @@ pub enum KeptBy {
     NamespacedOwner(u32),
     /// Murano: `destroyed: true`; not destroyed again.
     AlreadyDestroyed,
+    /// Murano (`--gc`): the root still reaches it, inline or by id.
+    Reachable,
+    /// Murano (`--prune`): the new model still holds it.
+    InNewModel,
 }
 
 pub struct Cascade {

@@ -25,10 +25,14 @@ pub fn ids(objects: &[Object]) -> FxHashMap<&str, ObjId> {
     by_id
 }
 
-/// The root the collection starts from: the first top-level object of the
-/// first Murano document (of its `Objects` in a deployment task).
-pub fn default_root(objects: &[Object]) -> Option<ObjId> {
-    objects.iter().position(|o| o.murano.as_deref().is_some_and(|m| m.root)).map(|i| ObjId(i as u32))
+/// The roots the collection starts from: the first top-level object of each
+/// Murano document (of its `Objects` in a deployment task). Each document
+/// is a model of its own (an environment).
+pub fn default_roots(objects: &[Object]) -> Vec<ObjId> {
+    (0..objects.len())
+        .filter(|&i| objects[i].murano.as_deref().is_some_and(|m| m.root))
+        .map(|i| ObjId(i as u32))
+        .collect()
 }
 
 fn old_only(o: &Object) -> bool {
@@ -49,9 +53,9 @@ pub fn references(objects: &[Object]) -> Vec<Vec<ObjId>> {
         .collect()
 }
 
-/// Murano objects the collector destroys, with why. `root` is `--root`, or
-/// the default root.
-pub fn seeds(objects: &[Object], rels: &[Relation], root: Option<ObjId>) -> Vec<(ObjId, Garbage)> {
+/// Murano objects the collector destroys, with why. `roots` are `--root`,
+/// or the default roots.
+pub fn seeds(objects: &[Object], rels: &[Relation], roots: &[ObjId]) -> Vec<(ObjId, Garbage)> {
     let n = objects.len();
     let refs = references(objects);
     let mut children: Vec<Vec<ObjId>> = vec![Vec::new(); n];
@@ -61,7 +65,7 @@ pub fn seeds(objects: &[Object], rels: &[Relation], root: Option<ObjId>) -> Vec<
         }
     }
     let mut reached = vec![false; n];
-    let mut stack: Vec<ObjId> = root.into_iter().filter(|r| !old_only(&objects[r.index()])).collect();
+    let mut stack: Vec<ObjId> = roots.iter().copied().filter(|r| !old_only(&objects[r.index()])).collect();
     for &r in &stack {
         reached[r.index()] = true;
     }

@@ -82,7 +82,12 @@ fn parse_murano(
     } else {
         serde_yaml::from_str(doc).map_err(|e| yaml_error(text, id, range.start, &e))
     };
+    // A Kubernetes object (or List) that embeds a Murano model in its spec
+    // is a Kubernetes object.
+    let kubernetes =
+        |v: &serde_yaml::Value| v.get("kind").is_some() && (v.get("apiVersion").is_some() || v.get("items").is_some());
     match parsed {
+        Ok(value) if forced.is_none() && kubernetes(&value) => false,
         Ok(value) if murano::has_header(&value) => {
             let (objects, findings) = murano::convert(&value, text, id, range);
             out.objects.extend(objects);
@@ -601,10 +606,11 @@ fn json_object_units(text: &str, i: usize, forced: Option<Dialect>, out: &mut Ve
             Some(r) => Some(serde_json::from_str::<raw::LenientStr>(&text[r.clone()]).ok()?.0),
         }
     };
-    if forced.is_none() && (field[0].is_none() || members.iter().any(|(k, _)| &text[k.clone()] == "\"?\"")) {
+    if forced.is_none() && field[0].is_none() {
         // No `kind`: a Murano model (or an API response wrapping one), a
         // native document, or an error; the general path tells which.
-        if field[3].is_none() && field[4].is_none() {
+        let header = members.iter().any(|(k, _)| &text[k.clone()] == "\"?\"");
+        if header || (field[3].is_none() && field[4].is_none()) {
             out.push(Unit::Doc(i..end));
             return Some(end);
         }

@@ -42,7 +42,9 @@ pub fn looks_like(doc: &str) -> bool {
             while matches!(b.get(j), Some(b' ' | b'\t')) {
                 j += 1;
             }
-            if matches!(b.get(j), Some(b'{' | b'\n' | b'\r')) {
+            // A map: in flow style, or in block style on the next lines
+            // (perhaps after an anchor, a tag or a comment).
+            if matches!(b.get(j), Some(b'{' | b'\n' | b'\r' | b'&' | b'!' | b'#')) {
                 return true;
             }
         }
@@ -73,6 +75,8 @@ struct Reader<'a> {
     findings: Vec<Finding>,
     /// Whether the document's root (its first top-level object) is known.
     root_seen: bool,
+    /// Headers by id (see `header_index`).
+    headers: Option<HeaderIndex>,
 }
 
 fn scalar(v: &Value) -> Option<String> {
@@ -106,24 +110,20 @@ fn type_of(h: &Mapping) -> (Str, Str) {
 impl Reader<'_> {
     /// Where object `id`'s header is written (`occurrence` 0 for the first
     /// header with that id): from its `?` key to the next header; and where
-    /// its id is.
-    fn header_span(&self, id: &str, occurrence: usize) -> (Span, Span) {
-        let b = self.text.as_bytes();
-        let mut from = self.doc.start;
-        let mut seen = 0;
-        while let Some(r) = locate::scalar_after(self.text, from..self.doc.end, id) {
-            if locate::written_after_key(self.text, r.start, "id") {
-                if seen == occurrence {
-                    let start = header_key_before(b, self.doc.start, r.start).unwrap_or(r.start);
-                    let end = next_header(b, r.end, self.doc.end).unwrap_or(self.doc.end);
-                    return (Span::new(self.file, start..end), Span::new(self.file, r));
-                }
-                seen += 1;
-            }
-            from = r.end;
+    /// its id is. Headers are found in one pass over the document, the first
+    /// time one is asked for.
+    fn header_span(&mut self, id: &str, occurrence: usize) -> (Span, Span) {
+        if self.headers.is_none() {
+            self.headers = Some(header_index(self.text, self.doc.clone()));
         }
-        let head = Span::new(self.file, locate::head(self.text, self.doc.clone()));
-        (head, head)
+        let found = self.headers.as_ref().and_then(|h| h.get(id)).and_then(|all| all.get(occurrence));
+        match found {
+            Some((header, id)) => (Span::new(self.file, header.clone()), Span::new(self.file, id.clone())),
+            None => {
+                let head = Span::new(self.file, locate::head(self.text, self.doc.clone()));
+                (head, head)
+            }
+        }
     }
 
     fn walk(&mut self, v: &Value, parent: Option<usize>, section: Section) {
@@ -164,9 +164,14 @@ impl Reader<'_> {
                 }
             }
             Value::Tagged(t) => self.walk(&t.value, parent, section),
-            Value::String(s) => {
-                if let Some(p) = parent {
-                    self.infos[p].strings.push(s.as_str().into());
+            Value::String(_) | Value::Number(_) => {
+                // What only ObjectsCopy says of an object in the model refers to nothing now.
+                let Some(p) = parent.filter(|&p| section != Section::Old || self.infos[p].section == Section::Old)
+                else {
+                    return;
+                };
+                if let Some(s) = scalar(v) {
+                    self.infos[p].strings.push(s.into());
                 }
             }
             _ => {}
@@ -178,13 +183,19 @@ impl Reader<'_> {
             let span = Span::new(self.file, locate::head(self.text, self.doc.clone()));
             self.findings
                 .push(Finding::new(Rule::Td001, "a Murano object with an empty id").at(span, "in this document"));
+            // Its properties are still read, as if it were a plain map.
+            for (k, child) in m {
+                if k.as_str() != Some("?") {
+                    self.walk(child, parent, section);
+                }
+            }
             return;
         };
         let id: Str = id.into();
         let (kind, full_type) = type_of(h);
         if let Some(&i) = self.by_id.get(&id) {
             // Written out again: the same object, referred to from here.
-            if let Some(p) = parent {
+            if let Some(p) = parent.filter(|&p| section != Section::Old || self.infos[p].section == Section::Old) {
                 self.infos[p].strings.push(id.clone());
             }
             self.infos[i].section = self.infos[i].section.with(section);
@@ -274,6 +285,7 @@ impl Reader<'_> {
             attributes,
             section,
             root,
+            model_root: None,
             copies: 0,
         });
         self.by_id.insert(id, index);
@@ -285,23 +297,58 @@ impl Reader<'_> {
     }
 }
 
-/// The `?` key of the header whose id is at `at`: the last one before it.
-fn header_key_before(b: &[u8], start: usize, at: usize) -> Option<usize> {
-    let hay = &b[start..at];
-    let a = memchr::memmem::rfind(hay, b"\"?\"");
-    let c = memchr::memmem::rfind(hay, b"'?'");
-    a.max(c).map(|i| start + i)
-}
+/// Headers by the id written in them: (the header, from its `?` key to the
+/// next header; the id), in text order.
+type HeaderIndex = FxHashMap<String, Vec<(Range<usize>, Range<usize>)>>;
 
-/// The next header's `?` key after `from`.
-fn next_header(b: &[u8], from: usize, end: usize) -> Option<usize> {
-    let hay = &b[from..end];
-    let a = memchr::memmem::find(hay, b"\"?\"");
-    let c = memchr::memmem::find(hay, b"'?'");
-    match (a, c) {
-        (Some(x), Some(y)) => Some(from + x.min(y)),
-        (x, y) => x.or(y).map(|i| from + i),
+/// Every header of `text[doc]`, by the id written in it: (from its `?` key
+/// to the next header, its id), in text order.
+fn header_index(text: &str, doc: Range<usize>) -> HeaderIndex {
+    let b = text.as_bytes();
+    let mut keys = Vec::new();
+    for q in memchr::memchr_iter(b'?', &b[doc.clone()]).map(|q| doc.start + q) {
+        if q > doc.start && matches!(b[q - 1], b'"' | b'\'') && b.get(q + 1) == Some(&b[q - 1]) {
+            let mut j = q + 2;
+            while matches!(b.get(j), Some(b' ' | b'\t')) {
+                j += 1;
+            }
+            if b.get(j) == Some(&b':') {
+                keys.push(q - 1);
+            }
+        }
     }
+    let mut out: HeaderIndex = FxHashMap::default();
+    for (n, &start) in keys.iter().enumerate() {
+        let end = keys.get(n + 1).copied().unwrap_or(doc.end);
+        let Some(key) = locate::key_after(text, start + 3..end, "id") else { continue };
+        // The value: after the colon, blanks and an optional quote.
+        let mut v = key.end;
+        while v < end && b[v] != b':' {
+            v += 1;
+        }
+        v += 1;
+        while v < end && matches!(b[v], b' ' | b'\t') {
+            v += 1;
+        }
+        let quote = b.get(v).copied().filter(|c| matches!(c, b'"' | b'\''));
+        if quote.is_some() {
+            v += 1;
+        }
+        let mut w = v;
+        while w < end {
+            let c = b[w];
+            let stop = match quote {
+                Some(q) => c == q || c == b'\\',
+                None => matches!(c, b',' | b'}' | b']' | b'\n' | b'\r' | b' ' | b'\t' | b'#'),
+            };
+            if stop {
+                break;
+            }
+            w += 1;
+        }
+        out.entry(text[v..w].to_string()).or_default().push((start..end, v..w));
+    }
+    out
 }
 
 /// Read a parsed Murano document (`doc` is its range in `text`).
@@ -315,6 +362,7 @@ pub fn convert(value: &Value, text: &str, file: FileId, doc: Range<usize>) -> (V
         by_id: FxHashMap::default(),
         findings: Vec::new(),
         root_seen: false,
+        headers: None,
     };
     let task = value
         .as_mapping()
@@ -332,6 +380,7 @@ pub fn convert(value: &Value, text: &str, file: FileId, doc: Range<usize>) -> (V
         }
         None => r.walk(value, None, Section::Model),
     }
+    let root = r.objects.iter().zip(&r.infos).find(|(_, i)| i.root).map(|(o, _)| o.name.clone());
     let objects = r
         .objects
         .into_iter()
@@ -339,6 +388,7 @@ pub fn convert(value: &Value, text: &str, file: FileId, doc: Range<usize>) -> (V
         .map(|(mut o, mut info)| {
             info.strings.sort_unstable();
             info.strings.dedup();
+            info.model_root = root.clone();
             o.murano = Some(Box::new(info));
             o
         })

@@ -169,6 +169,8 @@ pub struct MuranoInfo {
     pub section: Section,
     /// The first top-level object of its document (of `Objects` in a task).
     pub root: bool,
+    /// The id of its document's root.
+    pub model_root: Option<Str>,
     /// How many more times the object is written out in its document.
     pub copies: u32,
 }

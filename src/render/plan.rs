@@ -26,10 +26,14 @@ pub fn reason(snapshot: &Snapshot, plan: &Plan, id: ObjId) -> String {
         Some(Cause::Garbage(Garbage::BeingDeleted)) => parts.push("being deleted (deletionTimestamp is set)".into()),
         Some(Cause::Garbage(Garbage::NoSolidOwner)) => parts.push(no_solid_owner(snapshot, plan, id)),
         Some(Cause::Garbage(Garbage::RemovedFromModel)) => parts.push("garbage: in ObjectsCopy, not in Objects".into()),
-        Some(Cause::Garbage(Garbage::Unreachable)) => parts.push(match plan.root {
-            Some(r) => format!("garbage: unreachable from the root {}", plan.refs[r.index()]),
-            None => "garbage: unreachable (no root)".into(),
-        }),
+        Some(Cause::Garbage(Garbage::Unreachable)) => {
+            let model_root = o.murano.as_deref().and_then(|m| m.model_root.as_deref());
+            parts.push(match (plan.root, model_root) {
+                (Some(r), _) => format!("garbage: unreachable from the root {}", plan.refs[r.index()]),
+                (None, Some(r)) => format!("garbage: unreachable from the root {r}"),
+                (None, None) => "garbage: unreachable (no root)".into(),
+            })
+        }
         Some(Cause::Relation(r)) => {
             let rel = &plan.relations[r as usize];
             let from = &plan.refs[rel.from.index()];
