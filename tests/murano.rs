@@ -318,3 +318,23 @@ fn models_are_recognised_whatever_their_top_level_keys() {
     let plan = plan_json(&["--gc", "fixtures/murano/edge/numid2.yaml"]);
     assert_eq!(steps(&plan), Vec::<Vec<String>>::new());
 }
+
+#[test]
+fn odd_subscriptions_are_told_once_and_malformed_ones_reported() {
+    // b subscribes itself (ignored), a twice (once counts), and three
+    // entries name no subscriber (TD001 each).
+    let plan = plan_json(&["--all", "fixtures/murano/edge/subscriptions.yaml"]);
+    assert_eq!(steps(&plan), [["b"], ["a"]]);
+    assert_eq!(events(&plan).iter().filter(|e| e.0 == "notified").count(), 1);
+    let (_, report) = check_json(&["fixtures/murano/edge/subscriptions.yaml"]);
+    let td001 = report["findings"].as_array().unwrap().iter().filter(|f| f["rule"] == "TD001").count();
+    assert_eq!(td001, 3);
+}
+
+#[test]
+fn the_tree_marks_what_only_the_old_model_has() {
+    let (code, out, _) = run(&["graph", "fixtures/murano/deployment-task.yaml"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("└── app2 (example.App) [only in ObjectsCopy]\n"), "{out}");
+    assert!(out.contains("old (example.Thing) [destroyed]\n"), "{out}");
+}

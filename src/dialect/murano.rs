@@ -230,8 +230,19 @@ impl Reader<'_> {
             .and_then(|d| d.get("onDestruction"))
             .and_then(Value::as_sequence);
         for s in subscriptions.into_iter().flatten() {
-            let Some(subscriber) = s.get("subscriber").and_then(scalar) else { continue };
+            let Some(subscriber) = s.get("subscriber").and_then(scalar).filter(|s| !s.is_empty()) else {
+                let at = self.header_span(&id, 0).1;
+                self.findings.push(
+                    Finding::new(Rule::Td001, format!("{id}: an onDestruction subscription without a subscriber"))
+                        .at(at, "in this object's header")
+                        .help("a subscription is `{subscriber: ID, handler: NAME}`"),
+                );
+                continue;
+            };
             let subscriber: Str = subscriber.into();
+            if subscriber == id || deps.iter().any(|d: &DepDecl| d.text == subscriber) {
+                continue; // subscribed to itself, or twice: nothing more to order or tell
+            }
             deps.push(DepDecl { text: subscriber.clone(), target: DepTarget::Id(subscriber), side: DepSide::Before });
             handlers.push(s.get("handler").and_then(scalar).map(Str::from));
         }

@@ -36,6 +36,9 @@ fn line_text(objects: &[Object], rels: &[Relation], view: &GraphView, line: &Tre
         if m.destroyed {
             notes.push("destroyed".into());
         }
+        if m.section == crate::model::Section::Old {
+            notes.push("only in ObjectsCopy".into());
+        }
     }
     if let Some(note) = line.via.and_then(|r| via_note(view, &rels[r as usize])) {
         notes.push(note.into());
