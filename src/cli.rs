@@ -213,8 +213,8 @@ pub struct PlanFlags {
     #[arg(long, value_name = "NEW")]
     pub prune: Vec<PathBuf>,
 
-    /// Murano: the object `--gc` collects from (default: the first top-level
-    /// object, of Objects in a deployment task).
+    /// Murano: the object `--gc` collects from (default: each document's
+    /// first top-level object, of Objects in a deployment task).
     #[arg(long, value_name = "ID")]
     pub root: Option<String>,
 

@@ -256,6 +256,8 @@ fn gc_spares_what_the_root_still_reaches_by_id() {
     let plan = plan_json(&["--gc", "fixtures/murano/edge/gc-reach.yaml"]);
     assert_eq!(steps(&plan), [["stray"]]);
     assert_eq!(kept(&plan), [("d1".to_string(), "still reachable from the root".to_string())]);
+    let (_, out, _) = run(&["explain", "--gc", "id:d1", "fixtures/murano/edge/gc-reach.yaml"]);
+    assert!(out.contains("deleting stray does not take it, because the root still reaches it"), "{out}");
     // The root itself is never collected, even below an unreachable owner.
     let plan = plan_json(&["--gc", "--root", "vm1", "fixtures/murano/app-net-vm1.json"]);
     assert_eq!(steps(&plan), [["app"]]);
@@ -306,6 +308,8 @@ fn models_are_recognised_whatever_their_top_level_keys() {
         ("res.json", vec!["a", "env"]),
         ("cm.yaml", vec!["env"]),
         ("numid2.yaml", vec!["1", "2"]),
+        ("kindprop.json", vec!["a", "env"]),
+        ("kinditems.yaml", vec!["a", "env"]),
         ("k8s-cr-embed.yaml", vec!["ConfigMap/default/cm", "Thing.example.com/default/t"]),
         ("k8s-list-embed.yaml", vec!["ConfigMap/default/cm", "Thing.example.com/default/t"]),
     ] {
@@ -321,11 +325,13 @@ fn models_are_recognised_whatever_their_top_level_keys() {
 
 #[test]
 fn odd_subscriptions_are_told_once_and_malformed_ones_reported() {
-    // b subscribes itself (ignored), a twice (once counts), and three
+    // b subscribes itself (ignored), a twice with different handlers, and three
     // entries name no subscriber (TD001 each).
     let plan = plan_json(&["--all", "fixtures/murano/edge/subscriptions.yaml"]);
     assert_eq!(steps(&plan), [["b"], ["a"]]);
-    assert_eq!(events(&plan).iter().filter(|e| e.0 == "notified").count(), 1);
+    // a's two subscriptions have different handlers: both are called.
+    let notified: Vec<_> = events(&plan).into_iter().filter(|e| e.0 == "notified").collect();
+    assert_eq!(notified, [ev("notified", "b", "a", ""), ev("notified", "b", "a", "h2")]);
     let (_, report) = check_json(&["fixtures/murano/edge/subscriptions.yaml"]);
     let td001 = report["findings"].as_array().unwrap().iter().filter(|f| f["rule"] == "TD001").count();
     assert_eq!(td001, 3);

@@ -84,8 +84,9 @@ fn parse_murano(
     };
     // A Kubernetes object (or List) that embeds a Murano model in its spec
     // is a Kubernetes object.
-    let kubernetes =
-        |v: &serde_yaml::Value| v.get("kind").is_some() && (v.get("apiVersion").is_some() || v.get("items").is_some());
+    let kubernetes = |v: &serde_yaml::Value| {
+        v.get("?").is_none() && v.get("kind").is_some() && (v.get("apiVersion").is_some() || v.get("items").is_some())
+    };
     match parsed {
         Ok(value) if forced.is_none() && kubernetes(&value) => false,
         Ok(value) if murano::has_header(&value) => {
@@ -606,14 +607,13 @@ fn json_object_units(text: &str, i: usize, forced: Option<Dialect>, out: &mut Ve
             Some(r) => Some(serde_json::from_str::<raw::LenientStr>(&text[r.clone()]).ok()?.0),
         }
     };
-    if forced.is_none() && field[0].is_none() {
-        // No `kind`: a Murano model (or an API response wrapping one), a
-        // native document, or an error; the general path tells which.
-        let header = members.iter().any(|(k, _)| &text[k.clone()] == "\"?\"");
-        if header || (field[3].is_none() && field[4].is_none()) {
-            out.push(Unit::Doc(i..end));
-            return Some(end);
-        }
+    // A Murano header, or no `kind`: a Murano model (or an API response
+    // wrapping one), a native document, or an error; the general path
+    // tells which.
+    let header = forced.is_none() && members.iter().any(|(k, _)| &text[k.clone()] == "\"?\"");
+    if header || (forced.is_none() && field[0].is_none() && field[3].is_none() && field[4].is_none()) {
+        out.push(Unit::Doc(i..end));
+        return Some(end);
     }
     let kind = scalar(&field[0])?;
     let api_version = scalar(&field[1])?;

@@ -240,11 +240,13 @@ impl Reader<'_> {
                 continue;
             };
             let subscriber: Str = subscriber.into();
-            if subscriber == id || deps.iter().any(|d: &DepDecl| d.text == subscriber) {
-                continue; // subscribed to itself, or twice: nothing more to order or tell
+            let handler = s.get("handler").and_then(scalar).map(Str::from);
+            let again = deps.iter().zip(&handlers).any(|(d, h): (&DepDecl, _)| d.text == subscriber && *h == handler);
+            if subscriber == id || again {
+                continue; // subscribed to itself, or the same subscription twice
             }
             deps.push(DepDecl { text: subscriber.clone(), target: DepTarget::Id(subscriber), side: DepSide::Before });
-            handlers.push(s.get("handler").and_then(scalar).map(Str::from));
+            handlers.push(handler);
         }
         let attributes = h
             .iter()

@@ -1,5 +1,6 @@
 //! `teardown explain` output: text or JSON.
 
+use crate::analysis::cascade::KeptBy;
 use crate::analysis::explain::{origin_text, Explanation, Link, Status};
 use crate::model::{RelKind, Relation};
 use crate::plan::{kept_reason, Plan};
@@ -89,7 +90,13 @@ pub fn text(plan: &Plan, explanations: &[Explanation]) -> String {
                 out.push_str(&format!("{me}: kept, {}\n", kept_reason(plan, *by).0));
                 if let Some(r) = e.reached_via {
                     let owner = &plan.refs[plan.relations[r as usize].from.index()];
-                    out.push_str(&format!("  deleting {owner} does not take it, because another owner stays\n"));
+                    let because = match by {
+                        KeptBy::SolidOwner(_) | KeptBy::NamespacedOwner(_) => "another owner stays",
+                        KeptBy::AlreadyDestroyed => "it is already destroyed",
+                        KeptBy::Reachable => "the root still reaches it",
+                        KeptBy::InNewModel => "the new model still holds it",
+                    };
+                    out.push_str(&format!("  deleting {owner} does not take it, because {because}\n"));
                 }
             }
             Status::Orphaned(r) => {
