@@ -303,6 +303,20 @@ pub mod json {
         }
     }
 
+    /// The key of the member at `b[i] == '"'` (quotes included), and where
+    /// its value starts (after the colon and blanks).
+    pub fn member_key(b: &[u8], i: usize) -> Option<(Range<usize>, usize)> {
+        if b.get(i) != Some(&b'"') {
+            return None;
+        }
+        let key = i..string_end(b, i)?;
+        let j = skip_ws(b, key.end);
+        if b.get(j) != Some(&b':') {
+            return None;
+        }
+        Some((key, skip_ws(b, j + 1)))
+    }
+
     /// The members of the object at `b[i] == '{'`: (key text with quotes,
     /// value range), and the end of the object.
     #[allow(clippy::type_complexity)]
@@ -313,16 +327,8 @@ pub mod json {
             return Some((out, j + 1));
         }
         loop {
-            if b.get(j) != Some(&b'"') {
-                return None;
-            }
-            let key_end = string_end(b, j)?;
-            let key = j..key_end;
-            j = skip_ws(b, key_end);
-            if b.get(j) != Some(&b':') {
-                return None;
-            }
-            j = skip_ws(b, j + 1);
+            let key;
+            (key, j) = member_key(b, j)?;
             let end = value_end(b, j)?;
             out.push((key, j..end));
             j = skip_ws(b, end);

@@ -360,6 +360,23 @@ fn looks_resolved(text: &str) -> bool {
 }
 
 impl<'a> Parser<'a, '_> {
+    /// The next `key: rest` line of the block mapping at `indent`, consumed:
+    /// `Some(None)` where the mapping ends (a line indented less, or the
+    /// end), `None` for what the fast path does not read (a line indented
+    /// more, a line that is not `key: …`).
+    fn entry(&mut self, indent: usize) -> Option<Option<(&'a str, &'a str)>> {
+        let Some(line) = self.peek() else { return Some(None) };
+        if line.indent < indent {
+            return Some(None);
+        }
+        if line.indent > indent {
+            return None;
+        }
+        let (key, rest) = split_key(line.text)?;
+        self.i += 1;
+        Some(Some((key, rest)))
+    }
+
     fn peek(&self) -> Option<Line<'a>> {
         self.l.get(self.i).copied()
     }
@@ -400,15 +417,7 @@ impl<'a> Parser<'a, '_> {
     fn object(&mut self, indent: usize) -> Option<RawObject> {
         let mut obj = RawObject::default();
         let mut seen = [false; 4];
-        while let Some(line) = self.peek() {
-            if line.indent < indent {
-                break;
-            }
-            if line.indent > indent {
-                return None;
-            }
-            let (key, rest) = split_key(line.text)?;
-            self.i += 1;
+        while let Some((key, rest)) = self.entry(indent)? {
             let slot = match key {
                 "apiVersion" => 0,
                 "kind" => 1,
@@ -469,15 +478,7 @@ impl<'a> Parser<'a, '_> {
         let Some(inner) = self.nested(indent) else { return Some(None) };
         let mut m = RawMeta::default();
         let mut seen = [false; 9];
-        while let Some(line) = self.peek() {
-            if line.indent < inner {
-                break;
-            }
-            if line.indent > inner {
-                return None;
-            }
-            let (key, rest) = split_key(line.text)?;
-            self.i += 1;
+        while let Some((key, rest)) = self.entry(inner)? {
             let slot = match key {
                 "name" => 0,
                 "generateName" => 1,
@@ -525,15 +526,7 @@ impl<'a> Parser<'a, '_> {
         }
         let Some(inner) = self.nested(indent) else { return Some(None) };
         let mut out = Vec::new();
-        while let Some(line) = self.peek() {
-            if line.indent < inner {
-                break;
-            }
-            if line.indent > inner {
-                return None;
-            }
-            let (key, rest) = split_key(line.text)?;
-            self.i += 1;
+        while let Some((key, rest)) = self.entry(inner)? {
             let key: Str = match scalar(key)? {
                 Value::Text(t) => Str::from(&*t),
                 Value::Bool(b) => b.to_string().into(),

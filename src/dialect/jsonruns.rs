@@ -60,15 +60,8 @@ pub fn runs(text: &str, object: usize, threads: usize) -> Option<Vec<super::Unit
     let mut pre = Vec::new();
     let mut j = json::skip_ws(b, object + 1);
     loop {
-        if b.get(j) != Some(&b'"') {
-            return None;
-        }
-        let key = j..json::string_end(b, j)?;
-        j = json::skip_ws(b, key.end);
-        if b.get(j) != Some(&b':') {
-            return None;
-        }
-        j = json::skip_ws(b, j + 1);
+        let key;
+        (key, j) = json::member_key(b, j)?;
         let name = &text[key.start + 1..key.end - 1];
         if matches!(name, "items" | "resources") && b.get(j) == Some(&b'[') {
             let first = json::skip_ws(b, j + 1);
@@ -233,16 +226,8 @@ fn check(file: &SourceFile, runs: &[RunResult], forced: Option<Dialect>) -> Opti
         match b.get(j) {
             Some(b'}') => break,
             Some(b',') => {
-                j = json::skip_ws(b, j + 1);
-                if b.get(j) != Some(&b'"') {
-                    return None;
-                }
-                let key = j..json::string_end(b, j)?;
-                j = json::skip_ws(b, key.end);
-                if b.get(j) != Some(&b':') {
-                    return None;
-                }
-                j = json::skip_ws(b, j + 1);
+                let key;
+                (key, j) = json::member_key(b, json::skip_ws(b, j + 1))?;
                 let end = json::value_end(b, j)?;
                 post.push((key, j..end));
                 j = json::skip_ws(b, end);
