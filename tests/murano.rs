@@ -4,7 +4,7 @@
 //! from the fixture (fixtures/murano/).
 
 mod common;
-use common::{check_json, run};
+use common::{check_json, run, steps};
 use serde_json::{json, Value};
 
 fn plan_json(args: &[&str]) -> Value {
@@ -13,16 +13,6 @@ fn plan_json(args: &[&str]) -> Value {
     let (code, out, err) = run(&full);
     assert_eq!(code, 0, "{err}");
     serde_json::from_str(&out).expect("plan JSON")
-}
-
-/// The refs of each step, in order.
-fn steps(plan: &Value) -> Vec<Vec<String>> {
-    plan["steps"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|s| s["resources"].as_array().unwrap().iter().map(|r| r["ref"].as_str().unwrap().to_string()).collect())
-        .collect()
 }
 
 /// Events as (event, object, subscriber, handler).

@@ -2,7 +2,7 @@
 //! out by hand (fixtures/plan/, each file says what it models).
 
 mod common;
-use common::run;
+use common::{run, steps};
 use serde_json::Value;
 
 fn plan(args: &[&str]) -> (i32, Value) {
@@ -13,16 +13,6 @@ fn plan(args: &[&str]) -> (i32, Value) {
         return (code, Value::String(err));
     }
     (code, serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}")))
-}
-
-/// The steps as lists of references.
-fn steps(v: &Value) -> Vec<Vec<String>> {
-    v["steps"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|s| s["resources"].as_array().unwrap().iter().map(|r| r["ref"].as_str().unwrap().to_string()).collect())
-        .collect()
 }
 
 fn refs(v: &Value, key: &str) -> Vec<String> {

@@ -57,3 +57,13 @@ pub fn findings(report: &Value) -> Vec<(String, String, u64, u64)> {
 pub fn f(rule: &str, severity: &str, line: u64, column: u64) -> (String, String, u64, u64) {
     (rule.to_string(), severity.to_string(), line, column)
 }
+
+/// The steps of a plan (JSON) as lists of references.
+pub fn steps(plan: &Value) -> Vec<Vec<String>> {
+    plan["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["resources"].as_array().unwrap().iter().map(|r| r["ref"].as_str().unwrap().to_string()).collect())
+        .collect()
+}
