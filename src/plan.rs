@@ -276,7 +276,6 @@ pub fn build(snapshot: &Snapshot, options: &Options) -> Result<Plan, PlanError> 
             cascade.kept.push((ObjId(i as u32), by));
         }
     }
-    cascade.kept.sort_by_key(|(id, _)| rank[id.index()]);
     t.lap("  cascade");
     cascade.kept.sort_by_key(|(id, _)| rank[id.index()]);
     cascade.orphaned.sort_by_key(|(id, _)| rank[id.index()]);

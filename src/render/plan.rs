@@ -1,6 +1,7 @@
 //! A plan as a table, JSON / YAML (CONTRACT §6), names, DOT or Mermaid.
 
 use crate::analysis::cascade::{Cause, Garbage};
+use crate::analysis::explain::origin_text;
 use crate::load::Snapshot;
 use crate::model::{DepSide, Dialect, Link, ObjId, Object, RelKind};
 use crate::plan::{kept_reason, EventKind, Mode, Plan};
@@ -25,7 +26,7 @@ pub fn reason(snapshot: &Snapshot, plan: &Plan, id: ObjId) -> String {
         }
         Some(Cause::Garbage(Garbage::BeingDeleted)) => parts.push("being deleted (deletionTimestamp is set)".into()),
         Some(Cause::Garbage(Garbage::NoSolidOwner)) => parts.push(no_solid_owner(snapshot, plan, id)),
-        Some(Cause::Garbage(Garbage::RemovedFromModel)) => parts.push("garbage: in ObjectsCopy, not in Objects".into()),
+        Some(cause @ Cause::Garbage(Garbage::RemovedFromModel)) => parts.push(origin_text(cause).into()),
         Some(Cause::Garbage(Garbage::Unreachable)) => {
             let model_root = o.murano.as_deref().and_then(|m| m.model_root.as_deref());
             parts.push(match (plan.root, model_root) {
