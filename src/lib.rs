@@ -4,7 +4,7 @@
 //! The pipeline, one module per stage:
 //!
 //! ```text
-//! source → split → dialect/* → model (+ resolve) → graph → analysis/* → render/*
+//! input → dialect/* → model (+ resolve) → graph → analysis/* → render/*
 //! ```
 //!
 //! `load` runs the first four stages; `app` runs a command; `cli` is the
@@ -17,12 +17,10 @@ pub mod dialect;
 pub mod error;
 pub mod findings;
 pub mod graph;
+pub mod input;
 pub mod load;
-pub mod locate;
 pub mod model;
 pub mod plan;
 pub mod render;
 pub mod select;
-pub mod source;
-pub mod split;
 pub mod timing;

@@ -4,9 +4,9 @@
 
 use crate::dialect::{self, DocOutput, Unit};
 use crate::findings::{Finding, Rule};
+use crate::input::{self, FileId, ReadProblem, Sources, Span};
 use crate::model::resolve::{self, Resolved};
 use crate::model::{Dialect, Object};
-use crate::source::{self, FileId, ReadProblem, Sources, Span};
 use rayon::prelude::*;
 use std::io::Read;
 use std::path::PathBuf;
@@ -52,7 +52,7 @@ fn progress_bar(total: usize) -> indicatif::ProgressBar {
 
 pub fn load(inputs: &[PathBuf], options: &LoadOptions, stdin: &mut dyn Read) -> Snapshot {
     let mut timer = crate::timing::Timer::start();
-    let (sources, problems) = source::read_inputs(inputs, stdin);
+    let (sources, problems) = input::read_inputs(inputs, stdin);
     timer.lap("read");
     let mut findings = Vec::new();
     let mut skip = vec![false; sources.files.len()];

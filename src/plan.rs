@@ -164,7 +164,7 @@ impl Plan {
 
     /// Finalizers an object waits for: all but the collector's own.
     pub fn waits_for<'a>(&self, o: &'a Object) -> impl Iterator<Item = &'a str> {
-        o.finalizers.iter().map(|f| &**f).filter(|f| !crate::dialect::kubernetes::COLLECTOR_FINALIZERS.contains(f))
+        o.finalizers.iter().map(|f| &**f).filter(|f| !crate::model::kube::COLLECTOR_FINALIZERS.contains(f))
     }
 }
 

@@ -6,6 +6,7 @@
 //! matches in every namespace. A bare word without `/` is an id.
 
 use crate::error::Error;
+use crate::model::kube::kind_matches;
 use crate::model::{Dialect, ObjId, Object};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -185,61 +186,6 @@ pub fn matches(sel: &Selector, o: &Object) -> bool {
     }
 }
 
-/// kubectl's short names for built-in kinds.
-const SHORT_NAMES: &[(&str, &str)] = &[
-    ("cm", "configmap"),
-    ("cj", "cronjob"),
-    ("crd", "customresourcedefinition"),
-    ("crds", "customresourcedefinition"),
-    ("csr", "certificatesigningrequest"),
-    ("deploy", "deployment"),
-    ("ds", "daemonset"),
-    ("ep", "endpoints"),
-    ("ev", "event"),
-    ("hpa", "horizontalpodautoscaler"),
-    ("ing", "ingress"),
-    ("limits", "limitrange"),
-    ("netpol", "networkpolicy"),
-    ("no", "node"),
-    ("ns", "namespace"),
-    ("pc", "priorityclass"),
-    ("pdb", "poddisruptionbudget"),
-    ("po", "pod"),
-    ("psp", "podsecuritypolicy"),
-    ("pv", "persistentvolume"),
-    ("pvc", "persistentvolumeclaim"),
-    ("quota", "resourcequota"),
-    ("rc", "replicationcontroller"),
-    ("rs", "replicaset"),
-    ("sa", "serviceaccount"),
-    ("sc", "storageclass"),
-    ("sts", "statefulset"),
-    ("svc", "service"),
-];
-
-/// Does the selector's (lower-case) kind name this kind? Singular, plural
-/// and short names are accepted.
-pub fn kind_matches(want: &str, kind: &str) -> bool {
-    let lower = kind.to_ascii_lowercase();
-    if want == lower {
-        return true;
-    }
-    if let Some((_, long)) = SHORT_NAMES.iter().find(|(s, _)| *s == want) {
-        return *long == lower;
-    }
-    want == plural(&lower)
-}
-
-fn plural(kind: &str) -> String {
-    if kind.ends_with('s') || kind.ends_with('x') || kind.ends_with("ch") || kind.ends_with("sh") {
-        format!("{kind}es")
-    } else if let Some(stem) = kind.strip_suffix('y').filter(|s| !s.ends_with(['a', 'e', 'i', 'o', 'u'])) {
-        format!("{stem}ies")
-    } else {
-        format!("{kind}s")
-    }
-}
-
 /// The references closest to what was asked for (edit distance), at most 3.
 fn closest(text: &str, objects: &[Object]) -> Vec<String> {
     let want = text.to_ascii_lowercase();
@@ -298,17 +244,6 @@ mod tests {
         assert_eq!(Selector::parse("a").unwrap(), Selector::Id("a".into()));
         assert!(Selector::parse("a/b/c/d").is_err());
         assert!(Selector::parse("/x").is_err());
-    }
-
-    #[test]
-    fn kinds_match_like_kubectl() {
-        assert!(kind_matches("deployment", "Deployment"));
-        assert!(kind_matches("deployments", "Deployment"));
-        assert!(kind_matches("deploy", "Deployment"));
-        assert!(kind_matches("ingresses", "Ingress"));
-        assert!(kind_matches("networkpolicies", "NetworkPolicy"));
-        assert!(kind_matches("gateways", "Gateway"));
-        assert!(!kind_matches("deploy", "DaemonSet"));
     }
 
     #[test]

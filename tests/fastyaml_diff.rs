@@ -5,7 +5,7 @@
 use proptest::prelude::*;
 use teardown::dialect::fastyaml;
 use teardown::dialect::raw::RawObject;
-use teardown::split;
+use teardown::input::split;
 
 fn agree(text: &str, fast: Option<RawObject>, slow: Result<RawObject, serde_yaml::Error>) -> bool {
     match (fast, slow) {

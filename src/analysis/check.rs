@@ -1,10 +1,10 @@
 //! `teardown check`: the rules of CONTRACT §6 over a loaded snapshot.
 
 use super::cycles::{self, Cycle};
-use crate::dialect::kubernetes::{BUILTIN_FINALIZERS, COLLECTOR_FINALIZERS};
 use crate::findings::{Finding, Rule, Severity, SeverityPolicy};
 use crate::graph::Graph;
 use crate::load::Snapshot;
+use crate::model::kube::{BUILTIN_FINALIZERS, COLLECTOR_FINALIZERS};
 use crate::model::{anchor, Dialect, Link, ObjId, RelKind};
 use rayon::prelude::*;
 use std::collections::BTreeMap;

@@ -15,9 +15,9 @@
 use super::raw::{LenientStr, RawNative, RawObject};
 use super::{kubernetes, native, parse_document, shape_of, DocOutput, DocShape, ListInfo};
 use crate::findings::Finding;
+use crate::input::split::json;
+use crate::input::{FileId, SourceFile, Span};
 use crate::model::{Dialect, Object};
-use crate::source::{FileId, SourceFile, Span};
-use crate::split::json;
 use std::sync::Arc;
 
 /// Files smaller than this are not worth guessing about.

@@ -3,10 +3,11 @@
 
 use super::raw::{RawObject, DEPENDS_ON};
 use crate::findings::{Finding, Rule};
-use crate::locate;
+use crate::input::locate;
+use crate::input::Span;
 use crate::model::intern::intern;
-use crate::model::{group_of, CrdDef, DepDecl, DepSide, DepTarget, Dialect, Object, OwnerRef, Str};
-use crate::source::Span;
+use crate::model::kube::group_of;
+use crate::model::{CrdDef, DepDecl, DepSide, DepTarget, Dialect, Object, OwnerRef, Str};
 
 /// What a `List` tells its items: typed lists (`PodList`) may leave out the
 /// items' own `kind` and `apiVersion`.
@@ -206,98 +207,6 @@ pub fn parse_depends_on(s: &str) -> Option<DepTarget> {
         }),
         _ => None,
     }
-}
-
-/// Finalizers that Kubernetes itself (or the garbage collector protocol)
-/// handles: they never make a deletion hang on a controller of the snapshot.
-pub const BUILTIN_FINALIZERS: &[&str] = &[
-    "foregroundDeletion",
-    "orphan",
-    "kubernetes",
-    "kubernetes.io/pvc-protection",
-    "kubernetes.io/pv-protection",
-    "kubernetes.io/pv-controller",
-    "external-provisioner.volume.kubernetes.io/finalizer",
-    "external-attacher/csi",
-    "service.kubernetes.io/load-balancer-cleanup",
-    "batch.kubernetes.io/job-tracking",
-    "customresourcecleanup.apiextensions.k8s.io",
-    "kubernetes.io/legacy-token-invalidated",
-];
-
-/// The collector's own finalizers (CONTRACT §5): never listed as "waits for".
-pub const COLLECTOR_FINALIZERS: &[&str] = &["foregroundDeletion", "orphan", "kubernetes", "cascade_deletion"];
-
-/// Built-in kinds and whether they are namespaced, by (group, kind).
-const BUILTIN_KINDS: &[(&str, &str, bool)] = &[
-    ("", "Namespace", false),
-    ("", "Node", false),
-    ("", "PersistentVolume", false),
-    ("", "ComponentStatus", false),
-    ("", "Pod", true),
-    ("", "Service", true),
-    ("", "ConfigMap", true),
-    ("", "Secret", true),
-    ("", "ServiceAccount", true),
-    ("", "Endpoints", true),
-    ("", "Event", true),
-    ("", "LimitRange", true),
-    ("", "ResourceQuota", true),
-    ("", "PersistentVolumeClaim", true),
-    ("", "PodTemplate", true),
-    ("", "ReplicationController", true),
-    ("", "Binding", true),
-    ("apps", "Deployment", true),
-    ("apps", "ReplicaSet", true),
-    ("apps", "StatefulSet", true),
-    ("apps", "DaemonSet", true),
-    ("apps", "ControllerRevision", true),
-    ("batch", "Job", true),
-    ("batch", "CronJob", true),
-    ("autoscaling", "HorizontalPodAutoscaler", true),
-    ("policy", "PodDisruptionBudget", true),
-    ("policy", "PodSecurityPolicy", false),
-    ("networking.k8s.io", "Ingress", true),
-    ("networking.k8s.io", "NetworkPolicy", true),
-    ("networking.k8s.io", "IngressClass", false),
-    ("discovery.k8s.io", "EndpointSlice", true),
-    ("events.k8s.io", "Event", true),
-    ("coordination.k8s.io", "Lease", true),
-    ("rbac.authorization.k8s.io", "Role", true),
-    ("rbac.authorization.k8s.io", "RoleBinding", true),
-    ("rbac.authorization.k8s.io", "ClusterRole", false),
-    ("rbac.authorization.k8s.io", "ClusterRoleBinding", false),
-    ("storage.k8s.io", "StorageClass", false),
-    ("storage.k8s.io", "VolumeAttachment", false),
-    ("storage.k8s.io", "CSIDriver", false),
-    ("storage.k8s.io", "CSINode", false),
-    ("storage.k8s.io", "CSIStorageCapacity", true),
-    ("apiextensions.k8s.io", "CustomResourceDefinition", false),
-    ("apiregistration.k8s.io", "APIService", false),
-    ("admissionregistration.k8s.io", "MutatingWebhookConfiguration", false),
-    ("admissionregistration.k8s.io", "ValidatingWebhookConfiguration", false),
-    ("admissionregistration.k8s.io", "ValidatingAdmissionPolicy", false),
-    ("admissionregistration.k8s.io", "ValidatingAdmissionPolicyBinding", false),
-    ("scheduling.k8s.io", "PriorityClass", false),
-    ("node.k8s.io", "RuntimeClass", false),
-    ("certificates.k8s.io", "CertificateSigningRequest", false),
-    ("flowcontrol.apiserver.k8s.io", "FlowSchema", false),
-    ("flowcontrol.apiserver.k8s.io", "PriorityLevelConfiguration", false),
-];
-
-/// Is this built-in kind namespaced? `None` for kinds Kubernetes does not
-/// define (custom resources).
-pub fn builtin_namespaced(group: &str, kind: &str) -> Option<bool> {
-    static TABLE: std::sync::OnceLock<rustc_hash::FxHashMap<(&'static str, &'static str), bool>> =
-        std::sync::OnceLock::new();
-    let table = TABLE.get_or_init(|| BUILTIN_KINDS.iter().map(|&(g, k, n)| ((g, k), n)).collect());
-    table.get(&(group, kind)).copied()
-}
-
-/// Is some built-in kind of this name cluster-scoped (any group)? Used for
-/// owner references, whose `apiVersion` may be of an older group version.
-pub fn builtin_cluster_kind(kind: &str) -> bool {
-    BUILTIN_KINDS.iter().any(|(_, k, n)| *k == kind && !*n)
 }
 
 #[cfg(test)]

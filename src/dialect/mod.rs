@@ -18,8 +18,8 @@ pub mod pairs;
 pub mod raw;
 
 use crate::findings::{Finding, Rule};
+use crate::input::{FileId, Format, SourceFile, Span};
 use crate::model::{Dialect, Object};
-use crate::source::{FileId, Format, SourceFile, Span};
 use kubernetes::ListContext;
 use raw::{RawJsonShape, RawNative, RawObject, RawYamlDoc, TopKind, YamlShape};
 use serde_json::value::RawValue;
@@ -38,7 +38,7 @@ pub struct DocOutput {
 pub fn parse_document(file: &SourceFile, id: FileId, range: Range<usize>, forced: Option<Dialect>) -> DocOutput {
     let mut out = DocOutput::default();
     let text = &*file.text;
-    let Some(start) = crate::split::first_content(text, range.clone()) else {
+    let Some(start) = crate::input::split::first_content(text, range.clone()) else {
         return out;
     };
     let range = start..range.end;
@@ -393,7 +393,7 @@ fn one_by_one<T: serde::de::DeserializeOwned>(
     out: &mut DocOutput,
     mut emit: impl FnMut(T, Span, &mut DocOutput),
 ) {
-    let Some(spans) = crate::split::yaml_block_items(text, doc.clone(), key) else {
+    let Some(spans) = crate::input::split::yaml_block_items(text, doc.clone(), key) else {
         // Not written in block style: report the document's error.
         out.findings.push(yaml_error(text, id, doc.start, err));
         return;
@@ -507,12 +507,12 @@ pub fn units(file: &SourceFile, forced: Option<Dialect>) -> (Vec<Unit>, bool) {
     let text = &*file.text;
     match file.format {
         Format::Json => {
-            let Some(_) = crate::split::first_content(text, 0..text.len()) else { return (Vec::new(), false) };
+            let Some(_) = crate::input::split::first_content(text, 0..text.len()) else { return (Vec::new(), false) };
             let units = json_units(text, forced).unwrap_or_else(|| vec![Unit::Doc(0..text.len())]);
             (units, true)
         }
         Format::Yaml => {
-            let docs = crate::split::yaml_documents(text);
+            let docs = crate::input::split::yaml_documents(text);
             let any = !docs.is_empty();
             let mut units = Vec::with_capacity(docs.len());
             for d in docs {
@@ -534,7 +534,7 @@ fn what_is(b: u8) -> &'static str {
 /// The units of a JSON file: each top-level value (NDJSON), and the items
 /// of lists. `None` when the structure is in doubt.
 fn json_units(text: &str, forced: Option<Dialect>) -> Option<Vec<Unit>> {
-    use crate::split::json;
+    use crate::input::split::json;
     let b = text.as_bytes();
     if forced == Some(Dialect::Murano) {
         // A Murano model is read whole: ids and copies span its trees.
@@ -580,7 +580,7 @@ fn json_units(text: &str, forced: Option<Dialect>) -> Option<Vec<Unit>> {
 /// One top-level JSON object: a list (its items become units), a native
 /// document (its resources do), or an object. Returns where it ends.
 fn json_object_units(text: &str, i: usize, forced: Option<Dialect>, out: &mut Vec<Unit>) -> Option<usize> {
-    use crate::split::json;
+    use crate::input::split::json;
     let b = text.as_bytes();
     let (members, end) = json::members(b, i)?;
     let mut field: [Option<Range<usize>>; 5] = Default::default();
@@ -671,7 +671,7 @@ fn json_object_units(text: &str, i: usize, forced: Option<Dialect>, out: &mut Ve
 /// Whether the JSON object at `at` has the key `key` (written without escapes).
 fn has_key(text: &str, at: usize, key: &str) -> bool {
     let b = text.as_bytes();
-    crate::split::json::members(b, at).is_some_and(|(members, _)| {
+    crate::input::split::json::members(b, at).is_some_and(|(members, _)| {
         members.iter().any(|(k, _)| k.len() == key.len() + 2 && &text[k.start + 1..k.end - 1] == key)
     })
 }
@@ -679,14 +679,14 @@ fn has_key(text: &str, at: usize, key: &str) -> bool {
 /// The units of one YAML document: its entries when it is a block-style
 /// list (or native `resources:`, or a top-level sequence), else the document.
 fn yaml_units(text: &str, doc: Range<usize>, forced: Option<Dialect>, out: &mut Vec<Unit>) {
-    let Some(start) = crate::split::first_content(text, doc.clone()) else { return };
+    let Some(start) = crate::input::split::first_content(text, doc.clone()) else { return };
     let b = text.as_bytes();
     let whole = |out: &mut Vec<Unit>| out.push(Unit::Doc(doc.clone()));
     if forced == Some(Dialect::Murano) || (forced.is_none() && murano::looks_like(&text[doc.clone()])) {
         return whole(out);
     }
     if b[start] == b'-' && matches!(b.get(start + 1), Some(b' ' | b'\n' | b'\r')) {
-        match crate::split::yaml_block_sequence(text, start..doc.end, None) {
+        match crate::input::split::yaml_block_sequence(text, start..doc.end, None) {
             Some(seq) if seq.end >= doc.end => entries(text, seq.entries, None, false, out),
             _ => whole(out),
         }
@@ -700,7 +700,9 @@ fn yaml_units(text: &str, doc: Range<usize>, forced: Option<Dialect>, out: &mut 
     } else {
         return whole(out);
     };
-    let Some(seq) = crate::split::yaml_block_sequence(text, start..doc.end, Some(key)) else { return whole(out) };
+    let Some(seq) = crate::input::split::yaml_block_sequence(text, start..doc.end, Some(key)) else {
+        return whole(out);
+    };
     // The rest of the document, with the list left out, tells what it is
     // (and must be valid YAML).
     let header = format!("{} []\n{}", &text[start..seq.key_line.end], &text[seq.end..doc.end]);
@@ -776,14 +778,14 @@ pub fn parse_unit(file: &SourceFile, id: FileId, unit: &Unit, forced: Option<Dia
 /// Spans of the items of a block sequence; the document's span for each
 /// item when the sequence is written some other way.
 fn item_spans(text: &str, doc: Range<usize>, key: Option<&str>, count: usize) -> Vec<Range<usize>> {
-    match crate::split::yaml_block_items(text, doc.clone(), key) {
+    match crate::input::split::yaml_block_items(text, doc.clone(), key) {
         Some(spans) if spans.len() == count => spans,
         _ => vec![doc; count],
     }
 }
 
 fn head(text: &str, span: Span) -> Span {
-    Span::new(span.file, crate::locate::head(text, span.range()))
+    Span::new(span.file, crate::input::locate::head(text, span.range()))
 }
 
 fn not_an_object(text: &str, span: Span, what: &str) -> Finding {

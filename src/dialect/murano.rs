@@ -14,9 +14,9 @@
 //! outermost objects are the trees.
 
 use crate::findings::{Finding, Rule};
-use crate::locate;
+use crate::input::locate;
+use crate::input::{FileId, Span};
 use crate::model::{DepDecl, DepSide, DepTarget, Dialect, MuranoInfo, Object, OwnerRef, Section, Str};
-use crate::source::{FileId, Span};
 use rustc_hash::FxHashMap;
 use serde_yaml::{Mapping, Value};
 use std::ops::Range;

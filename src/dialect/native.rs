@@ -12,9 +12,9 @@
 
 use super::raw::RawNative;
 use crate::findings::{Finding, Rule};
-use crate::locate;
+use crate::input::locate;
+use crate::input::Span;
 use crate::model::{DepDecl, DepSide, DepTarget, Dialect, Object, OwnerRef, Str};
-use crate::source::Span;
 
 pub fn convert(raw: RawNative, span: Span, text: &str, out: &mut Vec<Finding>) -> Option<Object> {
     let id: Str = match raw.id {

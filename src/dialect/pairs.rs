@@ -5,8 +5,8 @@
 //! per-object resolution, so a million pairs load in a fraction of a second.
 
 use crate::findings::{Finding, Rule};
+use crate::input::{FileId, Sources, Span};
 use crate::model::{Dialect, Link, ObjId, Object, RelKind, Relation, Str};
-use crate::source::{FileId, Sources, Span};
 use hashbrown::hash_table::{Entry, HashTable};
 use std::ops::Range;
 

@@ -2,8 +2,8 @@
 //! finalizer is written: the spans findings and explanations point at.
 
 use super::{DepTarget, Dialect, ObjId, Object, RelKind, Relation};
-use crate::locate;
-use crate::source::{Sources, Span};
+use crate::input::locate;
+use crate::input::{Sources, Span};
 
 fn span(o: &Object, range: Option<std::ops::Range<usize>>, sources: &Sources) -> Span {
     let range = range.unwrap_or_else(|| locate::head(&sources.get(o.span.file).text, o.span.range()));

@@ -7,9 +7,10 @@
 
 pub mod anchor;
 pub mod intern;
+pub mod kube;
 pub mod resolve;
 
-use crate::source::Span;
+use crate::input::Span;
 use serde::Serialize;
 
 /// Strings of the model. Shared (`Arc`) so that repeated ones are stored
@@ -213,27 +214,6 @@ impl Object {
     pub fn label(&self, key: &str) -> Option<&str> {
         self.labels.iter().find(|(k, _)| &**k == key).map(|(_, v)| &**v)
     }
-}
-
-/// The API group of an `apiVersion`, with legacy groups mapped to where the
-/// kind lives now, so that the same object read from an old dump and a new
-/// one has the same identity.
-pub fn group_of(api_version: &str, kind: &str) -> Str {
-    intern::intern(group_name(api_version, kind))
-}
-
-fn group_name<'a>(api_version: &'a str, kind: &str) -> &'a str {
-    let group = match api_version.rsplit_once('/') {
-        Some((group, _)) => group,
-        None => "",
-    };
-
-    (match (group, kind) {
-        ("extensions", "Deployment" | "ReplicaSet" | "DaemonSet") => "apps",
-        ("extensions", "Ingress" | "NetworkPolicy") => "networking.k8s.io",
-        ("extensions", "PodSecurityPolicy") => "policy",
-        (g, _) => g,
-    }) as _
 }
 
 /// How a relation resolved, for owner references (CONTRACT §5: only a

@@ -7,8 +7,8 @@
 //! CRD defines its custom resources), and resolves destruction dependencies.
 //! What does not resolve is returned for `check` to report.
 
+use super::kube::{builtin_cluster_kind, builtin_namespaced, current_group};
 use super::{DepSide, DepTarget, Dialect, Link, ObjId, Object, RelKind, Relation};
-use crate::dialect::kubernetes::{builtin_cluster_kind, builtin_namespaced};
 use hashbrown::hash_table::Entry;
 use hashbrown::HashTable;
 use rustc_hash::FxHashMap;
@@ -184,16 +184,6 @@ pub fn assign_scopes(objects: &mut [Object]) {
     }
 }
 
-/// Normalise a group written in a reference, as `group_of` does for objects.
-fn ref_group<'a>(group: &'a str, kind: &str) -> &'a str {
-    match (group, kind) {
-        ("extensions", "Deployment" | "ReplicaSet" | "DaemonSet") => "apps",
-        ("extensions", "Ingress" | "NetworkPolicy") => "networking.k8s.io",
-        ("extensions", "PodSecurityPolicy") => "policy",
-        (g, _) => g,
-    }
-}
-
 pub fn resolve(objects: &[Object]) -> Resolved {
     let mut out = Resolved::default();
     let index = Index::build(objects, &mut out.duplicates);
@@ -251,7 +241,7 @@ pub fn resolve(objects: &[Object]) -> Resolved {
             let target = match &d.target {
                 DepTarget::Id(t) => index.by_uid(t),
                 DepTarget::Object { group, kind, namespace, name } => {
-                    let group = ref_group(group, kind);
+                    let group = current_group(group, kind);
                     index
                         .by_key(group, kind, namespace.as_deref(), name)
                         .or_else(|| index.by_name(group, kind, namespace.as_deref(), name))

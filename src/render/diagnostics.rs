@@ -2,7 +2,7 @@
 
 use crate::analysis::check::Counts;
 use crate::findings::{Finding, Label, Severity};
-use crate::source::{SourceFile, Sources};
+use crate::input::{SourceFile, Sources};
 use miette::{
     Diagnostic, GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteError, MietteSpanContents, SourceCode,
     SourceSpan, SpanContents,

@@ -4,7 +4,7 @@
 
 use crate::analysis::check::{Counts, RuleCount};
 use crate::findings::{Finding, Label, Rule, Severity};
-use crate::source::Sources;
+use crate::input::Sources;
 use serde::Serialize;
 
 #[derive(Serialize)]

@@ -1,8 +1,8 @@
 //! `teardown graph` output: tree, JSON, DOT and Mermaid, from a [`GraphView`].
 
 use crate::analysis::view::{Direction, GraphView, TreeLine};
+use crate::input::Sources;
 use crate::model::{Link, Object, RelKind, Relation};
-use crate::source::Sources;
 use serde::Serialize;
 
 /// What a tree line says about its relation to the line above.

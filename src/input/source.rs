@@ -1,12 +1,10 @@
-//! Reading inputs: files, directories (recursive, sorted) and standard input.
-//!
-//! Every byte the tool reads lives in a [`SourceFile`], which also knows how to
-//! turn a byte offset into a line and column. Later stages refer to places in
-//! the input with a [`Span`] (file id + byte range) and never copy text.
+//! The text of the inputs. Every byte the tool reads lives in a
+//! [`SourceFile`], which also knows how to turn a byte offset into a line and
+//! column. Later stages refer to places in the input with a [`Span`] (file id
+//! + byte range) and never copy text.
 
-use std::io::Read;
 use std::ops::Range;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::{Mutex, OnceLock};
 
 /// Index of a file in [`Sources`].
@@ -93,6 +91,15 @@ impl std::ops::Deref for Text {
             // runs; `apply` replaces files by renaming, never in place.)
             TextRepr::Mapped { map, start } => unsafe { std::str::from_utf8_unchecked(&map[*start..]) },
         }
+    }
+}
+
+impl Text {
+    /// A memory-mapped file whose bytes from `start` (after a byte order
+    /// mark) are known to be UTF-8.
+    pub(crate) fn mapped(map: memmap2::Mmap, start: usize) -> Option<Text> {
+        std::str::from_utf8(&map[start..]).ok()?;
+        Some(Text(TextRepr::Mapped { map, start }))
     }
 }
 
@@ -299,196 +306,6 @@ impl Sources {
     }
 }
 
-/// Why an input could not be read. The file is reported and skipped; the run
-/// goes on with the other inputs and ends with exit code 2.
-#[derive(Debug)]
-pub enum ReadProblem {
-    Io {
-        name: String,
-        error: std::io::Error,
-    },
-    /// The file is kept in [`Sources`] (decoded lossily, for the snippet) but
-    /// not parsed.
-    NotUtf8 {
-        name: String,
-        file: FileId,
-        offset: usize,
-    },
-    NotFound {
-        name: String,
-    },
-}
-
-impl ReadProblem {
-    pub fn name(&self) -> &str {
-        match self {
-            ReadProblem::Io { name, .. } | ReadProblem::NotUtf8 { name, .. } | ReadProblem::NotFound { name } => name,
-        }
-    }
-}
-
-impl std::fmt::Display for ReadProblem {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            ReadProblem::Io { name, error } => write!(f, "{name}: cannot read: {error}"),
-            ReadProblem::NotFound { name } => write!(f, "{name}: no such file or directory"),
-            ReadProblem::NotUtf8 { name, offset, .. } => {
-                write!(f, "{name}: not valid UTF-8 (first invalid byte at offset {offset})")
-            }
-        }
-    }
-}
-
-/// Extensions read when walking a directory.
-const EXTENSIONS: [&str; 3] = ["yaml", "yml", "json"];
-
-/// Read every input. `-` is standard input (read once). Directories are
-/// walked recursively; their `*.yaml`, `*.yml` and `*.json` files are read in
-/// sorted path order, hidden entries (names starting with `.`) skipped.
-pub fn read_inputs(inputs: &[PathBuf], stdin: &mut dyn Read) -> (Sources, Vec<ReadProblem>) {
-    let mut sources = Sources::default();
-    let mut problems = Vec::new();
-    let mut stdin_used = false;
-    for input in inputs {
-        if input.as_os_str() == "-" {
-            if stdin_used {
-                continue;
-            }
-            stdin_used = true;
-            let mut bytes = Vec::new();
-            match stdin.read_to_end(&mut bytes) {
-                Ok(_) => push_file(&mut sources, &mut problems, "<stdin>".into(), None, bytes),
-                Err(error) => problems.push(ReadProblem::Io { name: "<stdin>".into(), error }),
-            }
-            continue;
-        }
-        match std::fs::metadata(input) {
-            Ok(meta) if meta.is_dir() => {
-                let mut files = Vec::new();
-                walk(input, &mut files, &mut problems);
-                files.sort();
-                for file in files {
-                    read_file(&mut sources, &mut problems, &file);
-                }
-            }
-            Ok(_) => read_file(&mut sources, &mut problems, input),
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
-                problems.push(ReadProblem::NotFound { name: display(input) })
-            }
-            Err(error) => problems.push(ReadProblem::Io { name: display(input), error }),
-        }
-    }
-    (sources, problems)
-}
-
-fn display(path: &Path) -> String {
-    path.to_string_lossy().into_owned()
-}
-
-fn walk(dir: &Path, out: &mut Vec<PathBuf>, problems: &mut Vec<ReadProblem>) {
-    let entries = match std::fs::read_dir(dir) {
-        Ok(entries) => entries,
-        Err(error) => {
-            problems.push(ReadProblem::Io { name: display(dir), error });
-            return;
-        }
-    };
-    for entry in entries {
-        let entry = match entry {
-            Ok(entry) => entry,
-            Err(error) => {
-                problems.push(ReadProblem::Io { name: display(dir), error });
-                continue;
-            }
-        };
-        if entry.file_name().to_string_lossy().starts_with('.') {
-            continue;
-        }
-        let path = entry.path();
-        // Follow symlinks to files, never into directories (no loops).
-        let is_dir = entry.file_type().map(|t| t.is_dir()).unwrap_or(false);
-        if is_dir {
-            walk(&path, out, problems);
-        } else if has_known_extension(&path) {
-            out.push(path);
-        }
-    }
-}
-
-fn has_known_extension(path: &Path) -> bool {
-    path.extension().and_then(|e| e.to_str()).is_some_and(|e| EXTENSIONS.iter().any(|k| k.eq_ignore_ascii_case(e)))
-}
-
-/// Files at least this large are memory-mapped rather than read.
-const MAP_AT: u64 = 4 << 20;
-
-fn read_file(sources: &mut Sources, problems: &mut Vec<ReadProblem>, path: &Path) {
-    if let Some(text) = map_file(path) {
-        let format = format_of(Some(path));
-        let mut file = SourceFile::new(display(path), Some(path.to_path_buf()), format, Text(text.0));
-        file.bom = text.1;
-        sources.files.push(file);
-        return;
-    }
-    match std::fs::read(path) {
-        Ok(bytes) => push_file(sources, problems, display(path), Some(path.to_path_buf()), bytes),
-        Err(error) => problems.push(ReadProblem::Io { name: display(path), error }),
-    }
-}
-
-/// Map a large regular file whose bytes are UTF-8; `None` to read it
-/// instead (small, not a regular file, not UTF-8: the read path reports it).
-fn map_file(path: &Path) -> Option<(TextRepr, bool)> {
-    let file = std::fs::File::open(path).ok()?;
-    let meta = file.metadata().ok()?;
-    if !meta.is_file() || meta.len() < MAP_AT {
-        return None;
-    }
-    // SAFETY: read-only mapping; see `Text`.
-    let map = unsafe { memmap2::MmapOptions::new().populate().map(&file) }.ok()?;
-    let bom = map.starts_with(b"\xEF\xBB\xBF");
-    let start = if bom { 3 } else { 0 };
-    std::str::from_utf8(&map[start..]).ok()?;
-    Some((TextRepr::Mapped { map, start }, bom))
-}
-
-fn format_of(path: Option<&Path>) -> Format {
-    match path {
-        Some(p) if p.extension().is_some_and(|e| e.eq_ignore_ascii_case("json")) => Format::Json,
-        _ => Format::Yaml,
-    }
-}
-
-fn push_file(
-    sources: &mut Sources,
-    problems: &mut Vec<ReadProblem>,
-    name: String,
-    path: Option<PathBuf>,
-    mut bytes: Vec<u8>,
-) {
-    let bom = bytes.starts_with(b"\xEF\xBB\xBF");
-    if bom {
-        bytes.drain(..3);
-    }
-    let format = format_of(path.as_deref());
-    match String::from_utf8(bytes) {
-        Ok(text) => {
-            let mut file = SourceFile::new(name, path, format, text);
-            file.bom = bom;
-            sources.files.push(file)
-        }
-        Err(err) => {
-            // Up to the first invalid byte the lossy text is the file's own,
-            // so the offset points at the right place in it.
-            let offset = err.utf8_error().valid_up_to();
-            let text = String::from_utf8_lossy(err.as_bytes()).into_owned();
-            let file = FileId(sources.files.len() as u32);
-            sources.files.push(SourceFile::new(name.clone(), path, format, text));
-            problems.push(ReadProblem::NotUtf8 { name, file, offset });
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -527,19 +344,5 @@ mod tests {
             }
         }
         assert_eq!(count_newlines(b"a\nb\n\n\x0a\x8a\n"), 5);
-    }
-
-    #[test]
-    fn invalid_utf8_is_located() {
-        let mut sources = Sources::default();
-        let mut problems = Vec::new();
-        push_file(&mut sources, &mut problems, "x".into(), None, b"a: 1\nb: \xff\n".to_vec());
-        match &problems[0] {
-            ReadProblem::NotUtf8 { file, offset, .. } => {
-                assert_eq!(*offset, 8);
-                assert_eq!(sources.get(*file).line_col(*offset), LineCol { line: 2, column: 4 });
-            }
-            other => panic!("unexpected {other:?}"),
-        }
     }
 }

@@ -1,0 +1,191 @@
+//! Kubernetes facts, in one place: built-in kinds and their scopes, legacy
+//! groups, kubectl's short names, the finalizers Kubernetes handles itself.
+//! Model and analysis use them without knowing how a dialect reads its input.
+
+use super::intern::intern;
+use super::Str;
+
+/// The API group of an `apiVersion`, with legacy groups mapped to where the
+/// kind lives now, so that the same object read from an old dump and a new
+/// one has the same identity.
+pub fn group_of(api_version: &str, kind: &str) -> Str {
+    let group = match api_version.rsplit_once('/') {
+        Some((group, _)) => group,
+        None => "",
+    };
+    intern(current_group(group, kind))
+}
+
+/// Where a kind of a legacy group lives now (`extensions` Deployments are
+/// `apps`); any other group as it is.
+pub fn current_group<'a>(group: &'a str, kind: &str) -> &'a str {
+    match (group, kind) {
+        ("extensions", "Deployment" | "ReplicaSet" | "DaemonSet") => "apps",
+        ("extensions", "Ingress" | "NetworkPolicy") => "networking.k8s.io",
+        ("extensions", "PodSecurityPolicy") => "policy",
+        (g, _) => g,
+    }
+}
+
+/// Finalizers that Kubernetes itself (or the garbage collector protocol)
+/// handles: they never make a deletion hang on a controller of the snapshot.
+pub const BUILTIN_FINALIZERS: &[&str] = &[
+    "foregroundDeletion",
+    "orphan",
+    "kubernetes",
+    "kubernetes.io/pvc-protection",
+    "kubernetes.io/pv-protection",
+    "kubernetes.io/pv-controller",
+    "external-provisioner.volume.kubernetes.io/finalizer",
+    "external-attacher/csi",
+    "service.kubernetes.io/load-balancer-cleanup",
+    "batch.kubernetes.io/job-tracking",
+    "customresourcecleanup.apiextensions.k8s.io",
+    "kubernetes.io/legacy-token-invalidated",
+];
+
+/// The collector's own finalizers (CONTRACT §5): never listed as "waits for".
+pub const COLLECTOR_FINALIZERS: &[&str] = &["foregroundDeletion", "orphan", "kubernetes", "cascade_deletion"];
+
+/// Built-in kinds and whether they are namespaced, by (group, kind).
+const BUILTIN_KINDS: &[(&str, &str, bool)] = &[
+    ("", "Namespace", false),
+    ("", "Node", false),
+    ("", "PersistentVolume", false),
+    ("", "ComponentStatus", false),
+    ("", "Pod", true),
+    ("", "Service", true),
+    ("", "ConfigMap", true),
+    ("", "Secret", true),
+    ("", "ServiceAccount", true),
+    ("", "Endpoints", true),
+    ("", "Event", true),
+    ("", "LimitRange", true),
+    ("", "ResourceQuota", true),
+    ("", "PersistentVolumeClaim", true),
+    ("", "PodTemplate", true),
+    ("", "ReplicationController", true),
+    ("", "Binding", true),
+    ("apps", "Deployment", true),
+    ("apps", "ReplicaSet", true),
+    ("apps", "StatefulSet", true),
+    ("apps", "DaemonSet", true),
+    ("apps", "ControllerRevision", true),
+    ("batch", "Job", true),
+    ("batch", "CronJob", true),
+    ("autoscaling", "HorizontalPodAutoscaler", true),
+    ("policy", "PodDisruptionBudget", true),
+    ("policy", "PodSecurityPolicy", false),
+    ("networking.k8s.io", "Ingress", true),
+    ("networking.k8s.io", "NetworkPolicy", true),
+    ("networking.k8s.io", "IngressClass", false),
+    ("discovery.k8s.io", "EndpointSlice", true),
+    ("events.k8s.io", "Event", true),
+    ("coordination.k8s.io", "Lease", true),
+    ("rbac.authorization.k8s.io", "Role", true),
+    ("rbac.authorization.k8s.io", "RoleBinding", true),
+    ("rbac.authorization.k8s.io", "ClusterRole", false),
+    ("rbac.authorization.k8s.io", "ClusterRoleBinding", false),
+    ("storage.k8s.io", "StorageClass", false),
+    ("storage.k8s.io", "VolumeAttachment", false),
+    ("storage.k8s.io", "CSIDriver", false),
+    ("storage.k8s.io", "CSINode", false),
+    ("storage.k8s.io", "CSIStorageCapacity", true),
+    ("apiextensions.k8s.io", "CustomResourceDefinition", false),
+    ("apiregistration.k8s.io", "APIService", false),
+    ("admissionregistration.k8s.io", "MutatingWebhookConfiguration", false),
+    ("admissionregistration.k8s.io", "ValidatingWebhookConfiguration", false),
+    ("admissionregistration.k8s.io", "ValidatingAdmissionPolicy", false),
+    ("admissionregistration.k8s.io", "ValidatingAdmissionPolicyBinding", false),
+    ("scheduling.k8s.io", "PriorityClass", false),
+    ("node.k8s.io", "RuntimeClass", false),
+    ("certificates.k8s.io", "CertificateSigningRequest", false),
+    ("flowcontrol.apiserver.k8s.io", "FlowSchema", false),
+    ("flowcontrol.apiserver.k8s.io", "PriorityLevelConfiguration", false),
+];
+
+/// Is this built-in kind namespaced? `None` for kinds Kubernetes does not
+/// define (custom resources).
+pub fn builtin_namespaced(group: &str, kind: &str) -> Option<bool> {
+    static TABLE: std::sync::OnceLock<rustc_hash::FxHashMap<(&'static str, &'static str), bool>> =
+        std::sync::OnceLock::new();
+    let table = TABLE.get_or_init(|| BUILTIN_KINDS.iter().map(|&(g, k, n)| ((g, k), n)).collect());
+    table.get(&(group, kind)).copied()
+}
+
+/// Is some built-in kind of this name cluster-scoped (any group)? Used for
+/// owner references, whose `apiVersion` may be of an older group version.
+pub fn builtin_cluster_kind(kind: &str) -> bool {
+    BUILTIN_KINDS.iter().any(|(_, k, n)| *k == kind && !*n)
+}
+
+/// kubectl's short names for built-in kinds.
+const SHORT_NAMES: &[(&str, &str)] = &[
+    ("cm", "configmap"),
+    ("cj", "cronjob"),
+    ("crd", "customresourcedefinition"),
+    ("crds", "customresourcedefinition"),
+    ("csr", "certificatesigningrequest"),
+    ("deploy", "deployment"),
+    ("ds", "daemonset"),
+    ("ep", "endpoints"),
+    ("ev", "event"),
+    ("hpa", "horizontalpodautoscaler"),
+    ("ing", "ingress"),
+    ("limits", "limitrange"),
+    ("netpol", "networkpolicy"),
+    ("no", "node"),
+    ("ns", "namespace"),
+    ("pc", "priorityclass"),
+    ("pdb", "poddisruptionbudget"),
+    ("po", "pod"),
+    ("psp", "podsecuritypolicy"),
+    ("pv", "persistentvolume"),
+    ("pvc", "persistentvolumeclaim"),
+    ("quota", "resourcequota"),
+    ("rc", "replicationcontroller"),
+    ("rs", "replicaset"),
+    ("sa", "serviceaccount"),
+    ("sc", "storageclass"),
+    ("sts", "statefulset"),
+    ("svc", "service"),
+];
+
+/// Does the selector's (lower-case) kind name this kind? Singular, plural
+/// and short names are accepted.
+pub fn kind_matches(want: &str, kind: &str) -> bool {
+    let lower = kind.to_ascii_lowercase();
+    if want == lower {
+        return true;
+    }
+    if let Some((_, long)) = SHORT_NAMES.iter().find(|(s, _)| *s == want) {
+        return *long == lower;
+    }
+    want == plural(&lower)
+}
+
+fn plural(kind: &str) -> String {
+    if kind.ends_with('s') || kind.ends_with('x') || kind.ends_with("ch") || kind.ends_with("sh") {
+        format!("{kind}es")
+    } else if let Some(stem) = kind.strip_suffix('y').filter(|s| !s.ends_with(['a', 'e', 'i', 'o', 'u'])) {
+        format!("{stem}ies")
+    } else {
+        format!("{kind}s")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kinds_match_like_kubectl() {
+        assert!(kind_matches("deployment", "Deployment"));
+        assert!(kind_matches("deployments", "Deployment"));
+        assert!(kind_matches("deploy", "Deployment"));
+        assert!(kind_matches("ingresses", "Ingress"));
+        assert!(kind_matches("networkpolicies", "NetworkPolicy"));
+        assert!(kind_matches("gateways", "Gateway"));
+        assert!(!kind_matches("deploy", "DaemonSet"));
+    }
+}
