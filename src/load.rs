@@ -1,15 +1,22 @@
-//! The loading pipeline: read → split into documents → parse documents (in
-//! parallel) → assign scopes → resolve references. Each step is its own
-//! function so that new dialects plug into the parse step alone.
+//! The loading pipeline: read the inputs (`input`), split each file into
+//! documents, hand each document to the dialect that recognises it (the
+//! items of a list to theirs), then resolve references (`model`).
+//! Documents, and then the items of lists, are read in parallel; objects
+//! keep the order of the input.
 
-use crate::dialect::{self, DocOutput, Unit};
+use crate::dialect::{self, Out, REGISTRY};
 use crate::findings::{Finding, Rule};
-use crate::input::{self, FileId, ReadProblem, Sources, Span};
+use crate::input::jsonruns::{self, After};
+use crate::input::unit::Items;
+use crate::input::{
+    self, json, split, FileId, Form, Format, ListHeader, ReadProblem, SourceFile, Sources, Span, Unit, UnitSpec,
+};
 use crate::model::resolve::{self, Resolved};
 use crate::model::{Dialect, Object};
 use rayon::prelude::*;
 use std::io::Read;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 /// Everything known about the input once it is loaded.
 pub struct Snapshot {
@@ -50,6 +57,40 @@ fn progress_bar(total: usize) -> indicatif::ProgressBar {
     bar
 }
 
+/// A piece of a file, as split before anything is parsed.
+enum Piece {
+    /// A document.
+    Doc(UnitSpec),
+    /// A file that is one large JSON list, read in runs.
+    Runs(Box<jsonruns::Runs>),
+}
+
+/// What the parallel reading works through, in input order.
+enum Task<'s> {
+    Doc(FileId, &'s UnitSpec),
+    /// A file read in runs (already: its output waits in order).
+    Runs,
+}
+
+/// Documents read one after the other by one thread, and where, between
+/// their objects, the items of lists and files read in runs go.
+#[derive(Default)]
+struct Batch {
+    out: Out,
+    marks: Vec<(usize, usize, Mark)>,
+}
+
+enum Mark {
+    Items(FileId, Vec<UnitSpec>),
+    Runs,
+}
+
+struct Reader<'s> {
+    sources: &'s Sources,
+    forced: Option<usize>,
+    bar: Option<indicatif::ProgressBar>,
+}
+
 pub fn load(inputs: &[PathBuf], options: &LoadOptions, stdin: &mut dyn Read) -> Snapshot {
     let mut timer = crate::timing::Timer::start();
     let (sources, problems) = input::read_inputs(inputs, stdin);
@@ -59,62 +100,318 @@ pub fn load(inputs: &[PathBuf], options: &LoadOptions, stdin: &mut dyn Read) -> 
     for problem in problems {
         findings.push(read_problem(&sources, &mut skip, problem));
     }
+    let forced = options.dialect.and_then(|d| dialect::by_name(d.as_str()));
+    let files: Vec<FileId> = sources.ids().filter(|id| !skip[id.0 as usize]).collect();
 
-    if options.dialect == Some(Dialect::Pairs) {
-        return load_pairs(sources, &skip, findings, timer);
-    }
-    let units = split(&sources, &skip, options.dialect, &mut findings);
-    timer.lap("split");
-    let size: usize = sources.files.iter().map(|f| f.text.len()).sum();
-    let bar = (options.progress && size >= PROGRESS_AT).then(|| progress_bar(size));
-    // Parse units in parallel; `fold` keeps them in order, in batches.
-    let outputs: Vec<DocOutput> = units
-        .par_iter()
-        .fold(DocOutput::default, |mut out, (file, unit)| {
-            dialect::parse_unit(sources.get(*file), *file, unit, options.dialect, &mut out);
-            if let Some(bar) = &bar {
-                bar.inc(unit.len(sources.get(*file).text.len()) as u64);
+    // Dialects that read whole files.
+    if let Some(read) = forced.and_then(|f| REGISTRY[f].read_files(&sources, &files)) {
+        for &id in &files {
+            let file = sources.get(id);
+            if file.text.trim().is_empty() {
+                findings.push(empty(file, id, "pairs"));
             }
-            out
-        })
-        .collect();
-
-    let mut objects = Vec::with_capacity(outputs.iter().map(|o| o.objects.len()).sum());
-    let mut runs = Vec::new();
-    for out in outputs {
-        objects.extend(out.objects);
-        findings.extend(out.findings);
-        runs.extend(out.runs);
-    }
-    timer.lap("parse");
-    // Large JSON lists: check the runs, convert their items, and put them in
-    // their file's place.
-    while !runs.is_empty() {
-        let file = runs[0].file;
-        let n = runs.iter().take_while(|r| r.file == file).count();
-        let rest = runs.split_off(n);
-        let out = dialect::jsonruns::finish(sources.get(file), file, runs, options.dialect);
-        runs = rest;
-        let at = objects.partition_point(|o| o.span.file < file);
-        if objects.is_empty() {
-            objects = out.objects; // the common case: one large file; no copy
-        } else {
-            objects.splice(at..at, out.objects);
         }
-        findings.extend(out.findings);
+        findings.extend(read.findings);
+        timer.lap("whole files");
+        let resolved = Resolved { relations: read.relations, ..Resolved::default() };
+        return Snapshot { sources, objects: read.objects, resolved, findings };
+    }
+
+    let per_file: Vec<(FileId, Vec<Piece>)> =
+        files.par_iter().map(|&id| (id, split_file(sources.get(id), rayon::current_num_threads()))).collect();
+    for (id, pieces) in &per_file {
+        if pieces.is_empty() {
+            findings.push(empty(sources.get(*id), *id, "objects"));
+        }
+    }
+    timer.lap("split");
+    let size: usize = files.iter().map(|&id| sources.get(id).text.len()).sum();
+    let bar = (options.progress && size >= PROGRESS_AT).then(|| progress_bar(size));
+    let reader = Reader { sources: &sources, forced, bar };
+
+    // Large lists first, each in parallel runs; a file whose runs do not
+    // check out is read the general way.
+    let mut runs_out: Vec<Out> = Vec::new();
+    // (file, its documents, whether it was read in runs)
+    let mut general: Vec<(FileId, Vec<UnitSpec>, bool)> = Vec::new();
+    for (id, pieces) in per_file {
+        let mut docs = Vec::new();
+        let mut in_runs = false;
+        for piece in pieces {
+            match piece {
+                Piece::Doc(spec) => docs.push(spec),
+                Piece::Runs(r) => match reader.runs(id, &r) {
+                    Some(out) => {
+                        runs_out.push(out);
+                        in_runs = true;
+                    }
+                    None => docs = json_values(sources.get(id)),
+                },
+            }
+        }
+        general.push((id, docs, in_runs));
     }
     timer.lap("lists");
-    if let Some(bar) = &bar {
+    // Documents, in parallel, read in batches (a list's items are read
+    // after: the batch marks where they go)…
+    let all: Vec<Task> = general
+        .iter()
+        .flat_map(|(id, specs, in_runs)| {
+            let runs = in_runs.then_some(Task::Runs);
+            runs.into_iter().chain(specs.iter().map(move |s| Task::Doc(*id, s)))
+        })
+        .collect();
+    let batches: Vec<Batch> = all
+        .par_iter()
+        .fold(Batch::default, |mut batch, task| {
+            match *task {
+                Task::Doc(id, spec) => {
+                    if let Some(items) = reader.document(id, spec, &mut batch.out) {
+                        batch.marks.push((batch.out.objects.len(), batch.out.findings.len(), Mark::Items(id, items)));
+                    }
+                }
+                Task::Runs => batch.marks.push((batch.out.objects.len(), batch.out.findings.len(), Mark::Runs)),
+            }
+            batch
+        })
+        .collect();
+    // …then the items of their lists, in parallel.
+    let items: Vec<(FileId, &UnitSpec)> = batches
+        .iter()
+        .flat_map(|b| &b.marks)
+        .filter_map(|(_, _, m)| match m {
+            Mark::Items(id, specs) => Some(specs.iter().map(move |s| (*id, s))),
+            Mark::Runs => None,
+        })
+        .flatten()
+        .collect();
+    let mut item_outs = items.par_iter().map(|&(id, spec)| reader.item(id, spec)).collect::<Vec<Out>>().into_iter();
+    timer.lap("parse");
+
+    // In input order.
+    let total = batches.iter().map(|b| b.out.objects.len()).sum::<usize>()
+        + item_outs.as_slice().iter().chain(&runs_out).map(|o| o.objects.len()).sum::<usize>();
+    let mut objects = Vec::with_capacity(total);
+    let mut runs_out = runs_out.into_iter();
+    for batch in batches {
+        let (mut objs, mut finds) = (batch.out.objects.into_iter(), batch.out.findings.into_iter());
+        let (mut o_at, mut f_at) = (0, 0);
+        for (o, f, mark) in batch.marks {
+            objects.extend(objs.by_ref().take(o - o_at));
+            findings.extend(finds.by_ref().take(f - f_at));
+            (o_at, f_at) = (o, f);
+            let outs: Vec<Out> = match mark {
+                Mark::Items(_, specs) => item_outs.by_ref().take(specs.len()).collect(),
+                Mark::Runs => runs_out.next().into_iter().collect(),
+            };
+            for out in outs {
+                objects.extend(out.objects);
+                findings.extend(out.findings);
+            }
+        }
+        objects.extend(objs);
+        findings.extend(finds);
+    }
+    timer.lap("assemble");
+    if let Some(bar) = &reader.bar {
         bar.set_message("resolving");
     }
     resolve::assign_scopes(&mut objects);
     timer.lap("scopes");
     let resolved = resolve::resolve(&objects);
     timer.lap("resolve");
-    if let Some(bar) = bar {
+    if let Some(bar) = reader.bar {
         bar.finish_and_clear();
     }
     Snapshot { sources, objects, resolved, findings }
+}
+
+impl Reader<'_> {
+    fn progress(&self, bytes: usize) {
+        if let Some(bar) = &self.bar {
+            bar.inc(bytes as u64);
+        }
+    }
+
+    /// Read a document into `out`, or find the items of the list it is.
+    fn document(&self, id: FileId, spec: &UnitSpec, out: &mut Out) -> Option<Vec<UnitSpec>> {
+        let file = self.sources.get(id);
+        let unit = Unit::new(file, id, spec);
+        let Some(d) = dialect::recognise(&unit, self.forced) else {
+            out.findings.extend(dialect::unrecognised(&unit));
+            self.progress(spec.range.len());
+            return None;
+        };
+        let dialect = REGISTRY[d];
+        let Some(list) = dialect.list(&unit) else {
+            dialect.read(&unit, out);
+            self.progress(spec.range.len());
+            return None;
+        };
+        let header = || {
+            Arc::new(ListHeader {
+                outline: unit.outline().clone().into_owned(),
+                taken_by: d,
+                own_items: list.own_items,
+            })
+        };
+        match unit.items(list.member) {
+            Items::Split(items) => {
+                let header = header();
+                Some(
+                    items
+                        .into_iter()
+                        .map(|(range, form)| UnitSpec { range, form, list: Some(header.clone()) })
+                        .collect(),
+                )
+            }
+            Items::Values(values) => {
+                // Read here, one after the other: such lists are small.
+                let header = header();
+                for value in values {
+                    let item = Unit::value(file, id, spec.range.clone(), value, Some(&header));
+                    self.read_item(&item, out);
+                }
+                self.progress(spec.range.len());
+                None
+            }
+            Items::Broken(finding) => {
+                out.findings.push(finding);
+                self.progress(spec.range.len());
+                None
+            }
+        }
+    }
+
+    fn item(&self, id: FileId, spec: &UnitSpec) -> Out {
+        let unit = Unit::new(self.sources.get(id), id, spec);
+        let mut out = Out::default();
+        self.read_item(&unit, &mut out);
+        self.progress(spec.range.len());
+        out
+    }
+
+    fn read_item(&self, unit: &Unit, out: &mut Out) {
+        if let Some(d) = dialect::recognise(unit, self.forced) {
+            REGISTRY[d].read(unit, out);
+        }
+    }
+
+    /// Read a large JSON list in parallel runs; `None` when the guesses of
+    /// `jsonruns` do not hold (the caller then reads the file whole).
+    fn runs(&self, id: FileId, runs: &jsonruns::Runs) -> Option<Out> {
+        let header_spec = UnitSpec { range: 0..runs.header.text.len(), form: Form::Json, list: None };
+        let header_unit = Unit::new(&runs.header, FileId(u32::MAX), &header_spec);
+        let d = dialect::recognise(&header_unit, self.forced)?;
+        let list = REGISTRY[d].list(&header_unit)?;
+        if list.member != Some(runs.member.as_str()) {
+            return None;
+        }
+        let header =
+            ListHeader { outline: header_unit.outline().clone().into_owned(), taken_by: d, own_items: list.own_items };
+        let file = self.sources.get(id);
+        let b = file.text.as_bytes();
+        struct Run {
+            out: Out,
+            /// Where the item after the run starts, or the list's `]`.
+            next: Option<usize>,
+            close: Option<usize>,
+        }
+        let results: Vec<Option<Run>> = runs
+            .starts
+            .par_iter()
+            .enumerate()
+            .map(|(n, &start)| {
+                let stop = runs.starts.get(n + 1).copied().unwrap_or(usize::MAX);
+                let mut run = Run { out: Out::default(), next: None, close: None };
+                let mut pos = start;
+                loop {
+                    if pos >= stop {
+                        run.next = Some(pos);
+                        break;
+                    }
+                    let unit = Unit::streamed(file, id, pos, Some(&header));
+                    self.read_item(&unit, &mut run.out);
+                    let end = unit.skip()?;
+                    match jsonruns::after_item(b, end) {
+                        After::Next(p) => pos = p,
+                        After::Close(c) => {
+                            run.close = Some(c);
+                            break;
+                        }
+                        After::Broken => return None,
+                    }
+                }
+                self.progress(stop.min(b.len()) - start);
+                Some(run)
+            })
+            .collect();
+        // Each run ends where the next begins; the last at the list's `]`.
+        let mut out = Out::default();
+        for (n, run) in results.into_iter().enumerate() {
+            let run = run?;
+            match runs.starts.get(n + 1) {
+                Some(&next) if run.next == Some(next) => {}
+                None if run.close == Some(runs.close) => {}
+                _ => return None,
+            }
+            out.objects.extend(run.out.objects);
+            out.findings.extend(run.out.findings);
+        }
+        Some(out)
+    }
+}
+
+/// The documents of a file: YAML documents, or top-level JSON values; a
+/// large JSON list in runs.
+fn split_file(file: &SourceFile, threads: usize) -> Vec<Piece> {
+    let text = &*file.text;
+    let b = text.as_bytes();
+    match file.format {
+        Format::Json => {
+            if split::first_content(text, 0..text.len()).is_none() {
+                return Vec::new();
+            }
+            let start = json::skip_ws(b, 0);
+            if b[start] == b'{' && b.len() >= jsonruns::MIN_LEN {
+                if let Some(runs) = jsonruns::runs(text, start, threads) {
+                    return vec![Piece::Runs(Box::new(runs))];
+                }
+            }
+            json_values(file).into_iter().map(Piece::Doc).collect()
+        }
+        Format::Yaml => split::yaml_documents(text)
+            .into_iter()
+            .filter_map(|d| {
+                let start = split::first_content(text, d.clone())?;
+                Some(Piece::Doc(UnitSpec { range: start..d.end, form: Form::Yaml, list: None }))
+            })
+            .collect(),
+    }
+}
+
+/// The top-level values of a JSON file (one, or NDJSON); from the first
+/// value that does not scan, the rest of the file as one (its error is
+/// reported there).
+fn json_values(file: &SourceFile) -> Vec<UnitSpec> {
+    let b = file.text.as_bytes();
+    let mut out = Vec::new();
+    let mut i = json::skip_ws(b, 0);
+    while i < b.len() {
+        let Some(end) = json::value_end(b, i) else {
+            out.push(UnitSpec { range: i..b.len(), form: Form::Json, list: None });
+            break;
+        };
+        out.push(UnitSpec { range: i..end, form: Form::Json, list: None });
+        i = json::skip_ws(b, end);
+    }
+    out
+}
+
+fn empty(file: &SourceFile, id: FileId, what: &str) -> Finding {
+    Finding::new(Rule::Td013, format!("{} holds no {what}", file.name))
+        .at(Span::new(id, 0..0), "empty")
+        .in_file(file.name.clone())
 }
 
 fn read_problem(sources: &Sources, skip: &mut [bool], problem: ReadProblem) -> Finding {
@@ -132,56 +429,57 @@ fn read_problem(sources: &Sources, skip: &mut [bool], problem: ReadProblem) -> F
     }
 }
 
-/// The units of every readable file, in file order (files split in parallel).
-fn split(
-    sources: &Sources,
-    skip: &[bool],
-    dialect: Option<Dialect>,
-    findings: &mut Vec<Finding>,
-) -> Vec<(FileId, Unit)> {
-    let per_file: Vec<(Vec<Unit>, bool)> = sources
-        .files
-        .par_iter()
-        .enumerate()
-        .map(|(i, file)| if skip[i] { (Vec::new(), true) } else { dialect::units(file, dialect) })
-        .collect();
-    let mut units = Vec::with_capacity(per_file.iter().map(|(u, _)| u.len()).sum());
-    for (id, (file_units, any)) in sources.ids().zip(per_file) {
-        if !any {
-            let file = sources.get(id);
-            findings.push(
-                Finding::new(Rule::Td013, format!("{} holds no objects", file.name))
-                    .at(Span::new(id, 0..0), "empty")
-                    .in_file(file.name.clone()),
-            );
-        }
-        units.extend(file_units.into_iter().map(|u| (id, u)));
-    }
-    units
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-/// `--dialect pairs`: tokens, not documents; relations made directly.
-fn load_pairs(
-    sources: Sources,
-    skip: &[bool],
-    mut findings: Vec<Finding>,
-    mut timer: crate::timing::Timer,
-) -> Snapshot {
-    let files: Vec<FileId> = sources.ids().filter(|id| !skip[id.0 as usize]).collect();
-    for &id in &files {
-        let file = sources.get(id);
-        if file.text.trim().is_empty() {
-            findings.push(
-                Finding::new(Rule::Td013, format!("{} holds no pairs", file.name))
-                    .at(Span::new(id, 0..0), "empty")
-                    .in_file(file.name.clone()),
-            );
+    fn big(items: impl Fn(usize) -> String, head: &str, tail: &str) -> SourceFile {
+        let mut text = format!("{{\n{head}");
+        let n = 150_000;
+        for i in 0..n {
+            text.push_str(&items(i));
+            text.push_str(if i + 1 < n { ",\n" } else { "\n" });
+        }
+        text.push_str(tail);
+        assert!(text.len() >= jsonruns::MIN_LEN);
+        SourceFile::new("big.json".into(), None, Format::Json, text)
+    }
+
+    /// Large lists are read in runs, whichever dialect holds them, and give
+    /// what the general way gives.
+    #[test]
+    fn large_lists_are_read_in_runs() {
+        let kubectl = big(
+            |i| {
+                format!("  {{\n   \"apiVersion\": \"v1\",\n   \"kind\": \"ConfigMap\",\n   \"metadata\": {{\"name\": \"c{i}\", \"namespace\": \"ns\", \"uid\": \"u{i}\", \"labels\": {{\"app\": \"a\"}}}}\n  }}")
+            },
+            " \"apiVersion\": \"v1\",\n \"items\": [\n",
+            " ],\n \"kind\": \"List\",\n \"metadata\": {\"resourceVersion\": \"\"}\n}\n",
+        );
+        let native =
+            big(|i| format!("  {{\"id\": \"r{i}\", \"owners\": [\"r{}\"]}}", i / 2), " \"resources\": [\n", " ]\n}\n");
+        for (file, expect) in [(kubectl, "ConfigMap"), (native, "")] {
+            let sources = Sources { files: vec![file] };
+            let reader = Reader { sources: &sources, forced: None, bar: None };
+            let pieces = split_file(sources.get(FileId(0)), 4);
+            let Some(Piece::Runs(runs)) = pieces.first() else { panic!("not read in runs") };
+            assert!(runs.starts.len() > 1);
+            let out = reader.runs(FileId(0), runs).expect("the runs check out");
+            assert_eq!(out.objects.len(), 150_000);
+            assert!(out.findings.is_empty());
+            assert!(out.objects.iter().all(|o| &*o.kind == expect));
+            // The general way gives the same objects.
+            let mut general = Out::default();
+            for spec in json_values(sources.get(FileId(0))) {
+                if let Some(items) = reader.document(FileId(0), &spec, &mut general) {
+                    for item in &items {
+                        let o = reader.item(FileId(0), item);
+                        general.objects.extend(o.objects);
+                    }
+                }
+            }
+            let names = |objs: &[Object]| objs.iter().map(|o| (o.name.clone(), o.span)).collect::<Vec<_>>();
+            assert_eq!(names(&out.objects), names(&general.objects));
         }
     }
-    timer.lap("pairs: check");
-    let pairs = dialect::pairs::load(&sources, &files);
-    findings.extend(pairs.findings);
-    timer.lap("pairs");
-    let resolved = Resolved { relations: pairs.relations, ..Resolved::default() };
-    Snapshot { sources, objects: pairs.objects, resolved, findings }
 }

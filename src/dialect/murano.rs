@@ -13,13 +13,63 @@
 //! that only wrap a model (API responses) are walked the same way: the
 //! outermost objects are the trees.
 
+use super::Out;
 use crate::findings::{Finding, Rule};
-use crate::input::locate;
-use crate::input::{FileId, Span};
+use crate::input::{locate, FileId, Node, Outline, Span, Unit};
 use crate::model::{DepDecl, DepSide, DepTarget, Dialect, MuranoInfo, Object, OwnerRef, Section, Str};
 use rustc_hash::FxHashMap;
-use serde_yaml::{Mapping, Value};
 use std::ops::Range;
+
+pub struct Murano;
+
+impl super::Dialect for Murano {
+    fn name(&self) -> &'static str {
+        "murano"
+    }
+
+    fn about(&self) -> &'static str {
+        "a Murano object model: objects with a `\"?\"` header holding `id` and `type`"
+    }
+
+    /// A document (not an item of a list) holding a header with an id, that
+    /// is not a Kubernetes object or list embedding a model. A document
+    /// that looks like one but cannot be parsed is Murano's too, so that
+    /// its error is reported as what it is.
+    fn recognise(&self, unit: &Unit, _: &Outline) -> Option<bool> {
+        if unit.list.is_some() || !looks_like(unit.text()) {
+            return Some(false);
+        }
+        Some(match unit.tree() {
+            Ok(tree) => has_header(tree) && !embeds_model(tree),
+            Err(_) => true,
+        })
+    }
+
+    fn read(&self, unit: &Unit, out: &mut Out) {
+        match unit.tree() {
+            Ok(tree) if has_header(tree) => {
+                let span = unit.span();
+                let (objects, findings) = convert(tree, unit.source_text(), span.file, span.range());
+                out.objects.extend(objects);
+                out.findings.extend(findings);
+            }
+            Ok(_) => out.findings.push(
+                Finding::new(Rule::Td001, "not a Murano object model: no `?` header with an id")
+                    .at(unit.head(), "this document"),
+            ),
+            Err(finding) => out.findings.push(finding.clone().fatal()),
+        }
+    }
+}
+
+/// A Kubernetes object (or List) that embeds a Murano model in its spec.
+fn embeds_model(v: &Node) -> bool {
+    v.get("?").is_none() && v.get("kind").is_some() && (v.get("apiVersion").is_some() || v.get("items").is_some())
+}
+
+fn get<'a>(m: &'a [(Node, Node)], key: &str) -> Option<&'a Node> {
+    m.iter().find(|(k, _)| k.as_str() == Some(key)).map(|(_, v)| v)
+}
 
 /// Whether `doc` may hold a Murano header: a `"?"` (or `'?'`) key whose
 /// value is a map. Cheap (a substring search), so that other dialects do not
@@ -53,13 +103,13 @@ pub fn looks_like(doc: &str) -> bool {
 }
 
 /// Whether a parsed document holds at least one header with an id.
-pub fn has_header(v: &Value) -> bool {
+pub fn has_header(v: &Node) -> bool {
     match v {
-        Value::Mapping(m) => {
-            m.get("?").and_then(Value::as_mapping).is_some_and(|h| h.contains_key("id")) || m.values().any(has_header)
+        Node::Map(m) => {
+            get(m, "?").and_then(Node::as_map).is_some_and(|h| get(h, "id").is_some())
+                || m.iter().any(|(_, v)| has_header(v))
         }
-        Value::Sequence(s) => s.iter().any(has_header),
-        Value::Tagged(t) => has_header(&t.value),
+        Node::Seq(s) => s.iter().any(has_header),
         _ => false,
     }
 }
@@ -79,27 +129,21 @@ struct Reader<'a> {
     headers: Option<HeaderIndex>,
 }
 
-fn scalar(v: &Value) -> Option<String> {
-    match v {
-        Value::String(s) => Some(s.clone()),
-        Value::Number(n) => Some(n.to_string()),
-        Value::Bool(b) => Some(b.to_string()),
-        Value::Tagged(t) => scalar(&t.value),
-        _ => None,
-    }
+fn scalar(v: &Node) -> Option<String> {
+    v.scalar()
 }
 
 /// `name/version@package`, or the `type` with `classVersion` and `package`.
-fn type_of(h: &Mapping) -> (Str, Str) {
-    let written = h.get("type").and_then(scalar).unwrap_or_default();
+fn type_of(h: &[(Node, Node)]) -> (Str, Str) {
+    let written = get(h, "type").and_then(scalar).unwrap_or_default();
     let short: &str = written.split(['/', '@']).next().unwrap_or("");
     let mut full = written.clone();
-    if let Some(v) = h.get("classVersion").and_then(scalar) {
+    if let Some(v) = get(h, "classVersion").and_then(scalar) {
         if !full.contains('/') {
             full = format!("{full}/{v}");
         }
     }
-    if let Some(p) = h.get("package").and_then(scalar) {
+    if let Some(p) = get(h, "package").and_then(scalar) {
         if !full.contains('@') {
             full = format!("{full}@{p}");
         }
@@ -126,13 +170,13 @@ impl Reader<'_> {
         }
     }
 
-    fn walk(&mut self, v: &Value, parent: Option<usize>, section: Section) {
+    fn walk(&mut self, v: &Node, parent: Option<usize>, section: Section) {
         match v {
-            Value::Mapping(m) => {
-                let header = m.get("?");
+            Node::Map(m) => {
+                let header = get(m, "?");
                 match header {
-                    Some(Value::Mapping(h)) if h.contains_key("id") => self.object(m, h, parent, section),
-                    Some(other) if !matches!(other, Value::Mapping(_)) => {
+                    Some(Node::Map(h)) if get(h, "id").is_some() => self.object(m, h, parent, section),
+                    Some(other) if !matches!(other, Node::Map(_)) => {
                         let span = Span::new(self.file, locate::head(self.text, self.doc.clone()));
                         self.findings.push(
                             Finding::new(Rule::Td001, "a Murano `?` header that is not a map")
@@ -158,13 +202,12 @@ impl Reader<'_> {
                     }
                 }
             }
-            Value::Sequence(s) => {
+            Node::Seq(s) => {
                 for child in s {
                     self.walk(child, parent, section);
                 }
             }
-            Value::Tagged(t) => self.walk(&t.value, parent, section),
-            Value::String(_) | Value::Number(_) => {
+            Node::Str(_) | Node::Number(_) => {
                 // What only ObjectsCopy says of an object in the model refers to nothing now.
                 let Some(p) = parent.filter(|&p| section != Section::Old || self.infos[p].section == Section::Old)
                 else {
@@ -178,8 +221,8 @@ impl Reader<'_> {
         }
     }
 
-    fn object(&mut self, m: &Mapping, h: &Mapping, parent: Option<usize>, section: Section) {
-        let Some(id) = h.get("id").and_then(scalar).filter(|s| !s.is_empty()) else {
+    fn object(&mut self, m: &[(Node, Node)], h: &[(Node, Node)], parent: Option<usize>, section: Section) {
+        let Some(id) = get(h, "id").and_then(scalar).filter(|s| !s.is_empty()) else {
             let span = Span::new(self.file, locate::head(self.text, self.doc.clone()));
             self.findings
                 .push(Finding::new(Rule::Td001, "a Murano object with an empty id").at(span, "in this document"));
@@ -224,11 +267,7 @@ impl Reader<'_> {
         let (span, _) = self.header_span(&id, 0);
         let mut deps = Vec::new();
         let mut handlers = Vec::new();
-        let subscriptions = h
-            .get("dependencies")
-            .and_then(Value::as_mapping)
-            .and_then(|d| d.get("onDestruction"))
-            .and_then(Value::as_sequence);
+        let subscriptions = get(h, "dependencies").and_then(|d| d.get("onDestruction")).and_then(Node::as_seq);
         for s in subscriptions.into_iter().flatten() {
             let Some(subscriber) = s.get("subscriber").and_then(scalar).filter(|s| !s.is_empty()) else {
                 let at = self.header_span(&id, 0).1;
@@ -252,7 +291,7 @@ impl Reader<'_> {
             .iter()
             .filter_map(|(k, v)| {
                 let k = k.as_str()?;
-                k.starts_with('_').then(|| (Str::from(k), Str::from(serde_json::to_string(v).unwrap_or_default())))
+                k.starts_with('_').then(|| (Str::from(k), Str::from(v.to_json())))
             })
             .collect();
         let owners: Box<[OwnerRef]> = match parent {
@@ -291,8 +330,8 @@ impl Reader<'_> {
         });
         self.infos.push(MuranoInfo {
             type_name: full_type,
-            name: h.get("name").and_then(scalar).map(Str::from),
-            destroyed: h.get("destroyed").and_then(Value::as_bool).unwrap_or(false),
+            name: get(h, "name").and_then(scalar).map(Str::from),
+            destroyed: get(h, "destroyed").and_then(Node::as_bool).unwrap_or(false),
             handlers: handlers.into(),
             strings: Vec::new(),
             attributes,
@@ -365,7 +404,7 @@ fn header_index(text: &str, doc: Range<usize>) -> HeaderIndex {
 }
 
 /// Read a parsed Murano document (`doc` is its range in `text`).
-pub fn convert(value: &Value, text: &str, file: FileId, doc: Range<usize>) -> (Vec<Object>, Vec<Finding>) {
+pub fn convert(value: &Node, text: &str, file: FileId, doc: Range<usize>) -> (Vec<Object>, Vec<Finding>) {
     let mut r = Reader {
         text,
         file,
@@ -378,16 +417,16 @@ pub fn convert(value: &Value, text: &str, file: FileId, doc: Range<usize>) -> (V
         headers: None,
     };
     let task = value
-        .as_mapping()
-        .filter(|m| !m.contains_key("?") && (m.contains_key("Objects") || m.contains_key("ObjectsCopy")));
+        .as_map()
+        .filter(|m| get(m, "?").is_none() && (get(m, "Objects").is_some() || get(m, "ObjectsCopy").is_some()));
     match task {
         Some(m) => {
-            let has_copy = m.get("ObjectsCopy").is_some_and(|v| !v.is_null());
+            let has_copy = get(m, "ObjectsCopy").is_some_and(|v| !v.is_null());
             let new = if has_copy { Section::New } else { Section::Model };
-            if let Some(objects) = m.get("Objects") {
+            if let Some(objects) = get(m, "Objects") {
                 r.walk(objects, None, new);
             }
-            if let Some(copy) = m.get("ObjectsCopy") {
+            if let Some(copy) = get(m, "ObjectsCopy") {
                 r.walk(copy, None, Section::Old);
             }
         }
@@ -414,7 +453,7 @@ mod tests {
     use super::*;
 
     fn read(text: &str) -> (Vec<Object>, Vec<Finding>) {
-        let v: Value = serde_yaml::from_str(text).unwrap();
+        let v: Node = serde_yaml::from_str(text).unwrap();
         convert(&v, text, FileId(0), 0..text.len())
     }
 

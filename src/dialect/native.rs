@@ -10,11 +10,62 @@
 //!   destroyAfter: [vm1, vm2]   # net is destroyed after vm1 and vm2
 //! ```
 
-use super::raw::RawNative;
+use super::fields::Scalar;
+use super::{List, Out};
 use crate::findings::{Finding, Rule};
-use crate::input::locate;
-use crate::input::Span;
+use crate::input::{locate, Outline, Shape, Span, Unit};
 use crate::model::{DepDecl, DepSide, DepTarget, Dialect, Object, OwnerRef, Str};
+use serde::Deserialize;
+
+pub struct Native;
+
+impl super::Dialect for Native {
+    fn name(&self) -> &'static str {
+        "native"
+    }
+
+    fn about(&self) -> &'static str {
+        "a top-level `resources:` list of `{id, owners?, destroyAfter?}`"
+    }
+
+    fn recognise(&self, unit: &Unit, outline: &Outline) -> Option<bool> {
+        Some(unit.list.is_none() && is_native(outline))
+    }
+
+    fn list(&self, doc: &Unit) -> Option<List> {
+        is_native(doc.outline()).then_some(List { member: Some("resources"), own_items: true })
+    }
+
+    fn read(&self, unit: &Unit, out: &mut Out) {
+        if unit.list.is_none() {
+            // A document `--dialect native` was given that is not a list of resources.
+            out.findings.push(
+                Finding::new(Rule::Td001, "not a native document: no top-level `resources:` list")
+                    .at(unit.head(), "this document"),
+            );
+            return;
+        }
+        match super::parse_object::<RawNative>(unit) {
+            Ok(raw) => out.objects.extend(convert(raw, unit.span(), unit.source_text(), &mut out.findings)),
+            Err(finding) => out.findings.push(finding),
+        }
+    }
+}
+
+/// A mapping without a `kind` whose `resources` is a list.
+fn is_native(o: &Outline) -> bool {
+    o.shape == Shape::Map && o.str("kind").is_none() && o.listy("resources")
+}
+
+/// A native resource: `{id, owners?, destroyAfter?}`.
+#[derive(Deserialize, Debug, Default)]
+#[serde(expecting = "a native resource `{id, owners, destroyAfter}`")]
+pub struct RawNative {
+    pub id: Option<Scalar>,
+    pub owners: Option<Vec<Scalar>>,
+    #[serde(rename = "destroyAfter")]
+    pub destroy_after: Option<Vec<Scalar>>,
+}
 
 pub fn convert(raw: RawNative, span: Span, text: &str, out: &mut Vec<Finding>) -> Option<Object> {
     let id: Str = match raw.id {

@@ -4,16 +4,50 @@
 //! the token. Tokens are interned once; relations are made directly, with no
 //! per-object resolution, so a million pairs load in a fraction of a second.
 
+use super::{Files, Out};
 use crate::findings::{Finding, Rule};
-use crate::input::{FileId, Sources, Span};
+use crate::input::{FileId, Outline, Shape, Sources, Span, Unit};
 use crate::model::{Dialect, Link, ObjId, Object, RelKind, Relation, Str};
 use hashbrown::hash_table::{Entry, HashTable};
 use std::ops::Range;
 
-pub struct Pairs {
-    pub objects: Vec<Object>,
-    pub relations: Vec<Relation>,
-    pub findings: Vec<Finding>,
+pub struct Pairs;
+
+impl super::Dialect for Pairs {
+    fn name(&self) -> &'static str {
+        "pairs"
+    }
+
+    fn about(&self) -> &'static str {
+        "whitespace-separated token pairs, as for tsort(1) (only with --dialect pairs)"
+    }
+
+    fn recognise(&self, _: &Unit, _: &Outline) -> Option<bool> {
+        Some(false)
+    }
+
+    fn read(&self, _: &Unit, _: &mut Out) {}
+
+    fn read_files(&self, sources: &Sources, files: &[FileId]) -> Option<Files> {
+        Some(load(sources, files))
+    }
+
+    fn forced_only(&self) -> bool {
+        true
+    }
+
+    /// Plain text of two or more whitespace-separated tokens, none of them
+    /// YAML or JSON punctuation: what a tsort input looks like.
+    fn hint(&self, unit: &Unit) -> Option<&'static str> {
+        if unit.outline().shape != Shape::Scalar {
+            return None;
+        }
+        let text = unit.text();
+        let tokens = text.split_ascii_whitespace().count();
+        let plain = !text.contains([':', '{', '[', '"', '\'', '#']);
+        (tokens >= 2 && plain)
+            .then_some("this looks like tsort input (`X Y`: X is destroyed before Y); read it with `--dialect pairs`")
+    }
 }
 
 /// The strings every token object shares (an empty group and kind): cloned,
@@ -61,7 +95,7 @@ fn tokens(text: &str, range: Range<usize>) -> impl Iterator<Item = Range<usize>>
 }
 
 /// Read every file as pairs; tokens are the same objects across files.
-pub fn load(sources: &Sources, files: &[FileId]) -> Pairs {
+pub fn load(sources: &Sources, files: &[FileId]) -> Files {
     use rayon::prelude::*;
     use std::hash::{BuildHasher, BuildHasherDefault};
     let mut timer = crate::timing::Timer::start();
@@ -172,7 +206,7 @@ pub fn load(sources: &Sources, files: &[FileId]) -> Pairs {
         )
         .collect();
     timer.lap("  objects");
-    Pairs { objects, relations, findings }
+    Files { objects, relations, findings }
 }
 
 #[cfg(test)]

@@ -2,10 +2,20 @@
 //! [`Sources`]; files split into documents and list items; places in the
 //! text ([`Span`]). Nothing here knows a dialect's wire format.
 
+pub mod fast;
 pub mod files;
+pub mod json;
+pub mod jsonruns;
 pub mod locate;
+pub mod outline;
 pub mod source;
 pub mod split;
+pub mod tree;
+pub mod unit;
+pub mod yaml;
 
 pub use files::{read_inputs, ReadProblem};
+pub use outline::{Outline, Shape};
 pub use source::{FileId, Format, LineCol, SourceFile, Sources, Span, Text};
+pub use tree::Node;
+pub use unit::{Form, ListHeader, Unit, UnitSpec};

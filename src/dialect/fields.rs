@@ -1,0 +1,197 @@
+//! Field types the dialects' wire structs share: scalars, string maps,
+//! keys, and lenient readers for fields whose type the input may not keep.
+
+use crate::model::Str;
+use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
+use serde::Deserialize;
+use std::fmt;
+
+/// A string, number or boolean, kept as its text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Scalar(pub Str);
+
+impl<'de> Deserialize<'de> for Scalar {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Scalar, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Scalar;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Scalar, E> {
+                Ok(Scalar(v.into()))
+            }
+            fn visit_string<E: de::Error>(self, v: String) -> Result<Scalar, E> {
+                Ok(Scalar(v.into()))
+            }
+            fn visit_bool<E: de::Error>(self, v: bool) -> Result<Scalar, E> {
+                Ok(Scalar(v.to_string().into()))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Scalar, E> {
+                Ok(Scalar(v.to_string().into()))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Scalar, E> {
+                Ok(Scalar(v.to_string().into()))
+            }
+            fn visit_i128<E: de::Error>(self, v: i128) -> Result<Scalar, E> {
+                Ok(Scalar(v.to_string().into()))
+            }
+            fn visit_u128<E: de::Error>(self, v: u128) -> Result<Scalar, E> {
+                Ok(Scalar(v.to_string().into()))
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Scalar, E> {
+                Ok(Scalar(v.to_string().into()))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+impl Scalar {
+    pub fn into_str(self) -> Str {
+        self.0
+    }
+}
+
+/// Label-like map of scalars (`null` values become empty strings).
+#[derive(Clone, Debug, Default)]
+pub struct StrMap(pub Vec<(Str, Str)>);
+
+impl<'de> Deserialize<'de> for StrMap {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<StrMap, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = StrMap;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a map of strings")
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<StrMap, E> {
+                Ok(StrMap::default())
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<StrMap, A::Error> {
+                let mut out = Vec::with_capacity(map.size_hint().unwrap_or(4));
+                while let Some(k) = map.next_key::<Scalar>()? {
+                    let v = map.next_value::<Option<Scalar>>()?;
+                    out.push((k.0, v.map(|v| v.0).unwrap_or_default()));
+                }
+                Ok(StrMap(out))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// A map key as text, borrowed from the input when it can be.
+pub struct Key<'de>(pub std::borrow::Cow<'de, str>);
+
+impl<'de> Deserialize<'de> for Key<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Key<'de>, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Key<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a key")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Key<'de>, E> {
+                Ok(Key(v.into()))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Key<'de>, E> {
+                Ok(Key(v.to_owned().into()))
+            }
+            fn visit_string<E: de::Error>(self, v: String) -> Result<Key<'de>, E> {
+                Ok(Key(v.into()))
+            }
+            fn visit_bool<E: de::Error>(self, v: bool) -> Result<Key<'de>, E> {
+                Ok(Key(v.to_string().into()))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Key<'de>, E> {
+                Ok(Key(v.to_string().into()))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Key<'de>, E> {
+                Ok(Key(v.to_string().into()))
+            }
+            fn visit_i128<E: de::Error>(self, v: i128) -> Result<Key<'de>, E> {
+                Ok(Key(v.to_string().into()))
+            }
+            fn visit_u128<E: de::Error>(self, v: u128) -> Result<Key<'de>, E> {
+                Ok(Key(v.to_string().into()))
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Key<'de>, E> {
+                Ok(Key(v.to_string().into()))
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Key<'de>, E> {
+                Ok(Key("".into()))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// Implements the non-map arms of a lenient visitor: any other value is
+/// consumed and gives the default.
+macro_rules! lenient_other_arms {
+    ($t:ty) => {
+        fn visit_bool<E: serde::de::Error>(self, _: bool) -> Result<$t, E> {
+            Ok(<$t>::default())
+        }
+        fn visit_i64<E: serde::de::Error>(self, _: i64) -> Result<$t, E> {
+            Ok(<$t>::default())
+        }
+        fn visit_u64<E: serde::de::Error>(self, _: u64) -> Result<$t, E> {
+            Ok(<$t>::default())
+        }
+        fn visit_f64<E: serde::de::Error>(self, _: f64) -> Result<$t, E> {
+            Ok(<$t>::default())
+        }
+        fn visit_bytes<E: serde::de::Error>(self, _: &[u8]) -> Result<$t, E> {
+            Ok(<$t>::default())
+        }
+        fn visit_unit<E: serde::de::Error>(self) -> Result<$t, E> {
+            Ok(<$t>::default())
+        }
+        fn visit_none<E: serde::de::Error>(self) -> Result<$t, E> {
+            Ok(<$t>::default())
+        }
+        fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<$t, A::Error> {
+            while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {}
+            Ok(<$t>::default())
+        }
+    };
+}
+
+/// A string if the value is a scalar, `None` for anything else.
+#[derive(Clone, Debug, Default)]
+pub struct LenientStr(pub Option<Str>);
+
+impl<'de> Deserialize<'de> for LenientStr {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<LenientStr, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = LenientStr;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("anything")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<LenientStr, E> {
+                Ok(LenientStr(Some(v.into())))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<LenientStr, A::Error> {
+                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(LenientStr(None))
+            }
+            lenient_other_arms!(LenientStr);
+        }
+        d.deserialize_any(V)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scalars_accept_numbers_and_bools() {
+        let v: Vec<Scalar> = serde_yaml::from_str("[a, 1, true, 2.5]").unwrap();
+        let v: Vec<&str> = v.iter().map(|s| &*s.0).collect();
+        assert_eq!(v, ["a", "1", "true", "2.5"]);
+    }
+}

@@ -1,0 +1,280 @@
+//! JSON structure without parsing: where values begin and end, so that the
+//! items of a large `List` can be parsed one by one, in parallel. These
+//! functions only find boundaries; each piece is still parsed (and so
+//! validated) by serde_json, and any doubt sends the caller back to the
+//! general path, which reports errors exactly.
+//!
+//! Also: a JSON value's outline (its top-level keys), and serde_json's
+//! errors as findings at their place.
+
+use super::outline::{Member, Outline, Shape, Value};
+use super::source::{FileId, Span};
+use crate::findings::{Finding, Rule};
+use std::borrow::Cow;
+use std::ops::Range;
+
+pub fn skip_ws(b: &[u8], mut i: usize) -> usize {
+    while i < b.len() && matches!(b[i], b' ' | b'\t' | b'\n' | b'\r') {
+        i += 1;
+    }
+    i
+}
+
+/// The end of the string starting at `b[i] == '"'`.
+pub fn string_end(b: &[u8], i: usize) -> Option<usize> {
+    let mut j = i + 1;
+    loop {
+        let k = memchr::memchr2(b'"', b'\\', &b[j..])?;
+        j += k;
+        if b[j] == b'\\' {
+            j += 2;
+            if j > b.len() {
+                return None;
+            }
+        } else {
+            return Some(j + 1);
+        }
+    }
+}
+
+/// The end of the value starting at `b[i]` (no leading whitespace).
+pub fn value_end(b: &[u8], i: usize) -> Option<usize> {
+    match *b.get(i)? {
+        b'"' => string_end(b, i),
+        b'{' | b'[' => {
+            let mut stack: Vec<u8> = vec![if b[i] == b'{' { b'}' } else { b']' }];
+            let mut j = i + 1;
+            while let Some(&c) = b.get(j) {
+                match c {
+                    b'"' => {
+                        j = string_end(b, j)?;
+                        continue;
+                    }
+                    b'{' => stack.push(b'}'),
+                    b'[' => stack.push(b']'),
+                    b'}' | b']' => {
+                        if stack.pop() != Some(c) {
+                            return None;
+                        }
+                        if stack.is_empty() {
+                            return Some(j + 1);
+                        }
+                    }
+                    _ => {}
+                }
+                j += 1;
+            }
+            None
+        }
+        _ => {
+            // A number, true, false or null: up to a delimiter.
+            let mut j = i;
+            while j < b.len() && !matches!(b[j], b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r') {
+                j += 1;
+            }
+            (j > i).then_some(j)
+        }
+    }
+}
+
+/// The key of the member at `b[i] == '"'` (quotes included), and where
+/// its value starts (after the colon and blanks).
+pub fn member_key(b: &[u8], i: usize) -> Option<(Range<usize>, usize)> {
+    if b.get(i) != Some(&b'"') {
+        return None;
+    }
+    let key = i..string_end(b, i)?;
+    let j = skip_ws(b, key.end);
+    if b.get(j) != Some(&b':') {
+        return None;
+    }
+    Some((key, skip_ws(b, j + 1)))
+}
+
+/// The members of the object at `b[i] == '{'`: (key text with quotes,
+/// value range), and the end of the object.
+#[allow(clippy::type_complexity)]
+pub fn members(b: &[u8], i: usize) -> Option<(Vec<(Range<usize>, Range<usize>)>, usize)> {
+    let mut out = Vec::new();
+    let mut j = skip_ws(b, i + 1);
+    if b.get(j) == Some(&b'}') {
+        return Some((out, j + 1));
+    }
+    loop {
+        let key;
+        (key, j) = member_key(b, j)?;
+        let end = value_end(b, j)?;
+        out.push((key, j..end));
+        j = skip_ws(b, end);
+        match b.get(j) {
+            Some(b',') => j = skip_ws(b, j + 1),
+            Some(b'}') => return Some((out, j + 1)),
+            _ => return None,
+        }
+    }
+}
+
+/// The elements of the array at `b[i] == '['`, and the end of the array.
+pub fn elements(b: &[u8], i: usize) -> Option<(Vec<Range<usize>>, usize)> {
+    let mut out = Vec::new();
+    let mut j = skip_ws(b, i + 1);
+    if b.get(j) == Some(&b']') {
+        return Some((out, j + 1));
+    }
+    loop {
+        let end = value_end(b, j)?;
+        out.push(j..end);
+        j = skip_ws(b, end);
+        match b.get(j) {
+            Some(b',') => j = skip_ws(b, j + 1),
+            Some(b']') => return Some((out, j + 1)),
+            _ => return None,
+        }
+    }
+}
+
+/// The shape of the value starting with `first`.
+pub fn shape_of(first: u8) -> Shape {
+    match first {
+        b'{' => Shape::Map,
+        b'[' => Shape::Seq,
+        b'n' => Shape::Null,
+        _ => Shape::Scalar,
+    }
+}
+
+/// The outline of the value at `start`. With `end`, the value must end
+/// there and every key is read; without, the keys are read up to the first
+/// one that holds an object or an array (an item read as it streams), and
+/// the outline is complete only if the object ends before. `None` when the
+/// text is not a JSON value there.
+pub fn outline(text: &str, start: usize, end: Option<usize>) -> Option<Outline<'_>> {
+    let b = text.as_bytes();
+    let shape = shape_of(*b.get(start)?);
+    if shape != Shape::Map {
+        if let Some(end) = end {
+            if value_end(b, start)? != end {
+                return None;
+            }
+        }
+        return Some(Outline::new(shape));
+    }
+    let mut members = Vec::new();
+    let mut j = skip_ws(b, start + 1);
+    if b.get(j) == Some(&b'}') {
+        return (end.is_none_or(|e| e == j + 1)).then(|| Outline::new(Shape::Map));
+    }
+    loop {
+        let key;
+        (key, j) = member_key(b, j)?;
+        let value_start = j;
+        let first = *b.get(j)?;
+        if end.is_none() && matches!(first, b'{' | b'[') {
+            members.push(member(text, key, value_start..value_start, first)?);
+            return Some(Outline { shape, members, complete: false });
+        }
+        let value_end = value_end(b, j)?;
+        members.push(member(text, key, value_start..value_end, first)?);
+        j = skip_ws(b, value_end);
+        match b.get(j) {
+            Some(b',') => j = skip_ws(b, j + 1),
+            Some(b'}') => {
+                if end.is_some_and(|e| e != j + 1) {
+                    return None;
+                }
+                if members.iter().enumerate().any(|(n, m)| members[..n].iter().any(|o| o.key == m.key)) {
+                    return None; // a key twice: whoever reads it says so
+                }
+                return Some(Outline { shape, members, complete: true });
+            }
+            _ => return None,
+        }
+    }
+}
+
+fn member<'a>(text: &'a str, key: Range<usize>, value: Range<usize>, first: u8) -> Option<Member<'a>> {
+    let decode = |r: Range<usize>| -> Option<Cow<'a, str>> {
+        let inner = &text[r.start + 1..r.end - 1];
+        if inner.contains('\\') {
+            serde_json::from_str::<String>(&text[r]).ok().map(Cow::Owned)
+        } else {
+            Some(Cow::Borrowed(inner))
+        }
+    };
+    let v = match first {
+        b'"' => Value::Str(decode(value.clone())?),
+        b'{' => Value::Map,
+        b'[' => Value::Seq,
+        b'n' => Value::Null,
+        _ => Value::Other,
+    };
+    Some(Member { key: decode(key)?, value: v, at: value })
+}
+
+/// A JSON syntax or type error, located in the file. serde_json reports a
+/// line and a byte column relative to the text it parsed, which starts at
+/// `base`. Syntax errors are fatal.
+pub fn error(text: &str, id: FileId, base: usize, e: &serde_json::Error) -> Finding {
+    let slice = &text[base..];
+    let mut offset = base;
+    if e.line() > 0 {
+        let line_start = if e.line() == 1 {
+            0
+        } else {
+            memchr::memchr_iter(b'\n', slice.as_bytes()).nth(e.line() - 2).map(|i| i + 1).unwrap_or(slice.len())
+        };
+        offset = base + (line_start + e.column().saturating_sub(1)).min(slice.len());
+    }
+    while offset > 0 && !text.is_char_boundary(offset) {
+        offset -= 1;
+    }
+    let finding = Finding::new(Rule::Td001, format!("JSON: {}", clean(&e.to_string())))
+        .at(Span::new(id, offset..super::unit::next_char_end(text, offset)), "here");
+    match e.classify() {
+        serde_json::error::Category::Data => finding,
+        _ => finding.fatal(),
+    }
+}
+
+/// serde_json's message without the position it appends.
+fn clean(message: &str) -> String {
+    match message.rfind(" at line ") {
+        Some(i)
+            if message[i + 9..].split_once(" column ").is_some_and(|(l, c)| {
+                !l.is_empty()
+                    && l.bytes().all(|b| b.is_ascii_digit())
+                    && !c.is_empty()
+                    && c.bytes().all(|b| b.is_ascii_digit())
+            }) =>
+        {
+            message[..i].to_string()
+        }
+        _ => message.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_members_and_elements() {
+        let t = br#" {"kind": "List", "items": [ {"a": "}\"]"}, [1, 2], 3 ], "x": null } "#;
+        let i = skip_ws(t, 0);
+        let (m, end) = members(t, i).unwrap();
+        assert_eq!(end, t.len() - 1);
+        let keys: Vec<&[u8]> = m.iter().map(|(k, _)| &t[k.clone()]).collect();
+        assert_eq!(keys, [&b"\"kind\""[..], b"\"items\"", b"\"x\""]);
+        let (e, _) = elements(t, m[1].1.start).unwrap();
+        let items: Vec<&[u8]> = e.iter().map(|r| &t[r.clone()]).collect();
+        assert_eq!(items, [&br#"{"a": "}\"]"}"#[..], b"[1, 2]", b"3"]);
+    }
+
+    #[test]
+    fn rejects_broken_structure() {
+        assert!(members(br#"{"a": [1, 2}"#, 0).is_none());
+        assert!(members(br#"{"a" 1}"#, 0).is_none());
+        assert!(elements(br#"[1 2]"#, 0).is_none());
+        assert!(elements(br#"["a]"#, 0).is_none());
+    }
+}

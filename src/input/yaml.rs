@@ -1,0 +1,256 @@
+//! The one module that parses YAML with serde_yaml. serde_yaml is archived
+//! upstream; replacing it means changing this file alone.
+//!
+//! What it adds to serde_yaml: merge keys (`<<`) are applied, as kubectl
+//! applies them; documents nested deeper than [`MAX_NESTING`] are refused
+//! before the parser sees them (its scanner takes time quadratic in the
+//! depth of flow collections); errors carry their offset and whether the
+//! text is not YAML at all (a syntax error) or only not what was asked for.
+
+use serde::de::{DeserializeOwned, IgnoredAny};
+
+/// How deeply collections may nest in a YAML document (block and flow
+/// levels together). Real manifests nest a few dozen levels.
+pub const MAX_NESTING: usize = 512;
+
+/// Why a YAML document could not be read.
+#[derive(Debug, Clone)]
+pub struct Error {
+    /// serde_yaml's message, without its "at line L column C" (the caller
+    /// points at the place instead).
+    pub message: String,
+    /// Byte offset of the problem in the parsed text, when known.
+    pub offset: Option<usize>,
+    /// The text is not YAML (as opposed to YAML of another shape).
+    pub syntax: bool,
+}
+
+/// Read `text` (one YAML document) as `T`.
+pub fn from_str<T: DeserializeOwned>(text: &str) -> Result<T, Error> {
+    guard(text)?;
+    if has_merge_key(text) {
+        return merged(text);
+    }
+    serde_yaml::from_str(text).map_err(|e| error(text, &e))
+}
+
+/// Whether `text` is one YAML document, whatever it holds.
+pub fn check(text: &str) -> Result<(), Error> {
+    guard(text)?;
+    serde_yaml::from_str::<IgnoredAny>(text).map(|_| ()).map_err(|e| error(text, &e))
+}
+
+/// A deserializer over a small piece of YAML (a flow collection the fast
+/// path hands over, written on one line).
+pub(super) fn fragment(text: &str) -> serde_yaml::Deserializer<'_> {
+    serde_yaml::Deserializer::from_str(text)
+}
+
+/// Whether `text` may hold a merge key: `<<` (perhaps quoted) before a `:`.
+/// (A heredoc in a script, `<<EOF`, is not one.)
+fn has_merge_key(text: &str) -> bool {
+    memchr::memmem::find_iter(text.as_bytes(), b"<<").any(|i| {
+        let rest = text[i + 2..].trim_start_matches(['"', '\'']).trim_start_matches(' ');
+        rest.starts_with(':')
+    })
+}
+
+/// With merge keys applied: through serde_yaml's value tree, which loses
+/// error positions (the caller points at the document).
+fn merged<T: DeserializeOwned>(text: &str) -> Result<T, Error> {
+    let mut value: serde_yaml::Value = serde_yaml::from_str(text).map_err(|e| error(text, &e))?;
+    value.apply_merge().map_err(|e| Error { message: clean(&e.to_string()), offset: None, syntax: false })?;
+    T::deserialize(value).map_err(|e| Error { message: clean(&e.to_string()), offset: None, syntax: false })
+}
+
+fn error(text: &str, e: &serde_yaml::Error) -> Error {
+    let offset = e.location().map(|l| l.index().min(text.len()));
+    let syntax = serde_yaml::from_str::<IgnoredAny>(text).is_err();
+    Error { message: clean(&e.to_string()), offset, syntax }
+}
+
+/// Refuse what nests deeper than [`MAX_NESTING`].
+fn guard(text: &str) -> Result<(), Error> {
+    match nesting(text) {
+        Some(offset) => Err(Error {
+            message: format!("collections nest deeper than {MAX_NESTING} levels"),
+            offset: Some(offset),
+            syntax: true,
+        }),
+        None => Ok(()),
+    }
+}
+
+/// Where the nesting of `text` first exceeds [`MAX_NESTING`], if it does:
+/// indentation levels of block collections plus open flow brackets. A
+/// scan, not a parse: quotes and comments are recognised where a token can
+/// start, block scalars are skipped, a bracket counts where a flow
+/// collection can start. It may count a little more than a parser would
+/// (a continuation line of a plain scalar), never hundreds of levels more.
+fn nesting(text: &str) -> Option<usize> {
+    let b = text.as_bytes();
+    let mut indents: Vec<usize> = Vec::new();
+    let mut flow = 0usize;
+    let mut block_scalar: Option<usize> = None;
+    let mut open_quote: Option<u8> = None;
+    let mut pos = 0;
+    while pos < b.len() {
+        let end = memchr::memchr(b'\n', &b[pos..]).map_or(b.len(), |n| pos + n);
+        let line = &b[pos..end];
+        let indent = line.iter().take_while(|&&c| c == b' ').count();
+        let body = &line[indent..];
+        let blank = body.iter().all(|c| c.is_ascii_whitespace());
+        if let Some(header) = block_scalar {
+            if blank || indent > header {
+                pos = end + 1;
+                continue;
+            }
+            block_scalar = None;
+        }
+        let mut i = 0;
+        if let Some(q) = open_quote {
+            // A quoted scalar that runs over lines: to its closing quote.
+            match closing(body, 0, q) {
+                Some(j) => {
+                    open_quote = None;
+                    i = j + 1;
+                }
+                None => {
+                    pos = end + 1;
+                    continue;
+                }
+            }
+        } else {
+            if blank || body[0] == b'#' {
+                pos = end + 1;
+                continue;
+            }
+            if flow == 0 {
+                while indents.last().is_some_and(|&top| top >= indent) {
+                    indents.pop();
+                }
+                indents.push(indent);
+            }
+        }
+        let mut depth = indents.len();
+        // Compact nested sequences (`- - - a`) open a level each.
+        while flow == 0 && i + 1 < body.len() && body[i] == b'-' && body[i + 1] == b' ' {
+            depth += 1;
+            i += 2;
+            while i < body.len() && body[i] == b' ' {
+                i += 1;
+            }
+        }
+        let mut token_start = true;
+        while i < body.len() {
+            let c = body[i];
+            match c {
+                b'"' | b'\'' if token_start => match closing(body, i + 1, c) {
+                    Some(j) => {
+                        i = j + 1;
+                        token_start = false;
+                        continue;
+                    }
+                    None => {
+                        open_quote = Some(c);
+                        break;
+                    }
+                },
+                b'#' if token_start || body[i - 1] == b' ' => break,
+                b'[' | b'{' if token_start => {
+                    flow += 1;
+                    if depth + flow > MAX_NESTING {
+                        return Some(pos + indent + i);
+                    }
+                }
+                b']' | b'}' if flow > 0 => flow -= 1,
+                b'|' | b'>' if token_start && flow == 0 => {
+                    block_scalar = Some(indent);
+                    break;
+                }
+                _ => {}
+            }
+            token_start = matches!(c, b' ' | b',' | b'[' | b'{');
+            i += 1;
+        }
+        if depth + flow > MAX_NESTING {
+            return Some(pos + indent);
+        }
+        pos = end + 1;
+    }
+    None
+}
+
+/// The closing `quote` in `body` from `from` (a double quote may be
+/// escaped; a single quote is doubled to stand for itself).
+fn closing(body: &[u8], from: usize, quote: u8) -> Option<usize> {
+    let mut j = from;
+    while j < body.len() {
+        if quote == b'"' && body[j] == b'\\' {
+            j += 2;
+            continue;
+        }
+        if body[j] == quote {
+            if quote == b'\'' && body.get(j + 1) == Some(&b'\'') {
+                j += 2;
+                continue;
+            }
+            return Some(j);
+        }
+        j += 1;
+    }
+    None
+}
+
+/// serde_yaml's message without the position it appends (the caller
+/// points at it).
+fn clean(message: &str) -> String {
+    let mut m = message.to_string();
+    let mut from = 0;
+    while let Some(i) = m[from..].find(" at line ").map(|i| from + i) {
+        let rest = &m[i + " at line ".len()..];
+        let digits = |s: &str| s.bytes().take_while(u8::is_ascii_digit).count();
+        let l = digits(rest);
+        match rest[l..].strip_prefix(" column ") {
+            Some(c) if l > 0 && digits(c) > 0 => {
+                let end = i + " at line ".len() + l + " column ".len() + digits(c);
+                m.replace_range(i..end, "");
+            }
+            _ => from = i + 1,
+        }
+    }
+    m
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn merge_keys_are_applied() {
+        let v: serde_yaml::Value = from_str("base: &b {x: 1}\nm:\n  <<: *b\n  y: 2\n").unwrap();
+        assert_eq!(v["m"]["x"], serde_yaml::Value::from(1));
+    }
+
+    #[test]
+    fn deep_nesting_is_refused_quickly() {
+        let deep = format!("a: {}{}\n", "[".repeat(100_000), "]".repeat(100_000));
+        let t = std::time::Instant::now();
+        let e = from_str::<serde_yaml::Value>(&deep).unwrap_err();
+        assert!(e.syntax && e.message.contains("deeper than 512"), "{e:?}");
+        assert!(t.elapsed().as_millis() < 500);
+        let block: String = (0..600).map(|i| format!("{}k{i}:\n", " ".repeat(i))).collect();
+        assert!(from_str::<serde_yaml::Value>(&block).unwrap_err().message.contains("deeper"));
+        // Brackets in quotes, comments and block scalars are text.
+        let text = format!("a: '{}'\nb: |\n  {}\nc: 1 # {}\n", "[".repeat(600), "{".repeat(600), "[".repeat(600));
+        assert!(from_str::<serde_yaml::Value>(&text).is_ok());
+    }
+
+    #[test]
+    fn errors_have_offsets_and_kinds() {
+        let e = from_str::<serde_yaml::Value>("a: b\nc: [\n").unwrap_err();
+        assert!(e.syntax && e.offset.is_some());
+        let e = from_str::<Vec<String>>("a: b\n").unwrap_err();
+        assert!(!e.syntax, "{e:?}");
+    }
+}
