@@ -79,7 +79,7 @@ fn run_check(args: CheckArgs, env: Env, style: render::diagnostics::Style) -> Re
     let controllers = finalizer_controllers(&args.finalizer_controller)?;
     let snapshot = load::load(
         &args.input.paths(),
-        &LoadOptions { dialect: args.input.dialect, progress: env.progress },
+        &LoadOptions { dialect: args.input.dialect.clone(), progress: env.progress },
         env.stdin,
     );
     for (_, selector) in &controllers {
@@ -146,7 +146,7 @@ fn run_graph(args: GraphArgs, env: Env, style: render::diagnostics::Style) -> Re
     let query = Query::new(&args.focus, args.select.namespace.clone(), args.select.labels.as_deref())?;
     let snapshot = load::load(
         &args.input.paths(),
-        &LoadOptions { dialect: args.input.dialect, progress: env.progress },
+        &LoadOptions { dialect: args.input.dialect.clone(), progress: env.progress },
         env.stdin,
     );
     let (stderr, code) = load_report(&snapshot, style);
@@ -181,7 +181,7 @@ fn make_plan(
     if flags.delete.is_empty() && !targets.is_empty() {
         return Err(Error::Usage("-n/-l narrow --delete; give --delete SELECTOR".into()));
     }
-    let snapshot = load::load(&input.paths(), &LoadOptions { dialect: input.dialect, progress }, stdin);
+    let snapshot = load::load(&input.paths(), &LoadOptions { dialect: input.dialect.clone(), progress }, stdin);
     let (stderr, code) = load_report(&snapshot, style);
     if code != 0 {
         let mut stderr = stderr;
@@ -193,7 +193,7 @@ fn make_plan(
     } else if flags.gc {
         Mode::Gc
     } else if !flags.prune.is_empty() {
-        let new = load::load(&flags.prune, &LoadOptions { dialect: input.dialect, progress }, stdin);
+        let new = load::load(&flags.prune, &LoadOptions { dialect: input.dialect.clone(), progress }, stdin);
         let (new_stderr, code) = load_report(&new, style);
         if code != 0 {
             let mut stderr = stderr;

@@ -2,7 +2,6 @@
 //! runs it.
 
 use crate::analysis::cascade::{CascadeMode, MultiOwner};
-use crate::model::Dialect;
 use clap::{ArgGroup, Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
@@ -66,8 +65,15 @@ pub struct InputArgs {
     pub inputs: Vec<PathBuf>,
 
     /// Read every document with this dialect instead of recognising it.
-    #[arg(long, value_enum, value_name = "NAME")]
-    pub dialect: Option<Dialect>,
+    #[arg(long, value_name = "NAME", value_parser = dialects())]
+    pub dialect: Option<String>,
+}
+
+/// The names `--dialect` takes: every dialect of the registry.
+fn dialects() -> clap::builder::PossibleValuesParser {
+    clap::builder::PossibleValuesParser::new(
+        crate::dialect::REGISTRY.iter().map(|d| clap::builder::PossibleValue::new(d.name()).help(d.about())),
+    )
 }
 
 impl InputArgs {

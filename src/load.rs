@@ -12,7 +12,7 @@ use crate::input::{
     self, json, split, FileId, Form, Format, ListHeader, ReadProblem, SourceFile, Sources, Span, Unit, UnitSpec,
 };
 use crate::model::resolve::{self, Resolved};
-use crate::model::{Dialect, Object};
+use crate::model::Object;
 use rayon::prelude::*;
 use std::io::Read;
 use std::path::PathBuf;
@@ -37,8 +37,8 @@ impl Snapshot {
 
 #[derive(Clone, Debug, Default)]
 pub struct LoadOptions {
-    /// `--dialect`: read every document with this dialect.
-    pub dialect: Option<Dialect>,
+    /// `--dialect`: read every document with the dialect of this name.
+    pub dialect: Option<String>,
     /// Show a progress bar on stderr for large inputs (stderr is a terminal).
     pub progress: bool,
 }
@@ -100,7 +100,7 @@ pub fn load(inputs: &[PathBuf], options: &LoadOptions, stdin: &mut dyn Read) -> 
     for problem in problems {
         findings.push(read_problem(&sources, &mut skip, problem));
     }
-    let forced = options.dialect.and_then(|d| dialect::by_name(d.as_str()));
+    let forced = options.dialect.as_deref().and_then(dialect::by_name);
     let files: Vec<FileId> = sources.ids().filter(|id| !skip[id.0 as usize]).collect();
 
     // Dialects that read whole files.

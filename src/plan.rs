@@ -450,7 +450,7 @@ pub fn build(snapshot: &Snapshot, options: &Options) -> Result<Plan, PlanError> 
 /// name for Kubernetes, by id otherwise), in input order. Murano objects
 /// already destroyed are left out.
 pub fn absent_from(old: &[Object], new: &[Object]) -> Vec<ObjId> {
-    let key = |o: &Object| (o.dialect == crate::model::Dialect::Kubernetes, o.reference());
+    let key = |o: &Object| (o.has_coordinates(), o.reference());
     let present: std::collections::HashSet<(bool, String)> = new.iter().map(key).collect();
     old.iter()
         .enumerate()

@@ -7,7 +7,7 @@
 
 use crate::error::Error;
 use crate::model::kube::kind_matches;
-use crate::model::{Dialect, ObjId, Object};
+use crate::model::{ObjId, Object};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Selector {
@@ -115,7 +115,7 @@ impl Query {
         let narrow = |o: &Object| {
             let ns_ok = match (&self.namespace, &o.namespace) {
                 (Some(want), Some(have)) => **have == **want,
-                (Some(_), None) => o.dialect == Dialect::Kubernetes, // cluster-scoped: -n does not apply
+                (Some(_), None) => o.has_coordinates(), // cluster-scoped: -n does not apply
                 (None, _) => true,
             };
             ns_ok && self.labels.iter().all(|req| label_matches(o, req))
@@ -170,9 +170,9 @@ fn label_matches(o: &Object, req: &LabelReq) -> bool {
 pub fn matches(sel: &Selector, o: &Object) -> bool {
     match sel {
         Selector::Uid(uid) => o.uid.as_deref() == Some(uid.as_str()),
-        Selector::Id(id) => o.dialect != Dialect::Kubernetes && (*o.name == **id),
+        Selector::Id(id) => !o.has_coordinates() && (*o.name == **id),
         Selector::Object { kind, group, namespace, name } => {
-            o.dialect == Dialect::Kubernetes
+            o.has_coordinates()
                 && *o.name == **name
                 && kind_matches(kind, &o.kind)
                 && group

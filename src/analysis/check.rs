@@ -5,7 +5,7 @@ use crate::findings::{Finding, Rule, Severity, SeverityPolicy};
 use crate::graph::Graph;
 use crate::load::Snapshot;
 use crate::model::kube::{BUILTIN_FINALIZERS, COLLECTOR_FINALIZERS};
-use crate::model::{anchor, Dialect, Link, ObjId, RelKind};
+use crate::model::{anchor, Link, ObjId, RelKind};
 use rayon::prelude::*;
 use std::collections::BTreeMap;
 
@@ -114,9 +114,9 @@ fn owners(s: &Snapshot, out: &mut Vec<Finding>) {
     for &(id, j) in &s.resolved.missing_owners {
         let o = &s.objects[id.index()];
         let r = &o.owners[j as usize];
-        let owner = match o.dialect {
-            Dialect::Native | Dialect::Pairs | Dialect::Murano => r.name.to_string(),
-            Dialect::Kubernetes => format!("{}/{}", r.kind, r.name),
+        let owner = match o.has_coordinates() {
+            false => r.name.to_string(),
+            true => format!("{}/{}", r.kind, r.name),
         };
         let uid = r.uid.as_deref().map(|u| format!(" (uid {u})")).unwrap_or_default();
         out.push(

@@ -17,12 +17,25 @@ use crate::input::outline::Value;
 use crate::input::{locate, Outline, Shape, Span, Unit};
 use crate::model::intern::intern;
 use crate::model::kube::group_of;
-use crate::model::{CrdDef, DepDecl, DepSide, DepTarget, Dialect, Object, OwnerRef, Str};
+use crate::model::{CrdDef, DepDecl, DepKind, DepTarget, Fields, Identity, Object, Origin, OwnerRef, Str};
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde::Deserialize;
 use std::fmt;
 
 pub struct Kubernetes;
+
+pub static ORIGIN: Origin = Origin {
+    dialect: "kubernetes",
+    identity: Identity::Coordinates,
+    fields: Fields {
+        name: &["metadata", "name"],
+        owners: "ownerReferences",
+        dependency: DEPENDS_ON,
+        finalizers: "finalizers",
+        namespace: "namespace",
+        kind: "kind",
+    },
+};
 
 impl super::Dialect for Kubernetes {
     fn name(&self) -> &'static str {
@@ -356,7 +369,7 @@ pub fn convert(raw: RawObject, span: Span, text: &str, list: ListContext, out: &
     if let Some(value) = annotations.get(DEPENDS_ON) {
         for item in value.split(',').map(str::trim).filter(|s| !s.is_empty()) {
             match parse_depends_on(item) {
-                Some(target) => deps.push(DepDecl { target, side: DepSide::Before, text: item.into() }),
+                Some(target) => deps.push(DepDecl { target, kind: DepKind::DependsOn, text: item.into() }),
                 None => {
                     let range = locate::scalar_after(text, span.range(), item)
                         .or_else(|| locate::key_after(text, span.range(), DEPENDS_ON))
@@ -387,7 +400,7 @@ pub fn convert(raw: RawObject, span: Span, text: &str, list: ListContext, out: &
     };
 
     Some(Object {
-        dialect: Dialect::Kubernetes,
+        origin: &ORIGIN,
         group,
         kind,
         namespace_written: namespace.is_some(),

@@ -16,11 +16,24 @@
 use super::Out;
 use crate::findings::{Finding, Rule};
 use crate::input::{locate, FileId, Node, Outline, Span, Unit};
-use crate::model::{DepDecl, DepSide, DepTarget, Dialect, MuranoInfo, Object, OwnerRef, Section, Str};
+use crate::model::{DepDecl, DepKind, DepTarget, Fields, Identity, MuranoInfo, Object, Origin, OwnerRef, Section, Str};
 use rustc_hash::FxHashMap;
 use std::ops::Range;
 
 pub struct Murano;
+
+pub static ORIGIN: Origin = Origin {
+    dialect: "murano",
+    identity: Identity::Id,
+    fields: Fields {
+        name: &["id"],
+        owners: "owners",
+        dependency: "subscriber",
+        finalizers: "finalizers",
+        namespace: "namespace",
+        kind: "type",
+    },
+};
 
 impl super::Dialect for Murano {
     fn name(&self) -> &'static str {
@@ -284,7 +297,7 @@ impl Reader<'_> {
             if subscriber == id || again {
                 continue; // subscribed to itself, or the same subscription twice
             }
-            deps.push(DepDecl { text: subscriber.clone(), target: DepTarget::Id(subscriber), side: DepSide::Before });
+            deps.push(DepDecl { text: subscriber.clone(), target: DepTarget::Id(subscriber), kind: DepKind::Notifies });
             handlers.push(handler);
         }
         let attributes = h
@@ -312,7 +325,7 @@ impl Reader<'_> {
         self.root_seen |= root;
         let index = self.objects.len();
         self.objects.push(Object {
-            dialect: Dialect::Murano,
+            origin: &ORIGIN,
             group: "".into(),
             kind,
             namespace: None,
@@ -504,7 +517,7 @@ mod tests {
             read("'?': {id: b, type: T, dependencies: {onDestruction: [{subscriber: a, handler: onGone}]}}\n");
         let d = &objects[0].deps[0];
         assert_eq!(d.target, DepTarget::Id("a".into()));
-        assert_eq!(d.side, DepSide::Before);
+        assert_eq!(d.kind, DepKind::Notifies);
         assert_eq!(objects[0].murano.as_deref().unwrap().handlers[0].as_deref(), Some("onGone"));
     }
 }

@@ -14,10 +14,23 @@ use super::fields::Scalar;
 use super::{List, Out};
 use crate::findings::{Finding, Rule};
 use crate::input::{locate, Outline, Shape, Span, Unit};
-use crate::model::{DepDecl, DepSide, DepTarget, Dialect, Object, OwnerRef, Str};
+use crate::model::{DepDecl, DepKind, DepTarget, Fields, Identity, Object, Origin, OwnerRef, Str};
 use serde::Deserialize;
 
 pub struct Native;
+
+pub static ORIGIN: Origin = Origin {
+    dialect: "native",
+    identity: Identity::Id,
+    fields: Fields {
+        name: &["id"],
+        owners: "owners",
+        dependency: "destroyAfter",
+        finalizers: "finalizers",
+        namespace: "namespace",
+        kind: "kind",
+    },
+};
 
 impl super::Dialect for Native {
     fn name(&self) -> &'static str {
@@ -96,10 +109,10 @@ pub fn convert(raw: RawNative, span: Span, text: &str, out: &mut Vec<Finding>) -
         .destroy_after
         .unwrap_or_default()
         .into_iter()
-        .map(|d| DepDecl { text: d.0.clone(), target: DepTarget::Id(d.0), side: DepSide::After })
+        .map(|d| DepDecl { text: d.0.clone(), target: DepTarget::Id(d.0), kind: DepKind::DestroyAfter })
         .collect();
     Some(Object {
-        dialect: Dialect::Native,
+        origin: &ORIGIN,
         group: "".into(),
         kind: "".into(),
         namespace: None,

@@ -7,11 +7,17 @@
 use super::{Files, Out};
 use crate::findings::{Finding, Rule};
 use crate::input::{FileId, Outline, Shape, Sources, Span, Unit};
-use crate::model::{Dialect, Link, ObjId, Object, RelKind, Relation, Str};
+use crate::model::{Fields, Identity, Link, ObjId, Object, Origin, RelKind, Relation, Str};
 use hashbrown::hash_table::{Entry, HashTable};
 use std::ops::Range;
 
 pub struct Pairs;
+
+pub static ORIGIN: Origin = Origin {
+    dialect: "pairs",
+    identity: Identity::Token,
+    fields: Fields { name: &[""], owners: "", dependency: "", finalizers: "", namespace: "", kind: "" },
+};
 
 impl super::Dialect for Pairs {
     fn name(&self) -> &'static str {
@@ -57,7 +63,7 @@ struct Empty(Str);
 
 fn object(empty: &Empty, name: &str, span: Span) -> Object {
     Object {
-        dialect: Dialect::Pairs,
+        origin: &ORIGIN,
         group: empty.0.clone(),
         kind: empty.0.clone(),
         namespace: None,

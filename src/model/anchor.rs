@@ -1,7 +1,7 @@
 //! Where in its text an object, an owner reference, a dependency or a
 //! finalizer is written: the spans findings and explanations point at.
 
-use super::{DepTarget, Dialect, ObjId, Object, RelKind, Relation};
+use super::{DepTarget, Identity, ObjId, Object, RelKind, Relation};
 use crate::input::locate;
 use crate::input::{Sources, Span};
 
@@ -10,21 +10,18 @@ fn span(o: &Object, range: Option<std::ops::Range<usize>>, sources: &Sources) ->
     Span::new(o.span.file, range)
 }
 
-/// The object's name (Kubernetes `metadata.name`, native `id`).
+/// The object's name (or id), where its dialect writes it.
 pub fn object(sources: &Sources, o: &Object) -> Span {
-    let text = &sources.get(o.span.file).text;
-    let key = match o.dialect {
-        Dialect::Kubernetes => "metadata",
-        Dialect::Native | Dialect::Murano => "id",
-        // A token: its span is its first occurrence.
-        Dialect::Pairs => return o.span,
-    };
-    let found = match o.dialect {
-        Dialect::Kubernetes => locate::value_after(text, o.span.range(), &[key, "name"], &o.name),
-        Dialect::Native | Dialect::Pairs | Dialect::Murano => None,
+    if o.identity() == Identity::Token {
+        return o.span; // a token: its span is its first occurrence
     }
-    .or_else(|| locate::value_after(text, o.span.range(), &[key], &o.name))
-    .or_else(|| locate::scalar_after(text, o.span.range(), &o.name));
+    let text = &sources.get(o.span.file).text;
+    let path = o.origin.fields.name;
+    let found = (path.len() > 1)
+        .then(|| locate::value_after(text, o.span.range(), path, &o.name))
+        .flatten()
+        .or_else(|| locate::value_after(text, o.span.range(), &path[..1], &o.name))
+        .or_else(|| locate::scalar_after(text, o.span.range(), &o.name));
     span(o, found, sources)
 }
 
@@ -34,10 +31,7 @@ pub fn owner_ref(sources: &Sources, o: &Object, j: u32) -> Span {
     let Some(r) = o.owners.get(j as usize) else {
         return object(sources, o);
     };
-    let key = match o.dialect {
-        Dialect::Kubernetes => "ownerReferences",
-        Dialect::Native | Dialect::Pairs | Dialect::Murano => "owners",
-    };
+    let key = o.origin.fields.owners;
     let found = r
         .uid
         .as_deref()
@@ -53,17 +47,16 @@ pub fn dep(sources: &Sources, o: &Object, j: u32) -> Span {
     let Some(d) = o.deps.get(j as usize) else {
         return object(sources, o);
     };
-    let found = match (&d.target, o.dialect) {
-        (DepTarget::Id(id), Dialect::Murano) => locate::value_after(text, o.span.range(), &["subscriber"], id),
-        (DepTarget::Id(id), _) => locate::value_after(text, o.span.range(), &["destroyAfter"], id),
-        _ => locate::scalar_after(text, o.span.range(), &d.text),
+    let found = match &d.target {
+        DepTarget::Id(id) => locate::value_after(text, o.span.range(), &[o.origin.fields.dependency], id),
+        DepTarget::Object { .. } => locate::scalar_after(text, o.span.range(), &d.text),
     };
     span(o, found, sources)
 }
 
 pub fn finalizer(sources: &Sources, o: &Object, f: &str) -> Span {
     let text = &sources.get(o.span.file).text;
-    span(o, locate::value_after(text, o.span.range(), &["finalizers"], f), sources)
+    span(o, locate::value_after(text, o.span.range(), &[o.origin.fields.finalizers], f), sources)
 }
 
 /// Where a relation is declared: the owner reference, the dependency, or for
@@ -80,11 +73,11 @@ pub fn relation(sources: &Sources, objects: &[Object], r: &Relation) -> Span {
         RelKind::Contains => {
             let text = &sources.get(o.span.file).text;
             let ns = o.namespace.as_deref().unwrap_or("");
-            span(o, locate::value_after(text, o.span.range(), &["namespace"], ns), sources)
+            span(o, locate::value_after(text, o.span.range(), &[o.origin.fields.namespace], ns), sources)
         }
         RelKind::Defines => {
             let text = &sources.get(o.span.file).text;
-            span(o, locate::value_after(text, o.span.range(), &["kind"], &o.kind), sources)
+            span(o, locate::value_after(text, o.span.range(), &[o.origin.fields.kind], &o.kind), sources)
         }
     }
 }

@@ -27,26 +27,43 @@ impl ObjId {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, clap::ValueEnum)]
-#[serde(rename_all = "lowercase")]
-pub enum Dialect {
-    Kubernetes,
-    Native,
-    /// `tsort`-style pairs (only with `--dialect pairs`).
-    Pairs,
-    /// Murano object models (`"?"` headers).
-    Murano,
+/// How an object is identified, referred to and selected.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Identity {
+    /// By group, kind, namespace and name (and a uid), as Kubernetes
+    /// objects are: scopes, namespaces and CRDs apply; owner references
+    /// resolve by uid, then by kind and name.
+    Coordinates,
+    /// By an id alone; owner references name the id.
+    Id,
+    /// A token of tsort input: the token is the object and where it is
+    /// first written; its order comes from the pairs it is in.
+    Token,
 }
 
-impl Dialect {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Dialect::Kubernetes => "kubernetes",
-            Dialect::Native => "native",
-            Dialect::Pairs => "pairs",
-            Dialect::Murano => "murano",
-        }
-    }
+/// What the model keeps of the dialect that read an object: its name, how
+/// its objects are identified, and which keys of its text hold which
+/// fields (so that findings can point at them). Each dialect has one, as a
+/// static.
+#[derive(Debug)]
+pub struct Origin {
+    pub dialect: &'static str,
+    pub identity: Identity,
+    pub fields: Fields,
+}
+
+/// The keys an object's fields are written under, searched in its text.
+#[derive(Debug)]
+pub struct Fields {
+    /// The path to the name (or id).
+    pub name: &'static [&'static str],
+    /// The list of owners.
+    pub owners: &'static str,
+    /// The key holding a destruction dependency given by id.
+    pub dependency: &'static str,
+    pub finalizers: &'static str,
+    pub namespace: &'static str,
+    pub kind: &'static str,
 }
 
 /// An owner reference as written in the dependent.
@@ -81,11 +98,33 @@ pub enum DepSide {
     After,
 }
 
+/// What a destruction dependency says.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DepKind {
+    /// The declaring object depends on the target: it goes first
+    /// (`config.kubernetes.io/depends-on`).
+    DependsOn,
+    /// The declaring object is destroyed after the target (`destroyAfter`).
+    DestroyAfter,
+    /// The target subscribed to the declaring object's destruction: it goes
+    /// after it, and is told (Murano's `onDestruction`).
+    Notifies,
+}
+
+impl DepKind {
+    pub fn side(self) -> DepSide {
+        match self {
+            DepKind::DependsOn | DepKind::Notifies => DepSide::Before,
+            DepKind::DestroyAfter => DepSide::After,
+        }
+    }
+}
+
 /// A destruction dependency as written in the declaring object.
 #[derive(Clone, Debug)]
 pub struct DepDecl {
     pub target: DepTarget,
-    pub side: DepSide,
+    pub kind: DepKind,
     /// The reference as written, for messages.
     pub text: Str,
 }
@@ -100,7 +139,8 @@ pub struct CrdDef {
 
 #[derive(Clone, Debug)]
 pub struct Object {
-    pub dialect: Dialect,
+    /// The dialect that read it, and what that implies.
+    pub origin: &'static Origin,
     /// API group, with legacy groups normalised (`extensions` Deployments are `apps`).
     pub group: Str,
     /// Empty for dialects without kinds (native).
@@ -177,11 +217,20 @@ pub struct MuranoInfo {
 }
 
 impl Object {
-    /// `Kind[.group]/[namespace/]name` for Kubernetes, the id otherwise.
+    pub fn identity(&self) -> Identity {
+        self.origin.identity
+    }
+
+    /// Is it identified by its coordinates (group, kind, namespace, name)?
+    pub fn has_coordinates(&self) -> bool {
+        self.origin.identity == Identity::Coordinates
+    }
+
+    /// `Kind[.group]/[namespace/]name` for objects with coordinates, the id otherwise.
     pub fn reference(&self) -> String {
-        match self.dialect {
-            Dialect::Native | Dialect::Pairs | Dialect::Murano => self.name.to_string(),
-            Dialect::Kubernetes => {
+        match self.identity() {
+            Identity::Id | Identity::Token => self.name.to_string(),
+            Identity::Coordinates => {
                 let mut s = String::with_capacity(self.kind.len() + self.group.len() + self.name.len() + 24);
                 s.push_str(&self.kind);
                 if !self.group.is_empty() {
@@ -201,14 +250,14 @@ impl Object {
 
     /// `Kind/name` — how owner references and messages name an object.
     pub fn short(&self) -> String {
-        match self.dialect {
-            Dialect::Native | Dialect::Pairs | Dialect::Murano => self.name.to_string(),
-            Dialect::Kubernetes => format!("{}/{}", self.kind, self.name),
+        match self.identity() {
+            Identity::Id | Identity::Token => self.name.to_string(),
+            Identity::Coordinates => format!("{}/{}", self.kind, self.name),
         }
     }
 
     pub fn is_namespace(&self) -> bool {
-        self.dialect == Dialect::Kubernetes && self.group.is_empty() && &*self.kind == "Namespace"
+        self.has_coordinates() && self.group.is_empty() && &*self.kind == "Namespace"
     }
 
     pub fn label(&self, key: &str) -> Option<&str> {

@@ -8,7 +8,7 @@
 //! What does not resolve is returned for `check` to report.
 
 use super::kube::{builtin_cluster_kind, builtin_namespaced, current_group};
-use super::{DepSide, DepTarget, Dialect, Link, ObjId, Object, RelKind, Relation};
+use super::{DepSide, DepTarget, Identity, Link, ObjId, Object, RelKind, Relation};
 use hashbrown::hash_table::Entry;
 use hashbrown::HashTable;
 use rustc_hash::FxHashMap;
@@ -170,7 +170,7 @@ pub fn assign_scopes(objects: &mut [Object]) {
         }
     }
     for o in objects.iter_mut() {
-        if o.dialect != Dialect::Kubernetes {
+        if !o.has_coordinates() {
             continue;
         }
         let namespaced = builtin_namespaced(&o.group, &o.kind)
@@ -192,11 +192,11 @@ pub fn resolve(objects: &[Object]) -> Resolved {
         let id = ObjId(i as u32);
         for (j, r) in o.owners.iter().enumerate() {
             let decl = j as u32;
-            let found = match o.dialect {
-                Dialect::Native | Dialect::Pairs | Dialect::Murano => {
+            let found = match o.identity() {
+                Identity::Id | Identity::Token => {
                     r.uid.as_deref().and_then(|u| index.by_uid(u)).map(|t| (t, Link::Solid))
                 }
-                Dialect::Kubernetes => resolve_owner(&index, objects, o, r),
+                Identity::Coordinates => resolve_owner(&index, objects, o, r),
             };
             match found {
                 Some((owner, link)) => out.relations.push(Relation {
@@ -221,7 +221,7 @@ pub fn resolve(objects: &[Object]) -> Resolved {
         }
     }
     for (i, o) in objects.iter().enumerate() {
-        if o.dialect != Dialect::Kubernetes {
+        if !o.has_coordinates() {
             continue;
         }
         let id = ObjId(i as u32);
@@ -251,7 +251,7 @@ pub fn resolve(objects: &[Object]) -> Resolved {
                 out.missing_deps.push((id, j as u32));
                 continue;
             };
-            let (from, to) = match d.side {
+            let (from, to) = match d.kind.side() {
                 DepSide::Before => (target, id),
                 DepSide::After => (id, target),
             };

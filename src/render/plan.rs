@@ -3,7 +3,7 @@
 use crate::analysis::cascade::{Cause, Garbage};
 use crate::analysis::explain::origin_text;
 use crate::load::Snapshot;
-use crate::model::{DepSide, Dialect, Link, ObjId, Object, RelKind};
+use crate::model::{DepKind, Identity, Link, ObjId, Object, RelKind};
 use crate::plan::{kept_reason, EventKind, Mode, Plan};
 use rayon::prelude::*;
 use serde::Serialize;
@@ -54,24 +54,28 @@ pub fn reason(snapshot: &Snapshot, plan: &Plan, id: ObjId) -> String {
             .map(|r| &plan.relations[r as usize])
             .find(|r| r.kind == RelKind::DestroyAfter && r.declared_by == id && r.decl == j as u32);
         let Some(target) = target else { continue };
-        match d.side {
-            DepSide::Before if o.dialect == Dialect::Murano => {
-                parts.push(format!("notifies {}", plan.refs[target.from.index()]))
-            }
-            DepSide::Before => parts.push(format!("depends-on {}", plan.refs[target.from.index()])),
-            DepSide::After => parts.push(format!("destroyed after {}", plan.refs[target.to.index()])),
+        match d.kind {
+            DepKind::Notifies => parts.push(format!("notifies {}", plan.refs[target.from.index()])),
+            DepKind::DependsOn => parts.push(format!("depends-on {}", plan.refs[target.from.index()])),
+            DepKind::DestroyAfter => parts.push(format!("destroyed after {}", plan.refs[target.to.index()])),
         }
     }
-    if o.dialect == Dialect::Pairs {
+    if o.identity() == Identity::Token {
         parts.extend(pairs_after(plan, id));
     }
-    if o.dialect == Dialect::Murano {
+    {
+        // What it subscribed to: relations declared by what notifies it.
         let mut subscribed: Vec<u32> = plan
             .graph()
             .around(id)
             .filter(|&r| {
                 let r = &plan.relations[r as usize];
-                r.kind == RelKind::DestroyAfter && r.from == id && r.declared_by == r.to
+                r.kind == RelKind::DestroyAfter
+                    && r.from == id
+                    && objects[r.declared_by.index()]
+                        .deps
+                        .get(r.decl as usize)
+                        .is_some_and(|d| d.kind == DepKind::Notifies)
             })
             .collect();
         subscribed.sort_unstable();
@@ -442,9 +446,9 @@ fn resource<'a>(
 ) -> ResourceOut<'a> {
     let o: &Object = &snapshot.objects[id.index()];
     let file = snapshot.sources.get(o.span.file);
-    let (uid, oid) = match o.dialect {
-        Dialect::Kubernetes => (o.uid.as_deref(), None),
-        Dialect::Native | Dialect::Pairs | Dialect::Murano => (None, Some(&*o.name)),
+    let (uid, oid) = match o.has_coordinates() {
+        true => (o.uid.as_deref(), None),
+        false => (None, Some(&*o.name)),
     };
     ResourceOut {
         reference: &plan.refs[id.index()],
