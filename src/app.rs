@@ -8,7 +8,7 @@ use crate::cli::{
     PlanArgs, PlanFlags, PlanFormat,
 };
 use crate::error::Error;
-use crate::findings::{Finding, Severity, SeverityPolicy};
+use crate::findings::{Finding, Rule, Severity, SeverityPolicy};
 use crate::graph::Graph;
 use crate::load::{self, LoadOptions, Snapshot};
 use crate::model::{ObjId, Section};
@@ -119,18 +119,27 @@ fn run_check(args: CheckArgs, env: Env, style: render::diagnostics::Style) -> Re
 }
 
 /// Report what loading found (on stderr, for commands whose stdout is
-/// something else): the findings, and exit code 2 if some input could not
-/// be read or parsed.
-fn load_report(snapshot: &Snapshot, style: render::diagnostics::Style) -> (Vec<u8>, u8) {
+/// something else), and say whether the command may go on. An input that
+/// cannot be read stops it (exit 2); so does a document that cannot be
+/// parsed or used (TD001) — a plan or graph without it would be wrong —
+/// unless `--skip-invalid` says to go on without it (its finding is then a
+/// warning). `what` names what is not made: "plan", "graph".
+fn load_report(
+    snapshot: &Snapshot,
+    style: render::diagnostics::Style,
+    skip_invalid: bool,
+    what: &str,
+) -> Result<Vec<u8>, Output> {
     let findings: Vec<Finding> = snapshot.findings.clone();
     if findings.is_empty() {
-        return (Vec::new(), 0);
+        return Ok(Vec::new());
     }
     let mut counts = check::Counts::default();
     for f in &findings {
         match f.severity {
             Severity::Error => counts.errors += 1,
             Severity::Warning => counts.warnings += 1,
+            Severity::Note => counts.notes += 1,
         }
     }
     let mut text = String::new();
@@ -139,7 +148,29 @@ fn load_report(snapshot: &Snapshot, style: render::diagnostics::Style) -> (Vec<u
     let body = handler_text.trim_end().rsplit_once('\n').map(|(b, _)| b).unwrap_or("");
     text.push_str(body);
     text.push('\n');
-    (text.into_bytes(), if snapshot.has_fatal() { 2 } else { 0 })
+    let unreadable = findings.iter().filter(|f| f.rule == Rule::Td001 && f.primary.is_none()).count();
+    let invalid = findings.iter().filter(|f| f.rule == Rule::Td001).count() - unreadable;
+    let refusal = if unreadable > 0 {
+        Some(format!("no {what}: {} could not be read", count(unreadable, "input", "inputs")))
+    } else if invalid > 0 && !skip_invalid {
+        Some(format!(
+            "no {what}: input that cannot be read or used ({} above); fix it, or give --skip-invalid to go on without it",
+            count(invalid, "TD001 finding", "TD001 findings"),
+        ))
+    } else {
+        None
+    };
+    match refusal {
+        Some(message) => {
+            text.push_str(&format!("teardown: error: {message}\n"));
+            Err(Output { stderr: text.into_bytes(), code: 2 })
+        }
+        None => Ok(text.into_bytes()),
+    }
+}
+
+fn count(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 fn run_graph(args: GraphArgs, env: Env, style: render::diagnostics::Style) -> Result<Output, Error> {
@@ -149,7 +180,10 @@ fn run_graph(args: GraphArgs, env: Env, style: render::diagnostics::Style) -> Re
         &LoadOptions { dialect: args.input.dialect.clone(), progress: env.progress },
         env.stdin,
     );
-    let (stderr, code) = load_report(&snapshot, style);
+    let stderr = match load_report(&snapshot, style, args.skip_invalid, "graph") {
+        Ok(stderr) => stderr,
+        Err(refused) => return Ok(refused),
+    };
     let focus = if query.is_empty() { None } else { Some(query.select(&snapshot.objects)?) };
     let graph = Graph::build(&snapshot.objects, &snapshot.resolved.relations);
     let direction = if args.dependencies { Direction::Dependencies } else { Direction::Dependents };
@@ -163,11 +197,12 @@ fn run_graph(args: GraphArgs, env: Env, style: render::diagnostics::Style) -> Re
         GraphFormat::Mermaid => render::graph::mermaid(objects, rels, &view),
     };
     env.stdout.write_all(text.as_bytes()).map_err(Error::Output)?;
-    Ok(Output { stderr, code })
+    Ok(Output { stderr, code: 0 })
 }
 
 /// Load the input and make the plan the flags describe. Input that cannot be
-/// read or parsed stops here (exit 2): a plan must not miss objects.
+/// read or used stops here (exit 2) unless `--skip-invalid`: a plan must not
+/// miss objects.
 fn make_plan(
     input: &crate::cli::InputArgs,
     flags: &PlanFlags,
@@ -182,24 +217,22 @@ fn make_plan(
         return Err(Error::Usage("-n/-l narrow --delete; give --delete SELECTOR".into()));
     }
     let snapshot = load::load(&input.paths(), &LoadOptions { dialect: input.dialect.clone(), progress }, stdin);
-    let (stderr, code) = load_report(&snapshot, style);
-    if code != 0 {
-        let mut stderr = stderr;
-        stderr.extend_from_slice(b"teardown: error: no plan: some input could not be read or parsed\n");
-        return Ok(Err(Output { stderr, code }));
-    }
+    let stderr = match load_report(&snapshot, style, flags.skip_invalid, "plan") {
+        Ok(stderr) => stderr,
+        Err(refused) => return Ok(Err(refused)),
+    };
     let mode = if flags.all || (default_all && !flags.gc && flags.delete.is_empty() && flags.prune.is_empty()) {
         Mode::All
     } else if flags.gc {
         Mode::Gc
     } else if !flags.prune.is_empty() {
         let new = load::load(&flags.prune, &LoadOptions { dialect: input.dialect.clone(), progress }, stdin);
-        let (new_stderr, code) = load_report(&new, style);
-        if code != 0 {
-            let mut stderr = stderr;
-            stderr.extend_from_slice(&new_stderr);
-            stderr.extend_from_slice(b"teardown: error: no plan: some input of --prune could not be read or parsed\n");
-            return Ok(Err(Output { stderr, code }));
+        // Never skipped: an object whose document in NEW is skipped would
+        // look absent from NEW, and be pruned.
+        if let Err(refused) = load_report(&new, style, false, "plan (in --prune NEW)") {
+            let mut out = stderr;
+            out.extend_from_slice(&refused.stderr);
+            return Ok(Err(Output { stderr: out, code: refused.code }));
         }
         Mode::Prune(plan::absent_from(&snapshot.objects, &new.objects))
     } else {

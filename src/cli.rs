@@ -179,6 +179,11 @@ pub struct GraphArgs {
     /// Show at most N levels below each starting object.
     #[arg(long, value_name = "N")]
     pub depth: Option<usize>,
+
+    /// Go on without documents that cannot be read or used (TD001): they
+    /// become warnings instead of stopping the command (exit 2).
+    #[arg(long)]
+    pub skip_invalid: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -245,6 +250,12 @@ pub struct PlanFlags {
     /// every object carrying it. Repeatable.
     #[arg(long = "finalizer-controller", value_name = "FINALIZER=SELECTOR")]
     pub finalizer_controller: Vec<String>,
+
+    /// Plan without documents of INPUT that cannot be read or used (TD001):
+    /// they become warnings in the plan instead of stopping it (exit 2).
+    /// Never for --prune NEW (a skipped document would look absent).
+    #[arg(long)]
+    pub skip_invalid: bool,
 }
 
 #[derive(Args, Debug)]

@@ -10,6 +10,9 @@ use serde::Serialize;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
+    /// What teardown made of the input, said so that it can be checked:
+    /// never an error, even under `--deny warnings`.
+    Note,
     Warning,
     Error,
 }
@@ -17,6 +20,7 @@ pub enum Severity {
 impl Severity {
     pub fn as_str(self) -> &'static str {
         match self {
+            Severity::Note => "note",
             Severity::Warning => "warning",
             Severity::Error => "error",
         }
@@ -39,10 +43,12 @@ pub enum Rule {
     Td011,
     Td012,
     Td013,
+    Td014,
+    Td015,
 }
 
 impl Rule {
-    pub const ALL: [Rule; 13] = [
+    pub const ALL: [Rule; 15] = [
         Rule::Td001,
         Rule::Td002,
         Rule::Td003,
@@ -56,6 +62,8 @@ impl Rule {
         Rule::Td011,
         Rule::Td012,
         Rule::Td013,
+        Rule::Td014,
+        Rule::Td015,
     ];
 
     pub fn id(self) -> &'static str {
@@ -128,6 +136,12 @@ impl Rule {
                 "Ownership and destruction dependencies contradict; the ownership edge is relaxed.",
             ),
             Rule::Td013 => ("TD013", "empty-input", Warning, "An input file holds no objects."),
+            Rule::Td014 => {
+                ("TD014", "kind-from-shape", Note, "An object that names no kind was read as the kind its shape shows.")
+            }
+            Rule::Td015 => {
+                ("TD015", "not-a-file", Note, "A FIFO, socket or device in an input directory was not read.")
+            }
         }
     }
 }
@@ -230,7 +244,7 @@ impl SeverityPolicy {
         if self.closed_world && finding.rule == Rule::Td003 {
             finding.severity = Severity::Error;
         }
-        if self.deny_warnings {
+        if self.deny_warnings && finding.severity == Severity::Warning {
             finding.severity = Severity::Error;
         }
     }

@@ -425,6 +425,9 @@ fn read_problem(sources: &Sources, skip: &mut [bool], problem: ReadProblem) -> F
                 .help("YAML and JSON inputs must be UTF-8")
                 .fatal()
         }
+        ReadProblem::Skipped { name, what } => Finding::new(Rule::Td015, format!("{name}: not read: {what}"))
+            .in_file(name)
+            .help("only regular files are read from a directory; name a FIFO on the command line to read it"),
         other => Finding::new(Rule::Td001, other.to_string()).in_file(other.name()).fatal(),
     }
 }

@@ -113,7 +113,7 @@ fn td008_destruction_cycle_is_a_warning() {
     assert_eq!(findings(&r), vec![f("TD008", "warning", 7, 38)]);
     assert_eq!(
         r["findings"][0]["message"],
-        "destruction-dependency cycle: ConfigMap/default/x goes after ConfigMap/default/y goes after ConfigMap/default/x"
+        "destruction-dependency cycle: ConfigMap/default/x goes after ConfigMap/default/z goes after ConfigMap/default/x"
     );
     assert_eq!(code, 0);
     let (code, _) = check_json(&["--deny", "warnings", "fixtures/check/td008-destruction-cycle.yaml"]);
@@ -181,14 +181,14 @@ fn valid_snapshot_exits_0_with_a_one_line_summary() {
 
 #[test]
 fn owners_kubernetes_ignores_make_no_ownership_cycle() {
-    // a (namespace x) and b (namespace y) name each other as owners by uid:
+    // a (namespace x) and b (namespace z) name each other as owners by uid:
     // both links cross namespaces (TD005), which Kubernetes treats as absent.
     let d = tempfile::tempdir().unwrap();
     let p = d.path().join("x.yaml");
     std::fs::write(
         &p,
         "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  namespace: x\n  uid: ua\n  ownerReferences:\n  - {apiVersion: v1, kind: ConfigMap, name: b, uid: ub}\n---\n\
-         apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\n  namespace: y\n  uid: ub\n  ownerReferences:\n  - {apiVersion: v1, kind: ConfigMap, name: a, uid: ua}\n",
+         apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\n  namespace: z\n  uid: ub\n  ownerReferences:\n  - {apiVersion: v1, kind: ConfigMap, name: a, uid: ua}\n",
     )
     .unwrap();
     let (_, r) = check_json(&[&p.to_string_lossy()]);

@@ -122,8 +122,8 @@ fn an_owner_reference_without_uid_is_reported_and_resolved_by_name() {
     let d = tmp();
     fs::write(
         d.path().join("o.yaml"),
-        "apiVersion: apps/v1\nkind: ReplicaSet\nmetadata:\n  name: rs\n  namespace: n\n---\n\
-         apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n  namespace: n\n  ownerReferences:\n  - apiVersion: apps/v1\n    kind: ReplicaSet\n    name: rs\n",
+        "apiVersion: apps/v1\nkind: ReplicaSet\nmetadata:\n  name: rs\n  namespace: ns\n---\n\
+         apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n  namespace: ns\n  ownerReferences:\n  - apiVersion: apps/v1\n    kind: ReplicaSet\n    name: rs\n",
     )
     .unwrap();
     let (code, v) = check_json(&[&path(&d, "o.yaml")]);
@@ -288,8 +288,15 @@ fn well_formed_but_unusual_yaml_is_not_a_syntax_error() {
         "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: big\n  labels:\n    n: 999999999999999999999999999999\n";
     fs::write(d.path().join("big.yaml"), big).unwrap();
     let (code, v) = check_json(&[&path(&d, "deep.yaml"), &path(&d, "big.yaml")]);
-    assert_eq!(code, 0, "{v}");
-    assert_eq!(v["summary"]["objects"], 2);
+    // Deep nesting in a field teardown skips is fine; a label value written
+    // as a (huge) number is refused as kubectl refuses it — not a syntax error.
+    assert_eq!(code, 1, "{v}");
+    assert_eq!(v["summary"]["objects"], 1);
+    assert_eq!(findings(&v), vec![f("TD001", "error", 6, 8)]);
+    assert_eq!(
+        v["findings"][0]["message"],
+        "YAML: metadata.labels.n: `999999999999999999999999999999` is a number where a string belongs; kubectl refuses it"
+    );
 }
 
 #[test]

@@ -316,8 +316,12 @@ fn models_are_recognised_whatever_their_top_level_keys() {
 #[test]
 fn odd_subscriptions_are_told_once_and_malformed_ones_reported() {
     // b subscribes itself (ignored), a twice with different handlers, and three
-    // entries name no subscriber (TD001 each).
-    let plan = plan_json(&["--all", "fixtures/murano/edge/subscriptions.yaml"]);
+    // entries name no subscriber (TD001 each): no plan unless told to go on
+    // without them.
+    let (code, _, err) = run(&["plan", "--all", "fixtures/murano/edge/subscriptions.yaml"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("no plan: input that cannot be read or used (3 TD001 findings above)"), "{err}");
+    let plan = plan_json(&["--all", "--skip-invalid", "fixtures/murano/edge/subscriptions.yaml"]);
     assert_eq!(steps(&plan), [["b"], ["a"]]);
     // a's two subscriptions have different handlers: both are called.
     let notified: Vec<_> = events(&plan).into_iter().filter(|e| e.0 == "notified").collect();

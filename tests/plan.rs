@@ -352,7 +352,7 @@ fn plan_refuses_input_it_cannot_parse() {
     let (code, out, err) = run(&["plan", "--all", "fixtures/check/td001-syntax-error-in-doc-3.yaml"]);
     assert_eq!(code, 2);
     assert!(out.is_empty());
-    assert!(err.contains("no plan: some input could not be read or parsed"), "{err}");
+    assert!(err.contains("no plan: input that cannot be read or used (1 TD001 finding above)"), "{err}");
 }
 
 #[test]

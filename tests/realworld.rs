@@ -76,15 +76,44 @@ fn troubleshoot_support_bundles() {
     assert_eq!(rules(&f), vec!["TD011", "TD011", "TD011"]);
     assert_eq!(code, 0);
     let (code, s, f) = summary("troubleshoot-k3s-supportbundle-2022.yaml");
-    assert_eq!(counts(&s), (198, 78, json!({"owns": 13, "contains": 65})));
-    // 12 CRDs in a list with no kind at all cannot be identified (TD001);
-    // the DaemonSet was not collected, so one Pod's owner dangles (TD003).
+    // 12 CRDs in a list with no kind at all (line 10703) are read as CRDs
+    // from their shape, each with a note (TD014), and define 15 custom
+    // resources of the dump; the DaemonSet was not collected, so one Pod's
+    // owner dangles (TD003).
+    assert_eq!(counts(&s), (210, 93, json!({"owns": 13, "contains": 65, "defines": 15})));
+    assert_eq!(s["notes"], 12);
     let mut r = rules(&f);
     r.sort();
-    let mut want = vec!["TD001"; 12];
-    want.extend(["TD003", "TD011", "TD011", "TD011", "TD011"]);
+    let mut want = vec!["TD003", "TD011", "TD011", "TD011", "TD011"];
+    want.extend(["TD014"; 12]);
     assert_eq!(r, want);
-    assert_eq!(code, 1);
+    assert_eq!(f.iter().find(|(r, _)| r == "TD014").map(|(_, line)| *line), Some(10708));
+    assert_eq!(code, 0);
+    let (code, out, err) = common::run(&[
+        "plan",
+        "--delete",
+        "crd/addons.k3s.cattle.io",
+        "-o",
+        "names",
+        "fixtures/realworld/kubernetes/troubleshoot-k3s-supportbundle-2022.yaml",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("CustomResourceDefinition.apiextensions.k8s.io/addons.k3s.cattle.io"), "{out}");
+}
+
+/// No real-world Kubernetes dump needs `--skip-invalid`: every document of
+/// every one is read.
+#[test]
+fn every_real_world_dump_plans_without_skipping() {
+    for entry in std::fs::read_dir("fixtures/realworld/kubernetes").unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "yaml") {
+            let (code, _, err) =
+                common::run(&["plan", "--all", "--allow-cycles", "-o", "names", &path.to_string_lossy()]);
+            assert_eq!(code, 0, "{}: {err}", path.display());
+            assert!(!err.contains("TD001"), "{}: {err}", path.display());
+        }
+    }
 }
 
 #[test]

@@ -27,6 +27,12 @@ pub struct Counts {
     pub edges_by_kind: BTreeMap<&'static str, usize>,
     pub errors: usize,
     pub warnings: usize,
+    #[serde(skip_serializing_if = "is_zero")]
+    pub notes: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 pub struct CheckReport {
@@ -75,6 +81,7 @@ pub fn check(snapshot: &Snapshot, graph: &Graph, options: &CheckOptions) -> Chec
         match f.severity {
             crate::findings::Severity::Error => counts.errors += 1,
             crate::findings::Severity::Warning => counts.warnings += 1,
+            crate::findings::Severity::Note => counts.notes += 1,
         }
     }
     CheckReport { fatal: snapshot.has_fatal(), findings, counts }

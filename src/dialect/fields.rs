@@ -53,7 +53,99 @@ impl Scalar {
     }
 }
 
-/// Label-like map of scalars (`null` values become empty strings).
+/// What the error of a string field written as a number or boolean says;
+/// a dialect finds it there and says what to do (quote the value).
+pub const NOT_A_STRING: &str = "where a string belongs";
+
+/// A string field, read as kubectl reads it: a number or a boolean where a
+/// string belongs is refused (as kubectl refuses it), never turned into
+/// text (`name: 0x10` is not the name `16`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Text(pub Str);
+
+/// The same check, for a value that is not kept.
+pub struct IsText;
+
+macro_rules! strict_text {
+    ($t:ty, $make:expr) => {
+        impl<'de> Deserialize<'de> for $t {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<$t, D::Error> {
+                struct V;
+                impl<'de> Visitor<'de> for V {
+                    type Value = $t;
+                    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                        f.write_str("a string")
+                    }
+                    fn visit_str<E: de::Error>(self, v: &str) -> Result<$t, E> {
+                        Ok($make(v))
+                    }
+                    fn visit_bool<E: de::Error>(self, _: bool) -> Result<$t, E> {
+                        Err(E::custom(format_args!("a boolean {NOT_A_STRING}")))
+                    }
+                    fn visit_i64<E: de::Error>(self, _: i64) -> Result<$t, E> {
+                        Err(E::custom(format_args!("a number {NOT_A_STRING}")))
+                    }
+                    fn visit_u64<E: de::Error>(self, _: u64) -> Result<$t, E> {
+                        Err(E::custom(format_args!("a number {NOT_A_STRING}")))
+                    }
+                    fn visit_i128<E: de::Error>(self, _: i128) -> Result<$t, E> {
+                        Err(E::custom(format_args!("a number {NOT_A_STRING}")))
+                    }
+                    fn visit_u128<E: de::Error>(self, _: u128) -> Result<$t, E> {
+                        Err(E::custom(format_args!("a number {NOT_A_STRING}")))
+                    }
+                    fn visit_f64<E: de::Error>(self, _: f64) -> Result<$t, E> {
+                        Err(E::custom(format_args!("a number {NOT_A_STRING}")))
+                    }
+                }
+                d.deserialize_any(V)
+            }
+        }
+    };
+}
+
+strict_text!(Text, |v: &str| Text(v.into()));
+strict_text!(IsText, |_: &str| IsText);
+
+/// A map key that must be a string, borrowed from the input when it can be.
+pub struct TextKey<'de>(pub std::borrow::Cow<'de, str>);
+
+impl<'de> Deserialize<'de> for TextKey<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<TextKey<'de>, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = TextKey<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<TextKey<'de>, E> {
+                Ok(TextKey(v.into()))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<TextKey<'de>, E> {
+                Ok(TextKey(v.to_owned().into()))
+            }
+            fn visit_string<E: de::Error>(self, v: String) -> Result<TextKey<'de>, E> {
+                Ok(TextKey(v.into()))
+            }
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<TextKey<'de>, E> {
+                Err(E::custom(format_args!("a boolean {NOT_A_STRING}")))
+            }
+            fn visit_i64<E: de::Error>(self, _: i64) -> Result<TextKey<'de>, E> {
+                Err(E::custom(format_args!("a number {NOT_A_STRING}")))
+            }
+            fn visit_u64<E: de::Error>(self, _: u64) -> Result<TextKey<'de>, E> {
+                Err(E::custom(format_args!("a number {NOT_A_STRING}")))
+            }
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<TextKey<'de>, E> {
+                Err(E::custom(format_args!("a number {NOT_A_STRING}")))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// Label-like map of strings (`null` values become empty strings); keys
+/// and values are [`Text`].
 #[derive(Clone, Debug, Default)]
 pub struct StrMap(pub Vec<(Str, Str)>);
 
@@ -70,8 +162,8 @@ impl<'de> Deserialize<'de> for StrMap {
             }
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<StrMap, A::Error> {
                 let mut out = Vec::with_capacity(map.size_hint().unwrap_or(4));
-                while let Some(k) = map.next_key::<Scalar>()? {
-                    let v = map.next_value::<Option<Scalar>>()?;
+                while let Some(k) = map.next_key::<Text>()? {
+                    let v = map.next_value::<Option<Text>>()?;
                     out.push((k.0, v.map(|v| v.0).unwrap_or_default()));
                 }
                 Ok(StrMap(out))

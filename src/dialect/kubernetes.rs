@@ -10,7 +10,7 @@
 //! unexpected type is ignored), because custom resources put anything in
 //! their spec.
 
-use super::fields::{Key, LenientStr, Scalar, StrMap};
+use super::fields::{IsText, Key, LenientStr, StrMap, Text, TextKey, NOT_A_STRING};
 use super::{List, Out};
 use crate::findings::{Finding, Rule};
 use crate::input::outline::Value;
@@ -75,14 +75,272 @@ impl super::Dialect for Kubernetes {
     fn read(&self, unit: &Unit, out: &mut Out) {
         let raw: RawObject = match super::parse_object(unit) {
             Ok(raw) => raw,
-            Err(finding) => return out.findings.push(finding),
+            Err(finding) => return out.findings.push(not_a_string(unit, finding)),
         };
+        if !unit.is_json() {
+            if let Some(finding) = yaml11::check(&raw, unit) {
+                return out.findings.push(finding);
+            }
+        }
         let list = match unit.list {
             Some(l) => ListContext::new(l.outline.str("apiVersion"), l.outline.str("kind")),
             None => ListContext::default(),
         };
         out.objects.extend(convert(raw, unit.span(), unit.source_text(), list, &mut out.findings));
     }
+}
+
+/// A string field written as a number or boolean: say which field, what
+/// was written, and how to write it.
+fn not_a_string(unit: &Unit, mut finding: Finding) -> Finding {
+    let Some(at) = finding.primary.as_ref().map(|l| l.span) else { return finding };
+    let Some(marker) = finding.message.find(NOT_A_STRING) else { return finding };
+    let text = unit.source_text();
+    let b = text.as_bytes();
+    let what = if finding.message[..marker].ends_with("a boolean ") { "a boolean" } else { "a number" };
+    let (language, field, token) = if unit.is_json() {
+        // serde_json points at the value's last character or just after it,
+        // and names no field.
+        let delimiter = |c: u8| matches!(c, b':' | b',' | b'[' | b']' | b'{' | b'}' | b' ' | b'\n' | b'\r' | b'\t');
+        let end = (at.start..b.len()).find(|&i| delimiter(b[i])).unwrap_or(b.len());
+        let start = (0..end).rev().find(|&i| delimiter(b[i])).map_or(0, |i| i + 1);
+        let key_end = text[..start].trim_end().strip_suffix(':').map(|k| k.trim_end().len());
+        let field = key_end.and_then(|e| {
+            let k = text[..e].strip_suffix('"')?;
+            let open = k.rfind('"')?;
+            Some(k[open + 1..].to_string())
+        });
+        ("JSON", field, start..end)
+    } else {
+        // serde_yaml points at the value, and names the field's path.
+        let path = finding.message.strip_prefix("YAML: ").and_then(|m| m.split_once(": ")).map(|(p, _)| p.to_string());
+        let line_end = memchr::memchr(b'\n', &b[at.start..]).map_or(b.len(), |n| at.start + n);
+        let mut end = at.start;
+        while end < line_end && !matches!(b[end], b',' | b']' | b'}' | b'\r') && !text[end..].starts_with(" #") {
+            end += 1;
+        }
+        let end = at.start + text[at.start..end].trim_end().len();
+        ("YAML", path, at.start..end)
+    };
+    if token.is_empty() {
+        return finding;
+    }
+    let written = &text[token.clone()];
+    let field = field.unwrap_or_else(|| "a field".into());
+    let key = field.rsplit('.').next().unwrap_or(&field).to_string();
+    finding.message = format!("{language}: {field}: `{written}` is {what} where a string belongs; kubectl refuses it");
+    finding.primary = Some(crate::findings::Label::new(Span::new(at.file, token), what));
+    finding.help = Some(match language {
+        "JSON" => format!("write it as a string: \"{key}\": \"{written}\""),
+        _ => format!("write it in quotes: {key}: \"{written}\""),
+    });
+    finding
+}
+
+/// How kubectl reads an unquoted scalar: YAML 1.1 (go-yaml), where `yes`,
+/// `on`, `017`, `1_000` and dates are not strings, as they are in YAML 1.2
+/// (serde_yaml). A string field written so is refused, as kubectl refuses
+/// (or rewrites) it.
+mod yaml11 {
+    use super::{RawObject, Unit};
+    use crate::findings::{Finding, Rule};
+    use crate::input::{locate, Span};
+
+    /// What kubectl reads this unquoted text as, when not a string.
+    pub fn reads(v: &str) -> Option<&'static str> {
+        const BOOLS: &[&str] =
+            &["y", "Y", "yes", "Yes", "YES", "n", "N", "no", "No", "NO", "on", "On", "ON", "off", "Off", "OFF"];
+        if BOOLS.contains(&v) {
+            return Some("a boolean");
+        }
+        if !v.starts_with(|c: char| c.is_ascii_digit() || matches!(c, '+' | '-' | '.')) {
+            return None;
+        }
+        if timestamp(v) {
+            return Some("a timestamp");
+        }
+        let plain = v.replace('_', "");
+        let special = matches!(
+            v,
+            ".inf"
+                | ".Inf"
+                | ".INF"
+                | "+.inf"
+                | "+.Inf"
+                | "+.INF"
+                | "-.inf"
+                | "-.Inf"
+                | "-.INF"
+                | ".nan"
+                | ".NaN"
+                | ".NAN"
+        );
+        (special || int(&plain) || float(&plain)).then_some("a number")
+    }
+
+    fn digits(s: &str, radix: u32) -> bool {
+        !s.is_empty() && s.chars().all(|c| c.is_digit(radix))
+    }
+
+    /// Go's `ParseInt(s, 0, 64)` syntax: a sign, then 0x, 0o, 0b, a leading 0 (octal) or decimal.
+    fn int(s: &str) -> bool {
+        let s = s.strip_prefix(['+', '-']).unwrap_or(s);
+        for (prefixes, radix) in [(["0x", "0X"], 16), (["0o", "0O"], 8), (["0b", "0B"], 2)] {
+            if let Some(rest) = prefixes.iter().find_map(|p| s.strip_prefix(p)) {
+                return digits(rest, radix);
+            }
+        }
+        match s.strip_prefix('0') {
+            Some(rest) if !rest.is_empty() => digits(rest, 8),
+            _ => digits(s, 10),
+        }
+    }
+
+    /// `[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?`
+    fn float(s: &str) -> bool {
+        let s = s.strip_prefix(['+', '-']).unwrap_or(s);
+        let (mantissa, exponent) = match s.find(['e', 'E']) {
+            Some(i) => (&s[..i], Some(&s[i + 1..])),
+            None => (s, None),
+        };
+        let mantissa_ok = match mantissa.split_once('.') {
+            Some(("", frac)) => digits(frac, 10),
+            Some((int, frac)) => digits(int, 10) && (frac.is_empty() || digits(frac, 10)),
+            None => digits(mantissa, 10),
+        };
+        mantissa_ok && exponent.is_none_or(|e| digits(e.strip_prefix(['+', '-']).unwrap_or(e), 10))
+    }
+
+    /// `2006-1-2`, optionally with a time (`T`, `t` or a space between).
+    fn timestamp(s: &str) -> bool {
+        let (date, time) = match s.find(['T', 't', ' ']) {
+            Some(i) => (&s[..i], Some(&s[i + 1..])),
+            None => (s, None),
+        };
+        let mut parts = date.split('-');
+        let ok = |p: Option<&str>, n: std::ops::RangeInclusive<usize>| {
+            p.is_some_and(|p| n.contains(&p.len()) && digits(p, 10))
+        };
+        let date_ok =
+            ok(parts.next(), 4..=4) && ok(parts.next(), 1..=2) && ok(parts.next(), 1..=2) && parts.next().is_none();
+        date_ok
+            && time.is_none_or(|t| {
+                let hms = t.split(['Z', '+', '-']).next().unwrap_or("");
+                let mut f = hms.split(':');
+                ok(f.next(), 1..=2)
+                    && ok(f.next(), 1..=2)
+                    && f.next().is_some_and(|sec| {
+                        let whole = sec.split('.').next().unwrap_or("");
+                        (1..=2).contains(&whole.len()) && digits(whole, 10)
+                    })
+            })
+    }
+
+    /// The first string field of `raw` that kubectl would not read as the
+    /// string serde_yaml read, where it is written unquoted.
+    pub fn check(raw: &RawObject, unit: &Unit) -> Option<Finding> {
+        let span = unit.span();
+        let text = unit.source_text();
+        let mut fields: Vec<(Vec<&str>, &str)> = Vec::new();
+        fn add<'r>(fields: &mut Vec<(Vec<&'r str>, &'r str)>, path: Vec<&'r str>, v: Option<&'r str>) {
+            if let Some(v) = v.filter(|v| reads(v).is_some()) {
+                fields.push((path, v));
+            }
+        }
+        add(&mut fields, vec!["apiVersion"], raw.api_version.as_ref().map(|t| &*t.0));
+        add(&mut fields, vec!["kind"], raw.kind.as_ref().map(|t| &*t.0));
+        if let Some(m) = &raw.metadata {
+            add(&mut fields, vec!["metadata", "name"], m.name.as_ref().map(|t| &*t.0));
+            add(&mut fields, vec!["metadata", "generateName"], m.generate_name.as_ref().map(|t| &*t.0));
+            add(&mut fields, vec!["metadata", "namespace"], m.namespace.as_ref().map(|t| &*t.0));
+            add(&mut fields, vec!["metadata", "uid"], m.uid.as_ref().map(|t| &*t.0));
+            for f in m.finalizers.iter().flatten() {
+                add(&mut fields, vec!["finalizers"], Some(&f.0));
+            }
+            for r in m.owner_references.iter().flatten() {
+                for (k, v) in [("apiVersion", &r.api_version), ("kind", &r.kind), ("name", &r.name), ("uid", &r.uid)] {
+                    if let Some(v) = v.as_ref().filter(|v| reads(&v.0).is_some()) {
+                        fields.push((vec!["ownerReferences", k], &v.0));
+                    }
+                }
+            }
+            for (k, v) in m.labels.iter().flat_map(|l| &l.0) {
+                if reads(k).is_some() {
+                    fields.push((vec!["labels"], k));
+                }
+                if reads(v).is_some() {
+                    fields.push((vec!["labels", k], v));
+                }
+            }
+            for (k, v) in m.annotations.iter().flat_map(|a| &a.0) {
+                if reads(v).is_some() {
+                    fields.push((vec!["annotations", k], v));
+                }
+            }
+        }
+        for (path, value) in fields {
+            let Some(at) = locate::value_after(text, span.range(), &path, value)
+                .or_else(|| locate::key_after(text, span.range(), value))
+            else {
+                continue;
+            };
+            let b = text.as_bytes();
+            let quoted = |i: Option<&u8>| matches!(i, Some(b'"' | b'\''));
+            if quoted(at.start.checked_sub(1).and_then(|i| b.get(i))) || quoted(b.get(at.end)) {
+                continue;
+            }
+            let what = reads(value).unwrap_or("not a string");
+            let field = path.join(".");
+            let key = path.last().copied().unwrap_or(value);
+            return Some(
+                Finding::new(
+                    Rule::Td001,
+                    format!("YAML: {field}: `{value}` is {what} to kubectl (YAML 1.1) where a string belongs; kubectl refuses it"),
+                )
+                .at(Span::new(span.file, at), what)
+                .help(format!("write it in quotes: {key}: \"{value}\"")),
+            );
+        }
+        None
+    }
+
+    #[cfg(test)]
+    mod tests {
+        #[test]
+        fn reads_as_kubectl_does() {
+            for (v, what) in [
+                ("yes", Some("a boolean")),
+                ("Off", Some("a boolean")),
+                ("017", Some("a number")),
+                ("1_000", Some("a number")),
+                ("0x1F", Some("a number")),
+                ("1e3", Some("a number")),
+                ("08", Some("a number")),
+                ("2021-01-02", Some("a timestamp")),
+                ("2021-1-2T3:04:05Z", Some("a timestamp")),
+                ("web", None),
+                ("yesterday", None),
+                ("1.2.3", None),
+                ("v1", None),
+                ("0a", None),
+                ("-", None),
+                ("2021-01", None),
+            ] {
+                assert_eq!(super::reads(v), what, "{v}");
+            }
+        }
+    }
+}
+
+/// Does an object that names no kind have a CustomResourceDefinition's
+/// shape? Its spec has a group, `names.kind` and `names.plural`, and its
+/// name is `<plural>.<group>` (the API server requires that of CRDs).
+fn crd_by_shape(raw: &RawObject) -> Option<()> {
+    let spec = &raw.spec;
+    let (group, plural) = (spec.group.as_deref()?, spec.names_plural.as_deref()?);
+    spec.names_kind.as_ref()?;
+    let name = raw.metadata.as_ref()?.name.as_ref()?;
+    (name.0.strip_suffix(group)?.strip_suffix('.')? == plural).then_some(())
 }
 
 /// Whether a document has a non-empty `metadata.name` (a named object
@@ -117,12 +375,13 @@ impl<'de> Deserialize<'de> for KeptAnnotations {
             }
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<KeptAnnotations, A::Error> {
                 let mut out = Vec::new();
-                while let Some(Key(k)) = map.next_key::<Key>()? {
+                while let Some(TextKey(k)) = map.next_key::<TextKey>()? {
+                    // Every value must be a string; those teardown reads are kept.
                     if KEPT_ANNOTATIONS.contains(&&*k) {
-                        let v = map.next_value::<Option<Scalar>>()?;
+                        let v = map.next_value::<Option<Text>>()?;
                         out.push((k.into_owned().into(), v.map(|v| v.0).unwrap_or_default()));
                     } else {
-                        map.next_value::<IgnoredAny>()?;
+                        map.next_value::<Option<IsText>>()?;
                     }
                 }
                 Ok(KeptAnnotations(out))
@@ -139,6 +398,7 @@ pub struct LenientSpec {
     pub group: Option<Str>,
     pub scope: Option<Str>,
     pub names_kind: Option<Str>,
+    pub names_plural: Option<Str>,
 }
 
 impl<'de> Deserialize<'de> for LenientSpec {
@@ -158,7 +418,10 @@ impl<'de> Deserialize<'de> for LenientSpec {
                     match &*k {
                         "group" => spec.group = map.next_value::<LenientStr>()?.0,
                         "scope" => spec.scope = map.next_value::<LenientStr>()?.0,
-                        "names" => spec.names_kind = map.next_value::<LenientNames>()?.0,
+                        "names" => {
+                            let names = map.next_value::<LenientNames>()?;
+                            (spec.names_kind, spec.names_plural) = (names.kind, names.plural);
+                        }
                         _ => {
                             map.next_value::<IgnoredAny>()?;
                         }
@@ -172,9 +435,12 @@ impl<'de> Deserialize<'de> for LenientSpec {
     }
 }
 
-/// `spec.names.kind` of a CRD.
+/// `spec.names.kind` and `.plural` of a CRD.
 #[derive(Default)]
-struct LenientNames(Option<Str>);
+struct LenientNames {
+    kind: Option<Str>,
+    plural: Option<Str>,
+}
 
 impl<'de> Deserialize<'de> for LenientNames {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<LenientNames, D::Error> {
@@ -185,18 +451,20 @@ impl<'de> Deserialize<'de> for LenientNames {
                 f.write_str("anything")
             }
             fn visit_str<E: de::Error>(self, _: &str) -> Result<LenientNames, E> {
-                Ok(LenientNames(None))
+                Ok(LenientNames::default())
             }
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<LenientNames, A::Error> {
-                let mut kind = None;
+                let mut names = LenientNames::default();
                 while let Some(Key(k)) = map.next_key::<Key>()? {
-                    if &*k == "kind" {
-                        kind = map.next_value::<LenientStr>()?.0;
-                    } else {
-                        map.next_value::<IgnoredAny>()?;
+                    match &*k {
+                        "kind" => names.kind = map.next_value::<LenientStr>()?.0,
+                        "plural" => names.plural = map.next_value::<LenientStr>()?.0,
+                        _ => {
+                            map.next_value::<IgnoredAny>()?;
+                        }
                     }
                 }
-                Ok(LenientNames(kind))
+                Ok(names)
             }
             lenient_other_arms!(LenientNames);
         }
@@ -208,10 +476,10 @@ impl<'de> Deserialize<'de> for LenientNames {
 #[serde(expecting = "an owner reference map")]
 pub struct RawOwnerRef {
     #[serde(rename = "apiVersion")]
-    pub api_version: Option<Scalar>,
-    pub kind: Option<Scalar>,
-    pub name: Option<Scalar>,
-    pub uid: Option<Scalar>,
+    pub api_version: Option<Text>,
+    pub kind: Option<Text>,
+    pub name: Option<Text>,
+    pub uid: Option<Text>,
     pub controller: Option<bool>,
     #[serde(rename = "blockOwnerDeletion")]
     pub block_owner_deletion: Option<bool>,
@@ -220,18 +488,18 @@ pub struct RawOwnerRef {
 #[derive(Deserialize, Debug, Default)]
 #[serde(expecting = "a metadata map")]
 pub struct RawMeta {
-    pub name: Option<Scalar>,
+    pub name: Option<Text>,
     #[serde(rename = "generateName")]
-    pub generate_name: Option<Scalar>,
-    pub namespace: Option<Scalar>,
-    pub uid: Option<Scalar>,
+    pub generate_name: Option<Text>,
+    pub namespace: Option<Text>,
+    pub uid: Option<Text>,
     pub labels: Option<StrMap>,
     pub annotations: Option<KeptAnnotations>,
     #[serde(rename = "ownerReferences")]
     pub owner_references: Option<Vec<RawOwnerRef>>,
-    pub finalizers: Option<Vec<Scalar>>,
+    pub finalizers: Option<Vec<Text>>,
     #[serde(rename = "deletionTimestamp")]
-    pub deletion_timestamp: Option<Scalar>,
+    pub deletion_timestamp: Option<Text>,
 }
 
 /// One object: the fields every object-shaped dialect reads.
@@ -239,8 +507,8 @@ pub struct RawMeta {
 #[serde(expecting = "an object")]
 pub struct RawObject {
     #[serde(rename = "apiVersion")]
-    pub api_version: Option<Scalar>,
-    pub kind: Option<Scalar>,
+    pub api_version: Option<Text>,
+    pub kind: Option<Text>,
     pub metadata: Option<RawMeta>,
     #[serde(default)]
     pub spec: LenientSpec,
@@ -269,9 +537,18 @@ impl<'a> ListContext<'a> {
 /// identified), any other problem keeps the object.
 pub fn convert(raw: RawObject, span: Span, text: &str, list: ListContext, out: &mut Vec<Finding>) -> Option<Object> {
     let head = Span::new(span.file, locate::head(text, span.range()));
+    let crd_shape = crd_by_shape(&raw);
     let kind: Str = match (raw.kind, list.item_kind) {
         (Some(k), _) if !k.0.is_empty() => k.0,
         (_, Some(k)) => k.into(),
+        _ if crd_shape.is_some() => {
+            out.push(
+                Finding::new(Rule::Td014, "read as a CustomResourceDefinition: it names no kind, but has a CRD's shape")
+                    .at(head, "this object")
+                    .help("its spec has a group, names.kind and names.plural, and its name is <plural>.<group>, as a CRD's must be; a dump that leaves out the kind (a support bundle's `custom-resource-definitions.json`) reads this way"),
+            );
+            "CustomResourceDefinition".into()
+        }
         _ => {
             let help = if list.in_list {
                 "the list has no kind either, so the items' kind cannot be implied; \
@@ -286,6 +563,7 @@ pub fn convert(raw: RawObject, span: Span, text: &str, list: ListContext, out: &
     let api_version: Str = match (raw.api_version, list.api_version) {
         (Some(v), _) if !v.0.is_empty() => v.0,
         (_, Some(v)) => v.into(),
+        _ if crd_shape.is_some() && &*kind == "CustomResourceDefinition" => "apiextensions.k8s.io/v1".into(),
         _ => {
             out.push(
                 Finding::new(Rule::Td001, format!("{kind} has no `apiVersion`"))
@@ -324,7 +602,7 @@ pub fn convert(raw: RawObject, span: Span, text: &str, list: ListContext, out: &
                 found.or_else(|| locate::key_after(text, span.range(), "ownerReferences")).unwrap_or(head.range());
             Span::new(span.file, range)
         };
-        let nonempty = |s: Option<Scalar>| s.filter(|s| !s.0.is_empty());
+        let nonempty = |s: Option<Text>| s.filter(|s| !s.0.is_empty());
         let (Some(okind), Some(oname)) = (nonempty(r.kind), nonempty(r.name)) else {
             out.push(
                 Finding::new(

@@ -23,12 +23,21 @@ pub enum ReadProblem {
     NotFound {
         name: String,
     },
+    /// Not a regular file, found in a directory (a FIFO, a socket, a
+    /// device): not read, as ripgrep does not read them. Not an error.
+    Skipped {
+        name: String,
+        what: &'static str,
+    },
 }
 
 impl ReadProblem {
     pub fn name(&self) -> &str {
         match self {
-            ReadProblem::Io { name, .. } | ReadProblem::NotUtf8 { name, .. } | ReadProblem::NotFound { name } => name,
+            ReadProblem::Io { name, .. }
+            | ReadProblem::NotUtf8 { name, .. }
+            | ReadProblem::NotFound { name }
+            | ReadProblem::Skipped { name, .. } => name,
         }
     }
 }
@@ -41,6 +50,7 @@ impl std::fmt::Display for ReadProblem {
             ReadProblem::NotUtf8 { name, offset, .. } => {
                 write!(f, "{name}: not valid UTF-8 (first invalid byte at offset {offset})")
             }
+            ReadProblem::Skipped { name, what } => write!(f, "{name}: not read: {what}, not a regular file"),
         }
     }
 }
@@ -48,9 +58,11 @@ impl std::fmt::Display for ReadProblem {
 /// Extensions read when walking a directory.
 const EXTENSIONS: [&str; 3] = ["yaml", "yml", "json"];
 
-/// Read every input. `-` is standard input (read once). Directories are
-/// walked recursively; their `*.yaml`, `*.yml` and `*.json` files are read in
-/// sorted path order, hidden entries (names starting with `.`) skipped.
+/// Read every input. `-` is standard input (read once); a FIFO or device
+/// named on the command line is read the same way. Directories are walked
+/// recursively; their `*.yaml`, `*.yml` and `*.json` files are read in
+/// sorted path order, hidden entries (names starting with `.`) skipped, and
+/// so are FIFOs, sockets and devices (reading one could wait forever).
 pub fn read_inputs(inputs: &[PathBuf], stdin: &mut dyn Read) -> (Sources, Vec<ReadProblem>) {
     let mut sources = Sources::default();
     let mut problems = Vec::new();
@@ -112,11 +124,19 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>, problems: &mut Vec<ReadProblem>) {
         }
         let path = entry.path();
         // Follow symlinks to files, never into directories (no loops).
-        let is_dir = entry.file_type().map(|t| t.is_dir()).unwrap_or(false);
-        if is_dir {
+        let Ok(file_type) = entry.file_type() else { continue };
+        if file_type.is_dir() {
             walk(&path, out, problems);
         } else if has_known_extension(&path) {
-            out.push(path);
+            let target = if file_type.is_symlink() {
+                std::fs::metadata(&path).map(|m| m.file_type()).ok()
+            } else {
+                Some(file_type)
+            };
+            match target.and_then(special) {
+                Some(what) => problems.push(ReadProblem::Skipped { name: display(&path), what }),
+                None => out.push(path),
+            }
         }
     }
 }
@@ -128,30 +148,55 @@ fn has_known_extension(path: &Path) -> bool {
 /// Files at least this large are memory-mapped rather than read.
 const MAP_AT: u64 = 4 << 20;
 
+/// What a file that is not regular and not a directory is, if it is one.
+fn special(t: std::fs::FileType) -> Option<&'static str> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if t.is_fifo() {
+            return Some("a FIFO");
+        }
+        if t.is_socket() {
+            return Some("a socket");
+        }
+        if t.is_block_device() || t.is_char_device() {
+            return Some("a device");
+        }
+    }
+    let _ = t;
+    None
+}
+
+/// Read a file: opened once (a FIFO gives its bytes to one reader), mapped
+/// when it is large and regular, else read to its end.
 fn read_file(sources: &mut Sources, problems: &mut Vec<ReadProblem>, path: &Path) {
-    if let Some(text) = map_file(path) {
+    let mut file = match std::fs::File::open(path) {
+        Ok(file) => file,
+        Err(error) => return problems.push(ReadProblem::Io { name: display(path), error }),
+    };
+    if let Some(text) = map_file(&file) {
         let format = format_of(Some(path));
         let mut file = SourceFile::new(display(path), Some(path.to_path_buf()), format, text.0);
         file.bom = text.1;
         sources.files.push(file);
         return;
     }
-    match std::fs::read(path) {
-        Ok(bytes) => push_file(sources, problems, display(path), Some(path.to_path_buf()), bytes),
+    let mut bytes = Vec::new();
+    match file.read_to_end(&mut bytes) {
+        Ok(_) => push_file(sources, problems, display(path), Some(path.to_path_buf()), bytes),
         Err(error) => problems.push(ReadProblem::Io { name: display(path), error }),
     }
 }
 
 /// Map a large regular file whose bytes are UTF-8; `None` to read it
 /// instead (small, not a regular file, not UTF-8: the read path reports it).
-fn map_file(path: &Path) -> Option<(Text, bool)> {
-    let file = std::fs::File::open(path).ok()?;
+fn map_file(file: &std::fs::File) -> Option<(Text, bool)> {
     let meta = file.metadata().ok()?;
     if !meta.is_file() || meta.len() < MAP_AT {
         return None;
     }
     // SAFETY: read-only mapping; see `Text`.
-    let map = unsafe { memmap2::MmapOptions::new().populate().map(&file) }.ok()?;
+    let map = unsafe { memmap2::MmapOptions::new().populate().map(file) }.ok()?;
     let bom = map.starts_with(b"\xEF\xBB\xBF");
     let start = if bom { 3 } else { 0 };
     Some((Text::mapped(map, start)?, bom))

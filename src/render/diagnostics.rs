@@ -156,6 +156,7 @@ fn diag<'a>(sources: &'a Sources, f: &Finding) -> Diag<'a> {
     let severity = match f.severity {
         Severity::Error => miette::Severity::Error,
         Severity::Warning => miette::Severity::Warning,
+        Severity::Note => miette::Severity::Advice,
     };
     let mut message = format!("{} {}: {}", f.rule.id(), f.rule.name(), f.message);
     let mut d = Diag {
@@ -226,6 +227,11 @@ pub fn summary(c: &Counts) -> String {
         "no findings".to_string()
     } else {
         format!("{}, {}", plural(c.errors, "error", "errors"), plural(c.warnings, "warning", "warnings"))
+    };
+    let findings = match c.notes {
+        0 => findings,
+        n if c.errors == 0 && c.warnings == 0 => plural(n, "note", "notes"),
+        n => format!("{findings}, {}", plural(n, "note", "notes")),
     };
     format!(
         "checked {}: {}, {}; {findings}",

@@ -196,6 +196,7 @@ fn level(s: Severity) -> &'static str {
     match s {
         Severity::Error => "error",
         Severity::Warning => "warning",
+        Severity::Note => "note",
     }
 }
 
@@ -310,6 +311,7 @@ pub fn github(sources: &Sources, findings: &[Finding]) -> String {
         let command = match f.severity {
             Severity::Error => "error",
             Severity::Warning => "warning",
+            Severity::Note => "notice",
         };
         let mut props = Vec::new();
         if let Some(p) = &f.primary {

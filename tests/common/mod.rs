@@ -4,8 +4,13 @@
 use assert_cmd::Command;
 use serde_json::Value;
 
+/// The binary under test; `TEARDOWN_BIN=PATH` runs the tests against
+/// another build (to show that a new test fails on an old one).
 pub fn teardown() -> Command {
-    let mut cmd = Command::cargo_bin("teardown").expect("binary built");
+    let mut cmd = match std::env::var_os("TEARDOWN_BIN") {
+        Some(bin) => Command::new(bin),
+        None => Command::cargo_bin("teardown").expect("binary built"),
+    };
     cmd.env_remove("NO_COLOR").current_dir(env!("CARGO_MANIFEST_DIR"));
     cmd
 }
