@@ -14,7 +14,7 @@ use super::fields::{IsText, Key, LenientStr, StrMap, Text, TextKey, NOT_A_STRING
 use super::{List, Out};
 use crate::findings::{Finding, Rule};
 use crate::input::outline::Value;
-use crate::input::{locate, Outline, Shape, Span, Unit};
+use crate::input::{locate, Shape, Span, Unit};
 use crate::model::intern::intern;
 use crate::model::kube::group_of;
 use crate::model::{CrdDef, DepDecl, DepKind, DepTarget, Fields, Identity, Object, Origin, OwnerRef, Str};
@@ -48,8 +48,8 @@ impl super::Dialect for Kubernetes {
 
     /// Any mapping no narrower dialect took (a mapping without a `kind` is
     /// still read, to say what it lacks), and arrays of objects.
-    fn recognise(&self, unit: &Unit, outline: &Outline) -> Option<bool> {
-        Some(match outline.shape {
+    fn recognise(&self, unit: &Unit) -> Option<bool> {
+        Some(match unit.shape() {
             Shape::Map => true,
             Shape::Seq => unit.list.is_none(),
             Shape::Scalar | Shape::Null => false,
@@ -148,34 +148,68 @@ mod yaml11 {
 
     /// What kubectl reads this unquoted text as, when not a string.
     pub fn reads(v: &str) -> Option<&'static str> {
-        const BOOLS: &[&str] =
-            &["y", "Y", "yes", "Yes", "YES", "n", "N", "no", "No", "NO", "on", "On", "ON", "off", "Off", "OFF"];
-        if BOOLS.contains(&v) {
-            return Some("a boolean");
+        // Called on every string field of every object: decide on the
+        // first bytes when it can (most values are words, uids and hashes).
+        let first = *v.as_bytes().first()?;
+        if matches!(first, b'y' | b'Y' | b'n' | b'N' | b'o' | b'O') {
+            let boolean = matches!(
+                v,
+                "y" | "Y"
+                    | "yes"
+                    | "Yes"
+                    | "YES"
+                    | "n"
+                    | "N"
+                    | "no"
+                    | "No"
+                    | "NO"
+                    | "on"
+                    | "On"
+                    | "ON"
+                    | "off"
+                    | "Off"
+                    | "OFF"
+            );
+            return boolean.then_some("a boolean");
         }
-        if !v.starts_with(|c: char| c.is_ascii_digit() || matches!(c, '+' | '-' | '.')) {
+        if !(first.is_ascii_digit() || matches!(first, b'+' | b'-' | b'.')) {
+            return None;
+        }
+        let unsigned = v.strip_prefix(['+', '-']).unwrap_or(v);
+        if unsigned.starts_with(['.']) && matches!(&unsigned[1..], "inf" | "Inf" | "INF" | "nan" | "NaN" | "NAN") {
+            return (v.len() == unsigned.len() || !unsigned.ends_with(['n', 'N'])).then_some("a number");
+        }
+        let hex = unsigned.starts_with("0x") || unsigned.starts_with("0X");
+        // Outside hexadecimal, numbers and timestamps are digits and these.
+        let number_byte = |c: u8| {
+            c.is_ascii_digit()
+                || matches!(
+                    c,
+                    b'+' | b'-'
+                        | b'.'
+                        | b'_'
+                        | b':'
+                        | b' '
+                        | b'e'
+                        | b'E'
+                        | b'o'
+                        | b'O'
+                        | b'b'
+                        | b'B'
+                        | b't'
+                        | b'T'
+                        | b'z'
+                        | b'Z'
+                )
+        };
+        if !hex && !v.bytes().all(number_byte) {
             return None;
         }
         if timestamp(v) {
             return Some("a timestamp");
         }
-        let plain = v.replace('_', "");
-        let special = matches!(
-            v,
-            ".inf"
-                | ".Inf"
-                | ".INF"
-                | "+.inf"
-                | "+.Inf"
-                | "+.INF"
-                | "-.inf"
-                | "-.Inf"
-                | "-.INF"
-                | ".nan"
-                | ".NaN"
-                | ".NAN"
-        );
-        (special || int(&plain) || float(&plain)).then_some("a number")
+        let plain: std::borrow::Cow<str> = if v.contains('_') { v.replace('_', "").into() } else { v.into() };
+        (int(&plain) || float(&plain)).then_some("a number")
     }
 
     fn digits(s: &str, radix: u32) -> bool {
@@ -325,6 +359,18 @@ mod yaml11 {
                 ("0a", None),
                 ("-", None),
                 ("2021-01", None),
+                (".inf", Some("a number")),
+                ("-.Inf", Some("a number")),
+                (".NaN", Some("a number")),
+                ("Yes", Some("a boolean")),
+                ("oN", None),
+                ("5db7a0f9-f664-48a4-bc41-95c35b22a216", None),
+                ("1_0", Some("a number")),
+                ("-.nan", None),
+                ("+.NaN", None),
+                ("0x1f_ff", Some("a number")),
+                ("0xfg", None),
+                ("12ab", None),
             ] {
                 assert_eq!(super::reads(v), what, "{v}");
             }

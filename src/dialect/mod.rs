@@ -18,7 +18,7 @@ pub mod native;
 pub mod pairs;
 
 use crate::findings::{Finding, Rule};
-use crate::input::{FileId, Outline, Shape, Sources, Unit};
+use crate::input::{FileId, Shape, Sources, Unit};
 use crate::model::{Object, Relation};
 
 /// One kind of input.
@@ -30,11 +30,12 @@ pub trait Dialect: Sync {
     fn about(&self) -> &'static str;
 
     /// Is this unit (a document, or an item of a list: `unit.list`) this
-    /// dialect's? `None`: the outline does not show enough yet (an item of
-    /// a large JSON list, read as it streams, shows its first keys only);
-    /// the question is asked again with the whole outline. Never asked
-    /// under `--dialect`.
-    fn recognise(&self, unit: &Unit, outline: &Outline) -> Option<bool>;
+    /// dialect's? Look at `unit.shape()` and `unit.outline()` (made when
+    /// first asked for: answer from what is cheapest). `None`: the outline
+    /// does not show enough yet (an item of a large JSON list, read as it
+    /// streams, shows its first keys only); the question is asked again
+    /// with the whole outline. Never asked under `--dialect`.
+    fn recognise(&self, unit: &Unit) -> Option<bool>;
 
     /// Where the units of a document this dialect took are, when they are
     /// read one by one: the items of a list.
@@ -109,12 +110,12 @@ pub fn recognise(unit: &Unit, forced: Option<usize>) -> Option<usize> {
             return Some(list.taken_by);
         }
     }
-    let ask = |outline: &Outline| -> Result<Option<usize>, ()> {
+    let ask = || -> Result<Option<usize>, ()> {
         for (i, d) in REGISTRY.iter().enumerate() {
             if d.forced_only() {
                 continue;
             }
-            match d.recognise(unit, outline) {
+            match d.recognise(unit) {
                 Some(true) => return Ok(Some(i)),
                 Some(false) => {}
                 None => return Err(()),
@@ -122,9 +123,12 @@ pub fn recognise(unit: &Unit, forced: Option<usize>) -> Option<usize> {
         }
         Ok(None)
     };
-    let found = match ask(unit.outline()) {
+    let found = match ask() {
         Ok(found) => found,
-        Err(()) => ask(&unit.full_outline()).unwrap_or(None),
+        Err(()) => {
+            unit.complete_outline();
+            ask().unwrap_or(None)
+        }
     };
     found.or(unit.list.map(|l| l.taken_by))
 }
@@ -132,7 +136,7 @@ pub fn recognise(unit: &Unit, forced: Option<usize>) -> Option<usize> {
 /// Read a unit that must be an object as `T`. A JSON array or scalar is
 /// named as such; YAML reports its own type error.
 pub fn parse_object<T: serde::de::DeserializeOwned>(unit: &Unit) -> Result<T, Finding> {
-    let shape = unit.outline().shape;
+    let shape = unit.shape();
     if unit.is_json() && matches!(shape, Shape::Seq | Shape::Scalar | Shape::Null) {
         return Err(not_an_object(unit, shape.describe()));
     }

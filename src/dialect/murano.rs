@@ -15,7 +15,7 @@
 
 use super::Out;
 use crate::findings::{Finding, Rule};
-use crate::input::{locate, FileId, Node, Outline, Span, Unit};
+use crate::input::{locate, FileId, Node, Span, Unit};
 use crate::model::{DepDecl, DepKind, DepTarget, Fields, Identity, MuranoInfo, Object, Origin, OwnerRef, Section, Str};
 use rustc_hash::FxHashMap;
 use std::ops::Range;
@@ -48,7 +48,7 @@ impl super::Dialect for Murano {
     /// is not a Kubernetes object or list embedding a model. A document
     /// that looks like one but cannot be parsed is Murano's too, so that
     /// its error is reported as what it is.
-    fn recognise(&self, unit: &Unit, _: &Outline) -> Option<bool> {
+    fn recognise(&self, unit: &Unit) -> Option<bool> {
         if unit.list.is_some() || !looks_like(unit.text()) {
             return Some(false);
         }

@@ -41,8 +41,8 @@ impl super::Dialect for Native {
         "a top-level `resources:` list of `{id, owners?, destroyAfter?}`"
     }
 
-    fn recognise(&self, unit: &Unit, outline: &Outline) -> Option<bool> {
-        Some(unit.list.is_none() && is_native(outline))
+    fn recognise(&self, unit: &Unit) -> Option<bool> {
+        Some(unit.list.is_none() && is_native(unit.outline()))
     }
 
     fn list(&self, doc: &Unit) -> Option<List> {

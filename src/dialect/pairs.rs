@@ -6,7 +6,7 @@
 
 use super::{Files, Out};
 use crate::findings::{Finding, Rule};
-use crate::input::{FileId, Outline, Shape, Sources, Span, Unit};
+use crate::input::{FileId, Shape, Sources, Span, Unit};
 use crate::model::{Fields, Identity, Link, ObjId, Object, Origin, RelKind, Relation, Str};
 use hashbrown::hash_table::{Entry, HashTable};
 use std::ops::Range;
@@ -28,7 +28,7 @@ impl super::Dialect for Pairs {
         "whitespace-separated token pairs, as for tsort(1) (only with --dialect pairs)"
     }
 
-    fn recognise(&self, _: &Unit, _: &Outline) -> Option<bool> {
+    fn recognise(&self, _: &Unit) -> Option<bool> {
         Some(false)
     }
 
@@ -45,7 +45,7 @@ impl super::Dialect for Pairs {
     /// Plain text of two or more whitespace-separated tokens, none of them
     /// YAML or JSON punctuation: what a tsort input looks like.
     fn hint(&self, unit: &Unit) -> Option<&'static str> {
-        if unit.outline().shape != Shape::Scalar {
+        if unit.shape() != Shape::Scalar {
             return None;
         }
         let text = unit.text();

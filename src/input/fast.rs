@@ -40,6 +40,13 @@ impl de::Error for Declined {
 
 type R<T> = Result<T, Declined>;
 
+/// `TEARDOWN_NO_FAST_YAML` set: every YAML document goes to serde_yaml (to
+/// measure the fast path against it, or to rule it out).
+pub fn disabled() -> bool {
+    static OFF: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *OFF.get_or_init(|| std::env::var_os("TEARDOWN_NO_FAST_YAML").is_some())
+}
+
 /// Deeper nesting than this is left to serde_yaml (whose own limit is 128).
 const MAX_DEPTH: usize = 100;
 

@@ -75,6 +75,8 @@ pub struct Unit<'a> {
     end: Cell<Option<usize>>,
     fast: OnceCell<Option<fast::Doc<'a>>>,
     outline: OnceCell<Outline<'a>>,
+    /// The outline with every key, once [`Unit::complete_outline`] asked.
+    full: OnceCell<Outline<'a>>,
     tree: OnceCell<Result<Node, Finding>>,
 }
 
@@ -121,6 +123,7 @@ impl<'a> Unit<'a> {
             end: Cell::new(None),
             fast: OnceCell::new(),
             outline: OnceCell::new(),
+            full: OnceCell::new(),
             tree: OnceCell::new(),
         }
     }
@@ -177,6 +180,9 @@ impl<'a> Unit<'a> {
     fn fast(&self) -> Option<&fast::Doc<'a>> {
         self.fast
             .get_or_init(|| {
+                if fast::disabled() {
+                    return None;
+                }
                 let text = &self.file.text;
                 match self.form {
                     Form::Yaml if !self.is_json() => fast::Doc::document(&text[self.range.clone()]),
@@ -187,23 +193,41 @@ impl<'a> Unit<'a> {
             .as_ref()
     }
 
-    /// What the unit holds at its top level.
+    /// What the unit holds at its top level: its shape, and the keys of a
+    /// mapping with their values' shapes (strings kept). Made when first
+    /// asked for. An item of a large JSON list, read as it streams, shows
+    /// its keys up to the first nested value (`complete: false`), until
+    /// [`Unit::complete_outline`].
     pub fn outline(&self) -> &Outline<'a> {
+        if let Some(full) = self.full.get() {
+            return full;
+        }
         self.outline.get_or_init(|| self.make_outline())
     }
 
-    /// The outline with every top-level key, also for an item read as it
-    /// streams (found by scanning it to its end).
-    pub fn full_outline(&self) -> Outline<'a> {
-        if self.streamed {
-            let text: &'a str = &self.file.text;
-            if let Some(end) = json::value_end(text.as_bytes(), self.range.start) {
-                if let Some(o) = json::outline(text, self.range.start, Some(end)) {
-                    return o;
-                }
-            }
+    /// From now on, [`Unit::outline`] shows every top-level key, also for
+    /// an item read as it streams (found by scanning it to its end).
+    pub fn complete_outline(&self) {
+        if !self.streamed || self.full.get().is_some() {
+            return;
         }
-        self.outline().clone()
+        let text: &'a str = &self.file.text;
+        let full = json::value_end(text.as_bytes(), self.range.start)
+            .and_then(|end| json::outline(text, self.range.start, Some(end)))
+            .unwrap_or_else(|| self.outline().clone());
+        let _ = self.full.set(full);
+    }
+
+    /// The unit's shape: map, sequence, scalar or null. Cheaper than the
+    /// outline for JSON (its first byte says).
+    pub fn shape(&self) -> Shape {
+        if let Some(o) = self.full.get().or(self.outline.get()) {
+            return o.shape;
+        }
+        match self.file.text.as_bytes().get(self.range.start) {
+            Some(&first) if self.is_json() && self.node.is_none() => json::shape_of(first),
+            _ => self.outline().shape,
+        }
     }
 
     fn make_outline(&self) -> Outline<'a> {
