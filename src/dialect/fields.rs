@@ -66,6 +66,30 @@ pub struct Text(pub Str);
 /// The same check, for a value that is not kept.
 pub struct IsText;
 
+/// The visitor arms of a string field that refuse numbers and booleans.
+macro_rules! refuse_non_strings {
+    ($t:ty) => {
+        fn visit_bool<E: de::Error>(self, _: bool) -> Result<$t, E> {
+            Err(E::custom(format_args!("a boolean {NOT_A_STRING}")))
+        }
+        fn visit_i64<E: de::Error>(self, _: i64) -> Result<$t, E> {
+            Err(E::custom(format_args!("a number {NOT_A_STRING}")))
+        }
+        fn visit_u64<E: de::Error>(self, _: u64) -> Result<$t, E> {
+            Err(E::custom(format_args!("a number {NOT_A_STRING}")))
+        }
+        fn visit_i128<E: de::Error>(self, _: i128) -> Result<$t, E> {
+            Err(E::custom(format_args!("a number {NOT_A_STRING}")))
+        }
+        fn visit_u128<E: de::Error>(self, _: u128) -> Result<$t, E> {
+            Err(E::custom(format_args!("a number {NOT_A_STRING}")))
+        }
+        fn visit_f64<E: de::Error>(self, _: f64) -> Result<$t, E> {
+            Err(E::custom(format_args!("a number {NOT_A_STRING}")))
+        }
+    };
+}
+
 macro_rules! strict_text {
     ($t:ty, $make:expr) => {
         impl<'de> Deserialize<'de> for $t {
@@ -79,24 +103,7 @@ macro_rules! strict_text {
                     fn visit_str<E: de::Error>(self, v: &str) -> Result<$t, E> {
                         Ok($make(v))
                     }
-                    fn visit_bool<E: de::Error>(self, _: bool) -> Result<$t, E> {
-                        Err(E::custom(format_args!("a boolean {NOT_A_STRING}")))
-                    }
-                    fn visit_i64<E: de::Error>(self, _: i64) -> Result<$t, E> {
-                        Err(E::custom(format_args!("a number {NOT_A_STRING}")))
-                    }
-                    fn visit_u64<E: de::Error>(self, _: u64) -> Result<$t, E> {
-                        Err(E::custom(format_args!("a number {NOT_A_STRING}")))
-                    }
-                    fn visit_i128<E: de::Error>(self, _: i128) -> Result<$t, E> {
-                        Err(E::custom(format_args!("a number {NOT_A_STRING}")))
-                    }
-                    fn visit_u128<E: de::Error>(self, _: u128) -> Result<$t, E> {
-                        Err(E::custom(format_args!("a number {NOT_A_STRING}")))
-                    }
-                    fn visit_f64<E: de::Error>(self, _: f64) -> Result<$t, E> {
-                        Err(E::custom(format_args!("a number {NOT_A_STRING}")))
-                    }
+                    refuse_non_strings!($t);
                 }
                 d.deserialize_any(V)
             }
@@ -127,18 +134,7 @@ impl<'de> Deserialize<'de> for TextKey<'de> {
             fn visit_string<E: de::Error>(self, v: String) -> Result<TextKey<'de>, E> {
                 Ok(TextKey(v.into()))
             }
-            fn visit_bool<E: de::Error>(self, _: bool) -> Result<TextKey<'de>, E> {
-                Err(E::custom(format_args!("a boolean {NOT_A_STRING}")))
-            }
-            fn visit_i64<E: de::Error>(self, _: i64) -> Result<TextKey<'de>, E> {
-                Err(E::custom(format_args!("a number {NOT_A_STRING}")))
-            }
-            fn visit_u64<E: de::Error>(self, _: u64) -> Result<TextKey<'de>, E> {
-                Err(E::custom(format_args!("a number {NOT_A_STRING}")))
-            }
-            fn visit_f64<E: de::Error>(self, _: f64) -> Result<TextKey<'de>, E> {
-                Err(E::custom(format_args!("a number {NOT_A_STRING}")))
-            }
+            refuse_non_strings!(TextKey<'de>);
         }
         d.deserialize_any(V)
     }

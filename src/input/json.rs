@@ -229,7 +229,7 @@ pub fn error(text: &str, id: FileId, base: usize, e: &serde_json::Error) -> Find
         offset -= 1;
     }
     let finding = Finding::new(Rule::Td001, format!("JSON: {}", clean(&e.to_string())))
-        .at(Span::new(id, offset..super::unit::next_char_end(text, offset)), "here");
+        .at(Span::new(id, offset..super::locate::next_char_end(text, offset)), "here");
     match e.classify() {
         serde_json::error::Category::Data => finding,
         _ => finding.fatal(),

@@ -82,6 +82,11 @@ pub fn head(text: &str, span: Range<usize>) -> Range<usize> {
     start..end
 }
 
+/// Where the character at `offset` ends (a one-character span there).
+pub fn next_char_end(text: &str, offset: usize) -> usize {
+    text[offset..].chars().next().map(|c| offset + c.len_utf8()).unwrap_or(offset)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -9,6 +9,7 @@
 
 use super::fast;
 use super::json;
+use super::locate;
 use super::outline::{Member, Outline, Shape, Value};
 use super::source::{FileId, SourceFile, Span};
 use super::tree::Node;
@@ -430,7 +431,7 @@ impl<'a> Unit<'a> {
         let span = match e.offset {
             Some(offset) => {
                 let at = (base + offset).min(text.len());
-                Span::new(self.id, at..next_char_end(text, at))
+                Span::new(self.id, at..locate::next_char_end(text, at))
             }
             None => self.head(),
         };
@@ -451,10 +452,6 @@ impl<'a> Unit<'a> {
         self.parse::<serde::de::IgnoredAny>().ok()?;
         self.end.get()
     }
-}
-
-pub fn next_char_end(text: &str, offset: usize) -> usize {
-    text[offset..].chars().next().map(|c| offset + c.len_utf8()).unwrap_or(offset)
 }
 
 /// The outline of a parsed value.
