@@ -191,13 +191,13 @@ pub fn load(inputs: &[PathBuf], options: &LoadOptions, stdin: &mut dyn Read) -> 
     // In input order.
     let total = batches.iter().map(|b| b.out.objects.len()).sum::<usize>()
         + item_outs.as_slice().iter().chain(&runs_out).map(|o| o.objects.len()).sum::<usize>();
-    let mut objects = Vec::with_capacity(total);
+    let mut objects: Vec<Object> = Vec::new();
     let mut runs_out = runs_out.into_iter();
     for batch in batches {
         let (mut objs, mut finds) = (batch.out.objects.into_iter(), batch.out.findings.into_iter());
         let (mut o_at, mut f_at) = (0, 0);
         for (o, f, mark) in batch.marks {
-            objects.extend(objs.by_ref().take(o - o_at));
+            append(&mut objects, total, objs.by_ref().take(o - o_at));
             findings.extend(finds.by_ref().take(f - f_at));
             (o_at, f_at) = (o, f);
             let outs: Vec<Out> = match mark {
@@ -205,11 +205,16 @@ pub fn load(inputs: &[PathBuf], options: &LoadOptions, stdin: &mut dyn Read) -> 
                 Mark::Runs => runs_out.next().into_iter().collect(),
             };
             for out in outs {
-                objects.extend(out.objects);
+                if objects.is_empty() && out.objects.capacity() >= total {
+                    // One large list holds them all: its vector is the snapshot's, not copied.
+                    objects = out.objects;
+                } else {
+                    append(&mut objects, total, out.objects);
+                }
                 findings.extend(out.findings);
             }
         }
-        objects.extend(objs);
+        append(&mut objects, total, objs);
         findings.extend(finds);
     }
     timer.lap("assemble");
@@ -224,6 +229,14 @@ pub fn load(inputs: &[PathBuf], options: &LoadOptions, stdin: &mut dyn Read) -> 
         bar.finish_and_clear();
     }
     Snapshot { sources, objects, resolved, findings }
+}
+
+/// Add objects to the snapshot's vector, sized for all `total` at once.
+fn append(objects: &mut Vec<Object>, total: usize, more: impl IntoIterator<Item = Object>) {
+    if objects.capacity() < total {
+        objects.reserve_exact(total - objects.len());
+    }
+    objects.extend(more);
 }
 
 impl Reader<'_> {
@@ -348,6 +361,8 @@ impl Reader<'_> {
             .collect();
         // Each run ends where the next begins; the last at the list's `]`.
         let mut out = Out::default();
+        let total = results.iter().flatten().map(|r| r.out.objects.len()).sum();
+        out.objects.reserve_exact(total);
         for (n, run) in results.into_iter().enumerate() {
             let run = run?;
             match runs.starts.get(n + 1) {
