@@ -169,6 +169,35 @@ fn load_report(
     }
 }
 
+/// Two different documents that give one object (TD002) stop a plan: which
+/// one is the object? (Exit 1.) The same uid on objects of other
+/// coordinates does not: an owner reference's coordinates decide, and the
+/// plan warns.
+fn refuse_duplicates(
+    snapshot: &Snapshot,
+    style: render::diagnostics::Style,
+    mut stderr: Vec<u8>,
+) -> Result<(), Output> {
+    let objects = &snapshot.objects;
+    let findings = check::duplicate_findings(snapshot, |d| !d.by_uid || !objects[d.first.index()].has_coordinates());
+    if findings.is_empty() {
+        return Ok(());
+    }
+    let counts = check::Counts { errors: findings.len(), ..check::Counts::default() };
+    let text = render::diagnostics::render(&snapshot.sources, &findings, &counts, style);
+    let body = text.trim_end().rsplit_once('\n').map(|(b, _)| b).unwrap_or("");
+    stderr.extend_from_slice(body.as_bytes());
+    stderr.extend_from_slice(
+        format!(
+            "\nteardown: error: no plan: {} given twice with different content ({} above); keep one of each\n",
+            count(findings.len(), "object is", "objects are"),
+            count(findings.len(), "TD002 finding", "TD002 findings"),
+        )
+        .as_bytes(),
+    );
+    Err(Output { stderr, code: 1 })
+}
+
 fn count(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
@@ -221,6 +250,9 @@ fn make_plan(
         Ok(stderr) => stderr,
         Err(refused) => return Ok(Err(refused)),
     };
+    if let Err(refused) = refuse_duplicates(&snapshot, style, stderr.clone()) {
+        return Ok(Err(refused));
+    }
     let mode = if flags.all || (default_all && !flags.gc && flags.delete.is_empty() && flags.prune.is_empty()) {
         Mode::All
     } else if flags.gc {

@@ -223,12 +223,53 @@ pub fn load(inputs: &[PathBuf], options: &LoadOptions, stdin: &mut dyn Read) -> 
     }
     resolve::assign_scopes(&mut objects);
     timer.lap("scopes");
-    let resolved = resolve::resolve(&objects);
+    let mut resolved = resolve::resolve(&objects);
+    if !resolved.duplicates.is_empty() {
+        // The same object given twice (overlapping dumps) is one object;
+        // different documents with one identity stay duplicates (TD002).
+        let copies = copies(&sources, &objects, &resolved);
+        if !copies.is_empty() {
+            let mut n = 0;
+            objects.retain(|_| {
+                n += 1;
+                !copies.contains(&(n - 1))
+            });
+            resolved = resolve::resolve(&objects);
+        }
+    }
     timer.lap("resolve");
     if let Some(bar) = reader.bar {
         bar.finish_and_clear();
     }
     Snapshot { sources, objects, resolved, findings }
+}
+
+/// The objects that repeat an earlier one with the same identity and the
+/// same content (read as values: key order and layout do not matter).
+fn copies(sources: &Sources, objects: &[Object], resolved: &Resolved) -> rustc_hash::FxHashSet<usize> {
+    let text = |o: &Object| (&*sources.get(o.span.file).text, o.span.range());
+    // The text from the start of the object's first line: the same bytes
+    // there are the same value.
+    let written = |t: &'_ str, r: std::ops::Range<usize>| {
+        let line_start = t[..r.start].rfind('\n').map_or(0, |i| i + 1);
+        t.get(line_start..r.end).map(str::to_owned)
+    };
+    resolved
+        .duplicates
+        .iter()
+        .filter(|d| {
+            let (a, b) = (&objects[d.first.index()], &objects[d.again.index()]);
+            let ((ta, ra), (tb, rb)) = (text(a), text(b));
+            if written(ta, ra.clone()).is_some_and(|w| Some(w) == written(tb, rb.clone())) {
+                return true;
+            }
+            match (input::Node::at(ta, ra), input::Node::at(tb, rb)) {
+                (Some(x), Some(y)) => x.same(&y),
+                _ => false,
+            }
+        })
+        .map(|d| d.again.index())
+        .collect()
 }
 
 /// Add objects to the snapshot's vector, sized for all `total` at once.

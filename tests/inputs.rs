@@ -319,7 +319,8 @@ fn yaml_messages_carry_no_document_relative_line_numbers() {
 fn labels_point_at_the_name_not_an_equal_namespace() {
     let d = tmp();
     let cm = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  namespace: web\n  name: web\n";
-    fs::write(d.path().join("d.yaml"), format!("{cm}---\n{cm}")).unwrap();
+    // The same identity with other content (an identical copy is one object).
+    fs::write(d.path().join("d.yaml"), format!("{cm}---\n{cm}  uid: u-2\n")).unwrap();
     let (_, v) = check_json(&[&path(&d, "d.yaml")]);
     assert_eq!(findings(&v), vec![f("TD002", "error", 11, 9)]);
     assert_eq!(v["findings"][0]["labels"][1]["line"], 5);

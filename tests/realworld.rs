@@ -110,8 +110,14 @@ fn every_real_world_dump_plans_without_skipping() {
         if path.extension().is_some_and(|e| e == "yaml") {
             let (code, _, err) =
                 common::run(&["plan", "--all", "--allow-cycles", "-o", "names", &path.to_string_lossy()]);
-            assert_eq!(code, 0, "{}: {err}", path.display());
             assert!(!err.contains("TD001"), "{}: {err}", path.display());
+            if path.ends_with("argo-rollouts-info-testdata.yaml") {
+                // Two captures of one Rollout and ReplicaSet: which is current?
+                assert_eq!(code, 1, "{}: {err}", path.display());
+                assert!(err.contains("no plan: 2 objects are given twice with different content"), "{err}");
+            } else {
+                assert_eq!(code, 0, "{}: {err}", path.display());
+            }
         }
     }
 }

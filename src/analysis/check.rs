@@ -5,6 +5,7 @@ use crate::findings::{Finding, Rule, Severity, SeverityPolicy};
 use crate::graph::Graph;
 use crate::load::Snapshot;
 use crate::model::kube::{BUILTIN_FINALIZERS, COLLECTOR_FINALIZERS};
+use crate::model::resolve::Duplicate;
 use crate::model::{anchor, Link, ObjId, RelKind};
 use rayon::prelude::*;
 use std::collections::BTreeMap;
@@ -92,7 +93,14 @@ fn reference(s: &Snapshot, id: ObjId) -> String {
 }
 
 fn duplicates(s: &Snapshot, out: &mut Vec<Finding>) {
-    for d in &s.resolved.duplicates {
+    out.extend(duplicate_findings(s, |_| true));
+}
+
+/// Two documents that give one identity: TD002 findings, for the
+/// duplicates `which` picks.
+pub fn duplicate_findings(s: &Snapshot, which: impl Fn(&Duplicate) -> bool) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for d in s.resolved.duplicates.iter().filter(|d| which(d)) {
         let first = &s.objects[d.first.index()];
         let again = &s.objects[d.again.index()];
         let f = if d.by_uid {
@@ -112,9 +120,14 @@ fn duplicates(s: &Snapshot, out: &mut Vec<Finding>) {
             f.at(anchor::object(&s.sources, again), "again here")
                 .also(anchor::object(&s.sources, first), "first defined here")
                 .refs([first.reference(), again.reference()])
-                .help("a snapshot holds each object once; remove one of the two"),
+                .help(if d.by_uid {
+                    "a uid names one object; remove one of the two"
+                } else {
+                    "the same object written twice with different content: which is current? keep one"
+                }),
         );
     }
+    out
 }
 
 fn owners(s: &Snapshot, out: &mut Vec<Finding>) {

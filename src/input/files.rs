@@ -65,6 +65,7 @@ const EXTENSIONS: [&str; 3] = ["yaml", "yml", "json"];
 /// so are FIFOs, sockets and devices (reading one could wait forever).
 pub fn read_inputs(inputs: &[PathBuf], stdin: &mut dyn Read) -> (Sources, Vec<ReadProblem>) {
     let mut sources = Sources::default();
+    let mut seen = Seen::default();
     let mut problems = Vec::new();
     let mut stdin_used = false;
     for input in inputs {
@@ -86,10 +87,10 @@ pub fn read_inputs(inputs: &[PathBuf], stdin: &mut dyn Read) -> (Sources, Vec<Re
                 walk(input, &mut files, &mut problems);
                 files.sort();
                 for file in files {
-                    read_file(&mut sources, &mut problems, &file);
+                    read_file(&mut sources, &mut problems, &mut seen, &file);
                 }
             }
-            Ok(_) => read_file(&mut sources, &mut problems, input),
+            Ok(_) => read_file(&mut sources, &mut problems, &mut seen, input),
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
                 problems.push(ReadProblem::NotFound { name: display(input) })
             }
@@ -169,11 +170,14 @@ fn special(t: std::fs::FileType) -> Option<&'static str> {
 
 /// Read a file: opened once (a FIFO gives its bytes to one reader), mapped
 /// when it is large and regular, else read to its end.
-fn read_file(sources: &mut Sources, problems: &mut Vec<ReadProblem>, path: &Path) {
+fn read_file(sources: &mut Sources, problems: &mut Vec<ReadProblem>, seen: &mut Seen, path: &Path) {
     let mut file = match std::fs::File::open(path) {
         Ok(file) => file,
         Err(error) => return problems.push(ReadProblem::Io { name: display(path), error }),
     };
+    if !seen.first_time(&file, path) {
+        return;
+    }
     if let Some(text) = map_file(&file) {
         let format = format_of(Some(path));
         let mut file = SourceFile::new(display(path), Some(path.to_path_buf()), format, text.0);
@@ -185,6 +189,34 @@ fn read_file(sources: &mut Sources, problems: &mut Vec<ReadProblem>, path: &Path
     match file.read_to_end(&mut bytes) {
         Ok(_) => push_file(sources, problems, display(path), Some(path.to_path_buf()), bytes),
         Err(error) => problems.push(ReadProblem::Io { name: display(path), error }),
+    }
+}
+
+/// The regular files read so far: a file named twice, or named and also
+/// found in a directory given, is read once (its objects are not two).
+#[derive(Default)]
+struct Seen(std::collections::HashSet<FileKey>);
+
+#[cfg(unix)]
+type FileKey = (u64, u64);
+#[cfg(not(unix))]
+type FileKey = PathBuf;
+
+impl Seen {
+    fn first_time(&mut self, file: &std::fs::File, path: &Path) -> bool {
+        let Ok(meta) = file.metadata() else { return true };
+        if !meta.is_file() {
+            return true; // a FIFO or device gives its bytes once anyway
+        }
+        #[cfg(unix)]
+        let key = {
+            use std::os::unix::fs::MetadataExt;
+            let _ = path;
+            (meta.dev(), meta.ino())
+        };
+        #[cfg(not(unix))]
+        let key = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+        self.0.insert(key)
     }
 }
 

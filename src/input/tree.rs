@@ -69,6 +69,42 @@ impl Node {
     pub fn to_json(&self) -> String {
         serde_json::to_string(self).unwrap_or_default()
     }
+
+    /// The value written at `range` of `text` (where an object was read):
+    /// a JSON value, a YAML document, an indented YAML mapping, or an item
+    /// of a YAML list (`- ` before it). `None` when it cannot be read on
+    /// its own (an alias of an anchor outside it).
+    pub fn at(text: &str, range: std::ops::Range<usize>) -> Option<Node> {
+        let body = text.get(range.clone())?;
+        if body.starts_with(['{', '[']) {
+            if let Ok(node) = serde_json::from_str::<Node>(body) {
+                return Some(node);
+            }
+        }
+        let line_start = text[..range.start].rfind('\n').map_or(0, |i| i + 1);
+        let before = &text[line_start..range.start];
+        let from_line = &text[line_start..range.end];
+        if before.bytes().all(|c| c == b' ') {
+            return super::yaml::from_str::<Node>(from_line).ok();
+        }
+        if before.trim_end().trim_start() == "-" {
+            let mut one = super::yaml::from_str::<Vec<Node>>(from_line).ok()?;
+            return (one.len() == 1).then(|| one.remove(0));
+        }
+        None
+    }
+
+    /// The same value, whatever the order of mapping keys (JSON and YAML
+    /// dumps of one object order them differently).
+    pub fn same(&self, other: &Node) -> bool {
+        match (self, other) {
+            (Node::Map(a), Node::Map(b)) => {
+                a.len() == b.len() && a.iter().all(|(k, v)| b.iter().any(|(k2, v2)| k == k2 && v.same(v2)))
+            }
+            (Node::Seq(a), Node::Seq(b)) => a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.same(y)),
+            _ => self == other,
+        }
+    }
 }
 
 fn float(f: f64) -> String {
