@@ -253,6 +253,7 @@ fn make_plan(
     if let Err(refused) = refuse_duplicates(&snapshot, style, stderr.clone()) {
         return Ok(Err(refused));
     }
+    let mut declared_in_new = Vec::new();
     let mode = if flags.all || (default_all && !flags.gc && flags.delete.is_empty() && flags.prune.is_empty()) {
         Mode::All
     } else if flags.gc {
@@ -266,7 +267,16 @@ fn make_plan(
             out.extend_from_slice(&refused.stderr);
             return Ok(Err(Output { stderr: out, code: refused.code }));
         }
-        Mode::Prune(plan::absent_from(&snapshot.objects, &new.objects))
+        if new.objects.is_empty() && !flags.allow_empty_new {
+            let mut out = stderr;
+            out.extend_from_slice(
+                b"teardown: error: no plan: --prune NEW holds no objects, so everything in INPUT would be pruned; give --allow-empty-new if that is meant\n",
+            );
+            return Ok(Err(Output { stderr: out, code: 1 }));
+        }
+        let (absent, in_new) = plan::absent_from(&snapshot.objects, &new.objects);
+        declared_in_new = in_new;
+        Mode::Prune(absent)
     } else {
         Mode::Delete(targets.select(&snapshot.objects)?)
     };
@@ -300,6 +310,8 @@ fn make_plan(
         multi_owner: flags.multi_owner,
         allow_cycles: flags.allow_cycles,
         finalizer_controllers: resolved,
+        closed_world: flags.closed_world,
+        declared_in_new,
     };
     let mut timer = crate::timing::Timer::start();
     let made = plan::build(&snapshot, &options);

@@ -256,6 +256,18 @@ pub struct PlanFlags {
     /// Never for --prune NEW (a skipped document would look absent).
     #[arg(long)]
     pub skip_invalid: bool,
+
+    /// The snapshot is the whole cluster: with --gc, an object whose owner
+    /// is missing from it is collected (without: kept, "owner not in
+    /// snapshot").
+    #[arg(long)]
+    pub closed_world: bool,
+
+    /// Prune even when NEW holds no objects at all (everything in INPUT
+    /// goes); without it an empty NEW is refused, as kapp refuses an empty
+    /// resource list.
+    #[arg(long)]
+    pub allow_empty_new: bool,
 }
 
 #[derive(Args, Debug)]

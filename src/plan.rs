@@ -3,13 +3,14 @@
 //! grouped, and what to look out for. Built from the cascade and the order;
 //! rendered by `render::plan`.
 
-use crate::analysis::cascade::{self, Cascade, CascadeMode, Cause, Garbage, KeptBy, MultiOwner};
+use crate::analysis::cascade::{self, Cascade, CascadeMode, Cause, KeptBy, MultiOwner};
 use crate::analysis::cycles;
 use crate::analysis::gc;
 use crate::analysis::order::{self, GroupKind, Order};
 use crate::findings::Rule;
 use crate::graph::{Graph, LazyGraph};
 use crate::load::Snapshot;
+use crate::model::kube::protected_namespace;
 use crate::model::{Link, ObjId, Object, RelKind, Relation};
 use rayon::prelude::*;
 use std::collections::HashMap;
@@ -48,6 +49,10 @@ pub struct Options {
     pub finalizer_controllers: Vec<(String, Vec<ObjId>)>,
     /// `--root`: where Murano's collection starts (default: the first tree).
     pub root: Option<ObjId>,
+    /// `--closed-world`: the snapshot is the whole cluster.
+    pub closed_world: bool,
+    /// `--prune`: which objects of the input NEW declares (else empty).
+    pub declared_in_new: Vec<bool>,
 }
 
 /// What a Murano subscriber is told about an object's destruction.
@@ -150,6 +155,9 @@ pub struct Plan {
     pub root: Option<ObjId>,
     /// Which objects are Murano objects (empty when none is).
     pub murano: Vec<bool>,
+    /// The owners `--gc` found missing from the snapshot, by reference
+    /// (see [`KeptBy::OwnerNotInSnapshot`]).
+    pub absent_owners: Vec<String>,
 }
 
 impl Plan {
@@ -191,6 +199,51 @@ pub fn reference_ranks(refs: &[String]) -> Vec<u32> {
         rank[i as usize] = r as u32;
     }
     rank
+}
+
+/// Objects no plan deletes, whatever selects or reaches them, and why:
+/// protected namespaces; under `--gc` without `--closed-world`, objects
+/// whose owner is missing from the snapshot (the cluster may have it);
+/// under `--prune`, what NEW declares and the Namespaces and CRDs that
+/// hold it (cli-utils skips them).
+fn spare(snapshot: &Snapshot, options: &Options, relations: &[Relation]) -> (Vec<Option<KeptBy>>, Vec<String>) {
+    let objects = &snapshot.objects;
+    let mut spare: Vec<Option<KeptBy>> = objects
+        .iter()
+        .map(|o| {
+            (o.has_coordinates() && protected_namespace(&o.group, &o.kind, &o.name))
+                .then_some(KeptBy::Protected { deleted_inside: 0 })
+        })
+        .collect();
+    let mut absent_owners = Vec::new();
+    if options.mode == Mode::Gc && !options.closed_world {
+        for &(id, decl) in &snapshot.resolved.missing_owners {
+            if spare[id.index()].is_none() {
+                spare[id.index()] = Some(KeptBy::OwnerNotInSnapshot(absent_owners.len() as u32));
+                absent_owners.push(objects[id.index()].owner_reference(decl as usize));
+            }
+        }
+    }
+    if matches!(options.mode, Mode::Prune(_)) {
+        let declared = &options.declared_in_new;
+        let mut holds = vec![0u32; objects.len()];
+        for r in relations.iter().filter(|r| matches!(r.kind, RelKind::Contains | RelKind::Defines)) {
+            if declared.get(r.to.index()).copied().unwrap_or(false) {
+                holds[r.from.index()] += 1;
+            }
+        }
+        for (i, s) in spare.iter_mut().enumerate() {
+            if objects[i].murano.is_some() {
+                continue; // Murano's prune has its own rule: see `build`
+            }
+            if declared.get(i).copied().unwrap_or(false) {
+                s.get_or_insert(KeptBy::DeclaredInNew);
+            } else if holds[i] > 0 {
+                s.get_or_insert(KeptBy::HoldsNew(holds[i]));
+            }
+        }
+    }
+    (spare, absent_owners)
 }
 
 /// Destruction dependencies `--finalizer-controller` adds: the controller
@@ -248,16 +301,29 @@ pub fn build(snapshot: &Snapshot, options: &Options) -> Result<Plan, PlanError> 
             seeds.into_iter().map(|(id, why)| (id, Cause::Garbage(why))).collect()
         }
     };
+    let (spare, absent_owners) = spare(snapshot, options, &relations);
     let mut cascade = match options.mode {
-        Mode::All => cascade::everything(seeds.iter().map(|&(_, c)| Some(c)).collect()),
+        Mode::All => cascade::everything(seeds.iter().map(|&(_, c)| Some(c)).collect(), &spare),
         _ => cascade::cascade(
             objects,
             &relations,
             graph(),
             &seeds,
+            &spare,
             &cascade::Options { cascade: options.cascade, multi_owner: options.multi_owner },
         ),
     };
+    // A protected namespace kept: how much of what it holds goes.
+    for (id, by) in cascade.kept.iter_mut() {
+        if let KeptBy::Protected { deleted_inside } = by {
+            *deleted_inside = graph()
+                .dependents(*id)
+                .into_iter()
+                .filter(|&r| relations[r as usize].kind == RelKind::Contains)
+                .filter(|&r| cascade.cause[relations[r as usize].to.index()].is_some())
+                .count() as u32;
+        }
+    }
     // Murano objects already destroyed are not destroyed again. Murano's
     // collection and prune name every object they destroy: what the
     // ownership cascade adds beyond them is still reached from the root, or
@@ -370,24 +436,6 @@ pub fn build(snapshot: &Snapshot, options: &Options) -> Result<Plan, PlanError> 
             }
         }
     }
-    // Garbage only if the snapshot is the whole cluster.
-    if options.mode == Mode::Gc {
-        for &(id, o) in &snapshot.resolved.missing_owners {
-            if matches!(cascade.cause[id.index()], Some(Cause::Garbage(Garbage::NoSolidOwner))) {
-                let r = &objects[id.index()].owners[o as usize];
-                warnings.push(Warning::new(
-                    Some(Rule::Td003),
-                    format!(
-                        "{} is garbage only if the snapshot is the whole cluster: its owner {}/{} is not in it",
-                        refs[id.index()],
-                        r.kind,
-                        r.name
-                    ),
-                    vec![refs[id.index()].clone()],
-                ));
-            }
-        }
-    }
     // Finalizers whose controller goes first make the object hang.
     for (name, controllers) in &options.finalizer_controllers {
         for (i, o) in objects.iter().enumerate() {
@@ -426,6 +474,7 @@ pub fn build(snapshot: &Snapshot, options: &Options) -> Result<Plan, PlanError> 
     let events = murano_events(objects, &relations, &steps, &rank);
     let still_referenced = still_referenced(objects, &cascade, &rank);
     Ok(Plan {
+        absent_owners,
         events,
         still_referenced,
         root: options.root,
@@ -449,14 +498,19 @@ pub fn build(snapshot: &Snapshot, options: &Options) -> Result<Plan, PlanError> 
 /// `--prune`: the objects of `old` that `new` lacks (by kind, namespace and
 /// name for Kubernetes, by id otherwise), in input order. Murano objects
 /// already destroyed are left out.
-pub fn absent_from(old: &[Object], new: &[Object]) -> Vec<ObjId> {
+/// `--prune`: the objects of `old` that `new` does not declare (the
+/// targets), and for each object of `old` whether `new` declares it.
+pub fn absent_from(old: &[Object], new: &[Object]) -> (Vec<ObjId>, Vec<bool>) {
     let key = |o: &Object| (o.has_coordinates(), o.reference());
     let present: std::collections::HashSet<(bool, String)> = new.iter().map(key).collect();
-    old.iter()
+    let declared: Vec<bool> = old.iter().map(|o| present.contains(&key(o))).collect();
+    let absent = old
+        .iter()
         .enumerate()
-        .filter(|(_, o)| !o.murano.as_deref().is_some_and(|m| m.destroyed) && !present.contains(&key(o)))
+        .filter(|&(i, o)| !o.murano.as_deref().is_some_and(|m| m.destroyed) && !declared[i])
         .map(|(i, _)| ObjId(i as u32))
-        .collect()
+        .collect();
+    (absent, declared)
 }
 
 /// Murano's notifications (CONTRACT §4): for every destroyed object B and
@@ -589,5 +643,20 @@ pub fn kept_reason(plan: &Plan, by: KeptBy) -> (String, Option<String>) {
         KeptBy::AlreadyDestroyed => ("already destroyed (`destroyed: true`)".into(), None),
         KeptBy::Reachable => ("still reachable from the root".into(), None),
         KeptBy::InNewModel => ("still in the new model".into(), None),
+        KeptBy::Protected { deleted_inside } => (
+            format!(
+                "protected namespace: the API server refuses to delete it ({deleted_inside} {} in it deleted)",
+                if deleted_inside == 1 { "object" } else { "objects" }
+            ),
+            None,
+        ),
+        KeptBy::OwnerNotInSnapshot(k) => {
+            let owner = plan.absent_owners.get(k as usize).cloned().unwrap_or_default();
+            (format!("owner {owner} not in snapshot (the cluster may have it; see --closed-world)"), Some(owner))
+        }
+        KeptBy::DeclaredInNew => ("declared in NEW".into(), None),
+        KeptBy::HoldsNew(n) => {
+            (format!("still holds {n} {} NEW declares", if n == 1 { "object" } else { "objects" }), None)
+        }
     }
 }

@@ -55,7 +55,7 @@ fn github_annotations_escape_their_data() {
     assert_eq!(
         out,
         "::warning file=fixtures/check/td003-owner-missing.yaml,line=11,col=10,endLine=11,endColumn=46,\
-         title=TD003 owner-not-found::Pod/shop/web-7c9d-abcde: owner ReplicaSet/web-7c9d \
+         title=TD003 owner-not-found::Pod/shop/web-7c9d-abcde: owner ReplicaSet.apps/shop/web-7c9d \
          (uid 22222222-0000-0000-0000-0000000000ff) is not in the snapshot%0Ahelp: if the snapshot is the \
          whole cluster (--closed-world), the garbage collector deletes Pod/shop/web-7c9d-abcde\n"
     );

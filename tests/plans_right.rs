@@ -74,3 +74,92 @@ fn one_identity_with_two_contents_is_refused_naming_both() {
     assert_eq!(code, 1, "{err}");
     assert!(err.contains("TD002"), "{err}");
 }
+
+fn kept(v: &Value) -> Vec<(String, String)> {
+    v["kept"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| (k["ref"].as_str().unwrap().to_string(), k["reason"].as_str().unwrap().to_string()))
+        .collect()
+}
+
+#[test]
+fn prune_never_deletes_what_new_declares() {
+    // Before: ConfigMap/app/keep deleted "in Namespace/app", and Namespace/app with it.
+    let (code, v, err) = plan_json(&["--prune", "fixtures/prune/new.yaml", "fixtures/prune/old.yaml"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(steps(&v), vec![vec!["ConfigMap/app/gone".to_string(), "ConfigMap/default/other".to_string()]]);
+    assert_eq!(
+        kept(&v),
+        vec![
+            ("Namespace/app".to_string(), "still holds 1 object NEW declares".to_string()),
+            (
+                "Namespace/default".to_string(),
+                "protected namespace: the API server refuses to delete it (1 object in it deleted)".to_string()
+            ),
+        ]
+    );
+}
+
+#[test]
+fn an_empty_new_is_refused_unless_allowed() {
+    let d = tempfile::tempdir().unwrap();
+    let empty = d.path().join("new.yaml");
+    std::fs::write(&empty, "# nothing declared\n").unwrap();
+    let empty = empty.to_string_lossy().into_owned();
+    // Before: every object of the input pruned, exit 0.
+    let (code, out, err) = run(&["plan", "--prune", &empty, "fixtures/prune/old.yaml"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(out.is_empty());
+    assert!(err.contains("--prune NEW holds no objects"), "{err}");
+    let (code, v, err) = plan_json(&["--prune", &empty, "--allow-empty-new", "fixtures/prune/old.yaml"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(steps(&v).concat().len(), 4, "everything but the protected namespace");
+}
+
+#[test]
+fn protected_namespaces_are_never_planned() {
+    // Before: plan --all deleted Namespace/default.
+    let (code, v, err) = plan_json(&["--all", "fixtures/prune/old.yaml"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!steps(&v).concat().contains(&"Namespace/default".to_string()));
+    assert_eq!(
+        kept(&v),
+        vec![(
+            "Namespace/default".to_string(),
+            "protected namespace: the API server refuses to delete it (1 object in it deleted)".to_string()
+        )]
+    );
+    // Asked for by name: kept, and nothing cascades from it.
+    let (code, v, err) = plan_json(&["--delete", "ns/default", "fixtures/prune/old.yaml"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(steps(&v).is_empty());
+    assert_eq!(kept(&v)[0].0, "Namespace/default");
+}
+
+#[test]
+fn gc_keeps_what_an_owner_outside_the_snapshot_may_still_own() {
+    // Before: a RoleBinding of a one-namespace must-gather planned for
+    // deletion because its cluster-scoped owner was simply not dumped.
+    let file = "fixtures/realworld/kubernetes/redhatqe-must-gather-kube-system.yaml";
+    let (code, v, err) = plan_json(&["--gc", file]);
+    assert_eq!(code, 0, "{err}");
+    assert!(steps(&v).is_empty());
+    assert_eq!(
+        kept(&v),
+        vec![(
+            "RoleBinding.rbac.authorization.k8s.io/kube-system/network-diagnostics".to_string(),
+            "owner Network.operator.openshift.io/cluster not in snapshot (the cluster may have it; see --closed-world)"
+                .to_string()
+        )]
+    );
+    let (code, out, _) = run(&["plan", "--gc", "-o", "names", file]);
+    assert_eq!((code, out.as_str()), (0, ""));
+    let (code, v, err) = plan_json(&["--gc", "--closed-world", file]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        steps(&v),
+        vec![vec!["RoleBinding.rbac.authorization.k8s.io/kube-system/network-diagnostics".to_string()]]
+    );
+}

@@ -89,6 +89,17 @@ pub enum KeptBy {
     Reachable,
     /// Murano (`--prune`): the new model still holds it.
     InNewModel,
+    /// `default`, `kube-system`, `kube-public`, `kube-node-lease`: the API
+    /// server refuses to delete them. How many objects in it the plan deletes.
+    Protected { deleted_inside: u32 },
+    /// `--gc` without `--closed-world`: an owner reference names an object
+    /// the snapshot lacks; the cluster may still have it. (The owner's
+    /// reference is the plan's `absent_owners[k]`.)
+    OwnerNotInSnapshot(u32),
+    /// `--prune`: NEW still declares it.
+    DeclaredInNew,
+    /// `--prune`: a Namespace or CRD that holds this many objects NEW declares.
+    HoldsNew(u32),
 }
 
 pub struct Cascade {
@@ -142,16 +153,28 @@ pub fn gc_seeds(objects: &[Object], rels: &[Relation], graph: &Graph) -> Vec<(Ob
     seeds
 }
 
-/// Everything goes (`--all`): nothing to cascade, keep or orphan.
-pub fn everything(cause: Vec<Option<Cause>>) -> Cascade {
-    Cascade { cause, kept: Vec::new(), orphaned: Vec::new() }
+/// Everything goes (`--all`), but what `spare` keeps: nothing to cascade
+/// or orphan.
+pub fn everything(mut cause: Vec<Option<Cause>>, spare: &[Option<KeptBy>]) -> Cascade {
+    let mut kept = Vec::new();
+    for (i, s) in spare.iter().enumerate() {
+        if let Some(by) = *s {
+            cause[i] = None;
+            kept.push((ObjId(i as u32), by));
+        }
+    }
+    Cascade { cause, kept, orphaned: Vec::new() }
 }
 
+/// The deletion set from `seeds`, following ownership. An object `spare`
+/// names never enters it: it is kept, with that reason, and nothing
+/// cascades from it.
 pub fn cascade(
     objects: &[Object],
     rels: &[Relation],
     graph: &Graph,
     seeds: &[(ObjId, Cause)],
+    spare: &[Option<KeptBy>],
     opts: &Options,
 ) -> Cascade {
     let n = objects.len();
@@ -162,8 +185,9 @@ pub fn cascade(
         }
     }
     if cause.iter().all(Option::is_some) {
-        return everything(cause);
+        return everything(cause, spare);
     }
+    let mut spared = vec![false; n];
     cause.iter_mut().for_each(|c| *c = None);
     let live_owner = |r: &Relation| r.link == Link::Solid && objects[r.from.index()].deletion_timestamp.is_none();
     // Live solid owners of each object (owners not being deleted).
@@ -176,6 +200,10 @@ pub fn cascade(
     let mut orphaned = Vec::new();
     let mut queue = VecDeque::new();
     for &(id, c) in seeds {
+        if spare[id.index()].is_some() {
+            spared[id.index()] = true;
+            continue;
+        }
         if cause[id.index()].is_none() {
             cause[id.index()] = Some(c);
             target[id.index()] = true;
@@ -219,7 +247,9 @@ pub fn cascade(
                     }
                 }
             }
-            if cause[c.index()].is_none() {
+            if spare[c.index()].is_some() {
+                spared[c.index()] = true;
+            } else if cause[c.index()].is_none() {
                 cause[c.index()] = Some(Cause::Relation(ri));
                 queue.push_back(c);
             }
@@ -229,6 +259,12 @@ pub fn cascade(
     // Reached but kept: name what keeps each one.
     let mut kept = Vec::new();
     for i in 0..n {
+        if spared[i] {
+            if let Some(by) = spare[i] {
+                kept.push((ObjId(i as u32), by));
+            }
+            continue;
+        }
         if !reached[i] || cause[i].is_some() {
             continue;
         }

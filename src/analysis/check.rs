@@ -134,10 +134,7 @@ fn owners(s: &Snapshot, out: &mut Vec<Finding>) {
     for &(id, j) in &s.resolved.missing_owners {
         let o = &s.objects[id.index()];
         let r = &o.owners[j as usize];
-        let owner = match o.has_coordinates() {
-            false => r.name.to_string(),
-            true => format!("{}/{}", r.kind, r.name),
-        };
+        let owner = o.owner_reference(j as usize);
         let uid = r.uid.as_deref().map(|u| format!(" (uid {u})")).unwrap_or_default();
         out.push(
             Finding::new(Rule::Td003, format!("{}: owner {owner}{uid} is not in the snapshot", o.reference()))

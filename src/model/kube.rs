@@ -44,6 +44,14 @@ pub const BUILTIN_FINALIZERS: &[&str] = &[
     "kubernetes.io/legacy-token-invalidated",
 ];
 
+/// Namespaces the API server refuses to delete (NamespaceLifecycle).
+pub const PROTECTED_NAMESPACES: &[&str] = &["default", "kube-system", "kube-public", "kube-node-lease"];
+
+/// Is this object a Namespace the API server never deletes?
+pub fn protected_namespace(group: &str, kind: &str, name: &str) -> bool {
+    group.is_empty() && kind == "Namespace" && PROTECTED_NAMESPACES.contains(&name)
+}
+
 /// The collector's own finalizers (CONTRACT §5): never listed as "waits for".
 pub const COLLECTOR_FINALIZERS: &[&str] = &["foregroundDeletion", "orphan", "kubernetes", "cascade_deletion"];
 

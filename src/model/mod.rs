@@ -248,6 +248,22 @@ impl Object {
         }
     }
 
+    /// The full reference of this object's owner reference `j`
+    /// (`Network.operator.openshift.io/cluster`, `ReplicaSet.apps/shop/web-1`):
+    /// in the dependent's namespace when its kind is a namespaced built-in,
+    /// else by name alone. Another dialect's owners: their id.
+    pub fn owner_reference(&self, j: usize) -> String {
+        let Some(r) = self.owners.get(j) else { return String::new() };
+        if !self.has_coordinates() {
+            return r.name.to_string();
+        }
+        let group = if r.group.is_empty() { String::new() } else { format!(".{}", r.group) };
+        match (&self.namespace, kube::builtin_namespaced(&r.group, &r.kind)) {
+            (Some(ns), Some(true)) => format!("{}{group}/{ns}/{}", r.kind, r.name),
+            _ => format!("{}{group}/{}", r.kind, r.name),
+        }
+    }
+
     /// `Kind/name` — how owner references and messages name an object.
     pub fn short(&self) -> String {
         match self.identity() {

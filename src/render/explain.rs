@@ -95,6 +95,10 @@ pub fn text(plan: &Plan, explanations: &[Explanation]) -> String {
                         KeptBy::AlreadyDestroyed => "it is already destroyed",
                         KeptBy::Reachable => "the root still reaches it",
                         KeptBy::InNewModel => "the new model still holds it",
+                        KeptBy::Protected { .. } => "the API server refuses to delete it",
+                        KeptBy::OwnerNotInSnapshot(_) => "its owner may still exist in the cluster",
+                        KeptBy::DeclaredInNew => "NEW still declares it",
+                        KeptBy::HoldsNew(_) => "it still holds objects NEW declares",
                     };
                     out.push_str(&format!("  deleting {owner} does not take it, because {because}\n"));
                 }

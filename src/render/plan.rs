@@ -135,8 +135,7 @@ fn first_owner(plan: &Plan, id: ObjId) -> Option<String> {
 fn no_solid_owner(snapshot: &Snapshot, plan: &Plan, id: ObjId) -> String {
     let o = &snapshot.objects[id.index()];
     if let Some(&(_, j)) = snapshot.resolved.missing_owners.iter().find(|(d, _)| *d == id) {
-        let r = &o.owners[j as usize];
-        return format!("garbage: owner {}/{} is not in the snapshot", r.kind, r.name);
+        return format!("garbage: owner {} is not in the snapshot (--closed-world)", o.owner_reference(j as usize));
     }
     let broken = plan
         .graph()
