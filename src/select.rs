@@ -6,7 +6,7 @@
 //! matches in every namespace. A bare word without `/` is an id.
 
 use crate::error::Error;
-use crate::model::kube::kind_matches;
+use crate::model::kube::{builtin_group_of, current_group, kind_matches, selector_group};
 use crate::model::{ObjId, Object};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -36,7 +36,7 @@ impl Selector {
             return Err(bad("expected KIND/NAME, KIND/NAMESPACE/NAME, uid:UID or id:ID"));
         }
         let (kind, group) = match kind.split_once('.') {
-            Some((k, g)) => (k, Some(g.to_ascii_lowercase())),
+            Some((k, g)) => (k, Some(selector_group(g))),
             None => (kind, None),
         };
         Ok(Selector::Object {
@@ -175,9 +175,14 @@ pub fn matches(sel: &Selector, o: &Object) -> bool {
             o.has_coordinates()
                 && *o.name == **name
                 && kind_matches(kind, &o.kind)
-                && group
-                    .as_deref()
-                    .is_none_or(|g| o.group.eq_ignore_ascii_case(g) || (g == "core" && o.group.is_empty()))
+                && match group.as_deref() {
+                    // As kubectl's discovery: a built-in kind's name means the built-in.
+                    None => builtin_group_of(kind).is_none_or(|g| *o.group == *g),
+                    Some(g) => {
+                        let g = if g == "core" { "" } else { g };
+                        o.group.eq_ignore_ascii_case(g) || current_group(g, &o.kind) == &*o.group
+                    }
+                }
                 && match namespace {
                     Some(ns) => o.namespace.as_deref() == Some(ns.as_str()),
                     None => true,

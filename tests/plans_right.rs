@@ -163,3 +163,25 @@ fn gc_keeps_what_an_owner_outside_the_snapshot_may_still_own() {
         vec![vec!["RoleBinding.rbac.authorization.k8s.io/kube-system/network-diagnostics".to_string()]]
     );
 }
+
+#[test]
+fn selectors_resolve_kinds_as_kubectl_discovery_does() {
+    let file = "fixtures/selectors/same-kind-two-groups.yaml";
+    let names = |sel: &str| {
+        let (code, out, err) = run(&["plan", "--delete", sel, "-o", "names", file]);
+        assert_eq!(code, 0, "{sel}: {err}");
+        out.lines().map(str::to_string).collect::<Vec<_>>()
+    };
+    // Before: deploy/web also took the custom Deployment.ex.com.
+    for sel in ["deploy/web", "deployments/web", "Deployment/web", "deployment.apps/web"] {
+        assert_eq!(names(sel), ["Deployment.apps/shop/web"], "{sel}");
+    }
+    // Before: no match.
+    for sel in ["deployment.extensions/web", "deployment.v1.apps/web", "deployments.v1.apps/shop/web"] {
+        assert_eq!(names(sel), ["Deployment.apps/shop/web"], "{sel}");
+    }
+    for sel in ["deployment.ex.com/web", "deployment.v1.ex.com/web"] {
+        assert_eq!(names(sel), ["Deployment.ex.com/shop/web"], "{sel}");
+    }
+    assert_eq!(names("jobs.v1.batch/web"), ["Job.batch/shop/web"]);
+}

@@ -159,6 +159,33 @@ const SHORT_NAMES: &[(&str, &str)] = &[
     ("svc", "service"),
 ];
 
+/// The group a kind name given without a group resolves to, as kubectl's
+/// discovery resolves it: a built-in kind's own group (`deploy` is
+/// `deployment.apps`, never a custom `Deployment.ex.com`). `None`: no
+/// built-in kind has that name; every group matches.
+pub fn builtin_group_of(want: &str) -> Option<&'static str> {
+    BUILTIN_KINDS.iter().find(|(_, kind, _)| kind_matches(want, kind)).map(|(group, _, _)| *group)
+}
+
+/// A selector's group with an API version left out (`v1.apps` is `apps`,
+/// `v1` alone is the core group), lower-case.
+pub fn selector_group(text: &str) -> String {
+    let text = text.to_ascii_lowercase();
+    let (first, rest) = text.split_once('.').unwrap_or((text.as_str(), ""));
+    let version = first.strip_prefix('v').is_some_and(|v| {
+        let digits = v.trim_start_matches(|c: char| c.is_ascii_digit());
+        digits.len() < v.len()
+            && (digits.is_empty()
+                || ["alpha", "beta"].iter().any(|p| {
+                    digits.strip_prefix(p).is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+                }))
+    });
+    match (version, rest) {
+        (true, rest) => rest.to_string(),
+        (false, _) => text,
+    }
+}
+
 /// Does the selector's (lower-case) kind name this kind? Singular, plural
 /// and short names are accepted.
 pub fn kind_matches(want: &str, kind: &str) -> bool {
@@ -195,5 +222,18 @@ mod tests {
         assert!(kind_matches("networkpolicies", "NetworkPolicy"));
         assert!(kind_matches("gateways", "Gateway"));
         assert!(!kind_matches("deploy", "DaemonSet"));
+    }
+
+    #[test]
+    fn groups_resolve_like_kubectl() {
+        assert_eq!(builtin_group_of("deploy"), Some("apps"));
+        assert_eq!(builtin_group_of("pods"), Some(""));
+        assert_eq!(builtin_group_of("widgets"), None);
+        assert_eq!(selector_group("v1.apps"), "apps");
+        assert_eq!(selector_group("v1beta1.batch"), "batch");
+        assert_eq!(selector_group("v1"), "");
+        assert_eq!(selector_group("apps"), "apps");
+        assert_eq!(selector_group("vela.oam.dev"), "vela.oam.dev");
+        assert_eq!(selector_group("v2alpha1.example.com"), "example.com");
     }
 }
