@@ -436,6 +436,23 @@ pub fn build(snapshot: &Snapshot, options: &Options) -> Result<Plan, PlanError> 
             }
         }
     }
+    // One uid on objects of other coordinates: references went by coordinates.
+    for d in snapshot.resolved.duplicates.iter().filter(|d| d.by_uid) {
+        let (a, b) = (d.first.index(), d.again.index());
+        if cascade.cause[a].is_none() && cascade.cause[b].is_none() {
+            continue;
+        }
+        warnings.push(Warning::new(
+            Some(Rule::Td002),
+            format!(
+                "{} and {} share uid {}: owner references were resolved by their kind and name, not by this uid",
+                refs[a],
+                refs[b],
+                objects[a].uid.as_deref().unwrap_or("")
+            ),
+            vec![refs[a].clone(), refs[b].clone()],
+        ));
+    }
     // Finalizers whose controller goes first make the object hang.
     for (name, controllers) in &options.finalizer_controllers {
         for (i, o) in objects.iter().enumerate() {

@@ -185,3 +185,50 @@ fn selectors_resolve_kinds_as_kubectl_discovery_does() {
     }
     assert_eq!(names("jobs.v1.batch/web"), ["Job.batch/shop/web"]);
 }
+
+#[test]
+fn an_owner_is_found_at_its_own_coordinates() {
+    let file = "fixtures/owners/uid-of-another-kind.yaml";
+    // Before: the Pod was owned by the ReplicaSet whose uid its Deployment
+    // reference carries, and went with it.
+    let (code, v, err) = plan_json(&["--delete", "rs/web-1", file]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(steps(&v), vec![vec!["ReplicaSet.apps/shop/web-1".to_string()]]);
+    // The reference dangles: TD004, by the owner's full reference.
+    let (code, out, _) = run(&["check", "-o", "json", file]);
+    assert_eq!(code, 1);
+    let report: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(report["findings"][0]["rule"], "TD004");
+    assert_eq!(
+        report["findings"][0]["message"],
+        "Pod/shop/web-1-a: owner Deployment.apps/shop/web is not in the snapshot; its uid \
+         0a000000-0000-0000-0000-000000000001 is ReplicaSet.apps/shop/web-1's"
+    );
+    // The collector deletes the dependent of a dangling reference.
+    let (code, v, err) = plan_json(&["--gc", file]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(steps(&v), vec![vec!["Pod/shop/web-1-a".to_string()]]);
+    // The graph draws the uid edge, marked.
+    let (_, out, _) = run(&["graph", file]);
+    assert!(out.contains("Pod/shop/web-1-a [uid of another object]"), "{out}");
+}
+
+#[test]
+fn a_shared_uid_does_not_make_one_deployment_own_anothers_replicasets() {
+    // SOURCES.md: kube-dns and gke-busy-box carry one uid. Before: deleting
+    // gke-busy-box took kube-dns's ReplicaSets and their Pods, silently.
+    let file = "fixtures/realworld/kubernetes/kubevious-gke-large-cluster-2022-02.yaml";
+    let (code, v, err) = plan_json(&["--delete", "deploy/kube-system/gke-busy-box", file]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(steps(&v), vec![vec!["Deployment.apps/kube-system/gke-busy-box".to_string()]]);
+    assert_eq!(v["warnings"][0]["rule"], "TD002");
+    let message = v["warnings"][0]["message"].as_str().unwrap();
+    assert!(message.contains("Deployment.apps/kube-system/kube-dns"), "{message}");
+    assert!(message.contains("resolved by their kind and name"), "{message}");
+    // kube-dns keeps its own ReplicaSets: the dump has ten (`grep -c` of
+    // `name: kube-dns-<hash>` under kind ReplicaSet), all owned by it.
+    let (code, v, err) = plan_json(&["--delete", "deploy/kube-system/kube-dns", file]);
+    assert_eq!(code, 0, "{err}");
+    let all = steps(&v).concat();
+    assert_eq!(all.iter().filter(|r| r.starts_with("ReplicaSet.apps/kube-system/kube-dns-")).count(), 10, "{all:?}");
+}

@@ -239,7 +239,7 @@ pub fn cascade(
                         // Not a real owner: the collector looks the reference up
                         // by uid in the dependent's namespace, where this object
                         // is not; deleting it changes nothing for the dependent.
-                        Link::UidMismatch | Link::CrossNamespace => continue,
+                        Link::UidMismatch | Link::CrossNamespace | Link::OtherCoordinates => continue,
                         Link::ClusterScopedDependent => {
                             reached[c.index()] = true;
                             continue;

@@ -169,6 +169,19 @@ fn owners(s: &Snapshot, out: &mut Vec<Finding>) {
             .at(at, "this uid")
             .also(owner_at, "the owner by this name has another uid")
             .help("the reference points at an earlier object of the same name: Kubernetes treats the owner as gone and collects the dependent"),
+            Link::OtherCoordinates => Finding::new(
+                Rule::Td004,
+                format!(
+                    "{}: owner {} is not in the snapshot; its uid {} is {}'s",
+                    dep.reference(),
+                    dep.owner_reference(r.decl as usize),
+                    oref.uid.as_deref().unwrap_or("(none)"),
+                    owner.reference(),
+                ),
+            )
+            .at(at, "this reference")
+            .also(owner_at, "the object with this uid")
+            .help("Kubernetes looks an owner up by its kind and name and checks the uid: this reference dangles, and the collector deletes the dependent"),
             Link::CrossNamespace => Finding::new(
                 Rule::Td005,
                 format!(

@@ -293,6 +293,10 @@ pub enum Link {
     CrossNamespace,
     /// A cluster-scoped dependent of a namespaced owner (TD006).
     ClusterScopedDependent,
+    /// Nothing is at the reference's coordinates; its uid belongs to an
+    /// object of other coordinates (kind Deployment, uid of a ReplicaSet):
+    /// the reference dangles (TD004). Drawn to that object, never solid.
+    OtherCoordinates,
 }
 
 impl Link {
@@ -302,6 +306,7 @@ impl Link {
             Link::UidMismatch => "uid-mismatch",
             Link::CrossNamespace => "cross-namespace",
             Link::ClusterScopedDependent => "cluster-scoped-dependent",
+            Link::OtherCoordinates => "other-coordinates",
         }
     }
 }

@@ -273,30 +273,45 @@ fn implicit(kind: RelKind, from: ObjId, to: ObjId) -> Relation {
     Relation { kind, from, to, link: Link::Solid, declared_by: to, decl: u32::MAX, controller: false }
 }
 
-/// An owner reference of a Kubernetes object: by uid first, then by kind and
-/// name in the dependent's namespace, then in the cluster scope.
+/// An owner reference of a Kubernetes object, as the collector resolves it:
+/// the object at the reference's own coordinates (group and kind from its
+/// apiVersion and kind, its name, in the dependent's namespace or the
+/// cluster scope), which must have the referenced uid. When nothing is
+/// there, the uid may still name an object elsewhere: the same kind and
+/// name in another namespace (TD005, TD006), or other coordinates
+/// (TD004); the relation is drawn, never solid.
 fn resolve_owner(index: &Index, objects: &[Object], dependent: &Object, r: &super::OwnerRef) -> Option<(ObjId, Link)> {
-    if let Some(owner) = r.uid.as_deref().and_then(|u| index.by_uid(u)) {
-        let o = &objects[owner.index()];
-        let link = match (&dependent.namespace, &o.namespace) {
-            (Some(a), Some(b)) if a != b => Link::CrossNamespace,
-            (None, Some(_)) => Link::ClusterScopedDependent,
+    let at_coordinates = dependent
+        .namespace
+        .as_deref()
+        .filter(|_| !builtin_cluster_kind(&r.kind))
+        .and_then(|ns| index.by_key(&r.group, &r.kind, Some(ns), &r.name))
+        .or_else(|| index.by_key(&r.group, &r.kind, None, &r.name));
+    if let Some(mut owner) = at_coordinates {
+        // Two documents at these coordinates (TD002): the one with the uid.
+        if let Some(same) = r.uid.as_deref().and_then(|u| index.by_uid(u)) {
+            let (a, b) = (&objects[owner.index()], &objects[same.index()]);
+            if (&a.group, &a.kind, &a.namespace, &a.name) == (&b.group, &b.kind, &b.namespace, &b.name) {
+                owner = same;
+            }
+        }
+        let link = match (&r.uid, &objects[owner.index()].uid) {
+            (Some(want), Some(have)) if want != have => Link::UidMismatch,
+            // An owner written without a uid (a manifest, not a dump) cannot be
+            // checked; it counts as solid, which keeps its dependents.
             _ => Link::Solid,
         };
         return Some((owner, link));
     }
-    let group = &r.group;
-    let owner = dependent
-        .namespace
-        .as_deref()
-        .filter(|_| !builtin_cluster_kind(&r.kind))
-        .and_then(|ns| index.by_name(group, &r.kind, Some(ns), &r.name))
-        .or_else(|| index.by_name(group, &r.kind, None, &r.name))?;
-    let link = match (&r.uid, &objects[owner.index()].uid) {
-        (Some(want), Some(have)) if want != have => Link::UidMismatch,
-        // An owner written without a uid (a manifest, not a dump) cannot be
-        // checked; it counts as solid, which keeps its dependents.
-        _ => Link::Solid,
+    let owner = r.uid.as_deref().and_then(|u| index.by_uid(u))?;
+    let o = &objects[owner.index()];
+    let link = if o.kind == r.kind && o.name == r.name && o.group == r.group {
+        match (&dependent.namespace, &o.namespace) {
+            (None, Some(_)) => Link::ClusterScopedDependent,
+            _ => Link::CrossNamespace,
+        }
+    } else {
+        Link::OtherCoordinates
     };
     Some((owner, link))
 }

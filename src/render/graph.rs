@@ -12,6 +12,7 @@ fn via_note(view: &GraphView, rel: &Relation) -> Option<&'static str> {
         Link::UidMismatch => Some("uid mismatch"),
         Link::CrossNamespace => Some("other namespace"),
         Link::ClusterScopedDependent => Some("namespaced owner"),
+        Link::OtherCoordinates => Some("uid of another object"),
     };
     if link.is_some() {
         return link;

@@ -147,6 +147,13 @@ fn no_solid_owner(snapshot: &Snapshot, plan: &Plan, id: ObjId) -> String {
         Some(r) if r.link == Link::UidMismatch => {
             format!("garbage: owner {} has another uid", plan.refs[r.from.index()])
         }
+        Some(r) if r.link == Link::OtherCoordinates => {
+            format!(
+                "garbage: owner {} is not in the snapshot; its uid is {}'s",
+                snapshot.objects[r.to.index()].owner_reference(r.decl as usize),
+                plan.refs[r.from.index()]
+            )
+        }
         Some(r) if r.link == Link::CrossNamespace => {
             format!("garbage: owner {} is in another namespace", plan.refs[r.from.index()])
         }
