@@ -395,17 +395,11 @@ pub fn build(snapshot: &Snapshot, options: &Options) -> Result<Plan, PlanError> 
         let rule = if g.kind == GroupKind::Destruction { Rule::Td008 } else { Rule::Td007 };
         warnings.push(Warning::new(Some(rule), message, names));
     }
-    for &r in &order.relaxed {
+    for (&r, because) in order.relaxed.iter().zip(&order.relaxed_because) {
         let rel = &relations[r as usize];
+        let message = conflict_message(&refs, rel, because.map(|b| &relations[b as usize]));
         let (owner, owned) = (&refs[rel.from.index()], &refs[rel.to.index()]);
-        warnings.push(Warning::new(
-            Some(Rule::Td012),
-            format!(
-                "ordering conflict: {owner} {} {owned}, but a destruction dependency puts {owned} later; the ownership edge is relaxed",
-                rel.kind.as_str()
-            ),
-            vec![owner.clone(), owned.clone()],
-        ));
+        warnings.push(Warning::new(Some(Rule::Td012), message, vec![owner.clone(), owned.clone()]));
     }
     // A deleted object whose controller stays is recreated by it. (With
     // `--all` nothing stays.)
@@ -640,6 +634,25 @@ fn ownership_cycle_error(
             cut: String::from("(none found)"),
             members: members.iter().map(|m| refs[m.index()].clone()).collect(),
         },
+    }
+}
+
+/// TD012: an ownership relation relaxed because a destruction dependency
+/// contradicts it (A is destroyed after B, B owns A through this relation).
+pub fn conflict_message(refs: &[String], relaxed: &Relation, because: Option<&Relation>) -> String {
+    let (owner, owned) = (&refs[relaxed.from.index()], &refs[relaxed.to.index()]);
+    let how = relaxed.kind.as_str();
+    match because {
+        Some(d) => {
+            let (a, b) = (&refs[d.from.index()], &refs[d.to.index()]);
+            let through = if owner == b { String::new() } else { format!(" through {owner}") };
+            format!(
+                "ordering conflict: {a} is destroyed after {b} (a destruction dependency), but {b} {how} it{through}; the ownership edge {owner} {how} {owned} is relaxed"
+            )
+        }
+        None => format!(
+            "ordering conflict: {owner} {how} {owned}, but destruction dependencies put {owned} after it; the ownership edge is relaxed"
+        ),
     }
 }
 

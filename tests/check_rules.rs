@@ -217,7 +217,7 @@ fn td012_ordering_conflict() {
     assert_eq!(findings(&r), vec![f("TD012", "warning", 6, 12)]);
     assert_eq!(
         r["findings"][0]["message"],
-        "ordering conflict: parent owns child, but destruction dependencies put child after it; the ownership edge is relaxed"
+        "ordering conflict: child is destroyed after parent (a destruction dependency), but parent owns it; the ownership edge parent owns child is relaxed"
     );
     assert_eq!(code, 0);
 }

@@ -96,9 +96,23 @@ proptest! {
 
         let o = order(&Input { relations: &rels, in_set: &in_set, rank: &rank, allow_cycles: true }).unwrap();
         let mut dropped = vec![false; rels.len()];
-        for &r in &o.relaxed {
+        for (&r, because) in o.relaxed.iter().zip(&o.relaxed_because) {
             // Only ownership is relaxed, and only on a cycle.
             prop_assert!(rels[r as usize].kind.is_ownership());
+            // The relaxed edge is the own ownership link of the object whose
+            // destruction dependency won (CONTRACT §4).
+            if let Some(b) = because {
+                let d = &rels[*b as usize];
+                prop_assert!(d.kind.is_destruction());
+                // (or of what A must follow anyway: through a group planned
+                // together, or a chain through objects outside the set). The
+                // cycle it breaks runs owner -> A ... -> x, x after y, y ... -> owner.
+                let relaxed = &rels[r as usize];
+                let other = |e: &Relation| !(e.from == relaxed.from && e.to == relaxed.to && e.kind == relaxed.kind);
+                let (a, x, y, owner) = (relaxed.to.index(), d.from.index(), d.to.index(), relaxed.from.index());
+                prop_assert!(a == x || reaches(a, x, &rels, n, other), "relaxed {:?} for {:?}", relaxed, d);
+                prop_assert!(y == owner || reaches(y, owner, &rels, n, other), "relaxed {:?} for {:?}", relaxed, d);
+            }
             prop_assert!(reaches(rels[r as usize].to.index(), rels[r as usize].from.index(), &rels, n, |_| true));
             for (i, x) in rels.iter().enumerate() {
                 if x.from == rels[r as usize].from && x.to == rels[r as usize].to && x.kind == rels[r as usize].kind {

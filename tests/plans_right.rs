@@ -232,3 +232,25 @@ fn a_shared_uid_does_not_make_one_deployment_own_anothers_replicasets() {
     let all = steps(&v).concat();
     assert_eq!(all.iter().filter(|r| r.starts_with("ReplicaSet.apps/kube-system/kube-dns-")).count(), 10, "{all:?}");
 }
+
+#[test]
+fn the_relaxed_edge_is_the_dependents_own_ownership_link() {
+    // GP owns P owns C; C is destroyed after GP. Worked by hand: P owns C is
+    // relaxed; P (step 1), GP after P (2), C after GP (3). Before: "GP owns P"
+    // was relaxed and the warning said a destruction dependency put P later.
+    let (code, v, err) = plan_json(&["--all", "fixtures/plan/grandchild-after-grandparent.yaml"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(steps(&v), vec![vec!["P".to_string()], vec!["GP".to_string()], vec!["C".to_string()]]);
+    assert_eq!(v["relaxed"][0]["owner"], "P");
+    assert_eq!(v["relaxed"][0]["dependent"], "C");
+    assert_eq!(
+        v["warnings"][0]["message"],
+        "ordering conflict: C is destroyed after GP (a destruction dependency), but GP owns it through P; \
+         the ownership edge P owns C is relaxed"
+    );
+    let (code, out, _) = run(&["check", "-o", "json", "fixtures/plan/grandchild-after-grandparent.yaml"]);
+    assert_eq!(code, 0);
+    let report: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(report["findings"][0]["rule"], "TD012");
+    assert_eq!(report["findings"][0]["message"], v["warnings"][0]["message"]);
+}

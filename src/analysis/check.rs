@@ -371,20 +371,17 @@ fn conflicts(s: &Snapshot, graph: &Graph, out: &mut Vec<Finding>) {
     let input =
         super::order::Input { relations: &s.resolved.relations, in_set: &in_set, rank: &rank, allow_cycles: true };
     let Ok(order) = super::order::order(&input) else { return };
-    for &r in &order.relaxed {
+    for (&r, because) in order.relaxed.iter().zip(&order.relaxed_because) {
         let rel = &s.resolved.relations[r as usize];
         let (owner, owned) = (&refs[rel.from.index()], &refs[rel.to.index()]);
+        let because = because.map(|b| &s.resolved.relations[b as usize]);
         out.push(
-            Finding::new(
-                Rule::Td012,
-                format!(
-                    "ordering conflict: {owner} {} {owned}, but destruction dependencies put {owned} after it; the ownership edge is relaxed",
-                    rel.kind.as_str()
-                ),
-            )
-            .at(anchor::relation(&s.sources, &s.objects, rel), "relaxed")
-            .refs([owner.clone(), owned.clone()])
-            .help(format!("{owned} is destroyed after {owner}; if that is wrong, remove the destruction dependency")),
+            Finding::new(Rule::Td012, crate::plan::conflict_message(&refs, rel, because))
+                .at(anchor::relation(&s.sources, &s.objects, rel), "relaxed")
+                .refs([owner.clone(), owned.clone()])
+                .help(format!(
+                    "{owned} is destroyed after {owner}; if that is wrong, remove the destruction dependency"
+                )),
         );
     }
 }

@@ -14,9 +14,10 @@
 //!    are merged silently.
 //! 2. Destruction-dependency cycles become one group each (a warning).
 //! 3. Kahn's algorithm computes steps. When it stalls, every remaining cycle
-//!    mixes both kinds: the node with no pending destruction dependency and
-//!    the fewest pending ownership edges has those ownership edges relaxed
-//!    (destruction dependencies win), and the walk goes on.
+//!    mixes both kinds, and destruction dependencies win: in a cycle where
+//!    A's destruction dependency on B contradicts B owning A (directly or
+//!    through others), A's own ownership links in the cycle are relaxed, and
+//!    the walk goes on.
 //!
 //! A node's step is its weight (1 for a group that holds objects of the set,
 //! 0 otherwise) plus the largest step of what must go before it.
@@ -46,6 +47,8 @@ pub struct Order {
     pub steps: u32,
     /// Ownership relations dropped in favour of destruction dependencies.
     pub relaxed: Vec<u32>,
+    /// For each of `relaxed`: the destruction dependency that won.
+    pub relaxed_because: Vec<Option<u32>>,
     pub groups: Vec<Group>,
     /// For each object of the set: the relation to what goes right before it
     /// on its longest chain (`None` at step 1, or when only its own group
@@ -200,8 +203,8 @@ pub fn order(input: &Input) -> Result<Order, OwnershipCycle> {
 
     // 3. Kahn's algorithm over the groups, relaxing ownership when stalled.
     let rep: Vec<u32> = (0..count as u32).map(|x| groups.find(x)).collect();
-    let Layering { rep, step, after_edge, relaxed_edge, .. } = layer(count, &edges, rep, &weight, &rank);
-    Ok(finish(input, &node_of, &edges, Layering { rep, step, after_edge, relaxed_edge }, found))
+    let lay = layer(count, &edges, rep, &weight, &rank);
+    Ok(finish(input, &node_of, &edges, lay, found))
 }
 
 /// The result of Kahn's walk over groups of layering nodes.
@@ -210,6 +213,8 @@ struct Layering {
     step: Vec<u32>,
     after_edge: Vec<Option<usize>>,
     relaxed_edge: Vec<bool>,
+    /// The hard edge each relaxed edge gave way to.
+    relaxed_because: Vec<Option<usize>>,
 }
 
 /// An edge as the walk sees it from one end: the group at the other end,
@@ -340,7 +345,13 @@ fn layer_acyclic(count: usize, edges: &[Edge], weight: &[u8]) -> Option<Layering
             after_edge[vi] = best.filter(|b| b.0 > 0).map(|b| b.1);
         }
     }
-    Some(Layering { rep: (0..count as u32).collect(), step, after_edge, relaxed_edge: vec![false; edges.len()] })
+    Some(Layering {
+        rep: (0..count as u32).collect(),
+        step,
+        after_edge,
+        relaxed_edge: vec![false; edges.len()],
+        relaxed_because: vec![None; edges.len()],
+    })
 }
 
 /// Kahn's algorithm over the groups `rep` defines: each group's step is its
@@ -369,6 +380,7 @@ fn layer(count: usize, edges: &[Edge], rep: Vec<u32>, weight: &[u8], rank: &[u64
     }
     let mut done = vec![false; count];
     let mut relaxed_edge = vec![false; edges.len()];
+    let mut relaxed_because: Vec<Option<usize>> = vec![None; edges.len()];
     let mut step = vec![0u32; count];
     let mut after_edge: Vec<Option<usize>> = vec![None; count];
     let mut ready: VecDeque<usize> = VecDeque::new();
@@ -386,6 +398,7 @@ fn layer(count: usize, edges: &[Edge], rep: Vec<u32>, weight: &[u8], rank: &[u64
                 count,
                 out: &out,
                 done: &done,
+                relaxed: &relaxed_edge,
                 pending_hard: &pending_hard,
                 pending_soft: &pending_soft,
                 rank: &g_rank,
@@ -394,12 +407,18 @@ fn layer(count: usize, edges: &[Edge], rep: Vec<u32>, weight: &[u8], rank: &[u64
             if freed.is_empty() {
                 break;
             }
-            for (g, relax) in freed {
-                for e in relax {
+            for relax in freed {
+                for (x, e) in relax.edges {
+                    if relaxed_edge[e] {
+                        continue;
+                    }
                     relaxed_edge[e] = true;
+                    relaxed_because[e] = relax.because;
+                    pending_soft[x] -= 1;
+                    if pending_hard[x] == 0 && pending_soft[x] == 0 {
+                        ready.push_back(x);
+                    }
                 }
-                pending_soft[g] = 0;
-                ready.push_back(g);
             }
             continue;
         };
@@ -437,13 +456,13 @@ fn layer(count: usize, edges: &[Edge], rep: Vec<u32>, weight: &[u8], rank: &[u64
             }
         }
     }
-    Layering { rep, step, after_edge, relaxed_edge }
+    Layering { rep, step, after_edge, relaxed_edge, relaxed_because }
 }
 
 /// Steps of objects from steps of groups.
 fn finish(input: &Input, node_of: &[[u32; 2]], edges: &[Edge], lay: Layering, mut found: Vec<Group>) -> Order {
     let n = input.in_set.len();
-    let Layering { rep, step, after_edge, relaxed_edge, .. } = lay;
+    let Layering { rep, step, after_edge, relaxed_edge, relaxed_because } = lay;
     let mut obj_step = vec![0u32; n];
     let mut after = vec![None; n];
     let mut after_outside = vec![[None; 2]; n];
@@ -463,11 +482,15 @@ fn finish(input: &Input, node_of: &[[u32; 2]], edges: &[Edge], lay: Layering, mu
             }
         }
     }
-    let mut relaxed: Vec<u32> = (0..edges.len()).filter(|&e| relaxed_edge[e]).map(|e| edges[e].rel).collect();
-    relaxed.sort_unstable();
-    relaxed.dedup();
+    let mut pairs: Vec<(u32, Option<u32>)> = (0..edges.len())
+        .filter(|&e| relaxed_edge[e])
+        .map(|e| (edges[e].rel, relaxed_because[e].map(|h| edges[h].rel)))
+        .collect();
+    pairs.sort_unstable();
+    pairs.dedup_by_key(|p| p.0);
+    let (relaxed, relaxed_because) = pairs.into_iter().unzip();
     found.sort_by_key(|g| g.members.first().map(|m| input.rank[m.index()]));
-    Order { step: obj_step, steps, relaxed, groups: found, after, after_outside }
+    Order { step: obj_step, steps, relaxed, relaxed_because, groups: found, after, after_outside }
 }
 
 /// What `unblock` looks at when Kahn's walk stalls.
@@ -475,22 +498,33 @@ struct Stall<'a, F: Fn(usize) -> bool> {
     count: usize,
     out: &'a Csr,
     done: &'a [bool],
+    relaxed: &'a [bool],
     pending_hard: &'a [u32],
     pending_soft: &'a [u32],
     rank: &'a [u64],
     is_group: &'a F,
 }
 
+/// Ownership edges to relax: (waiting group, edge), and the destruction
+/// dependency they give way to.
+struct Relax {
+    edges: Vec<(usize, usize)>,
+    because: Option<usize>,
+}
+
 /// The walk stalled: every group left waits for another. Among the strongly
 /// connected components of what is left, take each one that waits for
 /// nothing outside itself (a sink). Its destruction dependencies are acyclic
-/// (their cycles were merged), so one of its groups waits on ownership edges
-/// only: the one with the fewest (then the first in reference order) has
-/// those edges relaxed. Each relaxed edge lies on a cycle, since both ends
-/// are in one component. Returns (group, edges to relax) pairs.
-fn unblock<F: Fn(usize) -> bool>(s: &Stall<F>) -> Vec<(usize, Vec<usize>)> {
+/// (their cycles were merged), so the cycle mixes both kinds: a group A
+/// waits by a destruction dependency on a group B of the component, which
+/// waits, by ownership, on A. A's own ownership links in the component (the
+/// edges of its owners waiting for it) are relaxed; of several such A, the
+/// first in reference order. Each relaxed edge lies on a cycle, since both
+/// ends are in one component.
+fn unblock<F: Fn(usize) -> bool>(s: &Stall<F>) -> Vec<Relax> {
     let live = |g: usize| (s.is_group)(g) && !s.done[g];
-    let pending = |g: usize| s.out.of(g).iter().copied().filter(move |a| !s.done[a.group as usize]);
+    let pending =
+        |g: usize| s.out.of(g).iter().copied().filter(move |a| !s.done[a.group as usize] && !s.relaxed[a.index()]);
     // The graph of what is left, numbered densely.
     let mut index = vec![u32::MAX; s.count];
     let mut groups = Vec::new();
@@ -524,15 +558,37 @@ fn unblock<F: Fn(usize) -> bool>(s: &Stall<F>) -> Vec<(usize, Vec<usize>)> {
         if !sink {
             continue;
         }
+        let in_component = |g: usize| component[g] == c;
         let chosen = members
             .iter()
             .copied()
-            .filter(|&g| s.pending_hard[g] == 0)
-            .min_by_key(|&g| (s.pending_soft[g], s.rank[g], g));
-        if let Some(g) = chosen {
-            freed.push((g, pending(g).filter(|a| !a.hard()).map(|a| a.index()).collect()));
+            .filter_map(|a| {
+                let dependency = pending(a).find(|e| e.hard() && in_component(e.group as usize))?;
+                let owners: Vec<(usize, usize)> = members
+                    .iter()
+                    .flat_map(|&x| {
+                        pending(x).filter(move |e| !e.hard() && e.group as usize == a).map(move |e| (x, e.index()))
+                    })
+                    .collect();
+                (!owners.is_empty()).then_some((a, dependency.index(), owners))
+            })
+            .min_by_key(|(a, _, _)| (s.rank[*a], *a));
+        match chosen {
+            Some((_, dependency, owners)) => freed.push(Relax { edges: owners, because: Some(dependency) }),
+            None => {
+                // No destruction dependency with an owner in the component:
+                // free the group that waits on the fewest ownership edges.
+                let g = members
+                    .iter()
+                    .copied()
+                    .filter(|&g| s.pending_hard[g] == 0)
+                    .min_by_key(|&g| (s.pending_soft[g], s.rank[g], g));
+                if let Some(g) = g {
+                    let edges = pending(g).filter(|a| !a.hard()).map(|a| (g, a.index())).collect();
+                    freed.push(Relax { edges, because: None });
+                }
+            }
         }
     }
-    freed.sort_unstable_by_key(|(g, _)| *g);
     freed
 }
