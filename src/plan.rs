@@ -89,8 +89,9 @@ pub struct Event {
     pub object: ObjId,
     /// Who is told (not for `Destroyed`).
     pub subscriber: Option<ObjId>,
-    /// The subscription's handler (for `Notified`).
-    pub handler: Option<crate::model::Str>,
+    /// The handlers named by the subscriber's subscriptions to the object
+    /// (for `Notified`): it is told once, however many it holds.
+    pub handlers: Vec<crate::model::Str>,
 }
 
 #[derive(Clone, Debug)]
@@ -531,8 +532,23 @@ fn murano_events(objects: &[Object], relations: &[Relation], steps: &[Vec<ObjId>
     if !objects.iter().any(|o| o.murano.is_some()) {
         return Vec::new();
     }
-    // Subscribers of each object: (subscriber, handler), in reference order.
-    let mut subscribers: HashMap<ObjId, Vec<(ObjId, Option<crate::model::Str>)>> = HashMap::new();
+    // Subscribers of each object, once each, with every handler they name,
+    // in reference order.
+    type Subscribers = Vec<(ObjId, Vec<crate::model::Str>)>;
+    let mut subscribers: HashMap<ObjId, Subscribers> = HashMap::new();
+    let mut add = |b: ObjId, a: ObjId, handler: Option<&crate::model::Str>| {
+        let subs = subscribers.entry(b).or_default();
+        let at = match subs.iter().position(|(s, _)| *s == a) {
+            Some(at) => at,
+            None => {
+                subs.push((a, Vec::new()));
+                subs.len() - 1
+            }
+        };
+        if let Some(h) = handler.filter(|h| !subs[at].1.contains(h)) {
+            subs[at].1.push(h.clone());
+        }
+    };
     for r in relations {
         let declared = &objects[r.declared_by.index()];
         let Some(m) = declared.murano.as_deref() else { continue };
@@ -542,8 +558,16 @@ fn murano_events(objects: &[Object], relations: &[Relation], steps: &[Vec<ObjId>
         if objects[r.from.index()].murano.as_deref().is_some_and(|s| s.destroyed) {
             continue; // a destroyed subscriber hears nothing
         }
-        let handler = m.handlers.get(r.decl as usize).cloned().flatten();
-        subscribers.entry(r.to).or_default().push((r.from, handler));
+        add(r.to, r.from, m.handlers.get(r.decl as usize).and_then(Option::as_ref));
+    }
+    for (i, o) in objects.iter().enumerate() {
+        if let Some(own) = o.murano.as_deref().and_then(|m| m.own_destruction.as_deref()) {
+            let b = ObjId(i as u32);
+            add(b, b, None);
+            for h in own {
+                add(b, b, Some(h));
+            }
+        }
     }
     for subs in subscribers.values_mut() {
         subs.sort_by_key(|(s, _)| rank[s.index()]);
@@ -555,20 +579,20 @@ fn murano_events(objects: &[Object], relations: &[Relation], steps: &[Vec<ObjId>
         })
     };
     let mut events = Vec::new();
-    let event = |kind, step, object, subscriber, handler| Event { kind, step, object, subscriber, handler };
+    let event = |kind, step, object, subscriber, handlers| Event { kind, step, object, subscriber, handlers };
     for (step, b) in destroyed() {
         for (a, _) in subscribers.get(&b).unwrap_or(&none) {
-            events.push(event(EventKind::Warned, step, b, Some(*a), None));
+            events.push(event(EventKind::Warned, step, b, Some(*a), Vec::new()));
         }
     }
     for (step, b) in destroyed() {
         let subs = subscribers.get(&b).unwrap_or(&none);
-        for (a, handler) in subs {
-            events.push(event(EventKind::Notified, step, b, Some(*a), handler.clone()));
+        for (a, handlers) in subs {
+            events.push(event(EventKind::Notified, step, b, Some(*a), handlers.clone()));
         }
-        events.push(event(EventKind::Destroyed, step, b, None, None));
+        events.push(event(EventKind::Destroyed, step, b, None, Vec::new()));
         for (a, _) in subs {
-            events.push(event(EventKind::ToldDestroyed, step, b, Some(*a), None));
+            events.push(event(EventKind::ToldDestroyed, step, b, Some(*a), Vec::new()));
         }
     }
     events

@@ -22,7 +22,11 @@ fn events(plan: &Value) -> Vec<(String, String, String, String)> {
         .as_array()
         .unwrap()
         .iter()
-        .map(|e| (s(&e["event"]), s(&e["object"]), s(&e["subscriber"]), s(&e["handler"])))
+        .map(|e| {
+            let handlers: Vec<&str> =
+                e["handlers"].as_array().map(|h| h.iter().filter_map(|x| x.as_str()).collect()).unwrap_or_default();
+            (s(&e["event"]), s(&e["object"]), s(&e["subscriber"]), handlers.join(", "))
+        })
         .collect()
 }
 
@@ -315,17 +319,31 @@ fn models_are_recognised_whatever_their_top_level_keys() {
 
 #[test]
 fn odd_subscriptions_are_told_once_and_malformed_ones_reported() {
-    // b subscribes itself (ignored), a twice with different handlers, and three
-    // entries name no subscriber (TD001 each): no plan unless told to go on
-    // without them.
+    // b subscribes itself, a twice (no handler, and h2), and three entries
+    // name no subscriber (TD001 each): no plan unless told to go on without
+    // them.
     let (code, _, err) = run(&["plan", "--all", "fixtures/murano/edge/subscriptions.yaml"]);
     assert_eq!(code, 2);
     assert!(err.contains("no plan: input that cannot be read or used (3 TD001 findings above)"), "{err}");
     let plan = plan_json(&["--all", "--skip-invalid", "fixtures/murano/edge/subscriptions.yaml"]);
     assert_eq!(steps(&plan), [["b"], ["a"]]);
-    // a's two subscriptions have different handlers: both are called.
-    let notified: Vec<_> = events(&plan).into_iter().filter(|e| e.0 == "notified").collect();
-    assert_eq!(notified, [ev("notified", "b", "a", ""), ev("notified", "b", "a", "h2")]);
+    // a is told once, with the handler it named; b, subscribed to its own
+    // destruction, hears about it too (CONTRACT §4). Before: a notified
+    // twice, b nothing.
+    assert_eq!(
+        events(&plan),
+        [
+            ev("warned", "b", "a", ""),
+            ev("warned", "b", "b", ""),
+            ev("notified", "b", "a", "h2"),
+            ev("notified", "b", "b", "h"),
+            ev("destroyed", "b", "", ""),
+            ev("told-destroyed", "b", "a", ""),
+            ev("told-destroyed", "b", "b", ""),
+            ev("destroyed", "a", "", ""),
+        ]
+    );
+    assert_eq!(plan["steps"][0]["resources"][0]["reason"], "notifies a");
     let (_, report) = check_json(&["fixtures/murano/edge/subscriptions.yaml"]);
     let td001 = report["findings"].as_array().unwrap().iter().filter(|f| f["rule"] == "TD001").count();
     assert_eq!(td001, 3);

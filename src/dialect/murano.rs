@@ -280,6 +280,7 @@ impl Reader<'_> {
         let (span, _) = self.header_span(&id, 0);
         let mut deps = Vec::new();
         let mut handlers = Vec::new();
+        let mut own: Option<Vec<Str>> = None;
         let subscriptions = get(h, "dependencies").and_then(|d| d.get("onDestruction")).and_then(Node::as_seq);
         for s in subscriptions.into_iter().flatten() {
             let Some(subscriber) = s.get("subscriber").and_then(scalar).filter(|s| !s.is_empty()) else {
@@ -294,8 +295,14 @@ impl Reader<'_> {
             let subscriber: Str = subscriber.into();
             let handler = s.get("handler").and_then(scalar).map(Str::from);
             let again = deps.iter().zip(&handlers).any(|(d, h): (&DepDecl, _)| d.text == subscriber && *h == handler);
-            if subscriber == id || again {
-                continue; // subscribed to itself, or the same subscription twice
+            if subscriber == id {
+                // Told about its own destruction; nothing to order.
+                let own = own.get_or_insert_with(Vec::new);
+                own.extend(handler.filter(|h| !own.contains(h)));
+                continue;
+            }
+            if again {
+                continue; // the same subscription twice
             }
             deps.push(DepDecl { text: subscriber.clone(), target: DepTarget::Id(subscriber), kind: DepKind::Notifies });
             handlers.push(handler);
@@ -346,6 +353,7 @@ impl Reader<'_> {
             name: get(h, "name").and_then(scalar).map(Str::from),
             destroyed: get(h, "destroyed").and_then(Node::as_bool).unwrap_or(false),
             handlers: handlers.into(),
+            own_destruction: own.map(Into::into),
             strings: Vec::new(),
             attributes,
             section,

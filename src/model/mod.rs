@@ -202,6 +202,9 @@ pub struct MuranoInfo {
     pub destroyed: bool,
     /// The handler of each `onDestruction` subscription, in `deps` order.
     pub handlers: Box<[Option<Str>]>,
+    /// It subscribed to its own destruction (no ordering edge): the
+    /// handlers named, if any.
+    pub own_destruction: Option<Box<[Str]>>,
     /// Every string in the object's own properties (not in nested objects),
     /// sorted: those equal to an object's id are references to it.
     pub strings: Vec<Str>,

@@ -92,6 +92,7 @@ pub fn reason(snapshot: &Snapshot, plan: &Plan, id: ObjId) -> String {
             None => parts.push(format!("waits for finalizer {f}")),
         }
     }
+    parts.dedup(); // two subscriptions of one pair are one notification
     parts.join("; ")
 }
 
@@ -244,7 +245,7 @@ fn events_table(plan: &Plan) -> String {
                 e.step.to_string(),
                 plan.refs[e.object.index()].clone(),
                 e.subscriber.map(|s| plan.refs[s.index()].clone()).unwrap_or_default(),
-                e.handler.as_deref().unwrap_or("").to_string(),
+                e.handlers.join(", "),
             ]
         })
         .collect();
@@ -343,8 +344,8 @@ struct EventOut<'a> {
     object: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
     subscriber: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    handler: Option<&'a str>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    handlers: Vec<&'a str>,
 }
 
 /// The steps, made as they are written (see `BATCH`).
@@ -560,7 +561,7 @@ fn plan_out<'a>(snapshot: &'a Snapshot, plan: &'a Plan) -> PlanOut<'a> {
                 step: e.step,
                 object: &plan.refs[e.object.index()],
                 subscriber: e.subscriber.map(|s| plan.refs[s.index()].as_str()),
-                handler: e.handler.as_deref(),
+                handlers: e.handlers.iter().map(|h| &**h).collect(),
             })
             .collect(),
         inputs,
