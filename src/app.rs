@@ -82,9 +82,17 @@ fn run_check(args: CheckArgs, env: Env, style: render::diagnostics::Style) -> Re
         &LoadOptions { dialect: args.input.dialect.clone(), progress: env.progress },
         env.stdin,
     );
-    for (_, selector) in &controllers {
-        Query::new(std::slice::from_ref(selector), None, None)?.select(&snapshot.objects)?;
+    let mut snapshot = snapshot;
+    let mut resolved = Vec::new();
+    for (finalizer, selector) in &controllers {
+        let ids = Query::new(std::slice::from_ref(selector), None, None)?.select(&snapshot.objects)?;
+        resolved.push((finalizer.clone(), ids));
     }
+    // What plan orders by, check analyses: each controller goes after the
+    // objects carrying its finalizer (cycles and conflicts that makes are
+    // findings here too).
+    let extra = plan::finalizer_relations(&snapshot.objects, &resolved);
+    snapshot.resolved.relations.extend(extra);
     let mut timer = crate::timing::Timer::start();
     let graph = Graph::build(&snapshot.objects, &snapshot.resolved.relations);
     timer.lap("graph");

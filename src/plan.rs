@@ -249,7 +249,7 @@ fn spare(snapshot: &Snapshot, options: &Options, relations: &[Relation]) -> (Vec
 
 /// Destruction dependencies `--finalizer-controller` adds: the controller
 /// is destroyed after every object carrying its finalizer.
-fn finalizer_relations(objects: &[Object], controllers: &[(String, Vec<ObjId>)]) -> Vec<Relation> {
+pub fn finalizer_relations(objects: &[Object], controllers: &[(String, Vec<ObjId>)]) -> Vec<Relation> {
     let mut out = Vec::new();
     for (i, o) in objects.iter().enumerate() {
         for (fi, f) in o.finalizers.iter().enumerate() {

@@ -254,3 +254,23 @@ fn the_relaxed_edge_is_the_dependents_own_ownership_link() {
     assert_eq!(report["findings"][0]["rule"], "TD012");
     assert_eq!(report["findings"][0]["message"], v["warnings"][0]["message"]);
 }
+
+#[test]
+fn check_sees_the_cycle_and_hang_a_finalizer_controller_makes() {
+    let file = "fixtures/plan/finalizer-cycle.yaml";
+    let flag = "example.com/delete-bucket=deploy/op";
+    // The plan warns that the Bucket hangs if op goes first…
+    let (code, v, err) = plan_json(&["--all", "--finalizer-controller", flag, file]);
+    assert_eq!(code, 0, "{err}");
+    let warnings: Vec<&str> =
+        v["warnings"].as_array().unwrap().iter().map(|w| w["message"].as_str().unwrap()).collect();
+    assert!(warnings.iter().any(|w| w.contains("hangs if the controller goes first")), "{warnings:?}");
+    // …so check with the same flags does not call it clean. Before: "no findings".
+    let (code, out, _) = run(&["check", "-o", "json", "--finalizer-controller", flag, file]);
+    assert_eq!(code, 0);
+    let report: Value = serde_json::from_str(&out).unwrap();
+    let td008: Vec<&Value> = report["findings"].as_array().unwrap().iter().filter(|f| f["rule"] == "TD008").collect();
+    assert_eq!(td008.len(), 1, "{out}");
+    assert!(td008[0]["help"].as_str().unwrap().contains("it hangs if the controller goes first"), "{out}");
+    assert_eq!(report["summary"]["edges"], 1, "the snapshot's own edges");
+}

@@ -69,13 +69,15 @@ pub fn check(snapshot: &Snapshot, graph: &Graph, options: &CheckOptions) -> Chec
     }
     findings.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
 
+    // The snapshot's own edges (not those --finalizer-controller adds).
+    let own = || rels.iter().filter(|r| r.kind != crate::model::RelKind::Finalizer);
     let mut counts = Counts {
         files: snapshot.sources.files.len(),
         objects: snapshot.objects.len(),
-        edges: rels.len(),
+        edges: own().count(),
         ..Counts::default()
     };
-    for r in rels {
+    for r in own() {
         *counts.edges_by_kind.entry(r.kind.as_str()).or_default() += 1;
     }
     for f in &findings {
@@ -323,8 +325,20 @@ fn cycle_finding(s: &Snapshot, c: &Cycle, rule: Rule) -> Finding {
         Rule::Td007 => format!(
             "remove one edge of the cycle, for example {cut}; `plan --allow-cycles` deletes the group in one step"
         ),
-        _ => "the objects of the cycle are destroyed together, in one step; their order inside it is undefined"
-            .to_string(),
+        _ => match c.relations.iter().map(|&r| &rels[r as usize]).find(|r| r.kind == RelKind::Finalizer) {
+            // --finalizer-controller made this cycle: the object can hang.
+            Some(r) => {
+                let (object, controller) = (&s.objects[r.to.index()], &s.objects[r.from.index()]);
+                let finalizer = object.finalizers.get(r.decl as usize).map(|f| &**f).unwrap_or("");
+                format!(
+                    "{} waits for its finalizer {finalizer}, which {} removes: destroyed together, it hangs if the controller goes first; remove the destruction dependency that puts the controller first",
+                    object.reference(),
+                    controller.reference()
+                )
+            }
+            None => "the objects of the cycle are destroyed together, in one step; their order inside it is undefined"
+                .to_string(),
+        },
     };
     f.refs(c.nodes.iter().map(|&n| reference(s, n))).help(help)
 }
