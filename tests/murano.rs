@@ -4,7 +4,7 @@
 //! from the fixture (fixtures/murano/).
 
 mod common;
-use common::{check_json, run, steps};
+use common::{check_json, kept, run, steps};
 use serde_json::{json, Value};
 
 fn plan_json(args: &[&str]) -> Value {
@@ -234,15 +234,6 @@ fn explain_says_why_a_subscriber_waits() {
 }
 
 // Edge cases found in review: fixtures/murano/edge/README.md.
-
-fn kept(plan: &Value) -> Vec<(String, String)> {
-    plan["kept"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|k| (k["ref"].as_str().unwrap().to_string(), k["reason"].as_str().unwrap().to_string()))
-        .collect()
-}
 
 #[test]
 fn gc_spares_what_the_root_still_reaches_by_id() {

@@ -64,7 +64,7 @@ fn yaml(objs: &[Obj], namespaces: &[bool], keep: impl Fn(usize) -> bool) -> Stri
             doc.push_str("  ownerReferences:\n");
             for &(j, right) in &o.owners {
                 let uid = if right { format!("u{j}") } else { format!("other-{j}") };
-                let _ = write!(doc, "  - {{apiVersion: v1, kind: ConfigMap, name: o{j}, uid: {uid}}}\n");
+                let _ = writeln!(doc, "  - {{apiVersion: v1, kind: ConfigMap, name: o{j}, uid: {uid}}}");
             }
         }
         out.push_str(&doc);

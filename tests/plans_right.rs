@@ -3,7 +3,7 @@
 //! printed before, with exit 0.
 
 mod common;
-use common::{run, steps};
+use common::{kept, run, steps};
 use serde_json::Value;
 
 fn plan_json(args: &[&str]) -> (i32, Value, String) {
@@ -73,15 +73,6 @@ fn one_identity_with_two_contents_is_refused_naming_both() {
     let (code, _, err) = run(&["explain", "deploy/web", "--delete", "deploy/web", "fixtures/identity"]);
     assert_eq!(code, 1, "{err}");
     assert!(err.contains("TD002"), "{err}");
-}
-
-fn kept(v: &Value) -> Vec<(String, String)> {
-    v["kept"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|k| (k["ref"].as_str().unwrap().to_string(), k["reason"].as_str().unwrap().to_string()))
-        .collect()
 }
 
 #[test]

@@ -63,6 +63,16 @@ pub fn f(rule: &str, severity: &str, line: u64, column: u64) -> (String, String,
     (rule.to_string(), severity.to_string(), line, column)
 }
 
+/// The kept objects of a plan (JSON) as (reference, reason).
+pub fn kept(plan: &Value) -> Vec<(String, String)> {
+    plan["kept"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| (k["ref"].as_str().unwrap().to_string(), k["reason"].as_str().unwrap().to_string()))
+        .collect()
+}
+
 /// The steps of a plan (JSON) as lists of references.
 pub fn steps(plan: &Value) -> Vec<Vec<String>> {
     plan["steps"]
