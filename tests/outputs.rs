@@ -208,3 +208,21 @@ fn broken_pipe_is_not_an_error() {
     let status = child.wait().unwrap();
     assert_eq!(status.code(), Some(0));
 }
+
+#[test]
+fn plan_arrows_read_along_the_arrow() {
+    // Before: `ReplicaSet -> Deployment [label="owns"]`, "the ReplicaSet owns the Deployment".
+    let (code, out, _) = run(&["plan", "--delete", "deploy/web", "-o", "dot", "fixtures/shop"]);
+    assert_eq!(code, 0);
+    let node = |r: &str| {
+        let line =
+            out.lines().find(|l| l.contains(&format!("[label=\"{r}\"]"))).unwrap_or_else(|| panic!("{r}: {out}"));
+        line.trim().split(' ').next().unwrap().to_string()
+    };
+    let (rs, deploy) = (node("ReplicaSet.apps/shop/web-5d4f"), node("Deployment.apps/shop/web"));
+    assert!(out.contains(&format!("  {rs} -> {deploy} [label=\"owned by\"];\n")), "{out}");
+    let (code, out, _) = run(&["plan", "--delete", "ns/shop", "-o", "mermaid", "fixtures/shop"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("-->|in| "), "{out}");
+    assert!(!out.contains("|contains|") && !out.contains("|owns|"), "{out}");
+}

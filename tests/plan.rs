@@ -338,8 +338,8 @@ fn plan_dot_and_mermaid_cluster_by_step() {
         "digraph plan {\n  rankdir=LR;\n  node [shape=box, fontname=\"Helvetica\", fontsize=10];\n  edge [fontname=\"Helvetica\", fontsize=9];\n\
          \x20 subgraph cluster_step1 {\n    label=\"step 1\";\n    n0 [label=\"Parent\"];\n  }\n\
          \x20 subgraph cluster_step2 {\n    label=\"step 2\";\n    n1 [label=\"Child\"];\n  }\n\
-         \x20 n1 -> n0 [label=\"owns (relaxed)\", style=dashed, color=red, fontcolor=red];\n\
-         \x20 n0 -> n1 [label=\"destroy-after\"];\n}\n"
+         \x20 n1 -> n0 [label=\"owned by (relaxed)\", style=dashed, color=red, fontcolor=red];\n\
+         \x20 n0 -> n1 [label=\"before\"];\n}\n"
     );
     if std::process::Command::new("dot").arg("-V").output().is_ok() {
         let mut child = std::process::Command::new("dot")
@@ -356,7 +356,7 @@ fn plan_dot_and_mermaid_cluster_by_step() {
     assert_eq!(
         out,
         "flowchart LR\n  subgraph step1[\"step 1\"]\n    n2[\"B\"]\n  end\n  subgraph step2[\"step 2\"]\n    n1[\"A\"]\n  end\n\
-         \x20 subgraph step3[\"step 3\"]\n    n0[\"R\"]\n  end\n  n1 -->|owns| n0\n  n2 -->|owns| n1\n"
+         \x20 subgraph step3[\"step 3\"]\n    n0[\"R\"]\n  end\n  n1 -->|owned by| n0\n  n2 -->|owned by| n1\n"
     );
 }
 

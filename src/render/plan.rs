@@ -577,7 +577,20 @@ pub fn yaml(snapshot: &Snapshot, plan: &Plan, out: &mut dyn Write) -> io::Result
     serde_yaml::to_writer(&mut *out, &plan_out(snapshot, plan)).map_err(io::Error::other)
 }
 
-/// Constraint edges between objects of the plan, earlier → later.
+/// How a relation reads along a plan arrow, from what goes first to what
+/// goes after it: `ReplicaSet -> Deployment` is "owned by".
+fn along(kind: RelKind) -> &'static str {
+    match kind {
+        RelKind::Owns => "owned by",
+        RelKind::Contains => "in",
+        RelKind::Defines => "defined by",
+        RelKind::DestroyAfter => "before",
+        RelKind::Finalizer => "finalizer removed by",
+    }
+}
+
+/// Constraint edges between objects of the plan, earlier → later, labelled
+/// to read along the arrow.
 fn plan_edges(plan: &Plan) -> Vec<(ObjId, ObjId, &'static str, bool)> {
     let mut relaxed = vec![false; plan.relations.len()];
     for &r in &plan.order.relaxed {
@@ -588,7 +601,7 @@ fn plan_edges(plan: &Plan) -> Vec<(ObjId, ObjId, &'static str, bool)> {
         .enumerate()
         .filter(|(_, r)| plan.cascade.deleted(r.from) && plan.cascade.deleted(r.to) && r.from != r.to)
         .filter(|(_, r)| !(r.kind.is_ownership() && r.link != Link::Solid))
-        .map(|(i, r)| (r.to, r.from, r.kind.as_str(), relaxed[i]))
+        .map(|(i, r)| (r.to, r.from, along(r.kind), relaxed[i]))
         .collect()
 }
 
