@@ -253,6 +253,10 @@ fn make_plan(
     if flags.delete.is_empty() && !targets.is_empty() {
         return Err(Error::Usage("-n/-l narrow --delete; give --delete SELECTOR".into()));
     }
+    // Cross-flag rules, before any input is read.
+    if flags.root.is_some() && !flags.gc {
+        return Err(Error::Usage("--root is where --gc starts; give --gc".into()));
+    }
     let snapshot = load::load(&input.paths(), &LoadOptions { dialect: input.dialect.clone(), progress }, stdin);
     let stderr = match load_report(&snapshot, style, flags.skip_invalid, "plan") {
         Ok(stderr) => stderr,
@@ -295,7 +299,6 @@ fn make_plan(
     }
     let root = match &flags.root {
         None => None,
-        Some(_) if !flags.gc => return Err(Error::Usage("--root is where --gc starts; give --gc".into())),
         Some(id) => {
             let id = id.strip_prefix("id:").unwrap_or(id);
             match snapshot.objects.iter().position(|o| o.murano.is_some() && *o.name == *id) {

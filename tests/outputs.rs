@@ -207,6 +207,32 @@ fn broken_pipe_is_not_an_error() {
     drop(child.stdout.take());
     let status = child.wait().unwrap();
     assert_eq!(status.code(), Some(0));
+    // Every plan format. Before: -o yaml exited 2 ("cannot write output").
+    // (More output than one buffer, so that the renderer itself meets the closed pipe.)
+    let bin = std::env::var_os("TEARDOWN_BIN").map_or(assert_cmd::cargo::cargo_bin("teardown"), Into::into);
+    let dir = tempfile::tempdir().unwrap();
+    let pairs = dir.path().join("chain.txt");
+    std::fs::write(&pairs, (0..20_000).map(|i| format!("t{i} t{}\n", i + 1)).collect::<String>()).unwrap();
+    for format in ["table", "json", "yaml", "names", "dot", "mermaid"] {
+        let mut child = Command::new(&bin)
+            .args(["plan", "--all", "--dialect", "pairs", "-o", format])
+            .arg(&pairs)
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take());
+        assert_eq!(child.wait().unwrap().code(), Some(0), "-o {format}");
+    }
+}
+
+#[test]
+fn cross_flag_rules_come_before_reading_input() {
+    // Before: the missing input was reported first, and only then --root.
+    let (code, _, err) = run(&["plan", "--all", "--root", "x", "/nonexistent/teardown-input"]);
+    assert_eq!(code, 2);
+    assert_eq!(err, "teardown: error: --root is where --gc starts; give --gc\n");
 }
 
 #[test]
