@@ -1,7 +1,10 @@
-//! Errors that end a run. Each knows its exit code (CONTRACT §6).
-//! Findings about the input are not errors: they are data, reported by
-//! `check` and counted into the exit code there.
+//! The one error type that ends a run. Each knows its exit code (CONTRACT
+//! §6); `main` prints it once, as `teardown: error: …`, after whatever the
+//! run had to say first (the findings that led to it). Findings about the
+//! input are not errors: they are data, reported by `check` and counted
+//! into its exit code there.
 
+use crate::plan::PlanError;
 use std::fmt;
 
 #[derive(Debug)]
@@ -10,17 +13,37 @@ pub enum Error {
     Usage(String),
     /// A selector matched nothing (exit 1).
     NoMatch { selector: String, suggestions: Vec<String> },
-    /// Writing output failed for a reason other than a closed pipe (exit 2).
+    /// Writing output failed (exit 2; a closed pipe is not an error: exit 0).
     Output(std::io::Error),
+    /// Inputs that could not be read: no `what` is made (exit 2).
+    Unreadable { what: &'static str, inputs: usize },
+    /// Input that cannot be used (TD001 findings), without `--skip-invalid`:
+    /// a plan or graph without it would be wrong (exit 2).
+    Unusable { what: &'static str, findings: usize },
+    /// Different documents with one identity (TD002): which is the object? (exit 1)
+    Duplicates { objects: usize },
+    /// `--prune NEW` holds nothing, so everything would be pruned (exit 1).
+    EmptyNew,
+    /// The plan cannot be made (exit 1).
+    Plan(PlanError),
 }
 
 impl Error {
     pub fn exit_code(&self) -> u8 {
         match self {
-            Error::Usage(_) | Error::Output(_) => 2,
-            Error::NoMatch { .. } => 1,
+            Error::Usage(_) | Error::Output(_) | Error::Unreadable { .. } | Error::Unusable { .. } => 2,
+            Error::NoMatch { .. } | Error::Duplicates { .. } | Error::EmptyNew | Error::Plan(_) => 1,
         }
     }
+
+    /// A reader that stopped reading (`| head`): not an error (exit 0).
+    pub fn is_closed_pipe(&self) -> bool {
+        matches!(self, Error::Output(e) if e.kind() == std::io::ErrorKind::BrokenPipe)
+    }
+}
+
+fn count(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 impl fmt::Display for Error {
@@ -35,8 +58,32 @@ impl fmt::Display for Error {
                 Ok(())
             }
             Error::Output(e) => write!(f, "cannot write output: {e}"),
+            Error::Unreadable { what, inputs } => {
+                write!(f, "no {what}: {} could not be read", count(*inputs, "input", "inputs"))
+            }
+            Error::Unusable { what, findings } => write!(
+                f,
+                "no {what}: input that cannot be read or used ({} above); fix it, or give --skip-invalid to go on without it",
+                count(*findings, "TD001 finding", "TD001 findings")
+            ),
+            Error::Duplicates { objects } => write!(
+                f,
+                "no plan: {} given twice with different content ({} above); keep one of each",
+                count(*objects, "object is", "objects are"),
+                count(*objects, "TD002 finding", "TD002 findings")
+            ),
+            Error::EmptyNew => f.write_str(
+                "no plan: --prune NEW holds no objects, so everything in INPUT would be pruned; give --allow-empty-new if that is meant",
+            ),
+            Error::Plan(e) => write!(f, "{e}"),
         }
     }
 }
 
 impl std::error::Error for Error {}
+
+impl From<PlanError> for Error {
+    fn from(e: PlanError) -> Error {
+        Error::Plan(e)
+    }
+}

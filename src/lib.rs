@@ -4,15 +4,15 @@
 //! The pipeline, one module per stage:
 //!
 //! ```text
-//! input → dialect/* → model (+ resolve) → graph → analysis/* → render/*
+//! input → dialect/* → model (+ resolve) → graph → analysis/* → plan/* → render/*
 //! ```
 //!
-//! `load` runs the first four stages; `app` runs a command; `cli` is the
-//! command line.
+//! `load` runs the first four stages; `plan` makes a plan from them;
+//! `commands` runs one command, from the `settings` its `cli` flags make.
 
 pub mod analysis;
-pub mod app;
 pub mod cli;
+pub mod commands;
 pub mod dialect;
 pub mod error;
 pub mod findings;
@@ -23,4 +23,5 @@ pub mod model;
 pub mod plan;
 pub mod render;
 pub mod select;
+pub mod settings;
 pub mod timing;

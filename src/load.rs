@@ -41,6 +41,8 @@ pub struct LoadOptions {
     pub dialect: Option<String>,
     /// Show a progress bar on stderr for large inputs (stderr is a terminal).
     pub progress: bool,
+    /// Compute each input's sha256 while parsing (for plan files).
+    pub digests: bool,
 }
 
 /// Inputs at least this large (about a second of parsing) get a progress bar.
@@ -95,16 +97,34 @@ pub fn load(inputs: &[PathBuf], options: &LoadOptions, stdin: &mut dyn Read) -> 
     let mut timer = crate::timing::Timer::start();
     let (sources, problems) = input::read_inputs(inputs, stdin);
     timer.lap("read");
+    // A plan file records each input's digest: computed beside the parse,
+    // on a thread of its own, it costs no wall time.
+    let (objects, resolved, findings) = std::thread::scope(|s| {
+        if options.digests {
+            s.spawn(|| sources.files.iter().for_each(|f| _ = f.sha256()));
+        }
+        parse(&sources, problems, options, timer)
+    });
+    Snapshot { sources, objects, resolved, findings }
+}
+
+/// Everything after reading: documents into objects, then resolved.
+fn parse(
+    sources: &Sources,
+    problems: Vec<input::ReadProblem>,
+    options: &LoadOptions,
+    mut timer: crate::timing::Timer,
+) -> (Vec<Object>, Resolved, Vec<Finding>) {
     let mut findings = Vec::new();
     let mut skip = vec![false; sources.files.len()];
     for problem in problems {
-        findings.push(read_problem(&sources, &mut skip, problem));
+        findings.push(read_problem(sources, &mut skip, problem));
     }
     let forced = options.dialect.as_deref().and_then(dialect::by_name);
     let files: Vec<FileId> = sources.ids().filter(|id| !skip[id.0 as usize]).collect();
 
     // Dialects that read whole files.
-    if let Some(read) = forced.and_then(|f| REGISTRY[f].read_files(&sources, &files)) {
+    if let Some(read) = forced.and_then(|f| REGISTRY[f].read_files(sources, &files)) {
         for &id in &files {
             let file = sources.get(id);
             if file.text.trim().is_empty() {
@@ -114,7 +134,7 @@ pub fn load(inputs: &[PathBuf], options: &LoadOptions, stdin: &mut dyn Read) -> 
         findings.extend(read.findings);
         timer.lap("whole files");
         let resolved = Resolved { relations: read.relations, ..Resolved::default() };
-        return Snapshot { sources, objects: read.objects, resolved, findings };
+        return (read.objects, resolved, findings);
     }
 
     let per_file: Vec<(FileId, Vec<Piece>)> =
@@ -127,7 +147,7 @@ pub fn load(inputs: &[PathBuf], options: &LoadOptions, stdin: &mut dyn Read) -> 
     timer.lap("split");
     let size: usize = files.iter().map(|&id| sources.get(id).text.len()).sum();
     let bar = (options.progress && size >= PROGRESS_AT).then(|| progress_bar(size));
-    let reader = Reader { sources: &sources, forced, bar };
+    let reader = Reader { sources, forced, bar };
 
     // Large lists first, each in parallel runs; a file whose runs do not
     // check out is read the general way.
@@ -227,7 +247,7 @@ pub fn load(inputs: &[PathBuf], options: &LoadOptions, stdin: &mut dyn Read) -> 
     if !resolved.duplicates.is_empty() {
         // The same object given twice (overlapping dumps) is one object;
         // different documents with one identity stay duplicates (TD002).
-        let copies = copies(&sources, &objects, &resolved);
+        let copies = copies(sources, &objects, &resolved);
         if !copies.is_empty() {
             let mut n = 0;
             objects.retain(|_| {
@@ -241,7 +261,7 @@ pub fn load(inputs: &[PathBuf], options: &LoadOptions, stdin: &mut dyn Read) -> 
     if let Some(bar) = reader.bar {
         bar.finish_and_clear();
     }
-    Snapshot { sources, objects, resolved, findings }
+    (objects, resolved, findings)
 }
 
 /// The objects that repeat an earlier one with the same identity and the

@@ -109,6 +109,7 @@ proptest! {
                 root: None,
                 closed_world: false,
                 declared_in_new: if prune { declared.clone() } else { Vec::new() },
+                detail: plan::Detail::ALL,
             };
             let p = match plan::build(&snapshot, &options) {
                 Ok(p) => p,

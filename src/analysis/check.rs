@@ -380,7 +380,7 @@ fn conflicts(s: &Snapshot, graph: &Graph, out: &mut Vec<Finding>) {
         return;
     }
     let refs: Vec<String> = s.objects.par_iter().map(|o| o.reference()).collect();
-    let rank = crate::plan::reference_ranks(&refs);
+    let rank = super::order::reference_ranks(&refs);
     let in_set = vec![true; s.objects.len()];
     let input =
         super::order::Input { relations: &s.resolved.relations, in_set: &in_set, rank: &rank, allow_cycles: true };
@@ -390,7 +390,7 @@ fn conflicts(s: &Snapshot, graph: &Graph, out: &mut Vec<Finding>) {
         let (owner, owned) = (&refs[rel.from.index()], &refs[rel.to.index()]);
         let because = because.map(|b| &s.resolved.relations[b as usize]);
         out.push(
-            Finding::new(Rule::Td012, crate::plan::conflict_message(&refs, rel, because))
+            Finding::new(Rule::Td012, super::order::conflict_message(&refs, rel, because))
                 .at(anchor::relation(&s.sources, &s.objects, rel), "relaxed")
                 .refs([owner.clone(), owned.clone()])
                 .help(format!(

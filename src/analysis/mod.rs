@@ -3,7 +3,6 @@
 pub mod cascade;
 pub mod check;
 pub mod cycles;
-pub mod explain;
 pub mod gc;
 pub mod order;
 pub mod scc;

@@ -24,6 +24,7 @@
 //! O((V + E) log V).
 
 use crate::model::{Link, ObjId, Relation};
+use rayon::prelude::*;
 use std::collections::VecDeque;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -591,4 +592,47 @@ fn unblock<F: Fn(usize) -> bool>(s: &Stall<F>) -> Vec<Relax> {
         }
     }
     freed
+}
+/// TD012: an ownership relation relaxed because a destruction dependency
+/// contradicts it (A is destroyed after B, B owns A through this relation).
+pub fn conflict_message(refs: &[String], relaxed: &Relation, because: Option<&Relation>) -> String {
+    let (owner, owned) = (&refs[relaxed.from.index()], &refs[relaxed.to.index()]);
+    let how = relaxed.kind.as_str();
+    match because {
+        Some(d) => {
+            let (a, b) = (&refs[d.from.index()], &refs[d.to.index()]);
+            let through = if owner == b { String::new() } else { format!(" through {owner}") };
+            format!(
+                "ordering conflict: {a} is destroyed after {b} (a destruction dependency), but {b} {how} it{through}; the ownership edge {owner} {how} {owned} is relaxed"
+            )
+        }
+        None => format!(
+            "ordering conflict: {owner} {how} {owned}, but destruction dependencies put {owned} after it; the ownership edge is relaxed"
+        ),
+    }
+}
+
+/// Each object's position in reference order: ties broken, output stable.
+pub fn reference_ranks(refs: &[String]) -> Vec<u32> {
+    // The first 16 bytes as a big-endian number order like the strings do
+    // (zero-padded: a prefix sorts first); equal prefixes compare in full.
+    let prefix: Vec<u128> = refs
+        .par_iter()
+        .map(|r| {
+            let mut b = [0u8; 16];
+            let n = r.len().min(16);
+            b[..n].copy_from_slice(&r.as_bytes()[..n]);
+            u128::from_be_bytes(b)
+        })
+        .collect();
+    let mut order: Vec<u32> = (0..refs.len() as u32).collect();
+    order.par_sort_unstable_by(|&a, &b| {
+        let (a, b) = (a as usize, b as usize);
+        prefix[a].cmp(&prefix[b]).then_with(|| refs[a].cmp(&refs[b])).then(a.cmp(&b))
+    });
+    let mut rank = vec![0u32; refs.len()];
+    for (r, &i) in order.iter().enumerate() {
+        rank[i as usize] = r as u32;
+    }
+    rank
 }

@@ -55,6 +55,7 @@ pub struct SourceFile {
     /// The file started with a UTF-8 byte order mark (not part of `text`).
     pub bom: bool,
     line_starts: OnceLock<LineStarts>,
+    sha256: OnceLock<String>,
     /// The last line a column was computed in (see `line_col`).
     column_cache: Mutex<Option<ColumnCache>>,
 }
@@ -199,6 +200,7 @@ impl SourceFile {
             text: text.into(),
             bom: false,
             line_starts: OnceLock::new(),
+            sha256: OnceLock::new(),
             column_cache: Mutex::new(None),
         }
     }
@@ -217,6 +219,13 @@ impl SourceFile {
     /// Byte offset at which 0-based `line` starts.
     pub fn line_start(&self, line: usize) -> usize {
         self.starts().get(self.text.as_bytes(), line)
+    }
+
+    /// Newlines in a byte range.
+    pub fn newlines(&self, range: Range<usize>) -> usize {
+        let bytes = self.text.as_bytes();
+        let end = range.end.min(bytes.len());
+        count_newlines(&bytes[range.start.min(end)..end])
     }
 
     /// 0-based line index of a byte offset.
@@ -270,14 +279,17 @@ impl SourceFile {
     }
 
     /// SHA-256 of the file's bytes as read (hex), for plans to pin their inputs.
-    pub fn sha256(&self) -> String {
-        use sha2::{Digest, Sha256};
-        let mut h = Sha256::new();
-        if self.bom {
-            h.update(b"\xEF\xBB\xBF");
-        }
-        h.update(self.text.as_bytes());
-        h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+    /// The file's sha256, as lowercase hex (computed once).
+    pub fn sha256(&self) -> &str {
+        self.sha256.get_or_init(|| {
+            use sha2::{Digest, Sha256};
+            let mut h = Sha256::new();
+            if self.bom {
+                h.update(b"\xEF\xBB\xBF");
+            }
+            h.update(self.text.as_bytes());
+            h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+        })
     }
 
     pub fn floor_char_boundary(&self, mut offset: usize) -> usize {

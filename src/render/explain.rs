@@ -1,9 +1,9 @@
 //! `teardown explain` output: text or JSON.
 
-use crate::analysis::cascade::KeptBy;
-use crate::analysis::explain::{origin_text, Explanation, Link, Status};
 use crate::model::{RelKind, Relation};
-use crate::plan::{kept_reason, Plan};
+use crate::plan::explain::{origin_text, Explanation, Link, Status};
+use crate::plan::reasons::orphaned_message;
+use crate::plan::Plan;
 use serde::Serialize;
 
 /// `X owns Y` read from X: the verb for a relation, in the cascade direction.
@@ -32,11 +32,7 @@ fn order_phrase(plan: &Plan, r: &Relation) -> String {
 
 /// How the chain that reaches an object starts.
 fn origin(plan: &Plan, e: &Explanation) -> &'static str {
-    match (e.origin, &plan.options_mode) {
-        (Some(crate::analysis::cascade::Cause::Target), crate::plan::Mode::All) => "everything in the input (--all)",
-        (Some(cause), _) => origin_text(cause),
-        (None, _) => "",
-    }
+    e.origin.map_or("", |cause| origin_text(cause, &plan.options_mode))
 }
 
 fn step_note(plan: &Plan, link: &Link) -> String {
@@ -65,7 +61,7 @@ pub fn text(plan: &Plan, explanations: &[Explanation]) -> String {
                         out.push_str(&format!("  {who} ({why})\n"));
                     } else if let Some(r) = e.reached[i - 1].relation {
                         let verb = cascade_verb(&plan.relations[r as usize]);
-                        out.push_str(&format!("  {}└ {verb} {who}\n", "  ".repeat(i - 1)));
+                        out.push_str(&format!("  └ {verb} {who}\n"));
                     }
                 }
                 out.push_str(&format!("\nwhy step {step}:\n"));
@@ -80,31 +76,21 @@ pub fn text(plan: &Plan, explanations: &[Explanation]) -> String {
                         } else {
                             let prev = e.before[i - 1].relation.map(|r| &plan.relations[r as usize]);
                             let phrase = prev.map(|r| order_phrase(plan, r)).unwrap_or_default();
-                            let _ = who;
-                            out.push_str(&format!("  {}└ {phrase} ({note})\n", "  ".repeat(i - 1)));
+                            out.push_str(&format!("  └ {phrase} ({note})\n"));
                         }
                     }
                 }
             }
             Status::Kept(by) => {
-                out.push_str(&format!("{me}: kept, {}\n", kept_reason(plan, *by).0));
+                out.push_str(&format!("{me}: kept, {}\n", by.message(&plan.names())));
                 if let Some(r) = e.reached_via {
                     let owner = &plan.refs[plan.relations[r as usize].from.index()];
-                    let because = match by {
-                        KeptBy::SolidOwner(_) | KeptBy::NamespacedOwner(_) => "another owner stays",
-                        KeptBy::AlreadyDestroyed => "it is already destroyed",
-                        KeptBy::Reachable => "the root still reaches it",
-                        KeptBy::InNewModel => "the new model still holds it",
-                        KeptBy::Protected { .. } => "the API server refuses to delete it",
-                        KeptBy::OwnerNotInSnapshot(_) => "its owner may still exist in the cluster",
-                        KeptBy::DeclaredInNew => "NEW still declares it",
-                        KeptBy::HoldsNew(_) => "it still holds objects NEW declares",
-                    };
+                    let because = by.because();
                     out.push_str(&format!("  deleting {owner} does not take it, because {because}\n"));
                 }
             }
-            Status::Orphaned(r) => {
-                let owner = &plan.refs[plan.relations[*r as usize].from.index()];
+            Status::Orphaned(owner) => {
+                let owner = &plan.refs[owner.index()];
                 out.push_str(&format!(
                     "{me}: orphaned: not deleted; its owner reference to {owner} is removed (--cascade orphan)\n"
                 ));
@@ -175,15 +161,8 @@ pub fn json(plan: &Plan, explanations: &[Explanation]) -> String {
         .map(|e| {
             let (status, step, reason) = match &e.status {
                 Status::Deleted { step } => ("deleted", Some(*step), None),
-                Status::Kept(by) => ("kept", None, Some(kept_reason(plan, *by).0)),
-                Status::Orphaned(r) => (
-                    "orphaned",
-                    None,
-                    Some(format!(
-                        "owner reference to {} removed (--cascade orphan)",
-                        plan.refs[plan.relations[*r as usize].from.index()]
-                    )),
-                ),
+                Status::Kept(by) => ("kept", None, Some(by.message(&plan.names()))),
+                Status::Orphaned(owner) => ("orphaned", None, Some(orphaned_message(*owner, &plan.names()))),
                 Status::NotInPlan => ("not-in-plan", None, None),
             };
             ExplanationOut {

@@ -5,4 +5,5 @@ pub mod diagnostics;
 pub mod explain;
 pub mod findings;
 pub mod graph;
+pub mod json;
 pub mod plan;

@@ -1,188 +1,30 @@
 //! A plan as a table, JSON / YAML (CONTRACT §6), names, DOT or Mermaid.
+//! Formatting only: every reason, warning and place is in the plan.
 
-use crate::analysis::cascade::{Cause, Garbage};
-use crate::analysis::explain::origin_text;
+use super::json;
 use crate::load::Snapshot;
-use crate::model::{DepKind, Identity, Link, ObjId, Object, RelKind};
-use crate::plan::{kept_reason, EventKind, Mode, Plan};
+use crate::model::{Link, ObjId, Object, RelKind};
+use crate::plan::reasons::{self, Names};
+use crate::plan::{EventKind, Garbage, Kept, Plan, Reason, Root};
 use rayon::prelude::*;
 use serde::Serialize;
 use std::io::{self, Write};
 
-/// Why an object is in the plan, as text: how it got there, what it depends
-/// on, what it waits for.
-pub fn reason(snapshot: &Snapshot, plan: &Plan, id: ObjId) -> String {
-    let objects = &snapshot.objects;
-    let o = &objects[id.index()];
-    let mut parts: Vec<String> = Vec::new();
-    match plan.cascade.cause[id.index()] {
-        Some(Cause::Target) if matches!(plan.options_mode, Mode::Delete(_)) => parts.push("target".into()),
-        Some(Cause::Target) if matches!(plan.options_mode, Mode::Prune(_)) => parts.push("absent from NEW".into()),
-        Some(Cause::Target) => {
-            // --all: say what owns it, if anything does.
-            if let Some(r) = first_owner(plan, id) {
-                parts.push(r);
-            }
-        }
-        Some(Cause::Garbage(Garbage::BeingDeleted)) => parts.push("being deleted (deletionTimestamp is set)".into()),
-        Some(Cause::Garbage(Garbage::NoSolidOwner)) => parts.push(no_solid_owner(snapshot, plan, id)),
-        Some(cause @ Cause::Garbage(Garbage::RemovedFromModel)) => parts.push(origin_text(cause).into()),
-        Some(Cause::Garbage(Garbage::Unreachable)) => {
-            let model_root = o.murano.as_deref().and_then(|m| m.model_root.as_deref());
-            parts.push(match (plan.root, model_root) {
-                (Some(r), _) => format!("garbage: unreachable from the root {}", plan.refs[r.index()]),
-                (None, Some(r)) => format!("garbage: unreachable from the root {r}"),
-                (None, None) => "garbage: unreachable (no root)".into(),
-            })
-        }
-        Some(Cause::Relation(r)) => {
-            let rel = &plan.relations[r as usize];
-            let from = &plan.refs[rel.from.index()];
-            parts.push(match rel.kind {
-                RelKind::Owns => format!("owned by {from}"),
-                RelKind::Contains => format!("in {from}"),
-                RelKind::Defines => format!("defined by {from}"),
-                RelKind::DestroyAfter | RelKind::Finalizer => format!("with {from}"),
-            });
-        }
-        None => {}
-    }
-    for (j, d) in o.deps.iter().enumerate() {
-        let target = plan
-            .graph()
-            .around(id)
-            .map(|r| &plan.relations[r as usize])
-            .find(|r| r.kind == RelKind::DestroyAfter && r.declared_by == id && r.decl == j as u32);
-        let Some(target) = target else { continue };
-        match d.kind {
-            DepKind::Notifies => parts.push(format!("notifies {}", plan.refs[target.from.index()])),
-            DepKind::DependsOn => parts.push(format!("depends-on {}", plan.refs[target.from.index()])),
-            DepKind::DestroyAfter => parts.push(format!("destroyed after {}", plan.refs[target.to.index()])),
-        }
-    }
-    if o.identity() == Identity::Token {
-        parts.extend(pairs_after(plan, id));
-    }
-    {
-        // What it subscribed to: relations declared by what notifies it.
-        let mut subscribed: Vec<u32> = plan
-            .graph()
-            .around(id)
-            .filter(|&r| {
-                let r = &plan.relations[r as usize];
-                r.kind == RelKind::DestroyAfter
-                    && r.from == id
-                    && objects[r.declared_by.index()]
-                        .deps
-                        .get(r.decl as usize)
-                        .is_some_and(|d| d.kind == DepKind::Notifies)
-            })
-            .collect();
-        subscribed.sort_unstable();
-        for r in subscribed {
-            parts.push(format!("subscribed to {}", plan.refs[plan.relations[r as usize].to.index()]));
-        }
-    }
-    for f in plan.waits_for(o) {
-        let controller = plan.graph().around(id).map(|r| &plan.relations[r as usize]).find(|r| {
-            r.kind == RelKind::Finalizer && r.to == id && o.finalizers.get(r.decl as usize).is_some_and(|x| **x == *f)
-        });
-        match controller {
-            Some(r) => parts.push(format!("waits for finalizer {f} (removed by {})", plan.refs[r.from.index()])),
-            None => parts.push(format!("waits for finalizer {f}")),
-        }
-    }
-    parts.dedup(); // two subscriptions of one pair are one notification
-    parts.join("; ")
-}
+/// Rows (and JSON resources) are made this many at a time, in parallel,
+/// and written before the next: a plan of a million objects is never held
+/// as text.
+const BATCH: usize = 1 << 14;
 
-/// For a token of `--dialect pairs`: the tokens written before it
-/// (`after a, b and 3 more`), in input order.
-fn pairs_after(plan: &Plan, id: ObjId) -> Option<String> {
-    const SHOWN: usize = 3;
-    let mut before: Vec<u32> = plan
-        .graph()
-        .around(id)
-        .filter(|&r| {
-            let r = &plan.relations[r as usize];
-            r.kind == RelKind::DestroyAfter && r.from == id
-        })
-        .collect();
-    if before.is_empty() {
-        return None;
-    }
-    before.sort_unstable();
-    let names: Vec<&str> =
-        before.iter().take(SHOWN).map(|&r| plan.refs[plan.relations[r as usize].to.index()].as_str()).collect();
-    let more = before.len().saturating_sub(SHOWN);
-    Some(match more {
-        0 => format!("after {}", names.join(", ")),
-        _ => format!("after {} and {more} more", names.join(", ")),
-    })
-}
-
-fn first_owner(plan: &Plan, id: ObjId) -> Option<String> {
-    // The first owner as written: the lowest relation index.
-    plan.graph()
-        .around(id)
-        .filter(|&r| {
-            let r = &plan.relations[r as usize];
-            r.to == id && r.kind == RelKind::Owns && r.link == Link::Solid
-        })
-        .min()
-        .map(|r| format!("owned by {}", plan.refs[plan.relations[r as usize].from.index()]))
-}
-
-fn no_solid_owner(snapshot: &Snapshot, plan: &Plan, id: ObjId) -> String {
-    let o = &snapshot.objects[id.index()];
-    if let Some(&(_, j)) = snapshot.resolved.missing_owners.iter().find(|(d, _)| *d == id) {
-        return format!("garbage: owner {} is not in the snapshot (--closed-world)", o.owner_reference(j as usize));
-    }
-    let broken = plan
-        .graph()
-        .dependencies(id)
-        .into_iter()
-        .map(|r| &plan.relations[r as usize])
-        .find(|r| r.kind == RelKind::Owns);
-    match broken {
-        Some(r) if r.link == Link::UidMismatch => {
-            format!("garbage: owner {} has another uid", plan.refs[r.from.index()])
-        }
-        Some(r) if r.link == Link::OtherCoordinates => {
-            format!(
-                "garbage: owner {} is not in the snapshot; its uid is {}'s",
-                snapshot.objects[r.to.index()].owner_reference(r.decl as usize),
-                plan.refs[r.from.index()]
-            )
-        }
-        Some(r) if r.link == Link::CrossNamespace => {
-            format!("garbage: owner {} is in another namespace", plan.refs[r.from.index()])
-        }
-        Some(r) => format!("garbage: owner {} is being deleted", plan.refs[r.from.index()]),
-        None => "garbage: no owner left".into(),
-    }
-}
-
-/// The table of steps (stdout); the warnings and summary go to stderr.
-/// Rows are made, reasons and all, this many at a time (in parallel), and
-/// written before the next: a plan of a million objects is never held as text.
-const BATCH: usize = 1 << 16;
-
-/// The plan as a kubectl-style table: STEP, ACTION, OBJECT, REASON.
-pub fn table(snapshot: &Snapshot, plan: &Plan, out: &mut dyn Write) -> io::Result<()> {
+/// The plan as a kubectl-style table: STEP, ACTION, OBJECT, REASON. (The
+/// warnings and summary go to stderr.)
+pub fn table(plan: &Plan, out: &mut dyn Write) -> io::Result<()> {
+    let names = plan.names();
     let orphaned: Vec<(String, String)> = plan
-        .cascade
         .orphaned
         .iter()
-        .map(|&(_, r)| {
-            let owner = plan.relations[r as usize].from;
-            (
-                plan.order.step[owner.index()].to_string(),
-                format!("owner reference to {} removed (--cascade orphan)", plan.refs[owner.index()]),
-            )
-        })
+        .map(|&(_, owner)| (plan.order.step[owner.index()].to_string(), reasons::orphaned_message(owner, &names)))
         .collect();
-    let kept: Vec<String> = plan.cascade.kept.iter().map(|&(_, by)| kept_reason(plan, by).0).collect();
+    let kept: Vec<String> = plan.kept.iter().map(|(_, by)| by.message(&names)).collect();
     // Widths: the last column is not padded, so reasons need not be known yet.
     let width = |s: &str| s.chars().count();
     let mut widths = [width("STEP"), width("ACTION"), width("OBJECT"), 0];
@@ -190,9 +32,9 @@ pub fn table(snapshot: &Snapshot, plan: &Plan, out: &mut dyn Write) -> io::Resul
     for (s, _) in &orphaned {
         widths[0] = widths[0].max(s.len());
     }
-    let ids = plan.steps.iter().flatten().chain(plan.cascade.orphaned.iter().map(|(id, _)| id));
-    let ids = ids.chain(plan.cascade.kept.iter().map(|(id, _)| id));
-    widths[2] = widths[2].max(ids.map(|id| width(&plan.refs[id.index()])).max().unwrap_or(0));
+    let ids = plan.steps.iter().flatten().chain(plan.orphaned.iter().map(|(id, _)| id));
+    let ids = ids.chain(plan.kept.iter().map(|(id, _)| id));
+    widths[2] = widths[2].max(ids.map(|id| width(names.of(*id))).max().unwrap_or(0));
     let actions = [("delete", plan.deleted_count()), ("orphan", orphaned.len()), ("keep", kept.len())];
     widths[1] = actions.iter().filter(|(_, n)| *n > 0).map(|(a, _)| a.len()).fold(widths[1], usize::max);
     let columns = super::columns::Columns { widths };
@@ -207,8 +49,8 @@ pub fn table(snapshot: &Snapshot, plan: &Plan, out: &mut dyn Write) -> io::Resul
                 .map(|ids| {
                     let mut s = String::with_capacity(ids.len() * 100);
                     for &id in ids {
-                        let reason = reason(snapshot, plan, id);
-                        columns.line([&label, "delete", &plan.refs[id.index()], &reason], &mut s);
+                        let reason = reasons::message(plan.reasons.of(id), &names);
+                        columns.line([&label, "delete", names.of(id), &reason], &mut s);
                     }
                     s
                 })
@@ -219,11 +61,11 @@ pub fn table(snapshot: &Snapshot, plan: &Plan, out: &mut dyn Write) -> io::Resul
         }
     }
     text.clear();
-    for (&(id, _), (step, reason)) in plan.cascade.orphaned.iter().zip(&orphaned) {
-        columns.line([step, "orphan", &plan.refs[id.index()], reason], &mut text);
+    for (&(id, _), (step, reason)) in plan.orphaned.iter().zip(&orphaned) {
+        columns.line([step, "orphan", names.of(id), reason], &mut text);
     }
-    for (&(id, _), reason) in plan.cascade.kept.iter().zip(&kept) {
-        columns.line(["-", "keep", &plan.refs[id.index()], reason], &mut text);
+    for (&(id, _), reason) in plan.kept.iter().zip(&kept) {
+        columns.line(["-", "keep", names.of(id), reason], &mut text);
     }
     out.write_all(text.as_bytes())?;
     // Without subscriptions the events only repeat the steps.
@@ -236,6 +78,7 @@ pub fn table(snapshot: &Snapshot, plan: &Plan, out: &mut dyn Write) -> io::Resul
 
 /// Murano's notifications, in the order they happen.
 fn events_table(plan: &Plan) -> String {
+    let names = plan.names();
     let rows: Vec<[String; 5]> = plan
         .events
         .iter()
@@ -243,8 +86,8 @@ fn events_table(plan: &Plan) -> String {
             [
                 e.kind.as_str().to_string(),
                 e.step.to_string(),
-                plan.refs[e.object.index()].clone(),
-                e.subscriber.map(|s| plan.refs[s.index()].clone()).unwrap_or_default(),
+                names.of(e.object).to_string(),
+                e.subscriber.map(|s| names.of(s).to_string()).unwrap_or_default(),
                 e.handlers.join(", "),
             ]
         })
@@ -267,11 +110,12 @@ fn events_table(plan: &Plan) -> String {
 
 /// The warnings, one a line, for stderr (formats that do not carry them).
 pub fn warnings(plan: &Plan) -> String {
+    let names = plan.names();
     let mut out = String::new();
     for w in &plan.warnings {
-        match w.rule {
-            Some(rule) => out.push_str(&format!("warning[{}]: {}\n", rule.id(), w.message)),
-            None => out.push_str(&format!("warning: {}\n", w.message)),
+        match w.rule() {
+            Some(rule) => out.push_str(&format!("warning[{}]: {}\n", rule.id(), w.message(&names))),
+            None => out.push_str(&format!("warning: {}\n", w.message(&names))),
         }
     }
     out
@@ -285,10 +129,10 @@ pub fn summary(plan: &Plan) -> String {
         "{} in {}, {} kept",
         plural(plan.deleted_count(), "object", "objects"),
         plural(plan.steps.len(), "step", "steps"),
-        plan.cascade.kept.len()
+        plan.kept.len()
     );
-    if !plan.cascade.orphaned.is_empty() {
-        line.push_str(&format!(", {} orphaned", plan.cascade.orphaned.len()));
+    if !plan.orphaned.is_empty() {
+        line.push_str(&format!(", {} orphaned", plan.orphaned.len()));
     }
     line.push_str(&format!(", {}", plural(plan.warnings.len(), "warning", "warnings")));
     out.push_str(&line);
@@ -307,6 +151,67 @@ pub fn names(plan: &Plan, out: &mut dyn Write) -> io::Result<()> {
     Ok(())
 }
 
+/// A typed reason in JSON: its id and what it points at.
+#[derive(Serialize, Default)]
+#[serde(rename_all = "camelCase")]
+struct ReasonOut<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    /// For `garbage`: which rule of the collector.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    why: Option<&'static str>,
+    #[serde(rename = "ref", skip_serializing_if = "Option::is_none")]
+    reference: Option<&'a str>,
+    /// An owner reference that names no object, as written.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    owner: Option<&'a str>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    refs: Vec<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    more: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    root: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    finalizer: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    count: Option<u32>,
+}
+
+fn reason_out<'a>(r: &'a Reason, names: &Names<'a>) -> ReasonOut<'a> {
+    let mut out = ReasonOut { kind: r.id(), reference: r.object().map(|x| names.of(x)), ..ReasonOut::default() };
+    match r {
+        Reason::Garbage(g) => {
+            out.why = Some(g.id());
+            match g {
+                Garbage::OwnerNotInSnapshot(k) | Garbage::OwnerUidOfAnother { owner: k, .. } => {
+                    out.owner = Some(names.owner(*k))
+                }
+                Garbage::Unreachable(Root::Object(x)) => out.root = Some(names.of(*x)),
+                Garbage::Unreachable(Root::Named(x)) => out.root = Some(x),
+                _ => {}
+            }
+        }
+        Reason::After { first, shown, more } => {
+            out.refs = first.iter().take(usize::from(*shown)).map(|x| names.of(*x)).collect();
+            out.more = Some(*more);
+        }
+        Reason::WaitsFor { finalizer, .. } => out.finalizer = Some(finalizer),
+        _ => {}
+    }
+    out
+}
+
+fn kept_out<'a>(k: &Kept, names: &Names<'a>) -> ReasonOut<'a> {
+    let mut out = ReasonOut { kind: k.id(), ..ReasonOut::default() };
+    match k {
+        Kept::StillOwnedBy(x) | Kept::NamespacedOwner(x) => out.reference = Some(names.of(*x)),
+        Kept::OwnerNotInSnapshot(o) => out.owner = Some(names.owner(*o)),
+        Kept::Protected { deleted_inside: n } | Kept::HoldsNew(n) => out.count = Some(*n),
+        _ => {}
+    }
+    out
+}
+
 #[derive(Serialize)]
 struct ResourceOut<'a> {
     #[serde(rename = "ref")]
@@ -319,11 +224,14 @@ struct ResourceOut<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     id: Option<&'a str>,
     action: &'static str,
+    /// The reasons as text.
     reason: String,
+    /// The reasons, typed.
+    reasons: Vec<ReasonOut<'a>>,
     #[serde(rename = "waitsFor", skip_serializing_if = "Vec::is_empty")]
     waits_for: Vec<&'a str>,
     #[serde(rename = "keptBy", skip_serializing_if = "Option::is_none")]
-    kept_by: Option<String>,
+    kept_by: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     owner: Option<&'a str>,
     /// Murano: the type as written.
@@ -334,7 +242,7 @@ struct ResourceOut<'a> {
     #[serde(rename = "referencedBy", skip_serializing_if = "Vec::is_empty")]
     referenced_by: Vec<&'a str>,
     file: &'a str,
-    line: usize,
+    line: u32,
 }
 
 #[derive(Serialize)]
@@ -380,10 +288,7 @@ impl Serialize for ResourcesOut<'_> {
         let (snapshot, plan) = (self.snapshot, self.plan);
         let mut seq = s.serialize_seq(Some(self.ids.len()))?;
         for batch in self.ids.chunks(BATCH) {
-            let made: Vec<ResourceOut> = batch
-                .par_iter()
-                .map(|&id| resource(snapshot, plan, id, "delete", reason(snapshot, plan, id)))
-                .collect();
+            let made: Vec<ResourceOut> = batch.par_iter().map(|&id| deleted(snapshot, plan, id)).collect();
             for r in &made {
                 seq.serialize_element(r)?;
             }
@@ -414,15 +319,17 @@ struct CycleOut<'a> {
 
 #[derive(Serialize)]
 struct WarningOut<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
     rule: Option<&'static str>,
-    message: &'a str,
-    refs: &'a [String],
+    message: String,
+    refs: Vec<&'a str>,
 }
 
 #[derive(Serialize)]
 struct InputOut<'a> {
     path: &'a str,
-    sha256: String,
+    sha256: &'a str,
 }
 
 #[derive(Serialize)]
@@ -444,15 +351,8 @@ struct PlanOut<'a> {
     inputs: Vec<InputOut<'a>>,
 }
 
-fn resource<'a>(
-    snapshot: &'a Snapshot,
-    plan: &'a Plan,
-    id: ObjId,
-    action: &'static str,
-    reason: String,
-) -> ResourceOut<'a> {
+fn resource<'a>(snapshot: &'a Snapshot, plan: &'a Plan, id: ObjId, action: &'static str) -> ResourceOut<'a> {
     let o: &Object = &snapshot.objects[id.index()];
-    let file = snapshot.sources.get(o.span.file);
     let (uid, oid) = match o.has_coordinates() {
         true => (o.uid.as_deref(), None),
         false => (None, Some(&*o.name)),
@@ -465,48 +365,52 @@ fn resource<'a>(
         uid,
         id: oid,
         action,
-        reason,
-        waits_for: if action == "delete" { plan.waits_for(o).collect() } else { Vec::new() },
+        reason: String::new(),
+        reasons: Vec::new(),
+        waits_for: Vec::new(),
         kept_by: None,
         owner: None,
         type_name: o.murano.as_deref().map(|m| &*m.type_name),
-        referenced_by: match action {
-            "delete" => plan
-                .still_referenced
-                .iter()
-                .find(|(t, _)| *t == id)
-                .map(|(_, by)| by.iter().map(|b| plan.refs[b.index()].as_str()).collect())
-                .unwrap_or_default(),
-            _ => Vec::new(),
-        },
-        file: &file.name,
-        line: file.line_index(o.span.start) + 1,
+        referenced_by: Vec::new(),
+        file: &snapshot.sources.get(o.span.file).name,
+        line: plan.lines.get(id.index()).copied().unwrap_or(0),
     }
 }
 
+fn deleted<'a>(snapshot: &'a Snapshot, plan: &'a Plan, id: ObjId) -> ResourceOut<'a> {
+    let names = plan.names();
+    let why = plan.reasons.of(id);
+    let mut r = resource(snapshot, plan, id, "delete");
+    r.reason = reasons::message(why, &names);
+    r.reasons = why.iter().map(|x| reason_out(x, &names)).collect();
+    r.waits_for = plan.waits_for(&snapshot.objects[id.index()]).collect();
+    if let Some(by) = plan.still_referenced.get(&id) {
+        r.referenced_by = by.iter().map(|b| names.of(*b)).collect();
+    }
+    r
+}
+
 fn plan_out<'a>(snapshot: &'a Snapshot, plan: &'a Plan) -> PlanOut<'a> {
-    let inputs = snapshot.sources.files.par_iter().map(|f| InputOut { path: &f.name, sha256: f.sha256() }).collect();
-    let steps = StepsOut { snapshot, plan };
+    let names = plan.names();
     let kept = plan
-        .cascade
         .kept
         .iter()
-        .map(|&(id, by)| {
-            let (text, keeper) = kept_reason(plan, by);
-            let mut r = resource(snapshot, plan, id, "keep", text);
-            r.kept_by = keeper;
+        .map(|(id, by)| {
+            let mut r = resource(snapshot, plan, *id, "keep");
+            r.reason = by.message(&names);
+            r.reasons = vec![kept_out(by, &names)];
+            r.kept_by = by.keeper(&names);
             r
         })
         .collect();
     let orphaned = plan
-        .cascade
         .orphaned
         .iter()
-        .map(|&(id, rel)| {
-            let owner = plan.relations[rel as usize].from;
-            let text = format!("owner reference to {} removed (--cascade orphan)", plan.refs[owner.index()]);
-            let mut r = resource(snapshot, plan, id, "orphan", text);
-            r.owner = Some(&plan.refs[owner.index()]);
+        .map(|&(id, owner)| {
+            let mut r = resource(snapshot, plan, id, "orphan");
+            r.reason = reasons::orphaned_message(owner, &names);
+            r.reasons = vec![ReasonOut { kind: "orphaned", reference: Some(names.of(owner)), ..ReasonOut::default() }];
+            r.owner = Some(names.of(owner));
             r
         })
         .collect();
@@ -516,7 +420,7 @@ fn plan_out<'a>(snapshot: &'a Snapshot, plan: &'a Plan) -> PlanOut<'a> {
         .iter()
         .map(|&r| {
             let rel = &plan.relations[r as usize];
-            RelaxedOut { owner: &plan.refs[rel.from.index()], dependent: &plan.refs[rel.to.index()], kind: rel.kind }
+            RelaxedOut { owner: names.of(rel.from), dependent: names.of(rel.to), kind: rel.kind }
         })
         .collect();
     let cycles = plan
@@ -529,25 +433,26 @@ fn plan_out<'a>(snapshot: &'a Snapshot, plan: &'a Plan) -> PlanOut<'a> {
                 crate::analysis::order::GroupKind::Ownership => "ownership",
             },
             step: g.members.first().map(|m| plan.order.step[m.index()]).unwrap_or(0),
-            refs: g.members.iter().map(|m| plan.refs[m.index()].as_str()).collect(),
+            refs: g.members.iter().map(|m| names.of(*m)).collect(),
         })
         .collect();
     let warnings = plan
         .warnings
         .iter()
-        .map(|w| WarningOut { rule: w.rule.map(|r| r.id()), message: &w.message, refs: &w.refs })
+        .map(|w| WarningOut {
+            kind: w.id(),
+            rule: w.rule().map(|r| r.id()),
+            message: w.message(&names),
+            refs: w.refs(&names),
+        })
         .collect();
-    let targets = match &plan.options_mode {
-        Mode::Delete(t) | Mode::Prune(t) => t.iter().map(|id| plan.refs[id.index()].as_str()).collect(),
-        _ => Vec::new(),
-    };
     PlanOut {
         schema_version: 1,
         mode: plan.options_mode.name(),
         cascade: plan.cascade_mode.as_str(),
         multi_owner: plan.multi_owner.as_str(),
-        targets,
-        steps,
+        targets: plan.targets.iter().map(|id| names.of(*id)).collect(),
+        steps: StepsOut { snapshot, plan },
         kept,
         orphaned,
         relaxed,
@@ -559,18 +464,81 @@ fn plan_out<'a>(snapshot: &'a Snapshot, plan: &'a Plan) -> PlanOut<'a> {
             .map(|e| EventOut {
                 event: e.kind.as_str(),
                 step: e.step,
-                object: &plan.refs[e.object.index()],
-                subscriber: e.subscriber.map(|s| plan.refs[s.index()].as_str()),
+                object: names.of(e.object),
+                subscriber: e.subscriber.map(|s| names.of(s)),
                 handlers: e.handlers.iter().map(|h| &**h).collect(),
             })
             .collect(),
-        inputs,
+        inputs: plan.inputs.iter().map(|i| InputOut { path: &i.path, sha256: &i.sha256 }).collect(),
     }
 }
 
+/// The plan as JSON: the bytes `serde_json::to_writer_pretty` would write,
+/// with the resources of each step made in parallel and written as they
+/// are made.
 pub fn json(snapshot: &Snapshot, plan: &Plan, out: &mut dyn Write) -> io::Result<()> {
-    serde_json::to_writer_pretty(&mut *out, &plan_out(snapshot, plan))?;
-    out.write_all(b"\n")
+    const FLUSH: usize = 1 << 20;
+    let p = plan_out(snapshot, plan);
+    let mut buf = Vec::with_capacity(FLUSH * 2);
+    let mut doc = json::Object::begin(&mut buf, 0);
+    doc.field(&mut buf, "schemaVersion", &p.schema_version)?;
+    doc.field(&mut buf, "mode", p.mode)?;
+    doc.field(&mut buf, "cascade", p.cascade)?;
+    doc.field(&mut buf, "multiOwner", p.multi_owner)?;
+    if !p.targets.is_empty() {
+        doc.field(&mut buf, "targets", &p.targets)?;
+    }
+    doc.key(&mut buf, "steps");
+    buf.push(b'[');
+    for (i, ids) in plan.steps.iter().enumerate() {
+        json::element(&mut buf, i == 0, 2);
+        let mut step = json::Object::begin(&mut buf, 2);
+        step.field(&mut buf, "step", &(i + 1))?;
+        step.key(&mut buf, "resources");
+        buf.push(b'[');
+        for (b, batch) in ids.chunks(BATCH).enumerate() {
+            let parts: Vec<io::Result<Vec<u8>>> = batch
+                .par_chunks(512)
+                .enumerate()
+                .map(|(c, chunk)| {
+                    let mut part = Vec::with_capacity(chunk.len() * 512);
+                    for (k, &id) in chunk.iter().enumerate() {
+                        json::element(&mut part, b == 0 && c == 0 && k == 0, 4);
+                        json::value_at(&mut part, 4, &deleted(snapshot, plan, id))?;
+                    }
+                    Ok(part)
+                })
+                .collect();
+            for part in parts {
+                buf.extend_from_slice(&part?);
+                if buf.len() >= FLUSH {
+                    out.write_all(&buf)?;
+                    buf.clear();
+                }
+            }
+        }
+        if ids.is_empty() {
+            buf.push(b']');
+        } else {
+            json::end_array(&mut buf, 4);
+        }
+        step.end(&mut buf);
+    }
+    if plan.steps.is_empty() {
+        buf.push(b']');
+    } else {
+        json::end_array(&mut buf, 2);
+    }
+    doc.field(&mut buf, "kept", &p.kept)?;
+    doc.field(&mut buf, "orphaned", &p.orphaned)?;
+    doc.field(&mut buf, "relaxed", &p.relaxed)?;
+    doc.field(&mut buf, "cycles", &p.cycles)?;
+    doc.field(&mut buf, "warnings", &p.warnings)?;
+    doc.field(&mut buf, "events", &p.events)?;
+    doc.field(&mut buf, "inputs", &p.inputs)?;
+    doc.end(&mut buf);
+    buf.push(b'\n');
+    out.write_all(&buf)
 }
 
 pub fn yaml(snapshot: &Snapshot, plan: &Plan, out: &mut dyn Write) -> io::Result<()> {
@@ -664,4 +632,54 @@ pub fn mermaid(plan: &Plan) -> String {
         out.push_str(&format!("  n{} {arrow}|{label}| n{}\n", a.0, b.0));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::cascade::{CascadeMode, MultiOwner};
+    use crate::load::{load, LoadOptions};
+    use crate::plan::{build, Detail, Mode, Options};
+
+    /// The JSON written in parallel parts is, byte for byte, what serde_json
+    /// writes for the whole plan.
+    #[test]
+    fn json_in_parts_is_serde_json_pretty() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+        let mut files: Vec<std::path::PathBuf> = Vec::new();
+        for dir in ["plan", "owners", "prune", "murano", "pairs"] {
+            if let Ok(entries) = std::fs::read_dir(root.join(dir)) {
+                files.extend(entries.flatten().map(|e| e.path()).filter(|p| p.is_file()));
+            }
+        }
+        files.sort();
+        assert!(files.len() > 10, "fixtures not found");
+        let mut compared = 0;
+        for file in files {
+            let dialect = (file.extension().is_some_and(|e| e == "txt")).then(|| "pairs".to_string());
+            let options = LoadOptions { dialect, progress: false, digests: true };
+            let snapshot = load(std::slice::from_ref(&file), &options, &mut std::io::empty());
+            for mode in [Mode::All, Mode::Gc] {
+                let options = Options {
+                    mode,
+                    cascade: CascadeMode::Background,
+                    multi_owner: MultiOwner::All,
+                    allow_cycles: true,
+                    finalizer_controllers: Vec::new(),
+                    root: None,
+                    closed_world: false,
+                    declared_in_new: Vec::new(),
+                    detail: Detail::ALL,
+                };
+                let Ok(plan) = build(&snapshot, &options) else { continue };
+                let mut fast = Vec::new();
+                json(&snapshot, &plan, &mut fast).unwrap();
+                let mut whole = serde_json::to_vec_pretty(&plan_out(&snapshot, &plan)).unwrap();
+                whole.push(b'\n');
+                assert_eq!(String::from_utf8(fast).unwrap(), String::from_utf8(whole).unwrap(), "{}", file.display());
+                compared += 1;
+            }
+        }
+        assert!(compared > 10);
+    }
 }

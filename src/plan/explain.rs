@@ -1,18 +1,18 @@
 //! `teardown explain`: why an object is (or is not) in a plan, and why at
 //! its step — as chains of relations taken from the plan's own bookkeeping.
 
-use crate::analysis::cascade::{Cause, Garbage, KeptBy};
+use super::{Kept, Mode, Plan};
+use crate::analysis::cascade::{Cause, Garbage};
 use crate::model::ObjId;
-use crate::plan::Plan;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Status {
     Deleted {
         step: u32,
     },
-    Kept(KeptBy),
-    /// Its owner reference to this relation's owner is removed.
-    Orphaned(u32),
+    Kept(Kept),
+    /// Its owner reference to this owner is removed.
+    Orphaned(ObjId),
     NotInPlan,
 }
 
@@ -47,10 +47,10 @@ pub fn explain(plan: &Plan, id: ObjId) -> Explanation {
     let rels = &plan.relations;
     let status = if let Some(step) = plan.cascade.cause[id.index()].map(|_| plan.order.step[id.index()]) {
         Status::Deleted { step }
-    } else if let Some(&(_, by)) = plan.cascade.kept.iter().find(|(k, _)| *k == id) {
-        Status::Kept(by)
-    } else if let Some(&(_, r)) = plan.cascade.orphaned.iter().find(|(k, _)| *k == id) {
-        Status::Orphaned(r)
+    } else if let Some((_, by)) = plan.kept.iter().find(|(k, _)| *k == id) {
+        Status::Kept(by.clone())
+    } else if let Some(&(_, owner)) = plan.orphaned.iter().find(|(k, _)| *k == id) {
+        Status::Orphaned(owner)
     } else {
         Status::NotInPlan
     };
@@ -109,9 +109,10 @@ pub fn explain(plan: &Plan, id: ObjId) -> Explanation {
     Explanation { object: id, status, reached, origin, before, reached_via }
 }
 
-/// What a cause says in words.
-pub fn origin_text(cause: Cause) -> &'static str {
+/// How the chain that reaches an object starts, in words.
+pub fn origin_text(cause: Cause, mode: &Mode) -> &'static str {
     match cause {
+        Cause::Target if *mode == Mode::All => "everything in the input (--all)",
         Cause::Target => "a target of the plan",
         Cause::Garbage(Garbage::NoSolidOwner) => "garbage: none of its owners is solid",
         Cause::Garbage(Garbage::BeingDeleted) => "garbage: already being deleted",

@@ -1,0 +1,56 @@
+//! `teardown check`: findings about a snapshot.
+
+use super::{Env, Status};
+use crate::analysis::check::{self, CheckOptions};
+use crate::cli::{CheckArgs, CheckFormat, Deny};
+use crate::error::Error;
+use crate::findings::SeverityPolicy;
+use crate::graph::Graph;
+use crate::load::{self, LoadOptions};
+use crate::render;
+use crate::render::diagnostics::Style;
+
+pub fn run(args: CheckArgs, env: Env, style: Style) -> Result<Status, Error> {
+    let controllers = crate::settings::check(&args)?;
+    let options = LoadOptions { dialect: args.input.dialect.clone(), progress: env.progress, digests: false };
+    let mut snapshot = load::load(&args.input.paths(), &options, env.stdin);
+    let mut resolved = Vec::new();
+    for (finalizer, query) in &controllers {
+        resolved.push((finalizer.clone(), query.select(&snapshot.objects)?));
+    }
+    // What plan orders by, check analyses: each controller goes after the
+    // objects carrying its finalizer (cycles and conflicts that makes are
+    // findings here too).
+    let extra = crate::plan::finalizer_relations(&snapshot.objects, &resolved);
+    snapshot.resolved.relations.extend(extra);
+    let mut timer = crate::timing::Timer::start();
+    let graph = Graph::build(&snapshot.objects, &snapshot.resolved.relations);
+    timer.lap("graph");
+    let options = CheckOptions {
+        known_finalizers: controllers.into_iter().map(|(f, _)| f).collect(),
+        policy: SeverityPolicy { closed_world: args.closed_world, deny_warnings: args.deny.contains(&Deny::Warnings) },
+    };
+    let report = check::check(&snapshot, &graph, &options);
+    timer.lap("check");
+    let sources = &snapshot.sources;
+    let text = match (args.statistics, args.output) {
+        (true, CheckFormat::Json) => {
+            render::findings::statistics_json(&check::statistics(&report.findings), &report.counts)
+        }
+        (true, _) => render::findings::statistics_table(&check::statistics(&report.findings), &report.counts),
+        (false, CheckFormat::Table) => render::diagnostics::render(sources, &report.findings, &report.counts, style),
+        (false, CheckFormat::Json) => render::findings::json(sources, &report.findings, &report.counts),
+        (false, CheckFormat::Yaml) => render::findings::yaml(sources, &report.findings, &report.counts),
+        (false, CheckFormat::Sarif) => render::findings::sarif(sources, &report.findings),
+        (false, CheckFormat::Github) => render::findings::github(sources, &report.findings),
+    };
+    timer.lap("render");
+    env.stdout.write_all(text.as_bytes()).map_err(Error::Output)?;
+    Ok(if report.fatal {
+        Status::InputFailed
+    } else if report.counts.errors > 0 {
+        Status::Findings
+    } else {
+        Status::Success
+    })
+}

@@ -1,0 +1,40 @@
+//! `teardown graph`: the owner / destruction-dependency graph.
+
+use super::{load_usable, Env, Loading, Status};
+use crate::analysis::view::{self, Direction, ViewOptions};
+use crate::cli::{GraphArgs, GraphFormat};
+use crate::error::Error;
+use crate::graph::Graph;
+use crate::render;
+use crate::render::diagnostics::Style;
+use crate::select::Query;
+
+pub fn run(args: GraphArgs, env: Env, style: Style) -> Result<Status, Error> {
+    let query = Query::new(&args.focus, args.select.namespace.clone(), args.select.labels.as_deref())?;
+    let paths = args.input.paths();
+    let loading = Loading {
+        dialect: args.input.dialect.clone(),
+        skip_invalid: args.skip_invalid,
+        what: "graph",
+        digests: false,
+        carried: false,
+        style,
+        progress: env.progress,
+        paths: &paths,
+    };
+    let snapshot = load_usable(&loading, env.stdin, env.stderr)?;
+    let focus = if query.is_empty() { None } else { Some(query.select(&snapshot.objects)?) };
+    let graph = Graph::build(&snapshot.objects, &snapshot.resolved.relations);
+    let direction = if args.dependencies { Direction::Dependencies } else { Direction::Dependents };
+    let rels = &snapshot.resolved.relations;
+    let view = view::build(&snapshot.objects, rels, &graph, &ViewOptions { direction, focus, depth: args.depth });
+    let objects = &snapshot.objects;
+    let text = match args.output {
+        GraphFormat::Tree => render::graph::tree(objects, rels, &view),
+        GraphFormat::Json => render::graph::json(&snapshot.sources, objects, rels, &view),
+        GraphFormat::Dot => render::graph::dot(objects, rels, &view),
+        GraphFormat::Mermaid => render::graph::mermaid(objects, rels, &view),
+    };
+    env.stdout.write_all(text.as_bytes()).map_err(Error::Output)?;
+    Ok(Status::Success)
+}

@@ -1,0 +1,154 @@
+//! The commands: each turns its settings into a result, written to
+//! `Env::stdout` as it is made, and returns how the run ended. One file a
+//! command; what they share (loading input that must be usable) is here.
+
+mod check;
+mod explain;
+mod graph;
+mod plan;
+
+use crate::analysis::check as checks;
+use crate::cli::{Cli, ColorWhen, Command};
+use crate::error::Error;
+use crate::findings::{Finding, Rule, Severity};
+use crate::load::{self, LoadOptions, Snapshot};
+use crate::render::diagnostics::Style;
+use clap::CommandFactory;
+use std::io::{Read, Write};
+use std::path::PathBuf;
+
+/// The environment a run sees, so that tests can pin it.
+pub struct Env<'a> {
+    pub stdin: &'a mut dyn Read,
+    /// Where results go, as they are made (a million-object plan is never
+    /// held in memory whole).
+    pub stdout: &'a mut dyn Write,
+    /// What is said after the output (warnings, the findings that stop a
+    /// plan, the summary line): written once the output is.
+    pub stderr: &'a mut Vec<u8>,
+    pub stdout_is_terminal: bool,
+    /// Progress bars for large inputs (stderr is a terminal).
+    pub progress: bool,
+    pub no_color: bool,
+}
+
+/// How a run that made its output ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Status {
+    Success,
+    /// `check` found errors (exit 1).
+    Findings,
+    /// `check` could not read some input (exit 2); what it could read is reported.
+    InputFailed,
+}
+
+impl Status {
+    pub fn exit_code(self) -> u8 {
+        match self {
+            Status::Success => 0,
+            Status::Findings => 1,
+            Status::InputFailed => 2,
+        }
+    }
+}
+
+pub fn run(cli: Cli, env: Env) -> Result<Status, Error> {
+    let color = match cli.color {
+        ColorWhen::Always => true,
+        ColorWhen::Never => false,
+        ColorWhen::Auto => env.stdout_is_terminal && !env.no_color,
+    };
+    let style = Style { color };
+    match cli.command {
+        Command::Check(args) => check::run(args, env, style),
+        Command::Graph(args) => graph::run(args, env, style),
+        Command::Plan(args) => plan::run(args, env, style),
+        Command::Explain(args) => explain::run(args, env, style),
+        Command::Completions { shell } => {
+            clap_complete::generate(shell, &mut Cli::command(), "teardown", env.stdout);
+            Ok(Status::Success)
+        }
+        Command::Man => {
+            clap_mangen::Man::new(Cli::command()).render(env.stdout).map_err(Error::Output)?;
+            Ok(Status::Success)
+        }
+    }
+}
+
+/// What loading needs to know.
+struct Loading<'a> {
+    dialect: Option<String>,
+    /// `--skip-invalid`: go on without documents that cannot be used.
+    skip_invalid: bool,
+    /// What is not made when input cannot be used: "plan", "graph".
+    what: &'static str,
+    /// Plan files record each input's sha256.
+    digests: bool,
+    /// The command's own result carries what loading found (a plan's
+    /// warnings do): it is said on stderr only when it stops the command.
+    carried: bool,
+    style: Style,
+    progress: bool,
+    paths: &'a [PathBuf],
+}
+
+/// Load input that a plan or graph can use. What loading found goes to
+/// stderr; an input that cannot be read stops the command (exit 2), and so
+/// does a document that cannot be parsed or used (TD001) — a plan or graph
+/// without it would be wrong — unless `--skip-invalid` says to go on without
+/// it (its finding is then a warning).
+fn load_usable(how: &Loading, stdin: &mut dyn Read, stderr: &mut Vec<u8>) -> Result<Snapshot, Error> {
+    let options = LoadOptions { dialect: how.dialect.clone(), progress: how.progress, digests: how.digests };
+    let snapshot = load::load(how.paths, &options, stdin);
+    let findings = &snapshot.findings;
+    if findings.is_empty() {
+        return Ok(snapshot);
+    }
+    let mut counts = checks::Counts::default();
+    for f in findings {
+        match f.severity {
+            Severity::Error => counts.errors += 1,
+            Severity::Warning => counts.warnings += 1,
+            Severity::Note => counts.notes += 1,
+        }
+    }
+    let unreadable = findings.iter().filter(|f| f.rule == Rule::Td001 && f.primary.is_none()).count();
+    let invalid = findings.iter().filter(|f| f.rule == Rule::Td001).count() - unreadable;
+    let stop = if unreadable > 0 {
+        Some(Error::Unreadable { what: how.what, inputs: unreadable })
+    } else if invalid > 0 && !how.skip_invalid {
+        Some(Error::Unusable { what: how.what, findings: invalid })
+    } else {
+        None
+    };
+    if stop.is_some() || !how.carried {
+        diagnostics(&snapshot, findings, &counts, how.style, stderr);
+    }
+    match stop {
+        Some(e) => Err(e),
+        None => Ok(snapshot),
+    }
+}
+
+/// Findings as diagnostics on stderr, without `check`'s summary line.
+fn diagnostics(snapshot: &Snapshot, findings: &[Finding], counts: &checks::Counts, style: Style, out: &mut Vec<u8>) {
+    let text = crate::render::diagnostics::render(&snapshot.sources, findings, counts, style);
+    let body = text.trim_end().rsplit_once('\n').map(|(b, _)| b).unwrap_or("");
+    out.extend_from_slice(body.as_bytes());
+    out.push(b'\n');
+}
+
+/// Two different documents that give one object (TD002) stop a plan: which
+/// one is the object? (Exit 1.) The same uid on objects of other
+/// coordinates does not: an owner reference's coordinates decide, and the
+/// plan warns.
+fn refuse_duplicates(snapshot: &Snapshot, style: Style, stderr: &mut Vec<u8>) -> Result<(), Error> {
+    let objects = &snapshot.objects;
+    let findings = checks::duplicate_findings(snapshot, |d| !d.by_uid || !objects[d.first.index()].has_coordinates());
+    if findings.is_empty() {
+        return Ok(());
+    }
+    let counts = checks::Counts { errors: findings.len(), ..checks::Counts::default() };
+    diagnostics(snapshot, &findings, &counts, style, stderr);
+    Err(Error::Duplicates { objects: findings.len() })
+}

@@ -1,0 +1,122 @@
+//! `teardown plan`: a deletion plan, rendered in the format asked for.
+
+use super::{load_usable, refuse_duplicates, Env, Loading, Status};
+use crate::cli::{InputArgs, PlanArgs, PlanFormat};
+use crate::error::Error;
+use crate::load::Snapshot;
+use crate::model::{ObjId, Section};
+use crate::plan::{self, Detail, Mode, Plan};
+use crate::render;
+use crate::render::diagnostics::Style;
+use crate::settings::{PlanSettings, Start};
+use std::io::Read;
+
+pub fn run(args: PlanArgs, env: Env, style: Style) -> Result<Status, Error> {
+    let settings = PlanSettings::new(&args.plan, false)?;
+    let detail = match args.output {
+        PlanFormat::Table => Detail { reasons: true, places: false },
+        PlanFormat::Json | PlanFormat::Yaml => Detail::ALL,
+        PlanFormat::Names | PlanFormat::Dot | PlanFormat::Mermaid => Detail::default(),
+    };
+    let (snapshot, plan) = make(&settings, &args.input, detail, env.stdin, env.stderr, env.progress, style)?;
+    let mut timer = crate::timing::Timer::start();
+    let out = &mut *env.stdout;
+    let written = match args.output {
+        PlanFormat::Table => render::plan::table(&plan, out),
+        PlanFormat::Json => render::plan::json(&snapshot, &plan, out),
+        PlanFormat::Yaml => render::plan::yaml(&snapshot, &plan, out),
+        PlanFormat::Names => render::plan::names(&plan, out),
+        PlanFormat::Dot => out.write_all(render::plan::dot(&plan).as_bytes()),
+        PlanFormat::Mermaid => out.write_all(render::plan::mermaid(&plan).as_bytes()),
+    };
+    written.map_err(Error::Output)?;
+    timer.lap("render");
+    let said = match args.output {
+        PlanFormat::Table => render::plan::summary(&plan),
+        PlanFormat::Json | PlanFormat::Yaml => String::new(),
+        PlanFormat::Names | PlanFormat::Dot | PlanFormat::Mermaid => render::plan::warnings(&plan),
+    };
+    env.stderr.extend_from_slice(said.as_bytes());
+    Ok(Status::Success)
+}
+
+/// Load the input and make the plan the settings describe. Input that
+/// cannot be read or used stops here (exit 2) unless `--skip-invalid`: a
+/// plan must not miss objects.
+pub(super) fn make(
+    settings: &PlanSettings,
+    input: &InputArgs,
+    detail: Detail,
+    stdin: &mut dyn Read,
+    stderr: &mut Vec<u8>,
+    progress: bool,
+    style: Style,
+) -> Result<(Snapshot, Plan), Error> {
+    let paths = input.paths();
+    let loading = Loading {
+        dialect: input.dialect.clone(),
+        skip_invalid: settings.skip_invalid,
+        what: "plan",
+        digests: detail.places,
+        carried: true,
+        style,
+        progress,
+        paths: &paths,
+    };
+    let snapshot = load_usable(&loading, stdin, stderr)?;
+    refuse_duplicates(&snapshot, style, stderr)?;
+    let mut declared_in_new = Vec::new();
+    let mut root = None;
+    let mode = match &settings.start {
+        Start::All => Mode::All,
+        Start::Gc { root: at } => {
+            root = at.as_deref().map(|id| murano_root(&snapshot, id)).transpose()?;
+            Mode::Gc
+        }
+        Start::Prune(new) => {
+            // Never skipped: an object whose document in NEW is skipped
+            // would look absent from NEW, and be pruned.
+            let loading =
+                Loading { skip_invalid: false, what: "plan (in --prune NEW)", digests: false, paths: new, ..loading };
+            let new = load_usable(&loading, stdin, stderr)?;
+            if new.objects.is_empty() && !settings.allow_empty_new {
+                return Err(Error::EmptyNew);
+            }
+            let (absent, in_new) = plan::absent_from(&snapshot.objects, &new.objects);
+            declared_in_new = in_new;
+            Mode::Prune(absent)
+        }
+        Start::Delete(targets) => Mode::Delete(targets.select(&snapshot.objects)?),
+    };
+    let mut finalizer_controllers = Vec::new();
+    for (finalizer, query) in &settings.finalizer_controllers {
+        finalizer_controllers.push((finalizer.clone(), query.select(&snapshot.objects)?));
+    }
+    let options = plan::Options {
+        root,
+        mode,
+        cascade: settings.cascade,
+        multi_owner: settings.multi_owner,
+        allow_cycles: settings.allow_cycles,
+        finalizer_controllers,
+        closed_world: settings.closed_world,
+        declared_in_new,
+        detail,
+    };
+    let mut timer = crate::timing::Timer::start();
+    let plan = plan::build(&snapshot, &options)?;
+    timer.lap("plan");
+    Ok((snapshot, plan))
+}
+
+/// `--root ID`: a Murano object of the model.
+fn murano_root(snapshot: &Snapshot, id: &str) -> Result<ObjId, Error> {
+    let objects = &snapshot.objects;
+    match objects.iter().position(|o| o.murano.is_some() && *o.name == *id) {
+        Some(i) if objects[i].murano.as_deref().is_some_and(|m| m.section == Section::Old) => {
+            Err(Error::Usage(format!("--root {id}: that object is only in ObjectsCopy, not in the model (Objects)")))
+        }
+        Some(i) => Ok(ObjId(i as u32)),
+        None => Err(Error::NoMatch { selector: format!("--root {id}"), suggestions: Vec::new() }),
+    }
+}

@@ -1,0 +1,398 @@
+//! Making a plan: seeds by mode, what is spared, the cascade, the order,
+//! then the plan's reasons, warnings and events.
+
+use super::reasons::{self, Kept};
+use super::warnings::{self, Warning};
+use super::{events, Input, Mode, Options, Plan, PlanError};
+use crate::analysis::cascade::{self, Cascade, Cause, KeptBy};
+use crate::analysis::cycles;
+use crate::analysis::gc;
+use crate::analysis::order::{self, Order};
+use crate::graph::{Graph, LazyGraph};
+use crate::load::Snapshot;
+use crate::model::kube::protected_namespace;
+use crate::model::{Link, ObjId, Object, RelKind, Relation};
+use rayon::prelude::*;
+use std::collections::HashMap;
+
+/// Objects no plan deletes, whatever selects or reaches them, and why:
+/// protected namespaces; under `--gc` without `--closed-world`, objects
+/// whose owner is missing from the snapshot (the cluster may have it);
+/// under `--prune`, what NEW declares and the Namespaces and CRDs that
+/// hold it (cli-utils skips them).
+fn spare(snapshot: &Snapshot, options: &Options, relations: &[Relation], owners: &OwnerRefs) -> Vec<Option<KeptBy>> {
+    let objects = &snapshot.objects;
+    let mut spare: Vec<Option<KeptBy>> = objects
+        .iter()
+        .map(|o| {
+            (o.has_coordinates() && protected_namespace(&o.group, &o.kind, &o.name))
+                .then_some(KeptBy::Protected { deleted_inside: 0 })
+        })
+        .collect();
+    if options.mode == Mode::Gc && !options.closed_world {
+        for (&id, &k) in &owners.absent {
+            spare[id.index()].get_or_insert(KeptBy::OwnerNotInSnapshot(k));
+        }
+    }
+    if matches!(options.mode, Mode::Prune(_)) {
+        let declared = &options.declared_in_new;
+        let mut holds = vec![0u32; objects.len()];
+        for r in relations.iter().filter(|r| matches!(r.kind, RelKind::Contains | RelKind::Defines)) {
+            if declared.get(r.to.index()).copied().unwrap_or(false) {
+                holds[r.from.index()] += 1;
+            }
+        }
+        for (i, s) in spare.iter_mut().enumerate() {
+            if objects[i].murano.is_some() {
+                continue; // Murano's prune has its own rule: see `build`
+            }
+            if declared.get(i).copied().unwrap_or(false) {
+                s.get_or_insert(KeptBy::DeclaredInNew);
+            } else if holds[i] > 0 {
+                s.get_or_insert(KeptBy::HoldsNew(holds[i]));
+            }
+        }
+    }
+    spare
+}
+
+/// Destruction dependencies `--finalizer-controller` adds: the controller
+/// is destroyed after every object carrying its finalizer.
+pub fn finalizer_relations(objects: &[Object], controllers: &[(String, Vec<ObjId>)]) -> Vec<Relation> {
+    let mut out = Vec::new();
+    for (i, o) in objects.iter().enumerate() {
+        for (fi, f) in o.finalizers.iter().enumerate() {
+            for (name, ctl) in controllers {
+                if **f != **name {
+                    continue;
+                }
+                for &c in ctl {
+                    if c.index() != i {
+                        out.push(Relation {
+                            kind: RelKind::Finalizer,
+                            from: c,
+                            to: ObjId(i as u32),
+                            link: Link::Solid,
+                            declared_by: ObjId(i as u32),
+                            decl: fi as u32,
+                            controller: false,
+                        });
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+pub fn build(snapshot: &Snapshot, options: &Options) -> Result<Plan, PlanError> {
+    let mut t = crate::timing::Timer::start();
+    let objects = &snapshot.objects;
+    let mut relations = snapshot.resolved.relations.clone();
+    relations.extend(finalizer_relations(objects, &options.finalizer_controllers));
+    let lazy = LazyGraph::new(objects.len());
+    let graph = || lazy.get(&relations);
+    let refs: Vec<String> = objects.par_iter().map(Object::reference).collect();
+    t.lap("  refs");
+    let rank = order::reference_ranks(&refs);
+    t.lap("  rank");
+
+    let roots = match options.root {
+        Some(r) => vec![r],
+        None => gc::default_roots(objects),
+    };
+    let seeds: Vec<(ObjId, Cause)> = match &options.mode {
+        Mode::Delete(targets) | Mode::Prune(targets) => targets.iter().map(|&t| (t, Cause::Target)).collect(),
+        Mode::All => (0..objects.len() as u32).map(|i| (ObjId(i), Cause::Target)).collect(),
+        Mode::Gc => {
+            let mut seeds = cascade::gc_seeds(objects, &relations, graph());
+            seeds.extend(gc::seeds(objects, &relations, &roots));
+            seeds.sort_by_key(|&(id, _)| id);
+            seeds.into_iter().map(|(id, why)| (id, Cause::Garbage(why))).collect()
+        }
+    };
+    let owners = OwnerRefs::new(snapshot, &options.mode, &relations);
+    let spare = spare(snapshot, options, &relations, &owners);
+    let mut cascade = match options.mode {
+        Mode::All => cascade::everything(seeds.iter().map(|&(_, c)| Some(c)).collect(), &spare),
+        _ => cascade::cascade(
+            objects,
+            &relations,
+            graph(),
+            &seeds,
+            &spare,
+            &cascade::Options { cascade: options.cascade, multi_owner: options.multi_owner },
+        ),
+    };
+    // A protected namespace kept: how much of what it holds goes.
+    for (id, by) in cascade.kept.iter_mut() {
+        if let KeptBy::Protected { deleted_inside } = by {
+            *deleted_inside = graph()
+                .dependents(*id)
+                .into_iter()
+                .filter(|&r| relations[r as usize].kind == RelKind::Contains)
+                .filter(|&r| cascade.cause[relations[r as usize].to.index()].is_some())
+                .count() as u32;
+        }
+    }
+    murano_spare(objects, &options.mode, &mut cascade);
+    t.lap("  cascade");
+    cascade.kept.sort_by_key(|(id, _)| rank[id.index()]);
+    cascade.orphaned.sort_by_key(|(id, _)| rank[id.index()]);
+    let in_set: Vec<bool> = cascade.cause.iter().map(Option::is_some).collect();
+    let order = match order::order(&order::Input {
+        relations: &relations,
+        in_set: &in_set,
+        rank: &rank,
+        allow_cycles: options.allow_cycles,
+    }) {
+        Ok(order) => order,
+        Err(cycle) => return Err(ownership_cycle_error(objects, &relations, graph(), &refs, &cycle.members)),
+    };
+    t.lap("  order");
+    let mut steps: Vec<Vec<ObjId>> = vec![Vec::new(); order.steps as usize];
+    for (i, &s) in order.step.iter().enumerate() {
+        if in_set[i] && s > 0 {
+            steps[s as usize - 1].push(ObjId(i as u32));
+        }
+    }
+    for step in &mut steps {
+        step.sort_by_key(|o| rank[o.index()]);
+    }
+
+    let mut warnings = warnings::collect(&warnings::Context {
+        snapshot,
+        relations: &relations,
+        graph: graph(),
+        cascade: &cascade,
+        order: &order,
+        all: options.mode == Mode::All,
+    });
+    warnings.extend(finalizer_hangs(objects, &options.finalizer_controllers, &in_set, &order, &refs)?);
+    let events = events::murano_events(objects, &relations, &steps, &rank);
+    let still_referenced = events::still_referenced(objects, &cascade, &rank);
+    let reasons = match options.detail.reasons {
+        true => reasons::reasons(&reasons::Context {
+            objects,
+            relations: &relations,
+            graph: graph(),
+            cascade: &cascade,
+            mode: &options.mode,
+            root: options.root,
+            absent_owner: &owners.absent,
+            owner_ref: &owners.at,
+        }),
+        false => reasons::Reasons::default(),
+    };
+    t.lap("  reasons");
+    let (lines, inputs) = match options.detail.places {
+        true => (lines(snapshot), inputs(snapshot)),
+        false => (Vec::new(), Vec::new()),
+    };
+    t.lap("  places");
+    let kept = cascade.kept.iter().map(|&(id, by)| (id, Kept::from_cascade(by, &relations))).collect();
+    let orphaned = cascade.orphaned.iter().map(|&(id, r)| (id, relations[r as usize].from)).collect();
+    Ok(Plan {
+        owner_refs: owners.refs,
+        events,
+        still_referenced,
+        root: options.root,
+        murano: match objects.iter().any(|o| o.murano.is_some()) {
+            true => objects.iter().map(|o| o.murano.is_some()).collect(),
+            false => Vec::new(),
+        },
+        targets: match &options.mode {
+            Mode::Delete(t) | Mode::Prune(t) => t.clone(),
+            _ => Vec::new(),
+        },
+        options_mode: options.mode.clone(),
+        cascade_mode: options.cascade,
+        multi_owner: options.multi_owner,
+        graph: lazy,
+        relations,
+        reasons,
+        kept,
+        orphaned,
+        cascade,
+        order,
+        steps,
+        warnings,
+        refs,
+        lines,
+        inputs,
+    })
+}
+
+/// Owner references that name no object, as written, for reasons to point
+/// at (`--gc` only: elsewhere no reason names them).
+struct OwnerRefs {
+    refs: Vec<String>,
+    /// Each object's first owner reference that names no object.
+    absent: HashMap<ObjId, u32>,
+    /// (dependent, owner reference) whose uid is another object's.
+    at: HashMap<(ObjId, u32), u32>,
+}
+
+impl OwnerRefs {
+    fn new(snapshot: &Snapshot, mode: &Mode, relations: &[Relation]) -> OwnerRefs {
+        let mut owners = OwnerRefs { refs: Vec::new(), absent: HashMap::new(), at: HashMap::new() };
+        if *mode != Mode::Gc {
+            return owners;
+        }
+        let objects = &snapshot.objects;
+        for &(id, decl) in &snapshot.resolved.missing_owners {
+            if let std::collections::hash_map::Entry::Vacant(e) = owners.absent.entry(id) {
+                e.insert(owners.refs.len() as u32);
+                owners.refs.push(objects[id.index()].owner_reference(decl as usize));
+            }
+        }
+        for r in relations.iter().filter(|r| r.kind == RelKind::Owns && r.link == Link::OtherCoordinates) {
+            owners.at.insert((r.to, r.decl), owners.refs.len() as u32);
+            owners.refs.push(objects[r.to.index()].owner_reference(r.decl as usize));
+        }
+        owners
+    }
+}
+
+/// Murano objects already destroyed are not destroyed again. Murano's
+/// collection and prune name every object they destroy: what the ownership
+/// cascade adds beyond them is still reached from the root, or still in the
+/// new model (moved to another owner).
+fn murano_spare(objects: &[Object], mode: &Mode, cascade: &mut Cascade) {
+    for (i, o) in objects.iter().enumerate() {
+        let Some(m) = o.murano.as_deref() else { continue };
+        let spare = match (&cascade.cause[i], mode) {
+            (None, _) => None,
+            _ if m.destroyed => Some(KeptBy::AlreadyDestroyed),
+            (Some(Cause::Relation(_)), Mode::Gc) => Some(KeptBy::Reachable),
+            (Some(Cause::Relation(_)), Mode::Prune(_)) => Some(KeptBy::InNewModel),
+            _ => None,
+        };
+        if let Some(by) = spare {
+            cascade.cause[i] = None;
+            cascade.kept.push((ObjId(i as u32), by));
+        }
+    }
+}
+
+/// Finalizers whose controller goes first make the object hang (an error);
+/// in the same step, they may (a warning).
+fn finalizer_hangs(
+    objects: &[Object],
+    controllers: &[(String, Vec<ObjId>)],
+    in_set: &[bool],
+    order: &Order,
+    refs: &[String],
+) -> Result<Vec<Warning>, PlanError> {
+    let mut warnings = Vec::new();
+    for (name, controllers) in controllers {
+        for (i, o) in objects.iter().enumerate() {
+            if !in_set[i] || !o.finalizers.iter().any(|f| **f == **name) {
+                continue;
+            }
+            for &c in controllers {
+                if !in_set[c.index()] || c.index() == i {
+                    continue;
+                }
+                let (os, cs) = (order.step[i], order.step[c.index()]);
+                if cs < os {
+                    return Err(PlanError::Hang {
+                        object: refs[i].clone(),
+                        finalizer: name.clone(),
+                        controller: refs[c.index()].clone(),
+                        object_step: os,
+                        controller_step: cs,
+                    });
+                }
+                if cs == os {
+                    warnings.push(Warning::FinalizerSameStep {
+                        object: ObjId(i as u32),
+                        controller: c,
+                        finalizer: name.clone(),
+                        step: os,
+                    });
+                }
+            }
+        }
+    }
+    Ok(warnings)
+}
+
+/// Each object's 1-based line: counted on from the object before it in its
+/// file (one pass over each file when objects come in file order).
+fn lines(snapshot: &Snapshot) -> Vec<u32> {
+    snapshot
+        .objects
+        .par_chunks(4096)
+        .flat_map_iter(|chunk| {
+            let mut last: Option<(crate::input::FileId, usize, usize)> = None;
+            chunk.iter().map(move |o| {
+                let (file, at) = (o.span.file, o.span.start);
+                let source = snapshot.sources.get(file);
+                let line = match last {
+                    Some((f, before, line)) if f == file && before <= at => line + source.newlines(before..at),
+                    _ => source.line_index(at),
+                };
+                last = Some((file, at, line));
+                line as u32 + 1
+            })
+        })
+        .collect()
+}
+
+/// The inputs and their digests (computed while loading when asked for).
+fn inputs(snapshot: &Snapshot) -> Vec<Input> {
+    snapshot.sources.files.par_iter().map(|f| Input { path: f.name.clone(), sha256: f.sha256().to_string() }).collect()
+}
+
+/// `--prune`: the objects of `old` that `new` does not declare (by kind,
+/// namespace and name for Kubernetes, by id otherwise), in input order —
+/// the targets — and for each object of `old` whether `new` declares it.
+/// Murano objects already destroyed are left out.
+pub fn absent_from(old: &[Object], new: &[Object]) -> (Vec<ObjId>, Vec<bool>) {
+    let key = |o: &Object| (o.has_coordinates(), o.reference());
+    let present: std::collections::HashSet<(bool, String)> = new.iter().map(key).collect();
+    let declared: Vec<bool> = old.iter().map(|o| present.contains(&key(o))).collect();
+    let absent = old
+        .iter()
+        .enumerate()
+        .filter(|&(i, o)| !o.murano.as_deref().is_some_and(|m| m.destroyed) && !declared[i])
+        .map(|(i, _)| ObjId(i as u32))
+        .collect();
+    (absent, declared)
+}
+
+/// The shortest ownership cycle through the offending objects, and the edge
+/// that closes it.
+fn ownership_cycle_error(
+    objects: &[Object],
+    relations: &[Relation],
+    graph: &Graph,
+    refs: &[String],
+    members: &[ObjId],
+) -> PlanError {
+    let member: HashMap<ObjId, ()> = members.iter().map(|&m| (m, ())).collect();
+    let cycles = cycles::find(graph, relations, |r| r.kind.is_ownership() && r.link == Link::Solid);
+    let found = cycles.into_iter().find(|c| c.component.iter().any(|o| member.contains_key(o)));
+    match found {
+        Some(c) => {
+            let mut text = refs[c.nodes[0].index()].clone();
+            for (i, &r) in c.relations.iter().enumerate() {
+                let next = c.nodes[(i + 1) % c.nodes.len()];
+                text.push_str(&format!(" {} {}", relations[r as usize].kind.as_str(), refs[next.index()]));
+            }
+            let last = &relations[*c.relations.last().unwrap_or(&0) as usize];
+            let cut = format!("to {} from {}", objects[last.from.index()].short(), refs[last.to.index()]);
+            PlanError::OwnershipCycle {
+                cycle: text,
+                cut,
+                members: members.iter().map(|m| refs[m.index()].clone()).collect(),
+            }
+        }
+        None => PlanError::OwnershipCycle {
+            cycle: members.iter().map(|m| refs[m.index()].clone()).collect::<Vec<_>>().join(", "),
+            cut: String::from("(none found)"),
+            members: members.iter().map(|m| refs[m.index()].clone()).collect(),
+        },
+    }
+}

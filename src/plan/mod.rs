@@ -1,0 +1,183 @@
+//! A deletion plan, as typed data: what is deleted in which step and why,
+//! what is kept or orphaned and why, which ownership edges were relaxed,
+//! which cycles were grouped, what to look out for, and Murano's events.
+//! Renderers (`render::plan`, `render::explain`) only format it.
+//!
+//! - [`build`]: seeding, the cascade, the order, hang detection;
+//! - [`reasons`]: why each object is deleted, kept or orphaned;
+//! - [`warnings`]: what the plan warns about, each with its finding rule;
+//! - [`events`]: Murano's notifications and still-referenced objects;
+//! - [`explain`]: one object's chains (`teardown explain`).
+
+pub mod build;
+pub mod events;
+pub mod explain;
+pub mod reasons;
+pub mod warnings;
+
+pub use build::{absent_from, build, finalizer_relations};
+pub use events::{Event, EventKind};
+pub use reasons::{Garbage, Kept, Reason, Root};
+pub use warnings::Warning;
+
+use crate::analysis::cascade::{Cascade, CascadeMode, MultiOwner};
+use crate::analysis::order::Order;
+use crate::graph::{Graph, LazyGraph};
+use crate::model::{ObjId, Object, Relation};
+use std::collections::HashMap;
+
+/// Which objects the plan starts from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// `--delete SEL…`: these objects.
+    Delete(Vec<ObjId>),
+    /// `--prune NEW…`: these objects, absent from NEW.
+    Prune(Vec<ObjId>),
+    /// `--all`: everything in the input.
+    All,
+    /// `--gc`: what the garbage collector would delete now.
+    Gc,
+}
+
+impl Mode {
+    pub fn name(&self) -> &'static str {
+        match self {
+            Mode::Delete(_) => "delete",
+            Mode::Prune(_) => "prune",
+            Mode::All => "all",
+            Mode::Gc => "gc",
+        }
+    }
+}
+
+/// What a plan holds beyond its steps, for the formats that show it. A
+/// plan made for `-o names` needs no reasons; only plan files (JSON, YAML)
+/// need each object's place and each input's digest.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Detail {
+    /// Why each deleted object is deleted ([`Plan::reasons`]).
+    pub reasons: bool,
+    /// Each object's line ([`Plan::lines`]) and each input's sha256 ([`Plan::inputs`]).
+    pub places: bool,
+}
+
+impl Detail {
+    pub const ALL: Detail = Detail { reasons: true, places: true };
+}
+
+pub struct Options {
+    pub mode: Mode,
+    pub cascade: CascadeMode,
+    pub multi_owner: MultiOwner,
+    pub allow_cycles: bool,
+    /// `--finalizer-controller`: each finalizer with the objects whose
+    /// controllers remove it.
+    pub finalizer_controllers: Vec<(String, Vec<ObjId>)>,
+    /// `--root`: where Murano's collection starts (default: the first tree).
+    pub root: Option<ObjId>,
+    /// `--closed-world`: the snapshot is the whole cluster.
+    pub closed_world: bool,
+    /// `--prune`: which objects of the input NEW declares (else empty).
+    pub declared_in_new: Vec<bool>,
+    pub detail: Detail,
+}
+
+/// Why a plan cannot be made (exit 1).
+#[derive(Clone, Debug)]
+pub enum PlanError {
+    /// Objects of the deletion set own each other.
+    OwnershipCycle { cycle: String, cut: String, members: Vec<String> },
+    /// An object would wait forever for a finalizer whose controller is
+    /// deleted in an earlier step.
+    Hang { object: String, finalizer: String, controller: String, object_step: u32, controller_step: u32 },
+}
+
+impl std::fmt::Display for PlanError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PlanError::OwnershipCycle { cycle, cut, .. } => write!(
+                f,
+                "ownership cycle: {cycle}; cut an edge (for example remove the owner reference {cut}), or plan the cycle as one group with --allow-cycles"
+            ),
+            PlanError::Hang { object, finalizer, controller, object_step, controller_step } => write!(
+                f,
+                "{object} (step {object_step}) would hang: its finalizer {finalizer} is removed by {controller}, which is deleted earlier (step {controller_step})"
+            ),
+        }
+    }
+}
+
+/// An input of the plan, as a plan file records it.
+#[derive(Clone, Debug)]
+pub struct Input {
+    pub path: String,
+    pub sha256: String,
+}
+
+pub struct Plan {
+    pub options_mode: Mode,
+    pub cascade_mode: CascadeMode,
+    pub multi_owner: MultiOwner,
+    /// The snapshot's relations, then those `--finalizer-controller` adds.
+    pub relations: Vec<Relation>,
+    graph: LazyGraph,
+    pub cascade: Cascade,
+    pub order: Order,
+    /// The objects of each step (index 0 is step 1), in reference order.
+    pub steps: Vec<Vec<ObjId>>,
+    /// Why each deleted object is deleted (with [`Detail::reasons`]).
+    pub reasons: reasons::Reasons,
+    /// The kept objects, in reference order, and why each stays.
+    pub kept: Vec<(ObjId, Kept)>,
+    /// The orphaned objects, in reference order, with the owner whose
+    /// reference they lose.
+    pub orphaned: Vec<(ObjId, ObjId)>,
+    pub warnings: Vec<Warning>,
+    /// References of every object, by index (computed once).
+    pub refs: Vec<String>,
+    /// Owner references that name no object of the snapshot, as written
+    /// (`Network.operator.openshift.io/cluster`), for reasons to point at.
+    pub owner_refs: Vec<String>,
+    /// Murano notifications and destructions, in order (empty for other dialects).
+    pub events: Vec<Event>,
+    /// Murano objects destroyed by the plan that surviving objects still
+    /// refer to by id (they stay in the model, marked `destroyed: true`),
+    /// with those objects, in reference order.
+    pub still_referenced: HashMap<ObjId, Vec<ObjId>>,
+    /// `--root`: where Murano's collection started (else at each model's root).
+    pub root: Option<ObjId>,
+    /// Which objects are Murano objects (empty when none is).
+    pub murano: Vec<bool>,
+    /// Each object's 1-based line in its file (with [`Detail::places`]).
+    pub lines: Vec<u32>,
+    /// The inputs and their digests (with [`Detail::places`]).
+    pub inputs: Vec<Input>,
+    /// `--delete` / `--prune`: the targets, in the order given.
+    pub targets: Vec<ObjId>,
+}
+
+impl Plan {
+    /// The graph of the plan's relations (built on first use).
+    pub fn graph(&self) -> &Graph {
+        self.graph.get(&self.relations)
+    }
+
+    pub fn deleted_count(&self) -> usize {
+        self.steps.iter().map(Vec::len).sum()
+    }
+
+    /// What names objects and absent owners in messages.
+    pub fn names(&self) -> reasons::Names<'_> {
+        reasons::Names { refs: &self.refs, owner_refs: &self.owner_refs }
+    }
+
+    /// Finalizers an object waits for: all but the collector's own.
+    pub fn waits_for<'a>(&self, o: &'a Object) -> impl Iterator<Item = &'a str> {
+        waits_for(o)
+    }
+}
+
+/// Finalizers an object waits for: all but the collector's own.
+pub fn waits_for(o: &Object) -> impl Iterator<Item = &str> {
+    o.finalizers.iter().map(|f| &**f).filter(|f| !crate::model::kube::COLLECTOR_FINALIZERS.contains(f))
+}

@@ -1,0 +1,523 @@
+//! Why an object is deleted, kept or orphaned: typed values with stable ids
+//! (`owned-by`, `in-namespace`, `garbage`…), made once when the plan is
+//! built. Each also reads as text ([`Reason::write`], [`Kept::message`]);
+//! JSON carries both.
+
+use super::Mode;
+use crate::analysis::cascade::{self, Cascade, Cause, KeptBy};
+use crate::graph::Graph;
+use crate::model::{DepKind, Identity, Link, ObjId, Object, RelKind, Relation, Str};
+use rayon::prelude::*;
+use std::collections::HashMap;
+use std::fmt::Write as _;
+
+/// What names the objects and absent owners a reason points at.
+#[derive(Clone, Copy)]
+pub struct Names<'a> {
+    pub refs: &'a [String],
+    pub owner_refs: &'a [String],
+}
+
+impl<'a> Names<'a> {
+    pub fn of(&self, id: ObjId) -> &'a str {
+        &self.refs[id.index()]
+    }
+    pub fn owner(&self, k: u32) -> &'a str {
+        self.owner_refs.get(k as usize).map_or("", String::as_str)
+    }
+}
+
+/// Where Murano's collection started, for an unreachable object.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Root {
+    /// `--root`.
+    Object(ObjId),
+    /// The root of the object's own model, by id.
+    Named(Str),
+    None,
+}
+
+/// Why the garbage collector takes an object (`--gc`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Garbage {
+    /// It carries a `deletionTimestamp`.
+    BeingDeleted,
+    /// Its owner is not in the snapshot (`--closed-world`): an owner reference.
+    OwnerNotInSnapshot(u32),
+    /// Its owner is there with another uid.
+    OwnerUidMismatch(ObjId),
+    /// No object is at its owner's coordinates (the owner reference); the
+    /// uid is this other object's.
+    OwnerUidOfAnother {
+        owner: u32,
+        uid_of: ObjId,
+    },
+    /// Its owner is in another namespace.
+    OwnerInOtherNamespace(ObjId),
+    /// Its owner is being deleted.
+    OwnerBeingDeleted(ObjId),
+    NoOwnerLeft,
+    /// Murano: in `ObjectsCopy`, not in `Objects`.
+    RemovedFromModel,
+    /// Murano: not reachable from the root.
+    Unreachable(Root),
+}
+
+impl Garbage {
+    pub fn id(&self) -> &'static str {
+        match self {
+            Garbage::BeingDeleted => "being-deleted",
+            Garbage::OwnerNotInSnapshot(_) => "owner-not-in-snapshot",
+            Garbage::OwnerUidMismatch(_) => "owner-uid-mismatch",
+            Garbage::OwnerUidOfAnother { .. } => "owner-uid-of-another",
+            Garbage::OwnerInOtherNamespace(_) => "owner-in-other-namespace",
+            Garbage::OwnerBeingDeleted(_) => "owner-being-deleted",
+            Garbage::NoOwnerLeft => "no-owner-left",
+            Garbage::RemovedFromModel => "removed-from-model",
+            Garbage::Unreachable(_) => "unreachable",
+        }
+    }
+}
+
+/// One reason a deleted object is in the plan.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Reason {
+    /// Selected by `--delete`.
+    Target,
+    /// `--prune`: NEW does not declare it.
+    AbsentFromNew,
+    OwnedBy(ObjId),
+    InNamespace(ObjId),
+    DefinedBy(ObjId),
+    /// Taken with this object by a destruction dependency.
+    With(ObjId),
+    Garbage(Garbage),
+    /// It notifies this object of its destruction (Murano).
+    Notifies(ObjId),
+    DependsOn(ObjId),
+    DestroyedAfter(ObjId),
+    /// `--dialect pairs`: the first tokens written before it, and how many more.
+    After {
+        first: [ObjId; 3],
+        shown: u8,
+        more: u32,
+    },
+    /// It subscribed to this object's destruction (Murano).
+    SubscribedTo(ObjId),
+    WaitsFor {
+        finalizer: Str,
+        removed_by: Option<ObjId>,
+    },
+}
+
+impl Reason {
+    pub fn id(&self) -> &'static str {
+        match self {
+            Reason::Target => "target",
+            Reason::AbsentFromNew => "absent-from-new",
+            Reason::OwnedBy(_) => "owned-by",
+            Reason::InNamespace(_) => "in-namespace",
+            Reason::DefinedBy(_) => "defined-by",
+            Reason::With(_) => "with",
+            Reason::Garbage(_) => "garbage",
+            Reason::Notifies(_) => "notifies",
+            Reason::DependsOn(_) => "depends-on",
+            Reason::DestroyedAfter(_) => "destroyed-after",
+            Reason::After { .. } => "after",
+            Reason::SubscribedTo(_) => "subscribed-to",
+            Reason::WaitsFor { .. } => "waits-for",
+        }
+    }
+
+    /// The object it points at, if one.
+    pub fn object(&self) -> Option<ObjId> {
+        match self {
+            Reason::OwnedBy(x)
+            | Reason::InNamespace(x)
+            | Reason::DefinedBy(x)
+            | Reason::With(x)
+            | Reason::Notifies(x)
+            | Reason::DependsOn(x)
+            | Reason::DestroyedAfter(x)
+            | Reason::SubscribedTo(x) => Some(*x),
+            Reason::Garbage(
+                Garbage::OwnerUidMismatch(x) | Garbage::OwnerInOtherNamespace(x) | Garbage::OwnerBeingDeleted(x),
+            ) => Some(*x),
+            Reason::Garbage(Garbage::OwnerUidOfAnother { uid_of, .. }) => Some(*uid_of),
+            Reason::WaitsFor { removed_by, .. } => *removed_by,
+            _ => None,
+        }
+    }
+
+    /// The reason as text.
+    pub fn write(&self, names: &Names, out: &mut String) {
+        let _ = match self {
+            Reason::Target => write!(out, "target"),
+            Reason::AbsentFromNew => write!(out, "absent from NEW"),
+            Reason::OwnedBy(x) => write!(out, "owned by {}", names.of(*x)),
+            Reason::InNamespace(x) => write!(out, "in {}", names.of(*x)),
+            Reason::DefinedBy(x) => write!(out, "defined by {}", names.of(*x)),
+            Reason::With(x) => write!(out, "with {}", names.of(*x)),
+            Reason::Garbage(g) => write_garbage(g, names, out),
+            Reason::Notifies(x) => write!(out, "notifies {}", names.of(*x)),
+            Reason::DependsOn(x) => write!(out, "depends-on {}", names.of(*x)),
+            Reason::DestroyedAfter(x) => write!(out, "destroyed after {}", names.of(*x)),
+            Reason::After { first, shown, more } => {
+                out.push_str("after ");
+                for (i, x) in first.iter().take(usize::from(*shown)).enumerate() {
+                    if i > 0 {
+                        out.push_str(", ");
+                    }
+                    out.push_str(names.of(*x));
+                }
+                match more {
+                    0 => Ok(()),
+                    n => write!(out, " and {n} more"),
+                }
+            }
+            Reason::SubscribedTo(x) => write!(out, "subscribed to {}", names.of(*x)),
+            Reason::WaitsFor { finalizer, removed_by: Some(x) } => {
+                write!(out, "waits for finalizer {finalizer} (removed by {})", names.of(*x))
+            }
+            Reason::WaitsFor { finalizer, removed_by: None } => write!(out, "waits for finalizer {finalizer}"),
+        };
+    }
+}
+
+fn write_garbage(g: &Garbage, names: &Names, out: &mut String) -> std::fmt::Result {
+    match g {
+        Garbage::BeingDeleted => write!(out, "being deleted (deletionTimestamp is set)"),
+        Garbage::OwnerNotInSnapshot(k) => {
+            write!(out, "garbage: owner {} is not in the snapshot (--closed-world)", names.owner(*k))
+        }
+        Garbage::OwnerUidMismatch(x) => write!(out, "garbage: owner {} has another uid", names.of(*x)),
+        Garbage::OwnerUidOfAnother { owner, uid_of } => write!(
+            out,
+            "garbage: owner {} is not in the snapshot; its uid is {}'s",
+            names.owner(*owner),
+            names.of(*uid_of)
+        ),
+        Garbage::OwnerInOtherNamespace(x) => write!(out, "garbage: owner {} is in another namespace", names.of(*x)),
+        Garbage::OwnerBeingDeleted(x) => write!(out, "garbage: owner {} is being deleted", names.of(*x)),
+        Garbage::NoOwnerLeft => write!(out, "garbage: no owner left"),
+        Garbage::RemovedFromModel => write!(out, "garbage: in ObjectsCopy, not in Objects"),
+        Garbage::Unreachable(Root::Object(x)) => write!(out, "garbage: unreachable from the root {}", names.of(*x)),
+        Garbage::Unreachable(Root::Named(r)) => write!(out, "garbage: unreachable from the root {r}"),
+        Garbage::Unreachable(Root::None) => write!(out, "garbage: unreachable (no root)"),
+    }
+}
+
+/// Reasons joined as one line of text (`owned by X; waits for finalizer f`).
+pub fn message(reasons: &[Reason], names: &Names) -> String {
+    let mut out = String::new();
+    for (i, r) in reasons.iter().enumerate() {
+        if i > 0 {
+            out.push_str("; ");
+        }
+        r.write(names, &mut out);
+    }
+    out
+}
+
+/// Why a kept object stays.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Kept {
+    /// This solid owner stays.
+    StillOwnedBy(ObjId),
+    /// A cluster-scoped object with this namespaced owner is never collected.
+    NamespacedOwner(ObjId),
+    /// Murano: `destroyed: true`.
+    AlreadyDestroyed,
+    /// Murano (`--gc`): the root still reaches it.
+    Reachable,
+    /// Murano (`--prune`): the new model still holds it.
+    InNewModel,
+    /// A namespace the API server refuses to delete, and how many objects
+    /// in it the plan deletes.
+    Protected { deleted_inside: u32 },
+    /// `--gc` without `--closed-world`: this owner reference names an object
+    /// the snapshot lacks; the cluster may have it.
+    OwnerNotInSnapshot(u32),
+    /// `--prune`: NEW declares it.
+    DeclaredInNew,
+    /// `--prune`: it holds this many objects NEW declares.
+    HoldsNew(u32),
+}
+
+impl Kept {
+    pub fn id(&self) -> &'static str {
+        match self {
+            Kept::StillOwnedBy(_) => "still-owned",
+            Kept::NamespacedOwner(_) => "namespaced-owner",
+            Kept::AlreadyDestroyed => "already-destroyed",
+            Kept::Reachable => "reachable",
+            Kept::InNewModel => "in-new-model",
+            Kept::Protected { .. } => "protected-namespace",
+            Kept::OwnerNotInSnapshot(_) => "owner-not-in-snapshot",
+            Kept::DeclaredInNew => "declared-in-new",
+            Kept::HoldsNew(_) => "holds-new",
+        }
+    }
+
+    /// What keeps it, by reference, if something does (JSON `keptBy`).
+    pub fn keeper<'a>(&self, names: &Names<'a>) -> Option<&'a str> {
+        match self {
+            Kept::StillOwnedBy(x) | Kept::NamespacedOwner(x) => Some(names.of(*x)),
+            Kept::OwnerNotInSnapshot(k) => Some(names.owner(*k)),
+            _ => None,
+        }
+    }
+
+    pub fn message(&self, names: &Names) -> String {
+        let objects = |n: u32| if n == 1 { "object" } else { "objects" };
+        match self {
+            Kept::StillOwnedBy(x) => format!("still owned by {}", names.of(*x)),
+            Kept::NamespacedOwner(x) => {
+                format!("a cluster-scoped object with a namespaced owner ({}) is never collected", names.of(*x))
+            }
+            Kept::AlreadyDestroyed => "already destroyed (`destroyed: true`)".into(),
+            Kept::Reachable => "still reachable from the root".into(),
+            Kept::InNewModel => "still in the new model".into(),
+            Kept::Protected { deleted_inside: n } => {
+                format!("protected namespace: the API server refuses to delete it ({n} {} in it deleted)", objects(*n))
+            }
+            Kept::OwnerNotInSnapshot(k) => {
+                format!("owner {} not in snapshot (the cluster may have it; see --closed-world)", names.owner(*k))
+            }
+            Kept::DeclaredInNew => "declared in NEW".into(),
+            Kept::HoldsNew(n) => format!("still holds {n} {} NEW declares", objects(*n)),
+        }
+    }
+
+    /// Why deleting an owner does not take it, in a few words (`explain`).
+    pub fn because(&self) -> &'static str {
+        match self {
+            Kept::StillOwnedBy(_) | Kept::NamespacedOwner(_) => "another owner stays",
+            Kept::AlreadyDestroyed => "it is already destroyed",
+            Kept::Reachable => "the root still reaches it",
+            Kept::InNewModel => "the new model still holds it",
+            Kept::Protected { .. } => "the API server refuses to delete it",
+            Kept::OwnerNotInSnapshot(_) => "its owner may still exist in the cluster",
+            Kept::DeclaredInNew => "NEW still declares it",
+            Kept::HoldsNew(_) => "it still holds objects NEW declares",
+        }
+    }
+
+    pub(super) fn from_cascade(by: KeptBy, relations: &[Relation]) -> Kept {
+        match by {
+            KeptBy::SolidOwner(r) => Kept::StillOwnedBy(relations[r as usize].from),
+            KeptBy::NamespacedOwner(r) => Kept::NamespacedOwner(relations[r as usize].from),
+            KeptBy::AlreadyDestroyed => Kept::AlreadyDestroyed,
+            KeptBy::Reachable => Kept::Reachable,
+            KeptBy::InNewModel => Kept::InNewModel,
+            KeptBy::Protected { deleted_inside } => Kept::Protected { deleted_inside },
+            KeptBy::OwnerNotInSnapshot(k) => Kept::OwnerNotInSnapshot(k),
+            KeptBy::DeclaredInNew => Kept::DeclaredInNew,
+            KeptBy::HoldsNew(n) => Kept::HoldsNew(n),
+        }
+    }
+}
+
+/// An orphaned object's reason, as text.
+pub fn orphaned_message(owner: ObjId, names: &Names) -> String {
+    format!("owner reference to {} removed (--cascade orphan)", names.of(owner))
+}
+
+/// The reasons of every deleted object, stored flat: `of(id)` is a slice.
+#[derive(Clone, Debug, Default)]
+pub struct Reasons {
+    start: Vec<u32>,
+    items: Vec<Reason>,
+}
+
+impl Reasons {
+    /// The reasons of `id` (none when the plan was made without them).
+    pub fn of(&self, id: ObjId) -> &[Reason] {
+        match (self.start.get(id.index()), self.start.get(id.index() + 1)) {
+            (Some(&a), Some(&b)) => &self.items[a as usize..b as usize],
+            _ => &[],
+        }
+    }
+}
+
+/// What reasons are made from.
+pub(super) struct Context<'a> {
+    pub objects: &'a [Object],
+    pub relations: &'a [Relation],
+    pub graph: &'a Graph,
+    pub cascade: &'a Cascade,
+    pub mode: &'a Mode,
+    pub root: Option<ObjId>,
+    /// Each object's first owner reference naming no object, as an index
+    /// into the plan's owner references.
+    pub absent_owner: &'a HashMap<ObjId, u32>,
+    /// (dependent, owner reference index) → index into the plan's owner references.
+    pub owner_ref: &'a HashMap<(ObjId, u32), u32>,
+}
+
+/// The reasons of every deleted object, made in parallel.
+pub(super) fn reasons(cx: &Context) -> Reasons {
+    const CHUNK: usize = 4096;
+    let n = cx.objects.len();
+    let chunks: Vec<(Vec<u32>, Vec<Reason>)> = (0..n.div_ceil(CHUNK))
+        .into_par_iter()
+        .map(|c| {
+            let mut counts = Vec::with_capacity(CHUNK);
+            let mut items = Vec::new();
+            for i in c * CHUNK..((c + 1) * CHUNK).min(n) {
+                let before = items.len();
+                if cx.cascade.cause[i].is_some() {
+                    of(cx, ObjId(i as u32), &mut items);
+                }
+                counts.push((items.len() - before) as u32);
+            }
+            (counts, items)
+        })
+        .collect();
+    let mut start = Vec::with_capacity(n + 1);
+    let mut at = 0u32;
+    start.push(0);
+    let mut items = Vec::with_capacity(chunks.iter().map(|(_, i)| i.len()).sum());
+    for (counts, chunk) in chunks {
+        for c in counts {
+            at += c;
+            start.push(at);
+        }
+        items.extend(chunk);
+    }
+    Reasons { start, items }
+}
+
+/// Why `id` is deleted: how it got into the plan, what it depends on, what
+/// it waits for.
+fn of(cx: &Context, id: ObjId, out: &mut Vec<Reason>) {
+    let from = out.len();
+    let o = &cx.objects[id.index()];
+    let rels = cx.relations;
+    match cx.cascade.cause[id.index()] {
+        Some(Cause::Target) => match cx.mode {
+            Mode::Delete(_) => out.push(Reason::Target),
+            Mode::Prune(_) => out.push(Reason::AbsentFromNew),
+            // --all: what owns it, if anything does (the first as written).
+            _ => {
+                let first = cx
+                    .graph
+                    .around(id)
+                    .filter(|&r| {
+                        let r = &rels[r as usize];
+                        r.to == id && r.kind == RelKind::Owns && r.link == Link::Solid
+                    })
+                    .min();
+                if let Some(r) = first {
+                    out.push(Reason::OwnedBy(rels[r as usize].from));
+                }
+            }
+        },
+        Some(Cause::Garbage(g)) => out.push(Reason::Garbage(garbage(cx, id, g))),
+        Some(Cause::Relation(r)) => {
+            let rel = &rels[r as usize];
+            out.push(match rel.kind {
+                RelKind::Owns => Reason::OwnedBy(rel.from),
+                RelKind::Contains => Reason::InNamespace(rel.from),
+                RelKind::Defines => Reason::DefinedBy(rel.from),
+                RelKind::DestroyAfter | RelKind::Finalizer => Reason::With(rel.from),
+            });
+        }
+        None => {}
+    }
+    for (j, d) in o.deps.iter().enumerate() {
+        let target = cx
+            .graph
+            .around(id)
+            .map(|r| &rels[r as usize])
+            .find(|r| r.kind == RelKind::DestroyAfter && r.declared_by == id && r.decl == j as u32);
+        let Some(target) = target else { continue };
+        out.push(match d.kind {
+            DepKind::Notifies => Reason::Notifies(target.from),
+            DepKind::DependsOn => Reason::DependsOn(target.from),
+            DepKind::DestroyAfter => Reason::DestroyedAfter(target.to),
+        });
+    }
+    if o.identity() == Identity::Token {
+        let mut before: Vec<u32> = cx
+            .graph
+            .around(id)
+            .filter(|&r| {
+                let r = &rels[r as usize];
+                r.kind == RelKind::DestroyAfter && r.from == id
+            })
+            .collect();
+        if !before.is_empty() {
+            before.sort_unstable();
+            let mut first = [ObjId(0); 3];
+            for (slot, &r) in first.iter_mut().zip(&before) {
+                *slot = rels[r as usize].to;
+            }
+            let shown = before.len().min(3);
+            out.push(Reason::After { first, shown: shown as u8, more: (before.len() - shown) as u32 });
+        }
+    }
+    // What it subscribed to: relations declared by what notifies it.
+    let mut subscribed: Vec<u32> = cx
+        .graph
+        .around(id)
+        .filter(|&r| {
+            let r = &rels[r as usize];
+            r.kind == RelKind::DestroyAfter
+                && r.from == id
+                && cx.objects[r.declared_by.index()]
+                    .deps
+                    .get(r.decl as usize)
+                    .is_some_and(|d| d.kind == DepKind::Notifies)
+        })
+        .collect();
+    subscribed.sort_unstable();
+    out.extend(subscribed.into_iter().map(|r| Reason::SubscribedTo(rels[r as usize].to)));
+    for f in o.finalizers.iter().filter(|f| !crate::model::kube::COLLECTOR_FINALIZERS.contains(&&***f)) {
+        let controller = cx.graph.around(id).map(|r| &rels[r as usize]).find(|r| {
+            r.kind == RelKind::Finalizer && r.to == id && o.finalizers.get(r.decl as usize).is_some_and(|x| x == f)
+        });
+        out.push(Reason::WaitsFor { finalizer: f.clone(), removed_by: controller.map(|r| r.from) });
+    }
+    // Two subscriptions of one pair are one notification.
+    let mut mine = out.split_off(from);
+    mine.dedup();
+    out.extend(mine);
+}
+
+/// Why the collector takes `id`, with what its owner references say.
+fn garbage(cx: &Context, id: ObjId, g: cascade::Garbage) -> Garbage {
+    match g {
+        cascade::Garbage::BeingDeleted => Garbage::BeingDeleted,
+        cascade::Garbage::RemovedFromModel => Garbage::RemovedFromModel,
+        cascade::Garbage::Unreachable => {
+            let model_root = cx.objects[id.index()].murano.as_deref().and_then(|m| m.model_root.clone());
+            Garbage::Unreachable(match (cx.root, model_root) {
+                (Some(r), _) => Root::Object(r),
+                (None, Some(r)) => Root::Named(r),
+                (None, None) => Root::None,
+            })
+        }
+        cascade::Garbage::NoSolidOwner => {
+            if let Some(&k) = cx.absent_owner.get(&id) {
+                return Garbage::OwnerNotInSnapshot(k);
+            }
+            let broken = cx
+                .graph
+                .dependencies(id)
+                .into_iter()
+                .map(|r| &cx.relations[r as usize])
+                .find(|r| r.kind == RelKind::Owns);
+            match broken {
+                Some(r) if r.link == Link::UidMismatch => Garbage::OwnerUidMismatch(r.from),
+                Some(r) if r.link == Link::OtherCoordinates => Garbage::OwnerUidOfAnother {
+                    owner: cx.owner_ref.get(&(r.to, r.decl)).copied().unwrap_or(u32::MAX),
+                    uid_of: r.from,
+                },
+                Some(r) if r.link == Link::CrossNamespace => Garbage::OwnerInOtherNamespace(r.from),
+                Some(r) => Garbage::OwnerBeingDeleted(r.from),
+                None => Garbage::NoOwnerLeft,
+            }
+        }
+    }
+}

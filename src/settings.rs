@@ -1,0 +1,89 @@
+//! The command line turned, once and before any input is read, into what a
+//! command does. Every rule between flags is here: a combination that
+//! cannot work fails in milliseconds, whatever the size of the input.
+
+use crate::analysis::cascade::{CascadeMode, MultiOwner};
+use crate::cli::{CheckArgs, CheckFormat, PlanFlags};
+use crate::error::Error;
+use crate::select::Query;
+use std::path::PathBuf;
+
+/// Where a plan starts.
+#[derive(Debug)]
+pub enum Start {
+    /// `--all` (and `explain` without a mode).
+    All,
+    /// `--gc`, from `--root` for Murano when given.
+    Gc { root: Option<String> },
+    /// `--prune NEW…`.
+    Prune(Vec<PathBuf>),
+    /// `--delete SELECTOR…` with `-n`/`-l`.
+    Delete(Query),
+}
+
+#[derive(Debug)]
+pub struct PlanSettings {
+    pub start: Start,
+    pub cascade: CascadeMode,
+    pub multi_owner: MultiOwner,
+    pub allow_cycles: bool,
+    /// `--finalizer-controller FINALIZER=SELECTOR`, parsed.
+    pub finalizer_controllers: Vec<(String, Query)>,
+    pub skip_invalid: bool,
+    pub closed_world: bool,
+    pub allow_empty_new: bool,
+}
+
+impl PlanSettings {
+    /// `default_all`: without a mode flag, plan everything (`explain`).
+    pub fn new(flags: &PlanFlags, default_all: bool) -> Result<PlanSettings, Error> {
+        let finalizer_controllers = finalizer_controllers(&flags.finalizer_controller)?;
+        let targets = Query::new(&flags.delete, flags.select.namespace.clone(), flags.select.labels.as_deref())?;
+        if flags.delete.is_empty() && !targets.is_empty() {
+            return Err(Error::Usage("-n/-l narrow --delete; give --delete SELECTOR".into()));
+        }
+        if flags.root.is_some() && !flags.gc {
+            return Err(Error::Usage("--root is where --gc starts; give --gc".into()));
+        }
+        let start = if flags.all || (default_all && !flags.gc && flags.delete.is_empty() && flags.prune.is_empty()) {
+            Start::All
+        } else if flags.gc {
+            Start::Gc { root: flags.root.as_ref().map(|r| r.strip_prefix("id:").unwrap_or(r).to_string()) }
+        } else if !flags.prune.is_empty() {
+            Start::Prune(flags.prune.clone())
+        } else {
+            Start::Delete(targets)
+        };
+        Ok(PlanSettings {
+            start,
+            cascade: flags.cascade,
+            multi_owner: flags.multi_owner,
+            allow_cycles: flags.allow_cycles,
+            finalizer_controllers,
+            skip_invalid: flags.skip_invalid,
+            closed_world: flags.closed_world,
+            allow_empty_new: flags.allow_empty_new,
+        })
+    }
+}
+
+/// `FINALIZER=SELECTOR` pairs of `--finalizer-controller`.
+pub fn finalizer_controllers(values: &[String]) -> Result<Vec<(String, Query)>, Error> {
+    values
+        .iter()
+        .map(|v| match v.split_once('=') {
+            Some((f, s)) if !f.is_empty() && !s.is_empty() => {
+                Ok((f.to_string(), Query::new(std::slice::from_ref(&s.to_string()), None, None)?))
+            }
+            _ => Err(Error::Usage(format!("invalid --finalizer-controller `{v}`: expected FINALIZER=SELECTOR"))),
+        })
+        .collect()
+}
+
+/// `check`'s flag rules.
+pub fn check(args: &CheckArgs) -> Result<Vec<(String, Query)>, Error> {
+    if args.statistics && !matches!(args.output, CheckFormat::Table | CheckFormat::Json) {
+        return Err(Error::Usage("--statistics prints a table (the default) or JSON (-o json)".into()));
+    }
+    finalizer_controllers(&args.finalizer_controller)
+}
