@@ -318,26 +318,58 @@ fn finalizer_hangs(
     Ok(warnings)
 }
 
-/// Each object's 1-based line: counted on from the object before it in its
-/// file (one pass over each file when objects come in file order).
+/// Each object's 1-based line, in one parallel pass over the input:
+/// objects come in file order, so each chunk of them counts the newlines
+/// from its first object on, and to the next chunk's first object; the
+/// chunks' first lines follow from one another. (An object out of that
+/// order is looked up.)
 fn lines(snapshot: &Snapshot) -> Vec<u32> {
-    snapshot
-        .objects
-        .par_chunks(4096)
-        .flat_map_iter(|chunk| {
-            let mut last: Option<(crate::input::FileId, usize, usize)> = None;
-            chunk.iter().map(move |o| {
-                let (file, at) = (o.span.file, o.span.start);
-                let source = snapshot.sources.get(file);
-                let line = match last {
-                    Some((f, before, line)) if f == file && before <= at => line + source.newlines(before..at),
-                    _ => source.line_index(at),
-                };
-                last = Some((file, at, line));
-                line as u32 + 1
-            })
+    const CHUNK: usize = 4096;
+    let objects = &snapshot.objects;
+    let at = |i: usize| (objects[i].span.file, objects[i].span.start);
+    let counted: Vec<(Vec<Option<u32>>, Option<usize>)> = (0..objects.len().div_ceil(CHUNK))
+        .into_par_iter()
+        .map(|c| {
+            let range = c * CHUNK..((c + 1) * CHUNK).min(objects.len());
+            let (file, start) = at(range.start);
+            let source = snapshot.sources.get(file);
+            let (mut before, mut n, mut in_order) = (start, 0, true);
+            let mut out = Vec::with_capacity(range.len());
+            for i in range.clone() {
+                let (f, s) = at(i);
+                in_order = in_order && f == file && s >= before;
+                out.push(in_order.then(|| {
+                    n += source.newlines(before..s);
+                    before = s;
+                    n as u32
+                }));
+            }
+            let next = (range.end < objects.len()).then(|| at(range.end));
+            let to_next = match next {
+                Some((f, s)) if in_order && f == file && s >= before => Some(n + source.newlines(before..s)),
+                _ => None,
+            };
+            (out, to_next)
         })
-        .collect()
+        .collect();
+    let mut lines = Vec::with_capacity(objects.len());
+    let mut carried: Option<usize> = None;
+    for (c, (out, to_next)) in counted.iter().enumerate() {
+        let (file, start) = at(c * CHUNK);
+        let first = carried.unwrap_or_else(|| snapshot.sources.get(file).newlines(0..start));
+        for (k, n) in out.iter().enumerate() {
+            let line = match n {
+                Some(n) => first + *n as usize,
+                None => {
+                    let (f, s) = at(c * CHUNK + k);
+                    snapshot.sources.get(f).line_index(s)
+                }
+            };
+            lines.push(line as u32 + 1);
+        }
+        carried = to_next.map(|n| first + n);
+    }
+    lines
 }
 
 /// The inputs and their digests (computed while loading when asked for).

@@ -480,9 +480,14 @@ fn of(cx: &Context, id: ObjId, out: &mut Vec<Reason>) {
         out.push(Reason::WaitsFor { finalizer: f.clone(), removed_by: controller.map(|r| r.from) });
     }
     // Two subscriptions of one pair are one notification.
-    let mut mine = out.split_off(from);
-    mine.dedup();
-    out.extend(mine);
+    let mut kept = from;
+    for r in from..out.len() {
+        if kept == from || out[r] != out[kept - 1] {
+            out.swap(kept, r);
+            kept += 1;
+        }
+    }
+    out.truncate(kept);
 }
 
 /// Why the collector takes `id`, with what its owner references say.

@@ -74,6 +74,19 @@ pub fn value_at<T: Serialize + ?Sized>(buf: &mut Vec<u8>, depth: usize, value: &
     value.serialize(&mut ser).map_err(io::Error::from)
 }
 
+/// A JSON string, escaped as serde_json escapes it. (Most strings need no
+/// escaping: those are copied as they are.)
+pub fn string(buf: &mut Vec<u8>, s: &str) {
+    if s.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\') {
+        // serde_json writes to a Vec without failing.
+        let _ = serde_json::to_writer(&mut *buf, s);
+    } else {
+        buf.push(b'"');
+        buf.extend_from_slice(s.as_bytes());
+        buf.push(b'"');
+    }
+}
+
 /// An object written field by field, `depth` levels in.
 pub struct Object {
     depth: usize,
@@ -101,6 +114,40 @@ impl Object {
     pub fn field<T: Serialize + ?Sized>(&mut self, buf: &mut Vec<u8>, name: &str, value: &T) -> io::Result<()> {
         self.key(buf, name);
         value_at(buf, self.depth + 1, value)
+    }
+
+    /// A string field.
+    pub fn str(&mut self, buf: &mut Vec<u8>, name: &str, value: &str) {
+        self.key(buf, name);
+        string(buf, value);
+    }
+
+    /// A string field, left out when `None`.
+    pub fn opt_str(&mut self, buf: &mut Vec<u8>, name: &str, value: Option<&str>) {
+        if let Some(v) = value {
+            self.str(buf, name, v);
+        }
+    }
+
+    /// A number field.
+    pub fn num(&mut self, buf: &mut Vec<u8>, name: &str, value: u64) {
+        self.key(buf, name);
+        buf.extend_from_slice(value.to_string().as_bytes());
+    }
+
+    /// An array of strings, `[]` when empty.
+    pub fn strs(&mut self, buf: &mut Vec<u8>, name: &str, values: &[&str]) {
+        self.key(buf, name);
+        if values.is_empty() {
+            buf.extend_from_slice(b"[]");
+            return;
+        }
+        buf.push(b'[');
+        for (i, v) in values.iter().enumerate() {
+            element(buf, i == 0, self.depth + 2);
+            string(buf, v);
+        }
+        end_array(buf, self.depth + 2);
     }
 
     pub fn end(self, buf: &mut Vec<u8>) {
@@ -138,7 +185,7 @@ mod tests {
 
     #[test]
     fn parts_give_the_bytes_of_the_whole() {
-        let v = serde_json::json!({"a": [1, {"b": [], "c": {}}, [2, 3]], "d": "x\"y", "e": {"f": null}});
+        let v = serde_json::json!({"a": [1, {"b": [], "c": {}}, [2, 3]], "d": "x\"y\u{1}\n\\é", "e": {"f": null}});
         let whole = serde_json::to_string_pretty(&v).unwrap();
         let mut buf = Vec::new();
         let mut o = Object::begin(&mut buf, 0);
@@ -149,7 +196,7 @@ mod tests {
             value_at(&mut buf, 2, x).unwrap();
         }
         end_array(&mut buf, 2);
-        o.field(&mut buf, "d", &v["d"]).unwrap();
+        o.str(&mut buf, "d", v["d"].as_str().unwrap());
         o.field(&mut buf, "e", &v["e"]).unwrap();
         o.end(&mut buf);
         assert_eq!(String::from_utf8(buf).unwrap(), whole);

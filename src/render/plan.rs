@@ -473,6 +473,66 @@ fn plan_out<'a>(snapshot: &'a Snapshot, plan: &'a Plan) -> PlanOut<'a> {
     }
 }
 
+/// A resource as its `Serialize` writes it with serde_json's pretty layout,
+/// `depth` levels in, without serde's generic machinery (a plan of a whole
+/// cluster has a resource per object; the test below holds the two equal).
+fn write_resource(buf: &mut Vec<u8>, depth: usize, r: &ResourceOut) {
+    let mut o = json::Object::begin(buf, depth);
+    o.str(buf, "ref", r.reference);
+    o.str(buf, "kind", r.kind);
+    match r.namespace {
+        Some(ns) => o.str(buf, "namespace", ns),
+        None => {
+            o.key(buf, "namespace");
+            buf.extend_from_slice(b"null");
+        }
+    }
+    o.str(buf, "name", r.name);
+    o.opt_str(buf, "uid", r.uid);
+    o.opt_str(buf, "id", r.id);
+    o.str(buf, "action", r.action);
+    o.str(buf, "reason", &r.reason);
+    o.key(buf, "reasons");
+    if r.reasons.is_empty() {
+        buf.extend_from_slice(b"[]");
+    } else {
+        buf.push(b'[');
+        for (i, why) in r.reasons.iter().enumerate() {
+            json::element(buf, i == 0, depth + 2);
+            let mut w = json::Object::begin(buf, depth + 2);
+            w.str(buf, "type", why.kind);
+            w.opt_str(buf, "why", why.why);
+            w.opt_str(buf, "ref", why.reference);
+            w.opt_str(buf, "owner", why.owner);
+            if !why.refs.is_empty() {
+                w.strs(buf, "refs", &why.refs);
+            }
+            if let Some(more) = why.more {
+                w.num(buf, "more", more.into());
+            }
+            w.opt_str(buf, "root", why.root);
+            w.opt_str(buf, "finalizer", why.finalizer);
+            if let Some(count) = why.count {
+                w.num(buf, "count", count.into());
+            }
+            w.end(buf);
+        }
+        json::end_array(buf, depth + 2);
+    }
+    if !r.waits_for.is_empty() {
+        o.strs(buf, "waitsFor", &r.waits_for);
+    }
+    o.opt_str(buf, "keptBy", r.kept_by);
+    o.opt_str(buf, "owner", r.owner);
+    o.opt_str(buf, "type", r.type_name);
+    if !r.referenced_by.is_empty() {
+        o.strs(buf, "referencedBy", &r.referenced_by);
+    }
+    o.str(buf, "file", r.file);
+    o.num(buf, "line", r.line.into());
+    o.end(buf);
+}
+
 /// The plan as JSON: the bytes `serde_json::to_writer_pretty` would write,
 /// with the resources of each step made in parallel and written as they
 /// are made.
@@ -504,7 +564,7 @@ pub fn json(snapshot: &Snapshot, plan: &Plan, out: &mut dyn Write) -> io::Result
                     let mut part = Vec::with_capacity(chunk.len() * 512);
                     for (k, &id) in chunk.iter().enumerate() {
                         json::element(&mut part, b == 0 && c == 0 && k == 0, 4);
-                        json::value_at(&mut part, 4, &deleted(snapshot, plan, id))?;
+                        write_resource(&mut part, 4, &deleted(snapshot, plan, id));
                     }
                     Ok(part)
                 })
