@@ -115,3 +115,28 @@ fn every_error_is_said_once_last_with_its_exit_code() {
         assert_eq!(err.lines().last(), Some(errors[0]), "{args:?}: the error comes last");
     }
 }
+
+#[test]
+fn an_error_with_places_shows_them_before_it_is_said() {
+    // An ownership cycle stops the plan; each owner reference of the cycle
+    // is shown at its line (the TD007 diagnostic), then the error, once, last.
+    for command in [&["plan", "--all"][..], &["explain", "cm/loop/a", "--all"][..]] {
+        let mut args = command.to_vec();
+        args.push("fixtures/check/td007-ownership-cycle.yaml");
+        let (code, out, err) = run(&args);
+        assert_eq!(code, 1, "{args:?}: {err}");
+        assert_eq!(out, "");
+        for (line, label) in [
+            (8, "ConfigMap/a is owned by ConfigMap/c"),
+            (17, "ConfigMap/b is owned by ConfigMap/a"),
+            (26, "ConfigMap/c is owned by ConfigMap/b"),
+        ] {
+            assert!(err.contains(&format!("fixtures/check/td007-ownership-cycle.yaml:{line}:53]")), "{args:?}: {err}");
+            assert!(err.contains(label), "{args:?}: {err}");
+        }
+        assert!(err.contains("TD007 ownership-cycle"), "{err}");
+        let last = err.lines().last().unwrap_or("");
+        assert!(last.starts_with("teardown: error: ownership cycle: ConfigMap/loop/a owns"), "{err}");
+        assert_eq!(err.matches("teardown: error:").count(), 1, "{err}");
+    }
+}

@@ -287,7 +287,9 @@ pub fn describe_cycle(s: &Snapshot, c: &Cycle) -> String {
     text
 }
 
-fn cycle_finding(s: &Snapshot, c: &Cycle, rule: Rule) -> Finding {
+/// A cycle as a finding: the edge written first in the input is the
+/// primary place, the others follow in cycle order.
+pub fn cycle_finding(s: &Snapshot, c: &Cycle, rule: Rule) -> Finding {
     let rels = &s.resolved.relations;
     let what = match rule {
         Rule::Td007 => "ownership cycle",

@@ -1,11 +1,13 @@
 //! `teardown plan`: a deletion plan, rendered in the format asked for.
 
-use super::{load_usable, refuse_duplicates, Env, Loading, Status};
+use super::{diagnostics, load_usable, refuse_duplicates, Env, Loading, Status};
+use crate::analysis::check as checks;
 use crate::cli::{InputArgs, PlanArgs, PlanFormat};
 use crate::error::Error;
+use crate::findings::Rule;
 use crate::load::Snapshot;
 use crate::model::{ObjId, Section};
-use crate::plan::{self, Detail, Mode, Plan};
+use crate::plan::{self, Detail, Mode, Plan, PlanError};
 use crate::render;
 use crate::render::diagnostics::Style;
 use crate::settings::{PlanSettings, Start};
@@ -104,9 +106,26 @@ pub(super) fn make(
         detail,
     };
     let mut timer = crate::timing::Timer::start();
-    let plan = plan::build(&snapshot, &options)?;
+    let plan = match plan::build(&snapshot, &options) {
+        Ok(plan) => plan,
+        Err(e) => {
+            say_places(&snapshot, &e, style, stderr);
+            return Err(e.into());
+        }
+    };
     timer.lap("plan");
     Ok((snapshot, plan))
+}
+
+/// An error with places in the input shows them, as the finding `check`
+/// reports for it, before `main` says the error: an ownership cycle is the
+/// TD007 finding with every owner reference of the cycle at its line.
+fn say_places(snapshot: &Snapshot, error: &PlanError, style: Style, stderr: &mut Vec<u8>) {
+    if let PlanError::OwnershipCycle { found: Some(cycle), .. } = error {
+        let finding = checks::cycle_finding(snapshot, cycle, Rule::Td007);
+        let counts = checks::Counts { errors: 1, ..checks::Counts::default() };
+        diagnostics(snapshot, &[finding], &counts, style, stderr);
+    }
 }
 
 /// `--root ID`: a Murano object of the model.

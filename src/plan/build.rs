@@ -415,16 +415,12 @@ fn ownership_cycle_error(
             }
             let last = &relations[*c.relations.last().unwrap_or(&0) as usize];
             let cut = format!("to {} from {}", objects[last.from.index()].short(), refs[last.to.index()]);
-            PlanError::OwnershipCycle {
-                cycle: text,
-                cut,
-                members: members.iter().map(|m| refs[m.index()].clone()).collect(),
-            }
+            PlanError::OwnershipCycle { cycle: text, cut, found: Some(c) }
         }
         None => PlanError::OwnershipCycle {
             cycle: members.iter().map(|m| refs[m.index()].clone()).collect::<Vec<_>>().join(", "),
             cut: String::from("(none found)"),
-            members: members.iter().map(|m| refs[m.index()].clone()).collect(),
+            found: None,
         },
     }
 }

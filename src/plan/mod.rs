@@ -21,6 +21,7 @@ pub use reasons::{Garbage, Kept, Reason, Root};
 pub use warnings::Warning;
 
 use crate::analysis::cascade::{Cascade, CascadeMode, MultiOwner};
+use crate::analysis::cycles::Cycle;
 use crate::analysis::order::Order;
 use crate::graph::{Graph, LazyGraph};
 use crate::model::{ObjId, Object, Relation};
@@ -85,8 +86,9 @@ pub struct Options {
 /// Why a plan cannot be made (exit 1).
 #[derive(Clone, Debug)]
 pub enum PlanError {
-    /// Objects of the deletion set own each other.
-    OwnershipCycle { cycle: String, cut: String, members: Vec<String> },
+    /// Objects of the deletion set own each other: `found` is the cycle
+    /// whose edges the command shows at their places in the input.
+    OwnershipCycle { cycle: String, cut: String, found: Option<Cycle> },
     /// An object would wait forever for a finalizer whose controller is
     /// deleted in an earlier step.
     Hang { object: String, finalizer: String, controller: String, object_step: u32, controller_step: u32 },
