@@ -97,14 +97,7 @@ pub fn load(inputs: &[PathBuf], options: &LoadOptions, stdin: &mut dyn Read) -> 
     let mut timer = crate::timing::Timer::start();
     let (sources, problems) = input::read_inputs(inputs, stdin);
     timer.lap("read");
-    // A plan file records each input's digest: computed beside the parse,
-    // on a thread of its own, it costs no wall time.
-    let (objects, resolved, findings) = std::thread::scope(|s| {
-        if options.digests {
-            s.spawn(|| sources.files.iter().for_each(|f| _ = f.sha256()));
-        }
-        parse(&sources, problems, options, timer)
-    });
+    let (objects, resolved, findings) = parse(&sources, problems, options, timer);
     Snapshot { sources, objects, resolved, findings }
 }
 
@@ -238,6 +231,14 @@ fn parse(
         findings.extend(finds);
     }
     timer.lap("assemble");
+    if options.digests {
+        // A plan file records each input's digest. Computed on a thread of
+        // its own while objects are resolved and the plan is made (work that
+        // leaves a core free), it costs no wall time; whoever asks for a
+        // digest first waits for it (`SourceFile::sha256`).
+        let files = sources.files.clone();
+        std::thread::spawn(move || files.iter().for_each(|f| _ = f.sha256()));
+    }
     if let Some(bar) = &reader.bar {
         bar.set_message("resolving");
     }
@@ -538,7 +539,7 @@ mod tests {
         let native =
             big(|i| format!("  {{\"id\": \"r{i}\", \"owners\": [\"r{}\"]}}", i / 2), " \"resources\": [\n", " ]\n}\n");
         for (file, expect) in [(kubectl, "ConfigMap"), (native, "")] {
-            let sources = Sources { files: vec![file] };
+            let sources = Sources { files: vec![std::sync::Arc::new(file)] };
             let reader = Reader { sources: &sources, forced: None, bar: None };
             let pieces = split_file(sources.get(FileId(0)), 4);
             let Some(Piece::Runs(runs)) = pieces.first() else { panic!("not read in runs") };

@@ -12,7 +12,9 @@ use teardown::error::Error;
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
+    let mut timer = teardown::timing::Timer::start();
     let cli = Cli::parse();
+    timer.lap("arguments");
     let mut stdout = std::io::BufWriter::with_capacity(1 << 20, std::io::stdout().lock());
     let mut said = Vec::new();
     let env = Env {
@@ -24,6 +26,7 @@ fn main() -> ExitCode {
         stderr: &mut said,
     };
     let result = commands::run(cli, env);
+    timer.lap("run (total)");
     // The result first, then what is said about it (warnings, the summary
     // line, the error), so that a terminal shows them at the end.
     let result = match (result, stdout.flush()) {

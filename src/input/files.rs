@@ -4,6 +4,7 @@
 use super::source::{FileId, Format, SourceFile, Sources, Text};
 use std::io::Read;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// Why an input could not be read. The file is reported and skipped; the run
 /// goes on with the other inputs and ends with exit code 2.
@@ -182,7 +183,7 @@ fn read_file(sources: &mut Sources, problems: &mut Vec<ReadProblem>, seen: &mut 
         let format = format_of(Some(path));
         let mut file = SourceFile::new(display(path), Some(path.to_path_buf()), format, text.0);
         file.bom = text.1;
-        sources.files.push(file);
+        sources.files.push(Arc::new(file));
         return;
     }
     let mut bytes = Vec::new();
@@ -257,7 +258,7 @@ fn push_file(
         Ok(text) => {
             let mut file = SourceFile::new(name, path, format, text);
             file.bom = bom;
-            sources.files.push(file)
+            sources.files.push(Arc::new(file))
         }
         Err(err) => {
             // Up to the first invalid byte the lossy text is the file's own,
@@ -265,7 +266,7 @@ fn push_file(
             let offset = err.utf8_error().valid_up_to();
             let text = String::from_utf8_lossy(err.as_bytes()).into_owned();
             let file = FileId(sources.files.len() as u32);
-            sources.files.push(SourceFile::new(name.clone(), path, format, text));
+            sources.files.push(Arc::new(SourceFile::new(name.clone(), path, format, text)));
             problems.push(ReadProblem::NotUtf8 { name, file, offset });
         }
     }

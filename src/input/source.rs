@@ -5,6 +5,7 @@
 
 use std::ops::Range;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::sync::{Mutex, OnceLock};
 
 /// Index of a file in [`Sources`].
@@ -303,7 +304,9 @@ impl SourceFile {
 /// All files of one run. `FileId(i)` is `files[i]`.
 #[derive(Default)]
 pub struct Sources {
-    pub files: Vec<SourceFile>,
+    /// Shared, so that a thread may digest them while the rest of the run
+    /// goes on (plan files record each input's sha256).
+    pub files: Vec<Arc<SourceFile>>,
 }
 
 impl Sources {

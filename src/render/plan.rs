@@ -537,9 +537,12 @@ fn write_resource(buf: &mut Vec<u8>, depth: usize, r: &ResourceOut) {
 /// with the resources of each step made in parallel and written as they
 /// are made.
 pub fn json(snapshot: &Snapshot, plan: &Plan, out: &mut dyn Write) -> io::Result<()> {
-    const FLUSH: usize = 1 << 20;
+    // Resources are written in parts of this many, made in parallel into
+    // buffers that every batch uses again (fresh memory costs page faults).
+    const PART: usize = 512;
+    let mut pool: Vec<Vec<u8>> = Vec::new();
     let p = plan_out(snapshot, plan);
-    let mut buf = Vec::with_capacity(FLUSH * 2);
+    let mut buf = Vec::with_capacity(1 << 16);
     let mut doc = json::Object::begin(&mut buf, 0);
     doc.field(&mut buf, "schemaVersion", &p.schema_version)?;
     doc.field(&mut buf, "mode", p.mode)?;
@@ -557,24 +560,22 @@ pub fn json(snapshot: &Snapshot, plan: &Plan, out: &mut dyn Write) -> io::Result
         step.key(&mut buf, "resources");
         buf.push(b'[');
         for (b, batch) in ids.chunks(BATCH).enumerate() {
-            let parts: Vec<io::Result<Vec<u8>>> = batch
-                .par_chunks(512)
-                .enumerate()
-                .map(|(c, chunk)| {
-                    let mut part = Vec::with_capacity(chunk.len() * 512);
-                    for (k, &id) in chunk.iter().enumerate() {
-                        json::element(&mut part, b == 0 && c == 0 && k == 0, 4);
-                        write_resource(&mut part, 4, &deleted(snapshot, plan, id));
-                    }
-                    Ok(part)
-                })
-                .collect();
-            for part in parts {
-                buf.extend_from_slice(&part?);
-                if buf.len() >= FLUSH {
-                    out.write_all(&buf)?;
-                    buf.clear();
+            let parts = batch.len().div_ceil(PART);
+            if pool.len() < parts {
+                pool.resize_with(parts, || Vec::with_capacity(PART * 512));
+            }
+            batch.par_chunks(PART).zip(pool[..parts].par_iter_mut()).enumerate().for_each(|(c, (chunk, part))| {
+                part.clear();
+                for (k, &id) in chunk.iter().enumerate() {
+                    json::element(part, b == 0 && c == 0 && k == 0, 4);
+                    write_resource(part, 4, &deleted(snapshot, plan, id));
                 }
+            });
+            // Parts go out as they are (no copy); their buffers are used again.
+            out.write_all(&buf)?;
+            buf.clear();
+            for part in &pool[..parts] {
+                out.write_all(part)?;
             }
         }
         if ids.is_empty() {
