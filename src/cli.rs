@@ -238,9 +238,10 @@ pub struct PlanFlags {
     pub cascade: CascadeMode,
 
     /// A dependent with several owners is deleted when all of its solid owners
-    /// are (all), or when any of them is (any).
-    #[arg(long = "multi-owner", value_enum, default_value_t = MultiOwner::All, value_name = "RULE")]
-    pub multi_owner: MultiOwner,
+    /// are (all), or when any of them is (any) [default: each dialect's
+    /// collector: all for Kubernetes, any for Krake]
+    #[arg(long = "multi-owner", value_enum, value_name = "RULE")]
+    pub multi_owner: Option<MultiOwner>,
 
     /// Plan an ownership cycle as one group instead of failing.
     #[arg(long)]

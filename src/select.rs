@@ -176,6 +176,8 @@ pub fn matches(sel: &Selector, o: &Object) -> bool {
                 && *o.name == **name
                 && kind_matches(kind, &o.kind)
                 && match group.as_deref() {
+                    // Another system's objects (Krake): their group as written.
+                    _ if !o.is_kubernetes() => group.as_deref().is_none_or(|g| o.group.eq_ignore_ascii_case(g)),
                     // As kubectl's discovery: a built-in kind's name means the built-in.
                     None => builtin_group_of(kind).is_none_or(|g| *o.group == *g),
                     Some(g) => {

@@ -25,7 +25,8 @@ pub enum Start {
 pub struct PlanSettings {
     pub start: Start,
     pub cascade: CascadeMode,
-    pub multi_owner: MultiOwner,
+    /// `None`: each dialect's own rule.
+    pub multi_owner: Option<MultiOwner>,
     pub allow_cycles: bool,
     /// `--finalizer-controller FINALIZER=SELECTOR`, parsed.
     pub finalizer_controllers: Vec<(String, Query)>,

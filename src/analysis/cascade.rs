@@ -40,6 +40,10 @@ pub enum MultiOwner {
     All,
     /// Delete a dependent when any of its owners is deleted (Krake).
     Any,
+    /// Each dependent by its dialect's collector (a snapshot of Kubernetes
+    /// and Krake objects, without `--multi-owner`).
+    #[value(skip)]
+    ByDialect,
 }
 
 impl MultiOwner {
@@ -47,6 +51,26 @@ impl MultiOwner {
         match self {
             MultiOwner::All => "all",
             MultiOwner::Any => "any",
+            MultiOwner::ByDialect => "by-dialect",
+        }
+    }
+
+    /// The rule of these objects' collectors: theirs if they agree.
+    pub fn of(objects: &[Object]) -> MultiOwner {
+        let any = |o: &Object| o.origin.collector.any_owner;
+        match (objects.iter().any(any), objects.iter().all(any)) {
+            (false, _) => MultiOwner::All,
+            (true, true) => MultiOwner::Any,
+            (true, false) => MultiOwner::ByDialect,
+        }
+    }
+
+    /// Does `dependent` go with the first of its owners that goes?
+    fn any_owner(self, dependent: &Object) -> bool {
+        match self {
+            MultiOwner::All => false,
+            MultiOwner::Any => true,
+            MultiOwner::ByDialect => dependent.origin.collector.any_owner,
         }
     }
 }
@@ -136,7 +160,7 @@ pub fn gc_seeds(objects: &[Object], rels: &[Relation], graph: &Graph) -> Vec<(Ob
             seeds.push((id, Garbage::BeingDeleted));
             continue;
         }
-        if o.owners.is_empty() {
+        if o.owners.is_empty() || !o.origin.collector.collects_dangling {
             continue;
         }
         let owners: Vec<&Relation> =
@@ -212,6 +236,9 @@ pub fn cascade(
     }
     let mut buf = Vec::new();
     while let Some(d) = queue.pop_front() {
+        if !objects[d.index()].cascades() {
+            continue;
+        }
         graph.dependents_into(d, &mut buf);
         for &ri in &buf {
             let r = &rels[ri as usize];
@@ -232,7 +259,7 @@ pub fn cascade(
                                 alive[c.index()] -= 1;
                             }
                             reached[c.index()] = true;
-                            if opts.multi_owner == MultiOwner::All && alive[c.index()] > 0 {
+                            if !opts.multi_owner.any_owner(&objects[c.index()]) && alive[c.index()] > 0 {
                                 continue;
                             }
                         }

@@ -142,10 +142,17 @@ fn owners(s: &Snapshot, out: &mut Vec<Finding>) {
             Finding::new(Rule::Td003, format!("{}: owner {owner}{uid} is not in the snapshot", o.reference()))
                 .at(anchor::owner_ref(&s.sources, o, j), "owner not found")
                 .refs([o.reference()])
-                .help(format!(
-                    "if the snapshot is the whole cluster (--closed-world), the garbage collector deletes {}",
-                    o.reference()
-                )),
+                .help(match o.origin.collector.collects_dangling {
+                    true => format!(
+                        "if the snapshot is the whole cluster (--closed-world), the garbage collector deletes {}",
+                        o.reference()
+                    ),
+                    false => format!(
+                        "the {} garbage collector follows deletions only: {} stays until it is deleted",
+                        o.origin.dialect,
+                        o.reference()
+                    ),
+                }),
         );
     }
     for r in &s.resolved.relations {
@@ -257,7 +264,8 @@ fn finalizers(s: &Snapshot, options: &CheckOptions, out: &mut Vec<Finding>) {
             || options.known_finalizers.iter().any(|k| k == f)
     };
     for o in &s.objects {
-        for f in o.finalizers.iter().filter(|f| !known(f)) {
+        let own = o.origin.collector.finalizers;
+        for f in o.finalizers.iter().filter(|f| !known(f) && !own.contains(&&***f)) {
             out.push(
                 Finding::new(Rule::Td011, format!("{}: finalizer {f} has no known controller", o.reference()))
                     .at(anchor::finalizer(&s.sources, o, f), "deletion waits for this finalizer")

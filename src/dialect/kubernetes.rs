@@ -17,7 +17,7 @@ use crate::input::outline::Value;
 use crate::input::{locate, Shape, Span, Unit};
 use crate::model::intern::intern;
 use crate::model::kube::group_of;
-use crate::model::{CrdDef, DepDecl, DepKind, DepTarget, Fields, Identity, Object, Origin, OwnerRef, Str};
+use crate::model::{Collector, CrdDef, DepDecl, DepKind, DepTarget, Fields, Identity, Object, Origin, OwnerRef, Str};
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde::Deserialize;
 use std::fmt;
@@ -34,7 +34,9 @@ pub static ORIGIN: Origin = Origin {
         finalizers: "finalizers",
         namespace: "namespace",
         kind: "kind",
+        deleted: "deletionTimestamp",
     },
+    collector: Collector::KUBERNETES,
 };
 
 impl super::Dialect for Kubernetes {
@@ -685,6 +687,7 @@ pub fn convert(raw: RawObject, span: Span, text: &str, list: ListContext, out: &
             uid,
             controller: r.controller.unwrap_or(false),
             block_owner_deletion: r.block_owner_deletion.unwrap_or(false),
+            namespace: None,
         });
     }
 

@@ -12,6 +12,7 @@
 
 #[macro_use]
 pub mod fields;
+pub mod krake;
 pub mod kubernetes;
 pub mod murano;
 pub mod native;
@@ -92,7 +93,8 @@ pub struct Files {
 /// first that says yes reads it. `kubernetes` reads any mapping that no
 /// dialect before it takes (and says what it lacks), so it comes after
 /// those that recognise something narrower.
-pub static REGISTRY: &[&dyn Dialect] = &[&murano::Murano, &native::Native, &kubernetes::Kubernetes, &pairs::Pairs];
+pub static REGISTRY: &[&dyn Dialect] =
+    &[&murano::Murano, &native::Native, &krake::Krake, &kubernetes::Kubernetes, &pairs::Pairs];
 
 /// A dialect's index in [`REGISTRY`], by name.
 pub fn by_name(name: &str) -> Option<usize> {

@@ -16,7 +16,9 @@
 use super::Out;
 use crate::findings::{Finding, Rule};
 use crate::input::{locate, FileId, Node, Span, Unit};
-use crate::model::{DepDecl, DepKind, DepTarget, Fields, Identity, MuranoInfo, Object, Origin, OwnerRef, Section, Str};
+use crate::model::{
+    Collector, DepDecl, DepKind, DepTarget, Fields, Identity, MuranoInfo, Object, Origin, OwnerRef, Section, Str,
+};
 use rustc_hash::FxHashMap;
 use std::ops::Range;
 
@@ -32,7 +34,9 @@ pub static ORIGIN: Origin = Origin {
         finalizers: "finalizers",
         namespace: "namespace",
         kind: "type",
+        deleted: "deletionTimestamp",
     },
+    collector: Collector::KUBERNETES,
 };
 
 impl super::Dialect for Murano {
@@ -324,6 +328,7 @@ impl Reader<'_> {
                     uid: Some(pid),
                     controller: false,
                     block_owner_deletion: false,
+                    namespace: None,
                 }])
             }
             None => Box::default(),

@@ -14,7 +14,7 @@ use super::fields::Scalar;
 use super::{List, Out};
 use crate::findings::{Finding, Rule};
 use crate::input::{locate, Outline, Shape, Span, Unit};
-use crate::model::{DepDecl, DepKind, DepTarget, Fields, Identity, Object, Origin, OwnerRef, Str};
+use crate::model::{Collector, DepDecl, DepKind, DepTarget, Fields, Identity, Object, Origin, OwnerRef, Str};
 use serde::Deserialize;
 
 pub struct Native;
@@ -29,7 +29,9 @@ pub static ORIGIN: Origin = Origin {
         finalizers: "finalizers",
         namespace: "namespace",
         kind: "kind",
+        deleted: "deletionTimestamp",
     },
+    collector: Collector::KUBERNETES,
 };
 
 impl super::Dialect for Native {
@@ -103,6 +105,7 @@ pub fn convert(raw: RawNative, span: Span, text: &str, out: &mut Vec<Finding>) -
             uid: Some(o.0),
             controller: false,
             block_owner_deletion: false,
+            namespace: None,
         })
         .collect();
     let deps = raw

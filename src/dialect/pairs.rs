@@ -7,7 +7,7 @@
 use super::{Files, Out};
 use crate::findings::{Finding, Rule};
 use crate::input::{FileId, Shape, Sources, Span, Unit};
-use crate::model::{Fields, Identity, Link, ObjId, Object, Origin, RelKind, Relation, Str};
+use crate::model::{Collector, Fields, Identity, Link, ObjId, Object, Origin, RelKind, Relation, Str};
 use hashbrown::hash_table::{Entry, HashTable};
 use std::ops::Range;
 
@@ -16,7 +16,8 @@ pub struct Pairs;
 pub static ORIGIN: Origin = Origin {
     dialect: "pairs",
     identity: Identity::Token,
-    fields: Fields { name: &[""], owners: "", dependency: "", finalizers: "", namespace: "", kind: "" },
+    fields: Fields { name: &[""], owners: "", dependency: "", finalizers: "", namespace: "", kind: "", deleted: "" },
+    collector: Collector::KUBERNETES,
 };
 
 impl super::Dialect for Pairs {

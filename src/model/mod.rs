@@ -39,6 +39,11 @@ pub enum Identity {
     /// A token of tsort input: the token is the object and where it is
     /// first written; its order comes from the pairs it is in.
     Token,
+    /// By group (an API name), kind, namespace and name, as Krake's
+    /// ResourceRef names a resource: owner references give all four and
+    /// resolve to exactly that object. No Kubernetes rule applies (scopes,
+    /// implicit Namespace and CRD relations, protected namespaces).
+    Ref,
 }
 
 /// What the model keeps of the dialect that read an object: its name, how
@@ -50,6 +55,35 @@ pub struct Origin {
     pub dialect: &'static str,
     pub identity: Identity,
     pub fields: Fields,
+    pub collector: Collector,
+}
+
+/// How the garbage collector of a dialect's system treats its objects
+/// (`plan --gc`, the cascade, `simulate`).
+#[derive(Debug)]
+pub struct Collector {
+    /// A dependent with several owners goes when any of them is deleted
+    /// (Krake marks every direct dependent), not only when none is left
+    /// (Kubernetes); `--multi-owner` overrides it.
+    pub any_owner: bool,
+    /// Objects whose owner references are all dangling are garbage
+    /// (Kubernetes). Krake's collector only follows deletions.
+    pub collects_dangling: bool,
+    /// The finalizer the system adds when an object is deleted and through
+    /// which its collector deletes the dependents (Krake's
+    /// `cascade_deletion`). An object being deleted without it no longer
+    /// cascades: the collector has done with it.
+    pub cascade_finalizer: Option<&'static str>,
+    /// Finalizers of the system's own controllers, known without
+    /// `--finalizer-controller` (no TD011).
+    pub finalizers: &'static [&'static str],
+}
+
+impl Collector {
+    /// Kubernetes' collector: dependents go when no solid owner is left,
+    /// dangling owners make garbage.
+    pub const KUBERNETES: Collector =
+        Collector { any_owner: false, collects_dangling: true, cascade_finalizer: None, finalizers: &[] };
 }
 
 /// The keys an object's fields are written under, searched in its text.
@@ -64,6 +98,8 @@ pub struct Fields {
     pub finalizers: &'static str,
     pub namespace: &'static str,
     pub kind: &'static str,
+    /// The field that marks an object being deleted.
+    pub deleted: &'static str,
 }
 
 /// An owner reference as written in the dependent.
@@ -77,6 +113,9 @@ pub struct OwnerRef {
     pub uid: Option<Str>,
     pub controller: bool,
     pub block_owner_deletion: bool,
+    /// [`Identity::Ref`]: the owner's namespace as the reference gives it
+    /// (`None`: a resource without one). Unused by other identities.
+    pub namespace: Option<Str>,
 }
 
 /// What a destruction dependency points at.
@@ -226,14 +265,29 @@ impl Object {
 
     /// Is it identified by its coordinates (group, kind, namespace, name)?
     pub fn has_coordinates(&self) -> bool {
+        matches!(self.origin.identity, Identity::Coordinates | Identity::Ref)
+    }
+
+    /// Do Kubernetes' rules apply to it (scopes, implicit relations,
+    /// protected namespaces, kubectl's kind discovery)?
+    pub fn is_kubernetes(&self) -> bool {
         self.origin.identity == Identity::Coordinates
+    }
+
+    /// Does deleting it delete its dependents? Not once its collector is
+    /// done with it: being deleted, without the collector's finalizer.
+    pub fn cascades(&self) -> bool {
+        match self.origin.collector.cascade_finalizer {
+            Some(f) if self.deletion_timestamp.is_some() => self.finalizers.iter().any(|x| **x == *f),
+            _ => true,
+        }
     }
 
     /// `Kind[.group]/[namespace/]name` for objects with coordinates, the id otherwise.
     pub fn reference(&self) -> String {
         match self.identity() {
             Identity::Id | Identity::Token => self.name.to_string(),
-            Identity::Coordinates => {
+            Identity::Coordinates | Identity::Ref => {
                 let mut s = String::with_capacity(self.kind.len() + self.group.len() + self.name.len() + 24);
                 s.push_str(&self.kind);
                 if !self.group.is_empty() {
@@ -261,6 +315,12 @@ impl Object {
             return r.name.to_string();
         }
         let group = if r.group.is_empty() { String::new() } else { format!(".{}", r.group) };
+        if self.identity() == Identity::Ref {
+            return match &r.namespace {
+                Some(ns) => format!("{}{group}/{ns}/{}", r.kind, r.name),
+                None => format!("{}{group}/{}", r.kind, r.name),
+            };
+        }
         match (&self.namespace, kube::builtin_namespaced(&r.group, &r.kind)) {
             (Some(ns), Some(true)) => format!("{}{group}/{ns}/{}", r.kind, r.name),
             _ => format!("{}{group}/{}", r.kind, r.name),
@@ -271,12 +331,12 @@ impl Object {
     pub fn short(&self) -> String {
         match self.identity() {
             Identity::Id | Identity::Token => self.name.to_string(),
-            Identity::Coordinates => format!("{}/{}", self.kind, self.name),
+            Identity::Coordinates | Identity::Ref => format!("{}/{}", self.kind, self.name),
         }
     }
 
     pub fn is_namespace(&self) -> bool {
-        self.has_coordinates() && self.group.is_empty() && &*self.kind == "Namespace"
+        self.is_kubernetes() && self.group.is_empty() && &*self.kind == "Namespace"
     }
 
     pub fn label(&self, key: &str) -> Option<&str> {

@@ -170,7 +170,7 @@ pub fn assign_scopes(objects: &mut [Object]) {
         }
     }
     for o in objects.iter_mut() {
-        if !o.has_coordinates() {
+        if !o.is_kubernetes() {
             continue;
         }
         let namespaced = builtin_namespaced(&o.group, &o.kind)
@@ -197,6 +197,9 @@ pub fn resolve(objects: &[Object]) -> Resolved {
                     r.uid.as_deref().and_then(|u| index.by_uid(u)).map(|t| (t, Link::Solid))
                 }
                 Identity::Coordinates => resolve_owner(&index, objects, o, r),
+                Identity::Ref => {
+                    index.by_key(&r.group, &r.kind, r.namespace.as_deref(), &r.name).map(|t| (t, Link::Solid))
+                }
             };
             match found {
                 Some((owner, link)) => out.relations.push(Relation {
@@ -221,7 +224,7 @@ pub fn resolve(objects: &[Object]) -> Resolved {
         }
     }
     for (i, o) in objects.iter().enumerate() {
-        if !o.has_coordinates() {
+        if !o.is_kubernetes() {
             continue;
         }
         let id = ObjId(i as u32);

@@ -25,7 +25,7 @@ fn spare(snapshot: &Snapshot, options: &Options, relations: &[Relation], owners:
     let mut spare: Vec<Option<KeptBy>> = objects
         .iter()
         .map(|o| {
-            (o.has_coordinates() && protected_namespace(&o.group, &o.kind, &o.name))
+            (o.is_kubernetes() && protected_namespace(&o.group, &o.kind, &o.name))
                 .then_some(KeptBy::Protected { deleted_inside: 0 })
         })
         .collect();
@@ -111,6 +111,7 @@ pub fn build(snapshot: &Snapshot, options: &Options) -> Result<Plan, PlanError> 
             seeds.into_iter().map(|(id, why)| (id, Cause::Garbage(why))).collect()
         }
     };
+    let multi_owner = options.multi_owner.unwrap_or_else(|| cascade::MultiOwner::of(objects));
     let owners = OwnerRefs::new(snapshot, &options.mode, &relations);
     let spare = spare(snapshot, options, &relations, &owners);
     let mut cascade = match options.mode {
@@ -121,7 +122,7 @@ pub fn build(snapshot: &Snapshot, options: &Options) -> Result<Plan, PlanError> 
             graph(),
             &seeds,
             &spare,
-            &cascade::Options { cascade: options.cascade, multi_owner: options.multi_owner },
+            &cascade::Options { cascade: options.cascade, multi_owner },
         ),
     };
     // A protected namespace kept: how much of what it holds goes.
@@ -207,7 +208,7 @@ pub fn build(snapshot: &Snapshot, options: &Options) -> Result<Plan, PlanError> 
         },
         options_mode: options.mode.clone(),
         cascade_mode: options.cascade,
-        multi_owner: options.multi_owner,
+        multi_owner,
         graph: lazy,
         relations,
         reasons,

@@ -69,7 +69,8 @@ impl Detail {
 pub struct Options {
     pub mode: Mode,
     pub cascade: CascadeMode,
-    pub multi_owner: MultiOwner,
+    /// `--multi-owner`; `None`: each dialect's collector's rule.
+    pub multi_owner: Option<MultiOwner>,
     pub allow_cycles: bool,
     /// `--finalizer-controller`: each finalizer with the objects whose
     /// controllers remove it.
@@ -119,6 +120,8 @@ pub struct Input {
 pub struct Plan {
     pub options_mode: Mode,
     pub cascade_mode: CascadeMode,
+    /// The rule the cascade followed (`by-dialect` when the snapshot's
+    /// dialects differ and no `--multi-owner` was given).
     pub multi_owner: MultiOwner,
     /// The snapshot's relations, then those `--finalizer-controller` adds.
     pub relations: Vec<Relation>,

@@ -40,8 +40,8 @@ pub enum Root {
 /// Why the garbage collector takes an object (`--gc`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Garbage {
-    /// It carries a `deletionTimestamp`.
-    BeingDeleted,
+    /// It is being deleted: the field that says so (`deletionTimestamp`).
+    BeingDeleted(&'static str),
     /// Its owner is not in the snapshot (`--closed-world`): an owner reference.
     OwnerNotInSnapshot(u32),
     /// Its owner is there with another uid.
@@ -66,7 +66,7 @@ pub enum Garbage {
 impl Garbage {
     pub fn id(&self) -> &'static str {
         match self {
-            Garbage::BeingDeleted => "being-deleted",
+            Garbage::BeingDeleted(_) => "being-deleted",
             Garbage::OwnerNotInSnapshot(_) => "owner-not-in-snapshot",
             Garbage::OwnerUidMismatch(_) => "owner-uid-mismatch",
             Garbage::OwnerUidOfAnother { .. } => "owner-uid-of-another",
@@ -186,7 +186,7 @@ impl Reason {
 
 fn write_garbage(g: &Garbage, names: &Names, out: &mut String) -> std::fmt::Result {
     match g {
-        Garbage::BeingDeleted => write!(out, "being deleted (deletionTimestamp is set)"),
+        Garbage::BeingDeleted(field) => write!(out, "being deleted ({field} is set)"),
         Garbage::OwnerNotInSnapshot(k) => {
             write!(out, "garbage: owner {} is not in the snapshot (--closed-world)", names.owner(*k))
         }
@@ -493,7 +493,7 @@ fn of(cx: &Context, id: ObjId, out: &mut Vec<Reason>) {
 /// Why the collector takes `id`, with what its owner references say.
 fn garbage(cx: &Context, id: ObjId, g: cascade::Garbage) -> Garbage {
     match g {
-        cascade::Garbage::BeingDeleted => Garbage::BeingDeleted,
+        cascade::Garbage::BeingDeleted => Garbage::BeingDeleted(cx.objects[id.index()].origin.fields.deleted),
         cascade::Garbage::RemovedFromModel => Garbage::RemovedFromModel,
         cascade::Garbage::Unreachable => {
             let model_root = cx.objects[id.index()].murano.as_deref().and_then(|m| m.model_root.clone());
