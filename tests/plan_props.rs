@@ -103,7 +103,7 @@ proptest! {
             let options = Options {
                 mode: mode.clone(),
                 cascade: CascadeMode::Background,
-                multi_owner: MultiOwner::All,
+                multi_owner: Some(MultiOwner::All),
                 allow_cycles: true,
                 finalizer_controllers: Vec::new(),
                 root: None,

@@ -698,7 +698,7 @@ pub fn mermaid(plan: &Plan) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::cascade::{CascadeMode, MultiOwner};
+    use crate::analysis::cascade::CascadeMode;
     use crate::load::{load, LoadOptions};
     use crate::plan::{build, Detail, Mode, Options};
 
@@ -724,7 +724,7 @@ mod tests {
                 let options = Options {
                     mode,
                     cascade: CascadeMode::Background,
-                    multi_owner: MultiOwner::All,
+                    multi_owner: None,
                     allow_cycles: true,
                     finalizer_controllers: Vec::new(),
                     root: None,
