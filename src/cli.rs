@@ -2,6 +2,7 @@
 //! runs it.
 
 use crate::analysis::cascade::{CascadeMode, MultiOwner};
+use crate::analysis::simulate::Controller;
 use clap::{ArgGroup, Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
@@ -39,6 +40,9 @@ pub enum Command {
     Plan(PlanArgs),
     /// Explain why an object is (or is not) in a plan, and why at its step.
     Explain(ExplainArgs),
+    /// Replay a garbage collector's deletion workflow on the snapshot, event
+    /// by event: API calls, watch events, finalizers, rounds.
+    Simulate(SimulateArgs),
     /// Print the owner / destruction-dependency graph as a tree, JSON, DOT or Mermaid.
     Graph(GraphArgs),
     /// Print a shell completion script.
@@ -306,4 +310,42 @@ pub struct ExplainArgs {
 
     #[arg(short, long, value_enum, default_value_t = ExplainFormat::Text, value_name = "FORMAT")]
     pub output: ExplainFormat,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum SimulateFormat {
+    /// The numbered trace, then a summary.
+    Table,
+    /// The trace as an event list, with the summary.
+    Json,
+}
+
+#[derive(Args, Debug)]
+pub struct SimulateArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+
+    /// Delete these objects (KIND/NAME, KIND/NAMESPACE/NAME, uid:UID, id:ID;
+    /// repeatable, or comma-separated).
+    #[arg(long, value_name = "SELECTOR", value_delimiter = ',', required = true)]
+    pub delete: Vec<String>,
+
+    #[command(flatten)]
+    pub select: SelectArgs,
+
+    /// Whose garbage collector to replay.
+    #[arg(long, value_enum, value_name = "CONTROLLER")]
+    pub controller: Controller,
+
+    /// Kubernetes: the propagation policy of the DELETE [default: background].
+    /// Krake has none.
+    #[arg(long, value_enum, value_name = "MODE")]
+    pub cascade: Option<CascadeMode>,
+
+    /// Simulate without documents that cannot be read or used (TD001).
+    #[arg(long)]
+    pub skip_invalid: bool,
+
+    #[arg(short, long, value_enum, default_value_t = SimulateFormat::Table, value_name = "FORMAT")]
+    pub output: SimulateFormat,
 }

@@ -6,4 +6,5 @@ pub mod cycles;
 pub mod gc;
 pub mod order;
 pub mod scc;
+pub mod simulate;
 pub mod view;

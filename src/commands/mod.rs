@@ -6,6 +6,7 @@ mod check;
 mod explain;
 mod graph;
 mod plan;
+mod simulate;
 
 use crate::analysis::check as checks;
 use crate::cli::{Cli, ColorWhen, Command};
@@ -64,6 +65,7 @@ pub fn run(cli: Cli, env: Env) -> Result<Status, Error> {
         Command::Graph(args) => graph::run(args, env, style),
         Command::Plan(args) => plan::run(args, env, style),
         Command::Explain(args) => explain::run(args, env, style),
+        Command::Simulate(args) => simulate::run(args, env, style),
         Command::Completions { shell } => {
             clap_complete::generate(shell, &mut Cli::command(), "teardown", env.stdout);
             Ok(Status::Success)

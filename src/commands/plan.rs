@@ -120,7 +120,7 @@ pub(super) fn make(
 /// An error with places in the input shows them, as the finding `check`
 /// reports for it, before `main` says the error: an ownership cycle is the
 /// TD007 finding with every owner reference of the cycle at its line.
-fn say_places(snapshot: &Snapshot, error: &PlanError, style: Style, stderr: &mut Vec<u8>) {
+pub(super) fn say_places(snapshot: &Snapshot, error: &PlanError, style: Style, stderr: &mut Vec<u8>) {
     if let PlanError::OwnershipCycle { found: Some(cycle), .. } = error {
         let finding = checks::cycle_finding(snapshot, cycle, Rule::Td007);
         let counts = checks::Counts { errors: 1, ..checks::Counts::default() };

@@ -397,7 +397,9 @@ pub fn absent_from(old: &[Object], new: &[Object]) -> (Vec<ObjId>, Vec<bool>) {
 
 /// The shortest ownership cycle through the offending objects, and the edge
 /// that closes it.
-fn ownership_cycle_error(
+/// The error for an ownership cycle among `members`: the shortest cycle
+/// through them, and the edge to cut.
+pub fn ownership_cycle_error(
     objects: &[Object],
     relations: &[Relation],
     graph: &Graph,

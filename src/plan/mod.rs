@@ -15,7 +15,7 @@ pub mod explain;
 pub mod reasons;
 pub mod warnings;
 
-pub use build::{absent_from, build, finalizer_relations};
+pub use build::{absent_from, build, finalizer_relations, ownership_cycle_error};
 pub use events::{Event, EventKind};
 pub use reasons::{Garbage, Kept, Reason, Root};
 pub use warnings::Warning;

@@ -7,3 +7,4 @@ pub mod findings;
 pub mod graph;
 pub mod json;
 pub mod plan;
+pub mod simulate;

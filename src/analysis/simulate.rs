@@ -1,0 +1,537 @@
+//! `simulate`: a garbage collector's workflow replayed on the snapshot,
+//! event by event — the API calls, the watch events, the finalizers added
+//! and removed — until everything the deletion takes is gone.
+//!
+//! **Krake** (rak-n-rok/Krake, `krake/controller/gc.py` and the API's
+//! delete and update handlers): a DELETE marks the resource deleted and
+//! appends `cascade_deletion` (a MODIFIED event); the collector queues every
+//! resource whose last finalizer is `cascade_deletion`; a queued resource
+//! with dependents in the collector's graph gets a DELETE for each of them
+//! (whatever their other owners), one without loses the finalizer (an
+//! UPDATE); an UPDATE that leaves a deleted resource without finalizers
+//! removes it from the database (a DELETED event), and the collector reads
+//! each of its owners and queues again those still in deletion. Other
+//! finalizers are removed, when last, by the controllers that own them.
+//!
+//! **Kubernetes** (the garbage collector of kube-controller-manager):
+//! `foreground` adds `foregroundDeletion` to the owner, deletes its
+//! dependents (foreground again when they have dependents of their own),
+//! waits for those whose reference blocks owner deletion, then removes the
+//! finalizer; `background` removes the owner at once and the collector
+//! deletes the dependents that have no other solid owner left; `orphan` adds
+//! `orphan`, removes the owner reference from the dependents, then the
+//! finalizer.
+//!
+//! Rounds count API round-trips along the longest causal chain: the user's
+//! DELETE is round 1, and each call made in answer to an event of round r
+//! is in round r + 1. It predicts how long the cascade takes.
+
+use super::cascade::CascadeMode;
+use crate::model::{Link, ObjId, Object, RelKind, Relation, Str};
+use std::collections::VecDeque;
+
+/// Whose workflow is replayed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Controller {
+    /// Krake's garbage collector (`cascade_deletion`).
+    Krake,
+    /// Kubernetes' garbage collector (foreground, background, orphan).
+    Kubernetes,
+}
+
+impl Controller {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Controller::Krake => "krake",
+            Controller::Kubernetes => "kubernetes",
+        }
+    }
+}
+
+/// Who acts.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Actor {
+    User,
+    Api,
+    Collector,
+    /// The controller that owns this finalizer (outside the snapshot).
+    Controller(Str),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verb {
+    Delete,
+    Update,
+    Read,
+}
+
+impl Verb {
+    pub const ALL: [Verb; 3] = [Verb::Delete, Verb::Update, Verb::Read];
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verb::Delete => "delete",
+            Verb::Update => "update",
+            Verb::Read => "read",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EventType {
+    Modified,
+    Deleted,
+}
+
+impl EventType {
+    pub const ALL: [EventType; 2] = [EventType::Modified, EventType::Deleted];
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EventType::Modified => "MODIFIED",
+            EventType::Deleted => "DELETED",
+        }
+    }
+}
+
+/// What happens to an object at one entry of the trace.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Action {
+    /// An API call on the object.
+    Call(Verb),
+    /// The API marks it as being deleted and adds this finalizer.
+    Marked { finalizer: Option<Str> },
+    /// The API returns it as it is: it is already being deleted.
+    AlreadyDeleted,
+    /// The object is gone already (the call finds nothing).
+    NotFound,
+    /// A watch event about it.
+    Event(EventType),
+    /// The collector queues it; `again`: one of its dependents is gone.
+    Queued { again: bool },
+    /// The collector finds this many dependents and deletes each.
+    Dependents(u32),
+    /// The collector waits for this many dependents that block its deletion.
+    Waits(u32),
+    /// This finalizer is removed (by the entry's actor).
+    FinalizerRemoved(Str),
+    /// The owner reference to this object is removed from it.
+    OwnerRemoved(ObjId),
+    /// The API removes it from its store: no finalizer is left.
+    Removed,
+}
+
+#[derive(Clone, Debug)]
+pub struct Entry {
+    pub round: u32,
+    pub actor: Actor,
+    pub object: ObjId,
+    pub action: Action,
+}
+
+pub struct Simulation {
+    pub controller: Controller,
+    pub cascade: CascadeMode,
+    pub targets: Vec<ObjId>,
+    pub entries: Vec<Entry>,
+    /// API calls by verb (in [`Verb::ALL`] order).
+    pub calls: [u32; 3],
+    /// Events by type (in [`EventType::ALL`] order).
+    pub events: [u32; 2],
+    pub rounds: u32,
+    /// The objects removed, in the order they went.
+    pub removed: Vec<ObjId>,
+}
+
+/// What simulating needs to know.
+pub struct Input<'a> {
+    pub objects: &'a [Object],
+    pub relations: &'a [Relation],
+    /// Each object's rank in reference order (dependents are handled in it).
+    pub rank: &'a [u32],
+    pub targets: &'a [ObjId],
+    pub controller: Controller,
+    pub cascade: CascadeMode,
+}
+
+const KRAKE_FINALIZER: &str = "cascade_deletion";
+const FOREGROUND: &str = "foregroundDeletion";
+const ORPHAN: &str = "orphan";
+
+/// Work waiting for its round.
+#[derive(Clone, Debug)]
+enum Task {
+    /// A DELETE, with the propagation policy (Kubernetes).
+    Delete { object: ObjId, by: Actor, policy: CascadeMode },
+    /// An UPDATE that removes `finalizer` (or an owner reference).
+    Update { object: ObjId, by: Actor, change: Change },
+    /// The collector handles a queued object.
+    Process(ObjId),
+    /// The collector reads an owner of a removed object.
+    ReadOwner(ObjId),
+    /// A controller removes its finalizer from an object.
+    Finalize(ObjId),
+}
+
+#[derive(Clone, Debug)]
+enum Change {
+    Finalizer(Str),
+    Owner(ObjId),
+}
+
+struct World<'a> {
+    input: &'a Input<'a>,
+    deleted: Vec<bool>,
+    finalizers: Vec<Vec<Str>>,
+    gone: Vec<bool>,
+    /// Owners (relation sources) and dependents (targets) by solid ownership,
+    /// dependents in reference order; `dropped` marks references removed
+    /// (orphaned) during the run.
+    owners: Vec<Vec<ObjId>>,
+    dependents: Vec<Vec<ObjId>>,
+    /// Whether the reference from the dependent blocks owner deletion
+    /// (Kubernetes `blockOwnerDeletion`), per `dependents` entry.
+    blocking: Vec<Vec<bool>>,
+    dropped: Vec<Vec<ObjId>>,
+    queued: Vec<bool>,
+    sim: Simulation,
+    round: u32,
+    now: VecDeque<Task>,
+    next: VecDeque<Task>,
+}
+
+pub fn simulate(input: &Input) -> Simulation {
+    let objects = input.objects;
+    let n = objects.len();
+    let mut owners = vec![Vec::new(); n];
+    let mut dependents = vec![Vec::new(); n];
+    for r in input.relations {
+        if r.kind == RelKind::Owns && r.link == Link::Solid && r.from != r.to {
+            owners[r.to.index()].push(r.from);
+            dependents[r.from.index()].push(r.to);
+        }
+    }
+    let mut blocking = vec![Vec::new(); n];
+    for (i, deps) in dependents.iter_mut().enumerate() {
+        deps.sort_by_key(|d| input.rank[d.index()]);
+        deps.dedup();
+        blocking[i] = deps
+            .iter()
+            .map(|d| {
+                let o = &objects[d.index()];
+                o.owners.iter().any(|r| r.block_owner_deletion && refers_to(r, &objects[i]))
+            })
+            .collect();
+    }
+    for o in owners.iter_mut() {
+        o.sort_by_key(|d| input.rank[d.index()]);
+        o.dedup();
+    }
+    let mut w = World {
+        input,
+        deleted: objects.iter().map(|o| o.deletion_timestamp.is_some()).collect(),
+        finalizers: objects.iter().map(|o| o.finalizers.to_vec()).collect(),
+        gone: vec![false; n],
+        owners,
+        dependents,
+        blocking,
+        dropped: vec![Vec::new(); n],
+        queued: vec![false; n],
+        sim: Simulation {
+            controller: input.controller,
+            cascade: input.cascade,
+            targets: input.targets.to_vec(),
+            entries: Vec::new(),
+            calls: [0; 3],
+            events: [0; 2],
+            rounds: 0,
+            removed: Vec::new(),
+        },
+        round: 1,
+        now: VecDeque::new(),
+        next: VecDeque::new(),
+    };
+    for &t in input.targets {
+        w.now.push_back(Task::Delete { object: t, by: Actor::User, policy: input.cascade });
+    }
+    loop {
+        while let Some(task) = w.now.pop_front() {
+            w.run(task);
+        }
+        if w.next.is_empty() {
+            break;
+        }
+        std::mem::swap(&mut w.now, &mut w.next);
+        w.round += 1;
+    }
+    w.sim.rounds = w.sim.entries.iter().map(|e| e.round).max().unwrap_or(0);
+    w.sim
+}
+
+/// Does owner reference `r` name `owner`?
+fn refers_to(r: &crate::model::OwnerRef, owner: &Object) -> bool {
+    match (&r.uid, &owner.uid) {
+        (Some(a), Some(b)) => a == b,
+        _ => r.kind == owner.kind && r.name == owner.name,
+    }
+}
+
+impl World<'_> {
+    fn say(&mut self, actor: Actor, object: ObjId, action: Action) {
+        match &action {
+            Action::Call(v) => self.sim.calls[*v as usize] += 1,
+            Action::Event(e) => self.sim.events[*e as usize] += 1,
+            _ => {}
+        }
+        self.sim.entries.push(Entry { round: self.round, actor, object, action });
+    }
+
+    fn krake(&self) -> bool {
+        self.input.controller == Controller::Krake
+    }
+
+    fn last_finalizer(&self, id: ObjId) -> Option<&Str> {
+        self.finalizers[id.index()].last()
+    }
+
+    /// Krake's `is_in_deletion`; Kubernetes: being deleted and waiting for
+    /// the collector (`foregroundDeletion` or `orphan`).
+    fn collector_acts(&self, id: ObjId) -> bool {
+        let i = id.index();
+        if !self.deleted[i] || self.gone[i] {
+            return false;
+        }
+        match self.krake() {
+            true => self.last_finalizer(id).is_some_and(|f| &**f == KRAKE_FINALIZER),
+            false => self.finalizers[i].iter().any(|f| &**f == FOREGROUND || &**f == ORPHAN),
+        }
+    }
+
+    fn live_dependents(&self, id: ObjId) -> Vec<(ObjId, bool)> {
+        let i = id.index();
+        self.dependents[i]
+            .iter()
+            .zip(&self.blocking[i])
+            .filter(|(d, _)| !self.gone[d.index()] && !self.dropped[d.index()].contains(&id))
+            .map(|(d, b)| (*d, *b))
+            .collect()
+    }
+
+    fn run(&mut self, task: Task) {
+        match task {
+            Task::Delete { object, by, policy } => self.delete(object, by, policy),
+            Task::Update { object, by, change } => self.update(object, by, change),
+            Task::Process(object) => {
+                self.queued[object.index()] = false;
+                self.process(object);
+            }
+            Task::ReadOwner(owner) => {
+                self.say(Actor::Collector, owner, Action::Call(Verb::Read));
+                if self.gone[owner.index()] {
+                    self.say(Actor::Api, owner, Action::NotFound);
+                } else if self.collector_acts(owner) {
+                    self.queue(owner, true);
+                }
+            }
+            Task::Finalize(object) => {
+                if let Some(f) = self.last_finalizer(object).cloned() {
+                    self.next.push_back(Task::Update {
+                        object,
+                        by: Actor::Controller(f.clone()),
+                        change: Change::Finalizer(f),
+                    });
+                }
+            }
+        }
+    }
+
+    fn queue(&mut self, id: ObjId, again: bool) {
+        if self.queued[id.index()] {
+            return;
+        }
+        self.queued[id.index()] = true;
+        self.say(Actor::Collector, id, Action::Queued { again });
+        self.now.push_back(Task::Process(id));
+    }
+
+    fn delete(&mut self, id: ObjId, by: Actor, policy: CascadeMode) {
+        let i = id.index();
+        self.say(by, id, Action::Call(Verb::Delete));
+        if self.gone[i] {
+            return self.say(Actor::Api, id, Action::NotFound);
+        }
+        if self.deleted[i] {
+            return self.say(Actor::Api, id, Action::AlreadyDeleted);
+        }
+        self.deleted[i] = true;
+        let finalizer = match (self.krake(), policy) {
+            (true, _) => Some(KRAKE_FINALIZER),
+            (false, CascadeMode::Foreground) => Some(FOREGROUND),
+            (false, CascadeMode::Orphan) => Some(ORPHAN),
+            (false, CascadeMode::Background) => None,
+        };
+        if let Some(f) = finalizer {
+            if !self.finalizers[i].iter().any(|x| &**x == f) {
+                self.finalizers[i].push(f.into());
+            }
+        }
+        self.say(Actor::Api, id, Action::Marked { finalizer: finalizer.map(Str::from) });
+        self.stored(id);
+    }
+
+    /// The API wrote the object: removed when being deleted without
+    /// finalizers, else a MODIFIED event.
+    fn stored(&mut self, id: ObjId) {
+        let i = id.index();
+        if self.deleted[i] && self.finalizers[i].is_empty() {
+            self.gone[i] = true;
+            self.sim.removed.push(id);
+            self.say(Actor::Api, id, Action::Removed);
+            self.say(Actor::Api, id, Action::Event(EventType::Deleted));
+            self.on_deleted(id);
+        } else {
+            self.say(Actor::Api, id, Action::Event(EventType::Modified));
+            self.on_modified(id);
+        }
+    }
+
+    fn on_modified(&mut self, id: ObjId) {
+        let i = id.index();
+        if self.collector_acts(id) {
+            self.queue(id, false);
+            return;
+        }
+        // A controller's finalizer, when its turn comes: Krake's
+        // controllers act when theirs is last; Kubernetes' once the
+        // collector's own are gone.
+        if self.deleted[i] && !self.gone[i] {
+            let collector = |f: &Str| matches!(&**f, KRAKE_FINALIZER | FOREGROUND | ORPHAN);
+            if self.last_finalizer(id).is_some_and(|f| !collector(f)) && !self.finalizers[i].iter().any(collector) {
+                self.now.push_back(Task::Finalize(id));
+            }
+        }
+    }
+
+    fn on_deleted(&mut self, id: ObjId) {
+        let owners = self.owners[id.index()].clone();
+        for owner in owners {
+            if self.dropped[id.index()].contains(&owner) || self.gone[owner.index()] {
+                continue;
+            }
+            if self.krake() {
+                // Krake's collector reads the owner through the API.
+                self.next.push_back(Task::ReadOwner(owner));
+            } else if self.collector_acts(owner) {
+                // Kubernetes' collector has the owner in its graph.
+                self.queue(owner, true);
+            }
+        }
+        if !self.krake() {
+            // Background: the collector deletes dependents with no solid owner left.
+            for (d, _) in self.live_dependents(id) {
+                let alive = self.owners[d.index()]
+                    .iter()
+                    .any(|o| !self.gone[o.index()] && !self.dropped[d.index()].contains(o));
+                if !alive && !self.deleted[d.index()] {
+                    self.next.push_back(Task::Delete {
+                        object: d,
+                        by: Actor::Collector,
+                        policy: CascadeMode::Background,
+                    });
+                }
+            }
+        }
+    }
+
+    fn process(&mut self, id: ObjId) {
+        if !self.collector_acts(id) {
+            return;
+        }
+        let i = id.index();
+        let orphaning = !self.krake() && self.finalizers[i].iter().any(|f| &**f == ORPHAN);
+        let live = self.live_dependents(id);
+        if orphaning {
+            // The collector releases every dependent, then lets the owner go.
+            for &(d, _) in &live {
+                self.next.push_back(Task::Update { object: d, by: Actor::Collector, change: Change::Owner(id) });
+            }
+            self.next.push_back(Task::Update {
+                object: id,
+                by: Actor::Collector,
+                change: Change::Finalizer(ORPHAN.into()),
+            });
+            return;
+        }
+        let fin = if self.krake() { KRAKE_FINALIZER } else { FOREGROUND };
+        if live.is_empty() {
+            self.next.push_back(Task::Update {
+                object: id,
+                by: Actor::Collector,
+                change: Change::Finalizer(fin.into()),
+            });
+            return;
+        }
+        if self.krake() {
+            self.say(Actor::Collector, id, Action::Dependents(live.len() as u32));
+            for (d, _) in live {
+                self.next.push_back(Task::Delete { object: d, by: Actor::Collector, policy: CascadeMode::Background });
+            }
+            return;
+        }
+        // Kubernetes foreground: delete the dependents not yet being
+        // deleted (foreground again when they have dependents); one with
+        // another owner that stays only loses this owner reference. Then
+        // wait for those whose reference blocks owner deletion.
+        let mut acted = 0;
+        let mut blocking = 0;
+        for (d, blocks) in live {
+            let other = self.owners[d.index()].iter().any(|&o| {
+                o != id && !self.gone[o.index()] && !self.deleted[o.index()] && !self.dropped[d.index()].contains(&o)
+            });
+            if other {
+                self.next.push_back(Task::Update { object: d, by: Actor::Collector, change: Change::Owner(id) });
+                continue;
+            }
+            blocking += blocks as u32;
+            if !self.deleted[d.index()] {
+                acted += 1;
+                let policy = match self.dependents[d.index()].is_empty() {
+                    true => CascadeMode::Background,
+                    false => CascadeMode::Foreground,
+                };
+                self.next.push_back(Task::Delete { object: d, by: Actor::Collector, policy });
+            }
+        }
+        if acted > 0 {
+            self.say(Actor::Collector, id, Action::Dependents(acted));
+        }
+        if blocking > 0 {
+            self.say(Actor::Collector, id, Action::Waits(blocking));
+        } else {
+            self.next.push_back(Task::Update {
+                object: id,
+                by: Actor::Collector,
+                change: Change::Finalizer(fin.into()),
+            });
+        }
+    }
+
+    fn update(&mut self, id: ObjId, by: Actor, change: Change) {
+        let i = id.index();
+        if self.gone[i] {
+            self.say(by, id, Action::Call(Verb::Update));
+            return self.say(Actor::Api, id, Action::NotFound);
+        }
+        match change {
+            Change::Finalizer(f) => {
+                let Some(at) = self.finalizers[i].iter().rposition(|x| *x == f) else { return };
+                self.finalizers[i].remove(at);
+                self.say(by.clone(), id, Action::FinalizerRemoved(f));
+            }
+            Change::Owner(owner) => {
+                self.dropped[i].push(owner);
+                self.say(by.clone(), id, Action::OwnerRemoved(owner));
+            }
+        }
+        self.say(by, id, Action::Call(Verb::Update));
+        self.stored(id);
+    }
+}

@@ -1,0 +1,94 @@
+//! `teardown simulate`: a garbage collector's workflow on the snapshot.
+
+use super::plan::say_places;
+use super::{load_usable, refuse_duplicates, Env, Loading, Status};
+use crate::analysis::cascade::CascadeMode;
+use crate::analysis::order::reference_ranks;
+use crate::analysis::simulate::{self, Controller};
+use crate::cli::{SimulateArgs, SimulateFormat};
+use crate::error::Error;
+use crate::graph::Graph;
+use crate::model::{Link, ObjId, Object, RelKind};
+use crate::plan::ownership_cycle_error;
+use crate::render;
+use crate::render::diagnostics::Style;
+use crate::select::Query;
+use rayon::prelude::*;
+
+pub fn run(args: SimulateArgs, env: Env, style: Style) -> Result<Status, Error> {
+    // Every rule between flags before any input is read.
+    let targets = Query::new(&args.delete, args.select.namespace.clone(), args.select.labels.as_deref())?;
+    let cascade =
+        match (args.controller, args.cascade) {
+            (Controller::Krake, Some(_)) => return Err(Error::Usage(
+                "--cascade is a Kubernetes propagation policy; Krake's collector has none (--controller kubernetes)"
+                    .into(),
+            )),
+            (_, Some(c)) => c,
+            (_, None) => CascadeMode::Background,
+        };
+    let paths = args.input.paths();
+    let loading = Loading {
+        dialect: args.input.dialect.clone(),
+        skip_invalid: args.skip_invalid,
+        what: "simulation",
+        digests: false,
+        carried: false,
+        style,
+        progress: env.progress,
+        paths: &paths,
+    };
+    let snapshot = load_usable(&loading, env.stdin, env.stderr)?;
+    refuse_duplicates(&snapshot, style, env.stderr)?;
+    let targets = targets.select(&snapshot.objects)?;
+    let objects = &snapshot.objects;
+    let relations = &snapshot.resolved.relations;
+    // The collector refuses a dependency cycle (Krake) or never finishes
+    // one (Kubernetes): stop, as plan does, with the whole cycle.
+    let reach = reachable(objects, relations, &targets);
+    {
+        let graph = Graph::build(objects, relations);
+        let cycles =
+            crate::analysis::cycles::find(&graph, relations, |r| r.kind == RelKind::Owns && r.link == Link::Solid);
+        if let Some(c) = cycles.iter().find(|c| c.component.iter().any(|o| reach[o.index()])) {
+            let refs: Vec<String> = objects.par_iter().map(Object::reference).collect();
+            let error = ownership_cycle_error(objects, relations, &graph, &refs, &c.component);
+            say_places(&snapshot, &error, style, env.stderr);
+            return Err(error.into());
+        }
+    }
+    let refs: Vec<String> = objects.par_iter().map(Object::reference).collect();
+    let rank = reference_ranks(&refs);
+    let sim = simulate::simulate(&simulate::Input {
+        objects,
+        relations,
+        rank: &rank,
+        targets: &targets,
+        controller: args.controller,
+        cascade,
+    });
+    let out = &mut *env.stdout;
+    let written = match args.output {
+        SimulateFormat::Table => render::simulate::table(&sim, &refs, out),
+        SimulateFormat::Json => render::simulate::json(&sim, &refs, out),
+    };
+    written.map_err(Error::Output)?;
+    Ok(Status::Success)
+}
+
+/// The objects the deletion of `targets` can reach through solid ownership.
+fn reachable(objects: &[Object], relations: &[crate::model::Relation], targets: &[ObjId]) -> Vec<bool> {
+    let mut dependents = vec![Vec::new(); objects.len()];
+    for r in relations.iter().filter(|r| r.kind == RelKind::Owns && r.link == Link::Solid) {
+        dependents[r.from.index()].push(r.to);
+    }
+    let mut seen = vec![false; objects.len()];
+    let mut stack: Vec<ObjId> = targets.to_vec();
+    while let Some(id) = stack.pop() {
+        if std::mem::replace(&mut seen[id.index()], true) {
+            continue;
+        }
+        stack.extend(dependents[id.index()].iter().copied());
+    }
+    seen
+}
