@@ -24,6 +24,7 @@ make c200k.json 200000 json
 [ -s "$data/pairs1m500k.txt" ] || python3 scripts/gen_pairs.py 1000000 500000 1 > "$data/pairs1m500k.txt"
 [ -s "$data/orphans20k.json" ] || python3 scripts/gen_orphans.py 20000 > "$data/orphans20k.json"
 [ -s "$data/orphans60k.json" ] || python3 scripts/gen_orphans.py 60000 > "$data/orphans60k.json"
+[ -s "$data/krake100k.json" ] || python3 scripts/gen_krake.py 100000 > "$data/krake100k.json"
 [ -s "$data/chain200k.yaml" ] || python3 -c '
 import sys
 n = 200000
@@ -48,6 +49,9 @@ hyperfine --warmup 2 --runs 10 -N --export-json "$data/bench.json" \
   -n check-200k "$td check -o json $data/c200k.json" \
   -n tsort "tsort $data/pairs1m500k.txt" \
   -n pairs "$td plan --all --dialect pairs -o names $data/pairs1m500k.txt" \
+  -n krake-plan "$td plan --delete globalcloud/cloud $data/krake100k.json" \
+  -n krake-sim "$td simulate --delete globalcloud/cloud --controller krake $data/krake100k.json" \
+  -n krake-sim-json "$td simulate --delete globalcloud/cloud --controller krake -o json $data/krake100k.json" \
   >&2
 
 python3 - "$data/bench.json" <<'EOF'
@@ -67,6 +71,9 @@ rows = [
     ("check -o json, 200k JSON", ms("check-200k"), "%.2f x the 100k time (target <= 2.3)" % (r["check-200k"] / r["check-json"])),
     ("tsort, 1M pairs over 500k tokens", ms("tsort"), ""),
     ("plan --all --dialect pairs -o names", ms("pairs"), "%.2f x tsort (target <= 0.25)" % (r["pairs"] / r["tsort"])),
+    ("plan --delete, Krake 100k", ms("krake-plan"), ""),
+    ("simulate --controller krake, 100k", ms("krake-sim"), "%.2f x plan (1.1M trace lines)" % (r["krake-sim"] / r["krake-plan"])),
+    ("simulate -o json, Krake 100k", ms("krake-sim-json"), "%.2f x plan" % (r["krake-sim-json"] / r["krake-plan"])),
 ]
 for name, t, note in rows:
     print("%-38s %s  %s" % (name, t, note))

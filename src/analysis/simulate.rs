@@ -48,14 +48,18 @@ impl Controller {
     }
 }
 
+/// A finalizer's name: an index into [`Simulation::names`] (entries stay
+/// small: a cascade of a million objects is ten million of them).
+pub type Name = u32;
+
 /// Who acts.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Actor {
     User,
     Api,
     Collector,
     /// The controller that owns this finalizer (outside the snapshot).
-    Controller(Str),
+    Controller(Name),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -93,12 +97,12 @@ impl EventType {
 }
 
 /// What happens to an object at one entry of the trace.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Action {
     /// An API call on the object.
     Call(Verb),
     /// The API marks it as being deleted and adds this finalizer.
-    Marked { finalizer: Option<Str> },
+    Marked { finalizer: Option<Name> },
     /// The API returns it as it is: it is already being deleted.
     AlreadyDeleted,
     /// The object is gone already (the call finds nothing).
@@ -112,7 +116,7 @@ pub enum Action {
     /// The collector waits for this many dependents that block its deletion.
     Waits(u32),
     /// This finalizer is removed (by the entry's actor).
-    FinalizerRemoved(Str),
+    FinalizerRemoved(Name),
     /// The owner reference to this object is removed from it.
     OwnerRemoved(ObjId),
     /// The API removes it from its store: no finalizer is left.
@@ -129,6 +133,8 @@ pub struct Entry {
 
 pub struct Simulation {
     pub controller: Controller,
+    /// The finalizers entries name ([`Name`]).
+    pub names: Vec<Str>,
     pub cascade: CascadeMode,
     pub targets: Vec<ObjId>,
     pub entries: Vec<Entry>,
@@ -237,6 +243,7 @@ pub fn simulate(input: &Input) -> Simulation {
         queued: vec![false; n],
         sim: Simulation {
             controller: input.controller,
+            names: Vec::new(),
             cascade: input.cascade,
             targets: input.targets.to_vec(),
             entries: Vec::new(),
@@ -249,6 +256,8 @@ pub fn simulate(input: &Input) -> Simulation {
         now: VecDeque::new(),
         next: VecDeque::new(),
     };
+    // About a dozen entries an object the deletion reaches.
+    w.sim.entries.reserve(12 * input.targets.len().max(reach_hint(&w.dependents, input.targets)));
     for &t in input.targets {
         w.now.push_back(Task::Delete { object: t, by: Actor::User, policy: input.cascade });
     }
@@ -266,6 +275,20 @@ pub fn simulate(input: &Input) -> Simulation {
     w.sim
 }
 
+/// How many objects the targets reach through ownership (to size the trace).
+fn reach_hint(dependents: &[Vec<ObjId>], targets: &[ObjId]) -> usize {
+    let mut seen = vec![false; dependents.len()];
+    let mut stack = targets.to_vec();
+    let mut n = 0;
+    while let Some(id) = stack.pop() {
+        if !std::mem::replace(&mut seen[id.index()], true) {
+            n += 1;
+            stack.extend_from_slice(&dependents[id.index()]);
+        }
+    }
+    n
+}
+
 /// Does owner reference `r` name `owner`?
 fn refers_to(r: &crate::model::OwnerRef, owner: &Object) -> bool {
     match (&r.uid, &owner.uid) {
@@ -275,6 +298,16 @@ fn refers_to(r: &crate::model::OwnerRef, owner: &Object) -> bool {
 }
 
 impl World<'_> {
+    fn name(&mut self, f: &str) -> Name {
+        match self.sim.names.iter().position(|n| &**n == f) {
+            Some(i) => i as Name,
+            None => {
+                self.sim.names.push(f.into());
+                (self.sim.names.len() - 1) as Name
+            }
+        }
+    }
+
     fn say(&mut self, actor: Actor, object: ObjId, action: Action) {
         match &action {
             Action::Call(v) => self.sim.calls[*v as usize] += 1,
@@ -333,11 +366,8 @@ impl World<'_> {
             }
             Task::Finalize(object) => {
                 if let Some(f) = self.last_finalizer(object).cloned() {
-                    self.next.push_back(Task::Update {
-                        object,
-                        by: Actor::Controller(f.clone()),
-                        change: Change::Finalizer(f),
-                    });
+                    let by = Actor::Controller(self.name(&f));
+                    self.next.push_back(Task::Update { object, by, change: Change::Finalizer(f) });
                 }
             }
         }
@@ -373,7 +403,8 @@ impl World<'_> {
                 self.finalizers[i].push(f.into());
             }
         }
-        self.say(Actor::Api, id, Action::Marked { finalizer: finalizer.map(Str::from) });
+        let finalizer = finalizer.map(|f| self.name(f));
+        self.say(Actor::Api, id, Action::Marked { finalizer });
         self.stored(id);
     }
 
@@ -524,11 +555,12 @@ impl World<'_> {
             Change::Finalizer(f) => {
                 let Some(at) = self.finalizers[i].iter().rposition(|x| *x == f) else { return };
                 self.finalizers[i].remove(at);
-                self.say(by.clone(), id, Action::FinalizerRemoved(f));
+                let f = self.name(&f);
+                self.say(by, id, Action::FinalizerRemoved(f));
             }
             Change::Owner(owner) => {
                 self.dropped[i].push(owner);
-                self.say(by.clone(), id, Action::OwnerRemoved(owner));
+                self.say(by, id, Action::OwnerRemoved(owner));
             }
         }
         self.say(by, id, Action::Call(Verb::Update));

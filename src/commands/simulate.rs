@@ -45,6 +45,7 @@ pub fn run(args: SimulateArgs, env: Env, style: Style) -> Result<Status, Error> 
     let relations = &snapshot.resolved.relations;
     // The collector refuses a dependency cycle (Krake) or never finishes
     // one (Kubernetes): stop, as plan does, with the whole cycle.
+    let mut timer = crate::timing::Timer::start();
     let reach = reachable(objects, relations, &targets);
     {
         let graph = Graph::build(objects, relations);
@@ -57,6 +58,7 @@ pub fn run(args: SimulateArgs, env: Env, style: Style) -> Result<Status, Error> 
             return Err(error.into());
         }
     }
+    timer.lap("cycles");
     let refs: Vec<String> = objects.par_iter().map(Object::reference).collect();
     let rank = reference_ranks(&refs);
     let sim = simulate::simulate(&simulate::Input {
@@ -67,12 +69,14 @@ pub fn run(args: SimulateArgs, env: Env, style: Style) -> Result<Status, Error> 
         controller: args.controller,
         cascade,
     });
+    timer.lap("simulate");
     let out = &mut *env.stdout;
     let written = match args.output {
         SimulateFormat::Table => render::simulate::table(&sim, &refs, out),
         SimulateFormat::Json => render::simulate::json(&sim, &refs, out),
     };
     written.map_err(Error::Output)?;
+    timer.lap("render");
     Ok(Status::Success)
 }
 

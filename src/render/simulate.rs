@@ -2,25 +2,29 @@
 //! its summary. Formatting only.
 
 use super::columns::Columns;
-use crate::analysis::simulate::{Action, Actor, EventType, Simulation, Verb};
+use super::json;
+use crate::analysis::simulate::{Action, Actor, EventType, Name, Simulation, Verb};
+use crate::model::Str;
+use rayon::prelude::*;
 use serde::Serialize;
 use std::io::{self, Write};
 
-fn actor(a: &Actor) -> String {
+fn actor(a: &Actor, names: &[Str]) -> String {
     match a {
         Actor::User => "user".into(),
         Actor::Api => "api".into(),
         Actor::Collector => "collector".into(),
-        Actor::Controller(f) => format!("controller ({f})"),
+        Actor::Controller(f) => format!("controller ({})", names[*f as usize]),
     }
 }
 
-fn action(a: &Action, refs: &[String]) -> String {
+fn action(a: &Action, refs: &[String], names: &[Str]) -> String {
+    let name = |f: &Name| &names[*f as usize];
     match a {
         Action::Call(Verb::Delete) => "DELETE".into(),
         Action::Call(Verb::Update) => "UPDATE".into(),
         Action::Call(Verb::Read) => "READ".into(),
-        Action::Marked { finalizer: Some(f) } => format!("marked deleted, finalizer {f} added"),
+        Action::Marked { finalizer: Some(f) } => format!("marked deleted, finalizer {} added", name(f)),
         Action::Marked { finalizer: None } => "marked deleted".into(),
         Action::AlreadyDeleted => "already being deleted: returned as it is".into(),
         Action::NotFound => "not found: already gone".into(),
@@ -31,7 +35,7 @@ fn action(a: &Action, refs: &[String]) -> String {
         Action::Waits(n) => {
             format!("waits for {n} blocking {}", if *n == 1 { "dependent" } else { "dependents" })
         }
-        Action::FinalizerRemoved(f) => format!("removes finalizer {f}"),
+        Action::FinalizerRemoved(f) => format!("removes finalizer {}", name(f)),
         Action::OwnerRemoved(o) => format!("removes the owner reference to {}", refs[o.index()]),
         Action::Removed => "no finalizer left: removed from the store".into(),
     }
@@ -57,76 +61,59 @@ fn summary(sim: &Simulation) -> Vec<String> {
     ]
 }
 
-/// The trace, one numbered line an entry, then the summary.
+/// Output is made in this many bytes before it is written.
+const FLUSH: usize = 1 << 20;
+
+/// The trace, one numbered line an entry, then the summary. Written as it
+/// is made: a cascade of a million objects is millions of lines.
 pub fn table(sim: &Simulation, refs: &[String], out: &mut dyn Write) -> io::Result<()> {
-    let rows: Vec<[String; 5]> = sim
-        .entries
-        .iter()
-        .enumerate()
-        .map(|(i, e)| {
-            [
-                (i + 1).to_string(),
-                e.round.to_string(),
-                actor(&e.actor),
-                refs[e.object.index()].clone(),
-                action(&e.action, refs),
-            ]
-        })
-        .collect();
     let header = ["#", "ROUND", "ACTOR", "OBJECT", "ACTION"];
-    let mut widths = [0; 5];
-    for row in std::iter::once(header.map(String::from)).chain(rows.iter().cloned()) {
-        for (w, cell) in widths.iter_mut().zip(&row) {
-            *w = (*w).max(cell.chars().count());
-        }
+    let digits = |n: usize| n.to_string().len();
+    let mut widths = header.map(str::len);
+    widths[0] = widths[0].max(digits(sim.entries.len()));
+    widths[1] = widths[1].max(digits(sim.rounds as usize));
+    for e in &sim.entries {
+        let a = match &e.actor {
+            Actor::Controller(f) => sim.names[*f as usize].chars().count() + "controller ()".len(),
+            other => actor(other, &sim.names).len(),
+        };
+        widths[2] = widths[2].max(a);
+        widths[3] = widths[3].max(refs[e.object.index()].chars().count());
     }
     let columns = Columns { widths };
     let mut text = String::new();
     columns.line(header, &mut text);
-    for row in &rows {
-        columns.line([&row[0], &row[1], &row[2], &row[3], &row[4]], &mut text);
+    out.write_all(text.as_bytes())?;
+    // Lines are made in parallel, a batch at a time, into buffers every
+    // batch uses again, and written in order.
+    const PART: usize = 4096;
+    let mut pool: Vec<String> = Vec::new();
+    for (b, batch) in sim.entries.chunks(PART * 16).enumerate() {
+        let parts = batch.len().div_ceil(PART);
+        if pool.len() < parts {
+            pool.resize_with(parts, String::new);
+        }
+        batch.par_chunks(PART).zip(pool[..parts].par_iter_mut()).enumerate().for_each(|(c, (chunk, part))| {
+            part.clear();
+            let first = b * PART * 16 + c * PART;
+            for (k, e) in chunk.iter().enumerate() {
+                let (seq, round) = ((first + k + 1).to_string(), e.round.to_string());
+                let who = actor(&e.actor, &sim.names);
+                let what = action(&e.action, refs, &sim.names);
+                columns.line([&seq, &round, &who, &refs[e.object.index()], &what], part);
+            }
+        });
+        for part in &pool[..parts] {
+            out.write_all(part.as_bytes())?;
+        }
     }
+    text.clear();
     text.push('\n');
     for line in summary(sim) {
         text.push_str(&line);
         text.push('\n');
     }
     out.write_all(text.as_bytes())
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct SimulationOut<'a> {
-    schema_version: u32,
-    controller: &'static str,
-    cascade: &'static str,
-    targets: Vec<&'a str>,
-    events: Vec<EntryOut<'a>>,
-    summary: SummaryOut<'a>,
-}
-
-#[derive(Serialize)]
-struct EntryOut<'a> {
-    seq: usize,
-    round: u32,
-    actor: &'static str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    controller: Option<&'a str>,
-    #[serde(rename = "ref")]
-    reference: &'a str,
-    #[serde(rename = "type")]
-    kind: &'static str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    verb: Option<&'static str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    event: Option<&'static str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    finalizer: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    owner: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    count: Option<u32>,
-    message: String,
 }
 
 #[derive(Serialize)]
@@ -137,86 +124,73 @@ struct SummaryOut<'a> {
     removed: Vec<&'a str>,
 }
 
-/// The trace as an event list (CONTRACT §6: an object with `schemaVersion`).
+/// The trace as an event list (CONTRACT §6: an object with
+/// `schemaVersion`), written as it is made.
 pub fn json(sim: &Simulation, refs: &[String], out: &mut dyn Write) -> io::Result<()> {
-    let events = sim
-        .entries
-        .iter()
-        .enumerate()
-        .map(|(i, e)| {
-            let mut entry = EntryOut {
-                seq: i + 1,
-                round: e.round,
-                actor: match e.actor {
-                    Actor::User => "user",
-                    Actor::Api => "api",
-                    Actor::Collector => "collector",
-                    Actor::Controller(_) => "controller",
-                },
-                controller: match &e.actor {
-                    Actor::Controller(f) => Some(f),
-                    _ => None,
-                },
-                reference: &refs[e.object.index()],
-                kind: "",
-                verb: None,
-                event: None,
-                finalizer: None,
-                owner: None,
-                count: None,
-                message: action(&e.action, refs),
-            };
-            entry.kind = match &e.action {
-                Action::Call(v) => {
-                    entry.verb = Some(v.as_str());
-                    "call"
-                }
-                Action::Marked { finalizer } => {
-                    entry.finalizer = finalizer.as_deref();
-                    "marked"
-                }
-                Action::AlreadyDeleted => "already-deleted",
-                Action::NotFound => "not-found",
-                Action::Event(t) => {
-                    entry.event = Some(t.as_str());
-                    "event"
-                }
-                Action::Queued { again: false } => "queued",
-                Action::Queued { again: true } => "queued-again",
-                Action::Dependents(n) => {
-                    entry.count = Some(*n);
-                    "dependents"
-                }
-                Action::Waits(n) => {
-                    entry.count = Some(*n);
-                    "waits"
-                }
-                Action::FinalizerRemoved(f) => {
-                    entry.finalizer = Some(f);
-                    "finalizer-removed"
-                }
-                Action::OwnerRemoved(o) => {
-                    entry.owner = Some(&refs[o.index()]);
-                    "owner-removed"
-                }
-                Action::Removed => "removed",
-            };
-            entry
-        })
-        .collect();
-    let doc = SimulationOut {
-        schema_version: 1,
-        controller: sim.controller.as_str(),
-        cascade: sim.cascade.as_str(),
-        targets: sim.targets.iter().map(|t| refs[t.index()].as_str()).collect(),
-        events,
-        summary: SummaryOut {
-            calls: Verb::ALL.iter().zip(sim.calls).map(|(v, n)| (v.as_str(), n)).collect(),
-            events: EventType::ALL.iter().zip(sim.events).map(|(e, n)| (e.as_str(), n)).collect(),
-            rounds: sim.rounds,
-            removed: sim.removed.iter().map(|r| refs[r.index()].as_str()).collect(),
-        },
+    let mut buf = Vec::with_capacity(2 * FLUSH);
+    let mut doc = json::Object::begin(&mut buf, 0);
+    doc.num(&mut buf, "schemaVersion", 1);
+    doc.str(&mut buf, "controller", sim.controller.as_str());
+    doc.str(&mut buf, "cascade", sim.cascade.as_str());
+    let targets: Vec<&str> = sim.targets.iter().map(|t| refs[t.index()].as_str()).collect();
+    doc.strs(&mut buf, "targets", &targets);
+    doc.key(&mut buf, "events");
+    buf.push(b'[');
+    for (i, e) in sim.entries.iter().enumerate() {
+        json::element(&mut buf, i == 0, 2);
+        let mut o = json::Object::begin(&mut buf, 2);
+        o.num(&mut buf, "seq", i as u64 + 1);
+        o.num(&mut buf, "round", e.round as u64);
+        let (who, controller) = match &e.actor {
+            Actor::User => ("user", None),
+            Actor::Api => ("api", None),
+            Actor::Collector => ("collector", None),
+            Actor::Controller(f) => ("controller", Some(&*sim.names[*f as usize])),
+        };
+        o.str(&mut buf, "actor", who);
+        o.opt_str(&mut buf, "controller", controller);
+        o.str(&mut buf, "ref", &refs[e.object.index()]);
+        let (kind, detail, count): (&str, Option<(&str, &str)>, Option<u32>) = match &e.action {
+            Action::Call(v) => ("call", Some(("verb", v.as_str())), None),
+            Action::Marked { finalizer } => ("marked", finalizer.map(|f| ("finalizer", &*sim.names[f as usize])), None),
+            Action::AlreadyDeleted => ("already-deleted", None, None),
+            Action::NotFound => ("not-found", None, None),
+            Action::Event(t) => ("event", Some(("event", t.as_str())), None),
+            Action::Queued { again: false } => ("queued", None, None),
+            Action::Queued { again: true } => ("queued-again", None, None),
+            Action::Dependents(n) => ("dependents", None, Some(*n)),
+            Action::Waits(n) => ("waits", None, Some(*n)),
+            Action::FinalizerRemoved(f) => ("finalizer-removed", Some(("finalizer", &*sim.names[*f as usize])), None),
+            Action::OwnerRemoved(x) => ("owner-removed", Some(("owner", refs[x.index()].as_str())), None),
+            Action::Removed => ("removed", None, None),
+        };
+        o.str(&mut buf, "type", kind);
+        if let Some((k, v)) = detail {
+            o.str(&mut buf, k, v);
+        }
+        if let Some(n) = count {
+            o.num(&mut buf, "count", n as u64);
+        }
+        o.str(&mut buf, "message", &action(&e.action, refs, &sim.names));
+        o.end(&mut buf);
+        if buf.len() >= FLUSH {
+            out.write_all(&buf)?;
+            buf.clear();
+        }
+    }
+    if sim.entries.is_empty() {
+        buf.push(b']');
+    } else {
+        json::end_array(&mut buf, 2);
+    }
+    let summary = SummaryOut {
+        calls: Verb::ALL.iter().zip(sim.calls).map(|(v, n)| (v.as_str(), n)).collect(),
+        events: EventType::ALL.iter().zip(sim.events).map(|(e, n)| (e.as_str(), n)).collect(),
+        rounds: sim.rounds,
+        removed: sim.removed.iter().map(|r| refs[r.index()].as_str()).collect(),
     };
-    serde_json::to_writer_pretty(&mut *out, &doc).map_err(io::Error::from)?;
-    out.write_all(b"\n")
+    doc.field(&mut buf, "summary", &summary)?;
+    doc.end(&mut buf);
+    buf.push(b'\n');
+    out.write_all(&buf)
 }
