@@ -136,46 +136,26 @@ pub fn json(sim: &Simulation, refs: &[String], out: &mut dyn Write) -> io::Resul
     doc.strs(&mut buf, "targets", &targets);
     doc.key(&mut buf, "events");
     buf.push(b'[');
-    for (i, e) in sim.entries.iter().enumerate() {
-        json::element(&mut buf, i == 0, 2);
-        let mut o = json::Object::begin(&mut buf, 2);
-        o.num(&mut buf, "seq", i as u64 + 1);
-        o.num(&mut buf, "round", e.round as u64);
-        let (who, controller) = match &e.actor {
-            Actor::User => ("user", None),
-            Actor::Api => ("api", None),
-            Actor::Collector => ("collector", None),
-            Actor::Controller(f) => ("controller", Some(&*sim.names[*f as usize])),
-        };
-        o.str(&mut buf, "actor", who);
-        o.opt_str(&mut buf, "controller", controller);
-        o.str(&mut buf, "ref", &refs[e.object.index()]);
-        let (kind, detail, count): (&str, Option<(&str, &str)>, Option<u32>) = match &e.action {
-            Action::Call(v) => ("call", Some(("verb", v.as_str())), None),
-            Action::Marked { finalizer } => ("marked", finalizer.map(|f| ("finalizer", &*sim.names[f as usize])), None),
-            Action::AlreadyDeleted => ("already-deleted", None, None),
-            Action::NotFound => ("not-found", None, None),
-            Action::Event(t) => ("event", Some(("event", t.as_str())), None),
-            Action::Queued { again: false } => ("queued", None, None),
-            Action::Queued { again: true } => ("queued-again", None, None),
-            Action::Dependents(n) => ("dependents", None, Some(*n)),
-            Action::Waits(n) => ("waits", None, Some(*n)),
-            Action::FinalizerRemoved(f) => ("finalizer-removed", Some(("finalizer", &*sim.names[*f as usize])), None),
-            Action::OwnerRemoved(x) => ("owner-removed", Some(("owner", refs[x.index()].as_str())), None),
-            Action::Removed => ("removed", None, None),
-        };
-        o.str(&mut buf, "type", kind);
-        if let Some((k, v)) = detail {
-            o.str(&mut buf, k, v);
+    out.write_all(&buf)?;
+    buf.clear();
+    // Events are made in parallel, a batch at a time, into buffers every
+    // batch uses again, and written in order.
+    const PART: usize = 4096;
+    let mut pool: Vec<Vec<u8>> = Vec::new();
+    for (b, batch) in sim.entries.chunks(PART * 16).enumerate() {
+        let parts = batch.len().div_ceil(PART);
+        if pool.len() < parts {
+            pool.resize_with(parts, Vec::new);
         }
-        if let Some(n) = count {
-            o.num(&mut buf, "count", n as u64);
-        }
-        o.str(&mut buf, "message", &action(&e.action, refs, &sim.names));
-        o.end(&mut buf);
-        if buf.len() >= FLUSH {
-            out.write_all(&buf)?;
-            buf.clear();
+        batch.par_chunks(PART).zip(pool[..parts].par_iter_mut()).enumerate().for_each(|(c, (chunk, part))| {
+            part.clear();
+            let first = b * PART * 16 + c * PART;
+            for (k, e) in chunk.iter().enumerate() {
+                event(sim, refs, first + k, e, part);
+            }
+        });
+        for part in &pool[..parts] {
+            out.write_all(part)?;
         }
     }
     if sim.entries.is_empty() {
@@ -193,4 +173,44 @@ pub fn json(sim: &Simulation, refs: &[String], out: &mut dyn Write) -> io::Resul
     doc.end(&mut buf);
     buf.push(b'\n');
     out.write_all(&buf)
+}
+
+/// Event `i` of the trace, as an element of the `events` array.
+fn event(sim: &Simulation, refs: &[String], i: usize, e: &crate::analysis::simulate::Entry, buf: &mut Vec<u8>) {
+    json::element(buf, i == 0, 2);
+    let mut o = json::Object::begin(buf, 2);
+    o.num(buf, "seq", i as u64 + 1);
+    o.num(buf, "round", e.round as u64);
+    let (who, controller) = match &e.actor {
+        Actor::User => ("user", None),
+        Actor::Api => ("api", None),
+        Actor::Collector => ("collector", None),
+        Actor::Controller(f) => ("controller", Some(&*sim.names[*f as usize])),
+    };
+    o.str(buf, "actor", who);
+    o.opt_str(buf, "controller", controller);
+    o.str(buf, "ref", &refs[e.object.index()]);
+    let (kind, detail, count): (&str, Option<(&str, &str)>, Option<u32>) = match &e.action {
+        Action::Call(v) => ("call", Some(("verb", v.as_str())), None),
+        Action::Marked { finalizer } => ("marked", finalizer.map(|f| ("finalizer", &*sim.names[f as usize])), None),
+        Action::AlreadyDeleted => ("already-deleted", None, None),
+        Action::NotFound => ("not-found", None, None),
+        Action::Event(t) => ("event", Some(("event", t.as_str())), None),
+        Action::Queued { again: false } => ("queued", None, None),
+        Action::Queued { again: true } => ("queued-again", None, None),
+        Action::Dependents(n) => ("dependents", None, Some(*n)),
+        Action::Waits(n) => ("waits", None, Some(*n)),
+        Action::FinalizerRemoved(f) => ("finalizer-removed", Some(("finalizer", &*sim.names[*f as usize])), None),
+        Action::OwnerRemoved(x) => ("owner-removed", Some(("owner", refs[x.index()].as_str())), None),
+        Action::Removed => ("removed", None, None),
+    };
+    o.str(buf, "type", kind);
+    if let Some((k, v)) = detail {
+        o.str(buf, k, v);
+    }
+    if let Some(n) = count {
+        o.num(buf, "count", n as u64);
+    }
+    o.str(buf, "message", &action(&e.action, refs, &sim.names));
+    o.end(buf);
 }
