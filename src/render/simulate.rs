@@ -7,37 +7,42 @@ use crate::analysis::simulate::{Action, Actor, EventType, Name, Simulation, Verb
 use crate::model::Str;
 use rayon::prelude::*;
 use serde::Serialize;
+use std::borrow::Cow;
+use std::fmt::Write as _;
 use std::io::{self, Write};
 
-fn actor(a: &Actor, names: &[Str]) -> String {
+fn actor<'a>(a: &Actor, names: &'a [Str]) -> Cow<'a, str> {
     match a {
-        Actor::User => "user".into(),
-        Actor::Api => "api".into(),
-        Actor::Collector => "collector".into(),
-        Actor::Controller(f) => format!("controller ({})", names[*f as usize]),
+        Actor::User => Cow::Borrowed("user"),
+        Actor::Api => Cow::Borrowed("api"),
+        Actor::Collector => Cow::Borrowed("collector"),
+        Actor::Controller(f) => Cow::Owned(format!("controller ({})", names[*f as usize])),
     }
 }
 
-fn action(a: &Action, refs: &[String], names: &[Str]) -> String {
+fn action(a: &Action, refs: &[String], names: &[Str]) -> Cow<'static, str> {
     let name = |f: &Name| &names[*f as usize];
     match a {
-        Action::Call(Verb::Delete) => "DELETE".into(),
-        Action::Call(Verb::Update) => "UPDATE".into(),
-        Action::Call(Verb::Read) => "READ".into(),
-        Action::Marked { finalizer: Some(f) } => format!("marked deleted, finalizer {} added", name(f)),
-        Action::Marked { finalizer: None } => "marked deleted".into(),
-        Action::AlreadyDeleted => "already being deleted: returned as it is".into(),
-        Action::NotFound => "not found: already gone".into(),
-        Action::Event(e) => format!("event {}", e.as_str()),
-        Action::Queued { again: false } => "queued: in deletion".into(),
-        Action::Queued { again: true } => "queued again: a dependent is gone".into(),
-        Action::Dependents(n) => format!("has {n} {}: deletes each", if *n == 1 { "dependent" } else { "dependents" }),
-        Action::Waits(n) => {
-            format!("waits for {n} blocking {}", if *n == 1 { "dependent" } else { "dependents" })
+        Action::Call(Verb::Delete) => Cow::Borrowed("DELETE"),
+        Action::Call(Verb::Update) => Cow::Borrowed("UPDATE"),
+        Action::Call(Verb::Read) => Cow::Borrowed("READ"),
+        Action::Marked { finalizer: Some(f) } => Cow::Owned(format!("marked deleted, finalizer {} added", name(f))),
+        Action::Marked { finalizer: None } => Cow::Borrowed("marked deleted"),
+        Action::AlreadyDeleted => Cow::Borrowed("already being deleted: returned as it is"),
+        Action::NotFound => Cow::Borrowed("not found: already gone"),
+        Action::Event(EventType::Modified) => Cow::Borrowed("event MODIFIED"),
+        Action::Event(EventType::Deleted) => Cow::Borrowed("event DELETED"),
+        Action::Queued { again: false } => Cow::Borrowed("queued: in deletion"),
+        Action::Queued { again: true } => Cow::Borrowed("queued again: a dependent is gone"),
+        Action::Dependents(n) => {
+            Cow::Owned(format!("has {n} {}: deletes each", if *n == 1 { "dependent" } else { "dependents" }))
         }
-        Action::FinalizerRemoved(f) => format!("removes finalizer {}", name(f)),
-        Action::OwnerRemoved(o) => format!("removes the owner reference to {}", refs[o.index()]),
-        Action::Removed => "no finalizer left: removed from the store".into(),
+        Action::Waits(n) => {
+            Cow::Owned(format!("waits for {n} blocking {}", if *n == 1 { "dependent" } else { "dependents" }))
+        }
+        Action::FinalizerRemoved(f) => Cow::Owned(format!("removes finalizer {}", name(f))),
+        Action::OwnerRemoved(o) => Cow::Owned(format!("removes the owner reference to {}", refs[o.index()])),
+        Action::Removed => Cow::Borrowed("no finalizer left: removed from the store"),
     }
 }
 
@@ -97,10 +102,15 @@ pub fn table(sim: &Simulation, refs: &[String], out: &mut dyn Write) -> io::Resu
             part.clear();
             let first = b * PART * 16 + c * PART;
             for (k, e) in chunk.iter().enumerate() {
-                let (seq, round) = ((first + k + 1).to_string(), e.round.to_string());
-                let who = actor(&e.actor, &sim.names);
-                let what = action(&e.action, refs, &sim.names);
-                columns.line([&seq, &round, &who, &refs[e.object.index()], &what], part);
+                // As `Columns::line` lays it out (the last cell is never empty).
+                let _ = write!(part, "{:<w0$}  {:<w1$}  ", first + k + 1, e.round, w0 = widths[0], w1 = widths[1]);
+                for (cell, w) in [(&*actor(&e.actor, &sim.names), widths[2]), (&*refs[e.object.index()], widths[3])] {
+                    part.push_str(cell);
+                    let n = if cell.is_ascii() { cell.len() } else { cell.chars().count() };
+                    part.extend(std::iter::repeat_n(' ', w.saturating_sub(n) + 2));
+                }
+                part.push_str(&action(&e.action, refs, &sim.names));
+                part.push('\n');
             }
         });
         for part in &pool[..parts] {
