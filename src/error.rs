@@ -26,13 +26,19 @@ pub enum Error {
     EmptyNew,
     /// The plan cannot be made (exit 1).
     Plan(PlanError),
+    /// A simulated deletion does not finish: objects wait forever (exit 1).
+    Hangs { objects: usize },
 }
 
 impl Error {
     pub fn exit_code(&self) -> u8 {
         match self {
             Error::Usage(_) | Error::Output(_) | Error::Unreadable { .. } | Error::Unusable { .. } => 2,
-            Error::NoMatch { .. } | Error::Duplicates { .. } | Error::EmptyNew | Error::Plan(_) => 1,
+            Error::NoMatch { .. }
+            | Error::Duplicates { .. }
+            | Error::EmptyNew
+            | Error::Plan(_)
+            | Error::Hangs { .. } => 1,
         }
     }
 
@@ -76,6 +82,11 @@ impl fmt::Display for Error {
                 "no plan: --prune NEW holds no objects, so everything in INPUT would be pruned; give --allow-empty-new if that is meant",
             ),
             Error::Plan(e) => write!(f, "{e}"),
+            Error::Hangs { objects } => write!(
+                f,
+                "the deletion does not finish: {} forever (stalled, above)",
+                count(*objects, "object waits", "objects wait")
+            ),
         }
     }
 }

@@ -142,3 +142,13 @@ fn an_owner_written_as_a_string_is_refused_at_its_line() {
     assert_eq!(f["line"], 5);
     assert!(f["message"].as_str().unwrap().contains("is a string"), "{f}");
 }
+
+#[test]
+fn a_kubernetes_object_with_api_for_apiversion_is_not_read_as_krake() {
+    let input = "api: v1\nkind: ConfigMap\nmetadata: {name: x}\n";
+    let (code, out, err) = common::run_stdin(&["check", "-o", "json", "-"], input);
+    assert_eq!(code, 1, "{err}");
+    let report: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(report["findings"][0]["rule"], "TD001");
+    assert!(report["findings"][0]["message"].as_str().unwrap().contains("apiVersion"), "{report}");
+}

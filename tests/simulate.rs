@@ -192,3 +192,83 @@ fn krake_has_no_propagation_policy_and_says_so_before_reading() {
     assert_eq!(code, 2);
     assert!(err.contains("--cascade is a Kubernetes propagation policy"), "{err}");
 }
+
+#[test]
+fn krake_takes_up_what_is_already_being_deleted() {
+    let sim = simulate(&["--delete", "cluster/c", "--controller", "krake", "fixtures/krake/pending.yaml"]);
+    assert_eq!(removed(&sim), ["Application.kubernetes/p/a", "Cluster.kubernetes/p/c"]);
+    in_order(
+        &trace(&sim),
+        &[
+            "Application.kubernetes/p/a queued",
+            "Application.kubernetes/p/a finalizer-removed cascade_deletion",
+            "Application.kubernetes/p/a finalizer-removed kubernetes_resources_deletion",
+            "Application.kubernetes/p/a removed",
+            "Cluster.kubernetes/p/c queued-again",
+            "Cluster.kubernetes/p/c removed",
+        ],
+    );
+}
+
+#[test]
+fn krake_appends_cascade_deletion_even_when_the_list_holds_it() {
+    let sim = simulate(&[
+        "--delete",
+        "cluster/C",
+        "--controller",
+        "krake",
+        "fixtures/simulate/krake-finalizer-not-last.yaml",
+    ]);
+    assert_eq!(removed(&sim), ["Application.kubernetes/p/A", "Cluster.kubernetes/p/C"]);
+    assert!(
+        trace(&sim).contains(&"Cluster.kubernetes/p/C finalizer-removed infrastructure_resources_deletion".to_string())
+    );
+}
+
+#[test]
+fn kubernetes_takes_up_a_dependent_already_being_deleted() {
+    let sim = simulate(&[
+        "--delete",
+        "rs/rs",
+        "--controller",
+        "kubernetes",
+        "--cascade",
+        "foreground",
+        "fixtures/simulate/k8s-pending-pod.yaml",
+    ]);
+    assert_eq!(removed(&sim), ["Pod/x/p", "ReplicaSet.apps/x/rs"]);
+    assert!(trace(&sim).contains(&"Pod/x/p finalizer-removed example.com/cleanup".to_string()));
+}
+
+#[test]
+fn kubernetes_deletes_what_a_namespace_holds_before_the_namespace() {
+    let sim = simulate(&["--delete", "ns/shop", "--controller", "kubernetes", "fixtures/shop"]);
+    let r = removed(&sim);
+    assert_eq!(r.last(), Some(&"Namespace/shop"));
+    // The same objects as the plan deletes.
+    let (code, out, _) = run(&["plan", "--delete", "ns/shop", "-o", "names", "fixtures/shop"]);
+    assert_eq!(code, 0);
+    let mut planned: Vec<&str> = out.lines().collect();
+    let mut got = r.clone();
+    planned.sort();
+    got.sort();
+    assert_eq!(got, planned);
+}
+
+#[test]
+fn a_deletion_that_never_finishes_names_what_waits_and_exits_1() {
+    let (code, out, err) = run(&[
+        "simulate",
+        "--delete",
+        "cm/a",
+        "--controller",
+        "kubernetes",
+        "--cascade",
+        "foreground",
+        "fixtures/simulate/k8s-cycle.yaml",
+    ]);
+    assert_eq!(code, 1, "{err}");
+    assert!(out.contains("stalled: ConfigMap/x/a waits forever for finalizer foregroundDeletion"), "{out}");
+    assert!(out.contains("stalled: ConfigMap/x/b waits forever for finalizer foregroundDeletion"), "{out}");
+    assert!(err.trim_end().ends_with("the deletion does not finish: 2 objects wait forever (stalled, above)"), "{err}");
+}

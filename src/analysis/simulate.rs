@@ -145,6 +145,9 @@ pub struct Simulation {
     pub rounds: u32,
     /// The objects removed, in the order they went.
     pub removed: Vec<ObjId>,
+    /// Objects being deleted when nothing is left to happen, with the
+    /// finalizers they still wait for: the deletion hangs on them.
+    pub stalled: Vec<(ObjId, Vec<Name>)>,
 }
 
 /// What simulating needs to know.
@@ -161,6 +164,8 @@ pub struct Input<'a> {
 const KRAKE_FINALIZER: &str = "cascade_deletion";
 const FOREGROUND: &str = "foregroundDeletion";
 const ORPHAN: &str = "orphan";
+const NAMESPACE_FINALIZER: &str = "kubernetes";
+const CRD_FINALIZER: &str = "customresourcecleanup.apiextensions.k8s.io";
 
 /// Work waiting for its round.
 #[derive(Clone, Debug)]
@@ -197,6 +202,13 @@ struct World<'a> {
     /// (Kubernetes `blockOwnerDeletion`), per `dependents` entry.
     blocking: Vec<Vec<bool>>,
     dropped: Vec<Vec<ObjId>>,
+    /// Kubernetes: what a Namespace holds and a CRD defines, in reference
+    /// order, the reverse, and the finalizer through which their
+    /// controllers delete it first (`kubernetes`,
+    /// `customresourcecleanup.apiextensions.k8s.io`).
+    contents: Vec<Vec<ObjId>>,
+    containers: Vec<Vec<ObjId>>,
+    content_finalizer: Vec<Option<&'static str>>,
     queued: Vec<bool>,
     sim: Simulation,
     round: u32,
@@ -209,10 +221,33 @@ pub fn simulate(input: &Input) -> Simulation {
     let n = objects.len();
     let mut owners = vec![Vec::new(); n];
     let mut dependents = vec![Vec::new(); n];
+    let mut contents = vec![Vec::new(); n];
+    let mut containers = vec![Vec::new(); n];
+    let mut content_finalizer = vec![None; n];
     for r in input.relations {
         if r.kind == RelKind::Owns && r.link == Link::Solid && r.from != r.to {
             owners[r.to.index()].push(r.from);
             dependents[r.from.index()].push(r.to);
+        }
+        if matches!(r.kind, RelKind::Contains | RelKind::Defines) && input.controller == Controller::Kubernetes {
+            contents[r.from.index()].push(r.to);
+            containers[r.to.index()].push(r.from);
+            content_finalizer[r.from.index()] = Some(match r.kind {
+                RelKind::Contains => NAMESPACE_FINALIZER,
+                _ => CRD_FINALIZER,
+            });
+        }
+    }
+    for c in contents.iter_mut() {
+        c.sort_by_key(|d| input.rank[d.index()]);
+    }
+    let mut finalizers: Vec<Vec<Str>> = objects.iter().map(|o| o.finalizers.to_vec()).collect();
+    // A Namespace and a CRD carry their controller's finalizer from the start.
+    for (i, f) in content_finalizer.iter().enumerate() {
+        if let Some(f) = f {
+            if !finalizers[i].iter().any(|x| &**x == *f) {
+                finalizers[i].insert(0, (*f).into());
+            }
         }
     }
     let mut blocking = vec![Vec::new(); n];
@@ -234,12 +269,15 @@ pub fn simulate(input: &Input) -> Simulation {
     let mut w = World {
         input,
         deleted: objects.iter().map(|o| o.deletion_timestamp.is_some()).collect(),
-        finalizers: objects.iter().map(|o| o.finalizers.to_vec()).collect(),
+        finalizers,
         gone: vec![false; n],
         owners,
         dependents,
         blocking,
         dropped: vec![Vec::new(); n],
+        contents,
+        containers,
+        content_finalizer,
         queued: vec![false; n],
         sim: Simulation {
             controller: input.controller,
@@ -251,15 +289,28 @@ pub fn simulate(input: &Input) -> Simulation {
             events: [0; 2],
             rounds: 0,
             removed: Vec::new(),
+            stalled: Vec::new(),
         },
         round: 1,
         now: VecDeque::new(),
         next: VecDeque::new(),
     };
     // About a dozen entries an object the deletion reaches.
-    w.sim.entries.reserve(12 * input.targets.len().max(reach_hint(&w.dependents, input.targets)));
+    let next_of: Vec<Vec<ObjId>> =
+        w.dependents.iter().zip(&w.contents).map(|(d, c)| d.iter().chain(c).copied().collect()).collect();
+    let reach = reachable(&next_of, input.targets);
+    drop(next_of);
+    // About a dozen entries an object the deletion reaches.
+    w.sim.entries.reserve(12 * reach.iter().filter(|r| **r).count());
     for &t in input.targets {
         w.now.push_back(Task::Delete { object: t, by: Actor::User, policy: input.cascade });
+    }
+    // What the deletion reaches and is being deleted already: the collector
+    // (or the controller whose finalizer is next) takes it up when it
+    // starts, as it does every object it lists.
+    let pending: Vec<ObjId> = (0..n).filter(|&i| reach[i] && w.deleted[i]).map(|i| ObjId(i as u32)).collect();
+    for id in pending {
+        w.on_modified(id);
     }
     loop {
         while let Some(task) = w.now.pop_front() {
@@ -272,21 +323,25 @@ pub fn simulate(input: &Input) -> Simulation {
         w.round += 1;
     }
     w.sim.rounds = w.sim.entries.iter().map(|e| e.round).max().unwrap_or(0);
+    let stalled: Vec<usize> = (0..n).filter(|&i| reach[i] && w.deleted[i] && !w.gone[i]).collect();
+    for i in stalled {
+        let waits = w.finalizers[i].clone();
+        let waits = waits.iter().map(|f| w.name(f)).collect();
+        w.sim.stalled.push((ObjId(i as u32), waits));
+    }
     w.sim
 }
 
-/// How many objects the targets reach through ownership (to size the trace).
-fn reach_hint(dependents: &[Vec<ObjId>], targets: &[ObjId]) -> usize {
+/// The objects the targets reach through ownership.
+fn reachable(dependents: &[Vec<ObjId>], targets: &[ObjId]) -> Vec<bool> {
     let mut seen = vec![false; dependents.len()];
     let mut stack = targets.to_vec();
-    let mut n = 0;
     while let Some(id) = stack.pop() {
         if !std::mem::replace(&mut seen[id.index()], true) {
-            n += 1;
             stack.extend_from_slice(&dependents[id.index()]);
         }
     }
-    n
+    seen
 }
 
 /// Does owner reference `r` name `owner`?
@@ -365,10 +420,25 @@ impl World<'_> {
                 }
             }
             Task::Finalize(object) => {
-                if let Some(f) = self.last_finalizer(object).cloned() {
-                    let by = Actor::Controller(self.name(&f));
-                    self.next.push_back(Task::Update { object, by, change: Change::Finalizer(f) });
+                let Some(f) = self.controller_finalizer(object) else { return };
+                let by = Actor::Controller(self.name(&f));
+                if self.content_finalizer[object.index()] == Some(&*f) {
+                    // The namespace (or CRD) controller deletes what it
+                    // holds first, and waits for all of it to be gone.
+                    let live: Vec<ObjId> =
+                        self.contents[object.index()].iter().copied().filter(|c| !self.gone[c.index()]).collect();
+                    if !live.is_empty() {
+                        let fresh: Vec<ObjId> = live.into_iter().filter(|c| !self.deleted[c.index()]).collect();
+                        if !fresh.is_empty() {
+                            self.say(by, object, Action::Dependents(fresh.len() as u32));
+                        }
+                        for c in fresh {
+                            self.next.push_back(Task::Delete { object: c, by, policy: CascadeMode::Background });
+                        }
+                        return;
+                    }
                 }
+                self.next.push_back(Task::Update { object, by, change: Change::Finalizer(f) });
             }
         }
     }
@@ -399,7 +469,9 @@ impl World<'_> {
             (false, CascadeMode::Background) => None,
         };
         if let Some(f) = finalizer {
-            if !self.finalizers[i].iter().any(|x| &**x == f) {
+            // Krake's API appends its finalizer whatever the list holds (so
+            // it is last); Kubernetes adds a finalizer once.
+            if self.krake() || !self.finalizers[i].iter().any(|x| &**x == f) {
                 self.finalizers[i].push(f.into());
             }
         }
@@ -425,23 +497,36 @@ impl World<'_> {
     }
 
     fn on_modified(&mut self, id: ObjId) {
-        let i = id.index();
         if self.collector_acts(id) {
             self.queue(id, false);
-            return;
         }
-        // A controller's finalizer, when its turn comes: Krake's
-        // controllers act when theirs is last; Kubernetes' once the
-        // collector's own are gone.
-        if self.deleted[i] && !self.gone[i] {
-            let collector = |f: &Str| matches!(&**f, KRAKE_FINALIZER | FOREGROUND | ORPHAN);
-            if self.last_finalizer(id).is_some_and(|f| !collector(f)) && !self.finalizers[i].iter().any(collector) {
-                self.now.push_back(Task::Finalize(id));
-            }
+        if self.controller_finalizer(id).is_some() {
+            self.now.push_back(Task::Finalize(id));
+        }
+    }
+
+    /// The finalizer a controller removes next from a deleted object:
+    /// Krake's controllers act when theirs is last; Kubernetes' act on
+    /// their own, beside the collector (the last such finalizer first).
+    fn controller_finalizer(&self, id: ObjId) -> Option<Str> {
+        let i = id.index();
+        if !self.deleted[i] || self.gone[i] {
+            return None;
+        }
+        let collector = |f: &Str| matches!(&**f, KRAKE_FINALIZER | FOREGROUND | ORPHAN);
+        match self.krake() {
+            true => self.last_finalizer(id).filter(|f| !collector(f)).cloned(),
+            false => self.finalizers[i].iter().rev().find(|f| !collector(f)).cloned(),
         }
     }
 
     fn on_deleted(&mut self, id: ObjId) {
+        // A namespace (or CRD) controller waiting for its contents.
+        for c in self.containers[id.index()].clone() {
+            if self.deleted[c.index()] && !self.gone[c.index()] {
+                self.now.push_back(Task::Finalize(c));
+            }
+        }
         let owners = self.owners[id.index()].clone();
         for owner in owners {
             if self.dropped[id.index()].contains(&owner) || self.gone[owner.index()] {

@@ -43,11 +43,12 @@ pub fn run(args: SimulateArgs, env: Env, style: Style) -> Result<Status, Error> 
     let targets = targets.select(&snapshot.objects)?;
     let objects = &snapshot.objects;
     let relations = &snapshot.resolved.relations;
-    // The collector refuses a dependency cycle (Krake) or never finishes
-    // one (Kubernetes): stop, as plan does, with the whole cycle.
+    // Krake's collector refuses a dependency cycle: stop, as plan does,
+    // with the whole cycle. (One that Kubernetes' collector cannot finish
+    // shows as objects that stall.)
     let mut timer = crate::timing::Timer::start();
     let reach = reachable(objects, relations, &targets);
-    {
+    if args.controller == Controller::Krake {
         let graph = Graph::build(objects, relations);
         let cycles =
             crate::analysis::cycles::find(&graph, relations, |r| r.kind == RelKind::Owns && r.link == Link::Solid);
@@ -77,7 +78,10 @@ pub fn run(args: SimulateArgs, env: Env, style: Style) -> Result<Status, Error> 
     };
     written.map_err(Error::Output)?;
     timer.lap("render");
-    Ok(Status::Success)
+    match sim.stalled.len() {
+        0 => Ok(Status::Success),
+        objects => Err(Error::Hangs { objects }),
+    }
 }
 
 /// The objects the deletion of `targets` can reach through solid ownership.

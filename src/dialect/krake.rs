@@ -85,10 +85,13 @@ impl super::Dialect for Krake {
 }
 
 /// A mapping with a string `api` and a `kind`, and no `apiVersion`. `None`:
-/// the outline does not show enough yet.
+/// the outline does not show enough yet. An `api` written like a
+/// Kubernetes apiVersion (`v1`, `apps/v1`) is a Kubernetes object with a
+/// misspelt key, which that dialect reports, not a Krake resource.
 fn is_krake(o: &Outline) -> Option<bool> {
-    if o.shape != Shape::Map || o.str("api").is_none() {
-        return Some(false);
+    match o.str("api") {
+        Some(api) if o.shape == Shape::Map && !looks_like_api_version(api) => {}
+        _ => return Some(false),
     }
     match (o.str("kind"), o.has("apiVersion")) {
         (Some(_), Some(false)) => Some(true),
@@ -96,6 +99,17 @@ fn is_krake(o: &Outline) -> Option<bool> {
         _ if o.has("kind") == Some(false) => Some(false),
         _ => None,
     }
+}
+
+/// `v1`, `v2beta1`, `apps/v1`: Kubernetes' apiVersion shapes. (Krake's
+/// APIs are names: `core`, `kubernetes`, `infrastructure`, `openstack`.)
+fn looks_like_api_version(api: &str) -> bool {
+    let version = |v: &str| {
+        v.strip_prefix('v').is_some_and(|rest| {
+            rest.starts_with(|c: char| c.is_ascii_digit()) && rest.chars().all(|c| c.is_ascii_alphanumeric())
+        })
+    };
+    api.contains('/') || version(api)
 }
 
 #[derive(Deserialize, Debug, Default)]

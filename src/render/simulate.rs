@@ -46,7 +46,7 @@ fn action(a: &Action, refs: &[String], names: &[Str]) -> Cow<'static, str> {
     }
 }
 
-fn summary(sim: &Simulation) -> Vec<String> {
+fn summary(sim: &Simulation, refs: &[String]) -> Vec<String> {
     let count = |n: u32, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
     let calls: u32 = sim.calls.iter().sum();
     let by_verb: Vec<String> =
@@ -58,12 +58,26 @@ fn summary(sim: &Simulation) -> Vec<String> {
         .filter(|(_, n)| *n > 0)
         .map(|(e, n)| format!("{} {n}", e.as_str()))
         .collect();
-    vec![
-        format!("API calls: {calls} ({})", by_verb.join(", ")),
-        format!("events: {events} ({})", by_type.join(", ")),
+    let list = |parts: Vec<String>| if parts.is_empty() { String::new() } else { format!(" ({})", parts.join(", ")) };
+    let mut lines = vec![
+        format!("API calls: {calls}{}", list(by_verb)),
+        format!("events: {events}{}", list(by_type)),
         format!("rounds: {}", sim.rounds),
         format!("{} removed", count(sim.removed.len() as u32, "object", "objects")),
-    ]
+    ];
+    for (id, waits) in &sim.stalled {
+        let waits: Vec<&str> = waits.iter().map(|f| &*sim.names[*f as usize]).collect();
+        lines.push(format!("stalled: {} waits forever for {}", refs[id.index()], list_or_none(&waits)));
+    }
+    lines
+}
+
+fn list_or_none(names: &[&str]) -> String {
+    match names {
+        [] => "nothing (no finalizer left, never removed)".to_string(),
+        [one] => format!("finalizer {one}"),
+        many => format!("finalizers {}", many.join(", ")),
+    }
 }
 
 /// Output is made in this many bytes before it is written.
@@ -119,7 +133,7 @@ pub fn table(sim: &Simulation, refs: &[String], out: &mut dyn Write) -> io::Resu
     }
     text.clear();
     text.push('\n');
-    for line in summary(sim) {
+    for line in summary(sim, refs) {
         text.push_str(&line);
         text.push('\n');
     }
@@ -132,6 +146,15 @@ struct SummaryOut<'a> {
     events: std::collections::BTreeMap<&'static str, u32>,
     rounds: u32,
     removed: Vec<&'a str>,
+    stalled: Vec<StalledOut<'a>>,
+}
+
+#[derive(Serialize)]
+struct StalledOut<'a> {
+    #[serde(rename = "ref")]
+    reference: &'a str,
+    #[serde(rename = "waitsFor")]
+    waits_for: Vec<&'a str>,
 }
 
 /// The trace as an event list (CONTRACT §6: an object with
@@ -178,6 +201,14 @@ pub fn json(sim: &Simulation, refs: &[String], out: &mut dyn Write) -> io::Resul
         events: EventType::ALL.iter().zip(sim.events).map(|(e, n)| (e.as_str(), n)).collect(),
         rounds: sim.rounds,
         removed: sim.removed.iter().map(|r| refs[r.index()].as_str()).collect(),
+        stalled: sim
+            .stalled
+            .iter()
+            .map(|(id, waits)| StalledOut {
+                reference: &refs[id.index()],
+                waits_for: waits.iter().map(|f| &*sim.names[*f as usize]).collect(),
+            })
+            .collect(),
     };
     doc.field(&mut buf, "summary", &summary)?;
     doc.end(&mut buf);
