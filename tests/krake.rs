@@ -86,6 +86,16 @@ fn gc_follows_cascade_deletion_and_leaves_dangling_owners_alone() {
     );
     let gone = &p["steps"][1]["resources"][0];
     assert_eq!(gone["reason"], "being deleted (deleted is set)");
+    // old-c's collector is done with it: app-x stays, and the plan says why.
+    assert_eq!(
+        kept(&p),
+        vec![(
+            "Application.kubernetes/p/app-x".to_string(),
+            "owner Cluster.kubernetes/p/old-c is being deleted without cascade_deletion: its collector is done with it and deletes no dependent".to_string()
+        )]
+    );
+    let x = &p["kept"][0]["reasons"][0];
+    assert_eq!((x["type"].as_str(), x["ref"].as_str()), (Some("collector-done"), Some("Cluster.kubernetes/p/old-c")));
     // Even in a closed world: Krake's collector only follows deletions.
     let p = plan(&["--gc", "--closed-world", "fixtures/krake/gc.yaml"]);
     let all: Vec<String> = steps(&p).concat();

@@ -107,6 +107,9 @@ pub enum KeptBy {
     SolidOwner(u32),
     /// A cluster-scoped object with a namespaced owner is never collected.
     NamespacedOwner(u32),
+    /// Its owner (this relation) is being deleted, but its collector no
+    /// longer cascades from it (Krake, without `cascade_deletion`).
+    CollectorDone(u32),
     /// Murano: `destroyed: true`; not destroyed again.
     AlreadyDestroyed,
     /// Murano (`--gc`): the root still reaches it, inline or by id.
@@ -235,8 +238,17 @@ pub fn cascade(
         }
     }
     let mut buf = Vec::new();
+    let mut done: Vec<Option<u32>> = vec![None; n];
     while let Some(d) = queue.pop_front() {
         if !objects[d.index()].cascades() {
+            graph.dependents_into(d, &mut buf);
+            for &ri in &buf {
+                let r = &rels[ri as usize];
+                if r.kind == RelKind::Owns && r.link == Link::Solid {
+                    reached[r.to.index()] = true;
+                    done[r.to.index()].get_or_insert(ri);
+                }
+            }
             continue;
         }
         graph.dependents_into(d, &mut buf);
@@ -309,7 +321,8 @@ pub fn cascade(
                     .copied()
                     .find(|&r| rels[r as usize].link == Link::ClusterScopedDependent)
                     .map(KeptBy::NamespacedOwner)
-            });
+            })
+            .or(done[i].map(KeptBy::CollectorDone));
         if let Some(k) = keeper {
             kept.push((id, k));
         }

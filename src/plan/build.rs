@@ -191,7 +191,7 @@ pub fn build(snapshot: &Snapshot, options: &Options) -> Result<Plan, PlanError> 
         false => (Vec::new(), Vec::new()),
     };
     t.lap("  places");
-    let kept = cascade.kept.iter().map(|&(id, by)| (id, Kept::from_cascade(by, &relations))).collect();
+    let kept = cascade.kept.iter().map(|&(id, by)| (id, Kept::from_cascade(by, &relations, objects))).collect();
     let orphaned = cascade.orphaned.iter().map(|&(id, r)| (id, relations[r as usize].from)).collect();
     Ok(Plan {
         owner_refs: owners.refs,

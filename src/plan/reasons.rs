@@ -226,6 +226,9 @@ pub enum Kept {
     StillOwnedBy(ObjId),
     /// A cluster-scoped object with this namespaced owner is never collected.
     NamespacedOwner(ObjId),
+    /// This owner is being deleted, but its collector is done with it: it
+    /// no longer holds the finalizer the collector cascades through.
+    CollectorDone { owner: ObjId, finalizer: &'static str },
     /// Murano: `destroyed: true`.
     AlreadyDestroyed,
     /// Murano (`--gc`): the root still reaches it.
@@ -249,6 +252,7 @@ impl Kept {
         match self {
             Kept::StillOwnedBy(_) => "still-owned",
             Kept::NamespacedOwner(_) => "namespaced-owner",
+            Kept::CollectorDone { .. } => "collector-done",
             Kept::AlreadyDestroyed => "already-destroyed",
             Kept::Reachable => "reachable",
             Kept::InNewModel => "in-new-model",
@@ -262,7 +266,9 @@ impl Kept {
     /// What keeps it, by reference, if something does (JSON `keptBy`).
     pub fn keeper<'a>(&self, names: &Names<'a>) -> Option<&'a str> {
         match self {
-            Kept::StillOwnedBy(x) | Kept::NamespacedOwner(x) => Some(names.of(*x)),
+            Kept::StillOwnedBy(x) | Kept::NamespacedOwner(x) | Kept::CollectorDone { owner: x, .. } => {
+                Some(names.of(*x))
+            }
             Kept::OwnerNotInSnapshot(k) => Some(names.owner(*k)),
             _ => None,
         }
@@ -275,6 +281,10 @@ impl Kept {
             Kept::NamespacedOwner(x) => {
                 format!("a cluster-scoped object with a namespaced owner ({}) is never collected", names.of(*x))
             }
+            Kept::CollectorDone { owner, finalizer } => format!(
+                "owner {} is being deleted without {finalizer}: its collector is done with it and deletes no dependent",
+                names.of(*owner)
+            ),
             Kept::AlreadyDestroyed => "already destroyed (`destroyed: true`)".into(),
             Kept::Reachable => "still reachable from the root".into(),
             Kept::InNewModel => "still in the new model".into(),
@@ -293,6 +303,7 @@ impl Kept {
     pub fn because(&self) -> &'static str {
         match self {
             Kept::StillOwnedBy(_) | Kept::NamespacedOwner(_) => "another owner stays",
+            Kept::CollectorDone { .. } => "the collector no longer cascades from that owner",
             Kept::AlreadyDestroyed => "it is already destroyed",
             Kept::Reachable => "the root still reaches it",
             Kept::InNewModel => "the new model still holds it",
@@ -303,10 +314,14 @@ impl Kept {
         }
     }
 
-    pub(super) fn from_cascade(by: KeptBy, relations: &[Relation]) -> Kept {
+    pub(super) fn from_cascade(by: KeptBy, relations: &[Relation], objects: &[Object]) -> Kept {
         match by {
             KeptBy::SolidOwner(r) => Kept::StillOwnedBy(relations[r as usize].from),
             KeptBy::NamespacedOwner(r) => Kept::NamespacedOwner(relations[r as usize].from),
+            KeptBy::CollectorDone(r) => Kept::CollectorDone {
+                owner: relations[r as usize].from,
+                finalizer: objects[relations[r as usize].from.index()].origin.collector.cascade_finalizer.unwrap_or(""),
+            },
             KeptBy::AlreadyDestroyed => Kept::AlreadyDestroyed,
             KeptBy::Reachable => Kept::Reachable,
             KeptBy::InNewModel => Kept::InNewModel,

@@ -204,7 +204,9 @@ fn reason_out<'a>(r: &'a Reason, names: &Names<'a>) -> ReasonOut<'a> {
 fn kept_out<'a>(k: &Kept, names: &Names<'a>) -> ReasonOut<'a> {
     let mut out = ReasonOut { kind: k.id(), ..ReasonOut::default() };
     match k {
-        Kept::StillOwnedBy(x) | Kept::NamespacedOwner(x) => out.reference = Some(names.of(*x)),
+        Kept::StillOwnedBy(x) | Kept::NamespacedOwner(x) | Kept::CollectorDone { owner: x, .. } => {
+            out.reference = Some(names.of(*x))
+        }
         Kept::OwnerNotInSnapshot(o) => out.owner = Some(names.owner(*o)),
         Kept::Protected { deleted_inside: n } | Kept::HoldsNew(n) => out.count = Some(*n),
         _ => {}
