@@ -162,3 +162,11 @@ fn a_kubernetes_object_with_api_for_apiversion_is_not_read_as_krake() {
     assert_eq!(report["findings"][0]["rule"], "TD001");
     assert!(report["findings"][0]["message"].as_str().unwrap().contains("apiVersion"), "{report}");
 }
+
+#[test]
+fn krake_cannot_orphan_and_plan_says_so() {
+    let (code, out, err) =
+        run(&["plan", "--delete", "cluster/testing/C", "--cascade", "orphan", "fixtures/krake/app-on-cluster.yaml"]);
+    assert_eq!((code, out.as_str()), (2, ""), "{err}");
+    assert!(err.contains("--cascade orphan: Cluster.kubernetes/testing/C is read by the krake dialect"), "{err}");
+}

@@ -1,6 +1,7 @@
 //! `teardown plan`: a deletion plan, rendered in the format asked for.
 
 use super::{diagnostics, load_usable, refuse_duplicates, Env, Loading, Status};
+use crate::analysis::cascade::CascadeMode;
 use crate::analysis::check as checks;
 use crate::cli::{InputArgs, PlanArgs, PlanFormat};
 use crate::error::Error;
@@ -90,6 +91,23 @@ pub(super) fn make(
         }
         Start::Delete(targets) => Mode::Delete(targets.select(&snapshot.objects)?),
     };
+    // `--cascade orphan` on a system that cannot orphan would plan what it
+    // will never do.
+    if settings.cascade == CascadeMode::Orphan {
+        let cannot = |id: &ObjId| !snapshot.objects[id.index()].origin.collector.orphans;
+        let targets: &[ObjId] = match &mode {
+            Mode::Delete(t) | Mode::Prune(t) => t,
+            _ => &[],
+        };
+        if let Some(t) = targets.iter().find(|t| cannot(t)) {
+            let o = &snapshot.objects[t.index()];
+            return Err(Error::Usage(format!(
+                "--cascade orphan: {} is read by the {} dialect, whose collector cannot orphan dependents (it deletes every one)",
+                o.reference(),
+                o.origin.dialect
+            )));
+        }
+    }
     let mut finalizer_controllers = Vec::new();
     for (finalizer, query) in &settings.finalizer_controllers {
         finalizer_controllers.push((finalizer.clone(), query.select(&snapshot.objects)?));

@@ -54,6 +54,7 @@ pub static ORIGIN: Origin = Origin {
         cascade_finalizer: Some(CASCADE_DELETION),
         // Krake's Kubernetes application and infrastructure controllers.
         finalizers: &[CASCADE_DELETION, "kubernetes_resources_deletion", "infrastructure_resources_deletion"],
+        orphans: false,
     },
 };
 

@@ -77,13 +77,21 @@ pub struct Collector {
     /// Finalizers of the system's own controllers, known without
     /// `--finalizer-controller` (no TD011).
     pub finalizers: &'static [&'static str],
+    /// A deletion can leave the dependents behind (Kubernetes' `orphan`
+    /// propagation policy). Krake has no such policy.
+    pub orphans: bool,
 }
 
 impl Collector {
     /// Kubernetes' collector: dependents go when no solid owner is left,
     /// dangling owners make garbage.
-    pub const KUBERNETES: Collector =
-        Collector { any_owner: false, collects_dangling: true, cascade_finalizer: None, finalizers: &[] };
+    pub const KUBERNETES: Collector = Collector {
+        any_owner: false,
+        collects_dangling: true,
+        cascade_finalizer: None,
+        finalizers: &[],
+        orphans: true,
+    };
 }
 
 /// The keys an object's fields are written under, searched in its text.
