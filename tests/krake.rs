@@ -7,11 +7,7 @@ use common::{check_json, kept, run, steps};
 use serde_json::Value;
 
 fn plan(args: &[&str]) -> Value {
-    let mut all = vec!["plan", "-o", "json"];
-    all.extend_from_slice(args);
-    let (code, out, err) = run(&all);
-    assert_eq!(code, 0, "{args:?}: {err}");
-    serde_json::from_str(&out).expect("JSON")
+    common::json_of("plan", args)
 }
 
 fn s(v: &[&[&str]]) -> Vec<Vec<String>> {

@@ -8,11 +8,7 @@ use common::{check_json, kept, run, steps};
 use serde_json::{json, Value};
 
 fn plan_json(args: &[&str]) -> Value {
-    let mut full = vec!["plan", "-o", "json"];
-    full.extend_from_slice(args);
-    let (code, out, err) = run(&full);
-    assert_eq!(code, 0, "{err}");
-    serde_json::from_str(&out).expect("plan JSON")
+    common::json_of("plan", args)
 }
 
 /// Events as (event, object, subscriber, handler).

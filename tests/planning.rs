@@ -6,11 +6,7 @@ use common::run;
 use serde_json::Value;
 
 fn plan_json(args: &[&str]) -> Value {
-    let mut all = vec!["plan", "-o", "json"];
-    all.extend_from_slice(args);
-    let (code, out, err) = run(&all);
-    assert_eq!(code, 0, "{err}");
-    serde_json::from_str(&out).expect("JSON")
+    common::json_of("plan", args)
 }
 
 fn resource<'a>(plan: &'a Value, reference: &str) -> &'a Value {

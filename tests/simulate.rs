@@ -6,11 +6,7 @@ use common::run;
 use serde_json::Value;
 
 fn simulate(args: &[&str]) -> Value {
-    let mut all = vec!["simulate", "-o", "json"];
-    all.extend_from_slice(args);
-    let (code, out, err) = run(&all);
-    assert_eq!(code, 0, "{args:?}: {err}");
-    serde_json::from_str(&out).expect("JSON")
+    common::json_of("simulate", args)
 }
 
 /// The trace as `ref type detail` lines (detail: verb, event or finalizer).

@@ -6,5 +6,6 @@ pub mod explain;
 pub mod findings;
 pub mod graph;
 pub mod json;
+pub mod parts;
 pub mod plan;
 pub mod simulate;

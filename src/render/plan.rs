@@ -539,10 +539,8 @@ fn write_resource(buf: &mut Vec<u8>, depth: usize, r: &ResourceOut) {
 /// with the resources of each step made in parallel and written as they
 /// are made.
 pub fn json(snapshot: &Snapshot, plan: &Plan, out: &mut dyn Write) -> io::Result<()> {
-    // Resources are written in parts of this many, made in parallel into
-    // buffers that every batch uses again (fresh memory costs page faults).
-    const PART: usize = 512;
-    let mut pool: Vec<Vec<u8>> = Vec::new();
+    // Resources are written in parts of 512, made in parallel.
+    let mut parts = super::parts::Parts::new(512, BATCH / 512);
     let p = plan_out(snapshot, plan);
     let mut buf = Vec::with_capacity(1 << 16);
     let mut doc = json::Object::begin(&mut buf, 0);
@@ -561,25 +559,13 @@ pub fn json(snapshot: &Snapshot, plan: &Plan, out: &mut dyn Write) -> io::Result
         step.field(&mut buf, "step", &(i + 1))?;
         step.key(&mut buf, "resources");
         buf.push(b'[');
-        for (b, batch) in ids.chunks(BATCH).enumerate() {
-            let parts = batch.len().div_ceil(PART);
-            if pool.len() < parts {
-                pool.resize_with(parts, || Vec::with_capacity(PART * 512));
-            }
-            batch.par_chunks(PART).zip(pool[..parts].par_iter_mut()).enumerate().for_each(|(c, (chunk, part))| {
-                part.clear();
-                for (k, &id) in chunk.iter().enumerate() {
-                    json::element(part, b == 0 && c == 0 && k == 0, 4);
-                    write_resource(part, 4, &deleted(snapshot, plan, id));
-                }
-            });
-            // Parts go out as they are (no copy); their buffers are used again.
-            out.write_all(&buf)?;
-            buf.clear();
-            for part in &pool[..parts] {
-                out.write_all(part)?;
-            }
-        }
+        // Parts go out as they are (no copy); their buffers are used again.
+        out.write_all(&buf)?;
+        buf.clear();
+        parts.write(ids, out, |i, &id, part| {
+            json::element(part, i == 0, 4);
+            write_resource(part, 4, &deleted(snapshot, plan, id));
+        })?;
         if ids.is_empty() {
             buf.push(b']');
         } else {

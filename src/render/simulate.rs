@@ -3,12 +3,11 @@
 
 use super::columns::Columns;
 use super::json;
+use super::parts::Parts;
 use crate::analysis::simulate::{Action, Actor, EventType, Name, Simulation, Verb};
 use crate::model::Str;
-use rayon::prelude::*;
 use serde::Serialize;
 use std::borrow::Cow;
-use std::fmt::Write as _;
 use std::io::{self, Write};
 
 fn actor<'a>(a: &Actor, names: &'a [Str]) -> Cow<'a, str> {
@@ -80,9 +79,6 @@ fn list_or_none(names: &[&str]) -> String {
     }
 }
 
-/// Output is made in this many bytes before it is written.
-const FLUSH: usize = 1 << 20;
-
 /// The trace, one numbered line an entry, then the summary. Written as it
 /// is made: a cascade of a million objects is millions of lines.
 pub fn table(sim: &Simulation, refs: &[String], out: &mut dyn Write) -> io::Result<()> {
@@ -103,34 +99,18 @@ pub fn table(sim: &Simulation, refs: &[String], out: &mut dyn Write) -> io::Resu
     let mut text = String::new();
     columns.line(header, &mut text);
     out.write_all(text.as_bytes())?;
-    // Lines are made in parallel, a batch at a time, into buffers every
-    // batch uses again, and written in order.
-    const PART: usize = 4096;
-    let mut pool: Vec<String> = Vec::new();
-    for (b, batch) in sim.entries.chunks(PART * 16).enumerate() {
-        let parts = batch.len().div_ceil(PART);
-        if pool.len() < parts {
-            pool.resize_with(parts, String::new);
+    // Lines are made in parallel and written in order.
+    Parts::new(4096, 16).write(&sim.entries, out, |i, e, part| {
+        // As `Columns::line` lays it out (the last cell is never empty).
+        let _ = write!(part, "{:<w0$}  {:<w1$}  ", i + 1, e.round, w0 = widths[0], w1 = widths[1]);
+        for (cell, w) in [(&*actor(&e.actor, &sim.names), widths[2]), (&*refs[e.object.index()], widths[3])] {
+            part.extend_from_slice(cell.as_bytes());
+            let n = if cell.is_ascii() { cell.len() } else { cell.chars().count() };
+            part.extend(std::iter::repeat_n(b' ', w.saturating_sub(n) + 2));
         }
-        batch.par_chunks(PART).zip(pool[..parts].par_iter_mut()).enumerate().for_each(|(c, (chunk, part))| {
-            part.clear();
-            let first = b * PART * 16 + c * PART;
-            for (k, e) in chunk.iter().enumerate() {
-                // As `Columns::line` lays it out (the last cell is never empty).
-                let _ = write!(part, "{:<w0$}  {:<w1$}  ", first + k + 1, e.round, w0 = widths[0], w1 = widths[1]);
-                for (cell, w) in [(&*actor(&e.actor, &sim.names), widths[2]), (&*refs[e.object.index()], widths[3])] {
-                    part.push_str(cell);
-                    let n = if cell.is_ascii() { cell.len() } else { cell.chars().count() };
-                    part.extend(std::iter::repeat_n(' ', w.saturating_sub(n) + 2));
-                }
-                part.push_str(&action(&e.action, refs, &sim.names));
-                part.push('\n');
-            }
-        });
-        for part in &pool[..parts] {
-            out.write_all(part.as_bytes())?;
-        }
-    }
+        part.extend_from_slice(action(&e.action, refs, &sim.names).as_bytes());
+        part.push(b'\n');
+    })?;
     text.clear();
     text.push('\n');
     for line in summary(sim, refs) {
@@ -160,7 +140,7 @@ struct StalledOut<'a> {
 /// The trace as an event list (CONTRACT §6: an object with
 /// `schemaVersion`), written as it is made.
 pub fn json(sim: &Simulation, refs: &[String], out: &mut dyn Write) -> io::Result<()> {
-    let mut buf = Vec::with_capacity(2 * FLUSH);
+    let mut buf = Vec::new();
     let mut doc = json::Object::begin(&mut buf, 0);
     doc.num(&mut buf, "schemaVersion", 1);
     doc.str(&mut buf, "controller", sim.controller.as_str());
@@ -171,26 +151,8 @@ pub fn json(sim: &Simulation, refs: &[String], out: &mut dyn Write) -> io::Resul
     buf.push(b'[');
     out.write_all(&buf)?;
     buf.clear();
-    // Events are made in parallel, a batch at a time, into buffers every
-    // batch uses again, and written in order.
-    const PART: usize = 4096;
-    let mut pool: Vec<Vec<u8>> = Vec::new();
-    for (b, batch) in sim.entries.chunks(PART * 16).enumerate() {
-        let parts = batch.len().div_ceil(PART);
-        if pool.len() < parts {
-            pool.resize_with(parts, Vec::new);
-        }
-        batch.par_chunks(PART).zip(pool[..parts].par_iter_mut()).enumerate().for_each(|(c, (chunk, part))| {
-            part.clear();
-            let first = b * PART * 16 + c * PART;
-            for (k, e) in chunk.iter().enumerate() {
-                event(sim, refs, first + k, e, part);
-            }
-        });
-        for part in &pool[..parts] {
-            out.write_all(part)?;
-        }
-    }
+    // Events are made in parallel and written in order.
+    Parts::new(4096, 16).write(&sim.entries, out, |i, e, part| event(sim, refs, i, e, part))?;
     if sim.entries.is_empty() {
         buf.push(b']');
     } else {

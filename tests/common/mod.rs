@@ -82,3 +82,12 @@ pub fn steps(plan: &Value) -> Vec<Vec<String>> {
         .map(|s| s["resources"].as_array().unwrap().iter().map(|r| r["ref"].as_str().unwrap().to_string()).collect())
         .collect()
 }
+
+/// `teardown COMMAND -o json ARGS…`, which must succeed: its JSON.
+pub fn json_of(command: &str, args: &[&str]) -> Value {
+    let mut all = vec![command, "-o", "json"];
+    all.extend_from_slice(args);
+    let (code, out, err) = run(&all);
+    assert_eq!(code, 0, "{all:?}: {err}");
+    serde_json::from_str(&out).unwrap_or_else(|e| panic!("not JSON ({e}): {out}"))
+}
