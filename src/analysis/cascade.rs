@@ -87,6 +87,11 @@ pub enum Garbage {
     RemovedFromModel,
     /// Murano: not reachable from the root, inline or by id.
     Unreachable,
+    /// A resource tracker the application's collector marked (see
+    /// `tracking::Mark`).
+    Tracker,
+    /// A component revision no active tracker uses.
+    UnusedRevision,
 }
 
 /// Why an object is in the deletion set.
@@ -127,6 +132,9 @@ pub enum KeptBy {
     DeclaredInNew,
     /// `--prune`: a Namespace or CRD that holds this many objects NEW declares.
     HoldsNew(u32),
+    /// The collector of the tracker of this `Manages` relation releases it
+    /// rather than deleting it.
+    Released { relation: u32, keep: super::tracking::Keep },
 }
 
 pub struct Cascade {
@@ -149,6 +157,8 @@ impl Cascade {
 pub struct Options {
     pub cascade: CascadeMode,
     pub multi_owner: MultiOwner,
+    /// Relations the cascade does not follow, by relation index (empty: none).
+    pub gates: Vec<Option<super::tracking::Gate>>,
 }
 
 /// Objects the garbage collector would delete now: those with owner
@@ -217,9 +227,10 @@ pub fn cascade(
     let mut spared = vec![false; n];
     cause.iter_mut().for_each(|c| *c = None);
     let live_owner = |r: &Relation| r.link == Link::Solid && objects[r.from.index()].deletion_timestamp.is_none();
+    let owning = |r: &Relation| matches!(r.kind, RelKind::Owns | RelKind::Manages);
     // Live solid owners of each object (owners not being deleted).
     let mut alive = vec![0u32; n];
-    for r in rels.iter().filter(|r| r.kind == RelKind::Owns && live_owner(r)) {
+    for r in rels.iter().filter(|r| owning(r) && live_owner(r)) {
         alive[r.to.index()] += 1;
     }
     let mut reached = vec![false; n];
@@ -239,12 +250,13 @@ pub fn cascade(
     }
     let mut buf = Vec::new();
     let mut done: Vec<Option<u32>> = vec![None; n];
+    let mut released: Vec<Option<KeptBy>> = vec![None; n];
     while let Some(d) = queue.pop_front() {
         if !objects[d.index()].cascades() {
             graph.dependents_into(d, &mut buf);
             for &ri in &buf {
                 let r = &rels[ri as usize];
-                if r.kind == RelKind::Owns && r.link == Link::Solid {
+                if owning(r) && r.link == Link::Solid {
                     reached[r.to.index()] = true;
                     done[r.to.index()].get_or_insert(ri);
                 }
@@ -255,12 +267,19 @@ pub fn cascade(
         for &ri in &buf {
             let r = &rels[ri as usize];
             let c = r.to;
+            if let Some(gate) = opts.gates.get(ri as usize).copied().flatten() {
+                if gate.unless_deleted.is_none_or(|x| cause[x.index()].is_none()) {
+                    reached[c.index()] = true;
+                    released[c.index()].get_or_insert(gate.kept);
+                    continue;
+                }
+            }
             match r.kind {
-                RelKind::DestroyAfter | RelKind::Finalizer => continue,
+                RelKind::DestroyAfter | RelKind::Finalizer | RelKind::ComponentOrder => continue,
                 // A Namespace's and a CRD's contents go with them, whatever
                 // the propagation policy.
                 RelKind::Contains | RelKind::Defines => {}
-                RelKind::Owns => {
+                RelKind::Owns | RelKind::Manages => {
                     if opts.cascade == CascadeMode::Orphan && target[d.index()] {
                         orphaned.push((c, ri));
                         continue;
@@ -308,8 +327,7 @@ pub fn cascade(
             continue;
         }
         let id = ObjId(i as u32);
-        let owners: Vec<u32> =
-            graph.dependencies(id).into_iter().filter(|&r| rels[r as usize].kind == RelKind::Owns).collect();
+        let owners: Vec<u32> = graph.dependencies(id).into_iter().filter(|&r| owning(&rels[r as usize])).collect();
         let keeper = owners
             .iter()
             .copied()
@@ -322,6 +340,7 @@ pub fn cascade(
                     .find(|&r| rels[r as usize].link == Link::ClusterScopedDependent)
                     .map(KeptBy::NamespacedOwner)
             })
+            .or(released[i])
             .or(done[i].map(KeptBy::CollectorDone));
         if let Some(k) = keeper {
             kept.push((id, k));

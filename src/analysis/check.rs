@@ -288,7 +288,8 @@ pub fn describe_cycle(s: &Snapshot, c: &Cycle) -> String {
             RelKind::Owns => "owns",
             RelKind::Contains => "contains",
             RelKind::Defines => "defines",
-            RelKind::DestroyAfter | RelKind::Finalizer => "goes after",
+            RelKind::Manages => "manages",
+            RelKind::DestroyAfter | RelKind::Finalizer | RelKind::ComponentOrder => "goes after",
         };
         text.push_str(&format!(" {verb} {}", reference(s, next)));
     }
@@ -314,7 +315,8 @@ pub fn cycle_finding(s: &Snapshot, c: &Cycle, rule: Rule) -> Finding {
             RelKind::Owns => "is owned by",
             RelKind::Contains => "is contained in",
             RelKind::Defines => "is defined by",
-            RelKind::DestroyAfter | RelKind::Finalizer => "goes before",
+            RelKind::Manages => "is managed by",
+            RelKind::DestroyAfter | RelKind::Finalizer | RelKind::ComponentOrder => "goes before",
         };
         let (a, b) = (&s.objects[rel.to.index()], &s.objects[rel.from.index()]);
         (anchor::relation(&s.sources, &s.objects, rel), format!("{} {verb} {}", a.short(), b.short()))

@@ -7,4 +7,5 @@ pub mod gc;
 pub mod order;
 pub mod scc;
 pub mod simulate;
+pub mod tracking;
 pub mod view;

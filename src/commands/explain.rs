@@ -13,8 +13,15 @@ use crate::settings::PlanSettings;
 pub fn run(args: ExplainArgs, env: Env, style: Style) -> Result<Status, Error> {
     let query = Query::new(std::slice::from_ref(&args.object), None, None)?;
     let settings = PlanSettings::new(&args.plan, true)?;
-    let (snapshot, plan) =
-        super::plan::make(&settings, &args.input, Detail::default(), env.stdin, env.stderr, env.progress, style)?;
+    let (snapshot, plan) = super::plan::make(
+        &settings,
+        &args.input,
+        Detail { reasons: true, places: false },
+        env.stdin,
+        env.stderr,
+        env.progress,
+        style,
+    )?;
     let ids = query.select(&snapshot.objects)?;
     let explanations: Vec<_> = ids.iter().map(|&id| explain::explain(&plan, id)).collect();
     let text = match args.output {

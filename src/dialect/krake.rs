@@ -27,7 +27,7 @@ use super::{List, Out};
 use crate::findings::{Finding, Rule};
 use crate::input::{locate, Outline, Shape, Span, Unit};
 use crate::model::intern::intern;
-use crate::model::{Collector, Fields, Identity, Object, Origin, OwnerRef};
+use crate::model::{Collector, Fields, Identity, Object, Origin, OwnerRef, TrackingKeys};
 use serde::Deserialize;
 
 pub struct Krake;
@@ -47,11 +47,12 @@ pub static ORIGIN: Origin = Origin {
         namespace: "namespace",
         kind: "kind",
         deleted: "deleted",
+        tracking: &TrackingKeys::NONE,
     },
     collector: Collector {
         any_owner: true,
         collects_dangling: false,
-        cascade_finalizer: Some(CASCADE_DELETION),
+        cascade_finalizers: &[CASCADE_DELETION],
         // Krake's Kubernetes application and infrastructure controllers.
         finalizers: &[CASCADE_DELETION, "kubernetes_resources_deletion", "infrastructure_resources_deletion"],
         orphans: false,
@@ -225,6 +226,7 @@ fn convert(raw: RawResource, span: Span, text: &str, out: &mut Vec<Finding>) -> 
         deletion_timestamp: nonempty(meta.deleted),
         crd: None,
         murano: None,
+        tracking: None,
         span,
     })
 }

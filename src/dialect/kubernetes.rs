@@ -17,7 +17,9 @@ use crate::input::outline::Value;
 use crate::input::{locate, Shape, Span, Unit};
 use crate::model::intern::intern;
 use crate::model::kube::group_of;
-use crate::model::{Collector, CrdDef, DepDecl, DepKind, DepTarget, Fields, Identity, Object, Origin, OwnerRef, Str};
+use crate::model::{
+    Collector, CrdDef, DepDecl, DepKind, DepTarget, Fields, Identity, Object, Origin, OwnerRef, Str, TrackingKeys,
+};
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde::Deserialize;
 use std::fmt;
@@ -35,6 +37,7 @@ pub static ORIGIN: Origin = Origin {
         namespace: "namespace",
         kind: "kind",
         deleted: "deletionTimestamp",
+        tracking: &TrackingKeys::NONE,
     },
     collector: Collector::KUBERNETES,
 };
@@ -747,6 +750,7 @@ pub fn convert(raw: RawObject, span: Span, text: &str, list: ListContext, out: &
         deletion_timestamp: meta.deletion_timestamp.map(|d| d.0).filter(|d| !d.is_empty()),
         crd,
         murano: None,
+        tracking: None,
         span,
     })
 }

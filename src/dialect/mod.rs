@@ -14,6 +14,7 @@
 pub mod fields;
 pub mod krake;
 pub mod kubernetes;
+pub mod kubevela;
 pub mod murano;
 pub mod native;
 pub mod pairs;
@@ -94,7 +95,7 @@ pub struct Files {
 /// dialect before it takes (and says what it lacks), so it comes after
 /// those that recognise something narrower.
 pub static REGISTRY: &[&dyn Dialect] =
-    &[&murano::Murano, &native::Native, &krake::Krake, &kubernetes::Kubernetes, &pairs::Pairs];
+    &[&murano::Murano, &native::Native, &krake::Krake, &kubevela::KubeVela, &kubernetes::Kubernetes, &pairs::Pairs];
 
 /// A dialect's index in [`REGISTRY`], by name.
 pub fn by_name(name: &str) -> Option<usize> {

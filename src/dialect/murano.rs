@@ -18,6 +18,7 @@ use crate::findings::{Finding, Rule};
 use crate::input::{locate, FileId, Node, Span, Unit};
 use crate::model::{
     Collector, DepDecl, DepKind, DepTarget, Fields, Identity, MuranoInfo, Object, Origin, OwnerRef, Section, Str,
+    TrackingKeys,
 };
 use rustc_hash::FxHashMap;
 use std::ops::Range;
@@ -35,6 +36,7 @@ pub static ORIGIN: Origin = Origin {
         namespace: "namespace",
         kind: "type",
         deleted: "deletionTimestamp",
+        tracking: &TrackingKeys::NONE,
     },
     collector: Collector::KUBERNETES,
 };
@@ -352,6 +354,7 @@ impl Reader<'_> {
             crd: None,
             span,
             murano: None,
+            tracking: None,
         });
         self.infos.push(MuranoInfo {
             type_name: full_type,

@@ -14,7 +14,9 @@ use super::fields::Scalar;
 use super::{List, Out};
 use crate::findings::{Finding, Rule};
 use crate::input::{locate, Outline, Shape, Span, Unit};
-use crate::model::{Collector, DepDecl, DepKind, DepTarget, Fields, Identity, Object, Origin, OwnerRef, Str};
+use crate::model::{
+    Collector, DepDecl, DepKind, DepTarget, Fields, Identity, Object, Origin, OwnerRef, Str, TrackingKeys,
+};
 use serde::Deserialize;
 
 pub struct Native;
@@ -30,6 +32,7 @@ pub static ORIGIN: Origin = Origin {
         namespace: "namespace",
         kind: "kind",
         deleted: "deletionTimestamp",
+        tracking: &TrackingKeys::NONE,
     },
     collector: Collector::KUBERNETES,
 };
@@ -129,6 +132,7 @@ pub fn convert(raw: RawNative, span: Span, text: &str, out: &mut Vec<Finding>) -
         deletion_timestamp: None,
         crd: None,
         murano: None,
+        tracking: None,
         span,
     })
 }

@@ -7,7 +7,7 @@
 use super::{Files, Out};
 use crate::findings::{Finding, Rule};
 use crate::input::{FileId, Shape, Sources, Span, Unit};
-use crate::model::{Collector, Fields, Identity, Link, ObjId, Object, Origin, RelKind, Relation, Str};
+use crate::model::{Collector, Fields, Identity, Link, ObjId, Object, Origin, RelKind, Relation, Str, TrackingKeys};
 use hashbrown::hash_table::{Entry, HashTable};
 use std::ops::Range;
 
@@ -16,7 +16,16 @@ pub struct Pairs;
 pub static ORIGIN: Origin = Origin {
     dialect: "pairs",
     identity: Identity::Token,
-    fields: Fields { name: &[""], owners: "", dependency: "", finalizers: "", namespace: "", kind: "", deleted: "" },
+    fields: Fields {
+        name: &[""],
+        owners: "",
+        dependency: "",
+        finalizers: "",
+        namespace: "",
+        kind: "",
+        deleted: "",
+        tracking: &TrackingKeys::NONE,
+    },
     collector: Collector::KUBERNETES,
 };
 
@@ -78,6 +87,7 @@ fn object(empty: &Empty, name: &str, span: Span) -> Object {
         deletion_timestamp: None,
         crd: None,
         murano: None,
+        tracking: None,
         span,
     }
 }

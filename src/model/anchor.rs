@@ -1,6 +1,7 @@
 //! Where in its text an object, an owner reference, a dependency or a
 //! finalizer is written: the spans findings and explanations point at.
 
+use super::tracking::{DependsHow, Tracking};
 use super::{DepTarget, Identity, ObjId, Object, RelKind, Relation};
 use crate::input::locate;
 use crate::input::{Sources, Span};
@@ -79,7 +80,40 @@ pub fn relation(sources: &Sources, objects: &[Object], r: &Relation) -> Span {
             let text = &sources.get(o.span.file).text;
             span(o, locate::value_after(text, o.span.range(), &[o.origin.fields.kind], &o.kind), sources)
         }
+        RelKind::Manages => managed(sources, o, r.decl),
+        RelKind::ComponentOrder => component_dependency(sources, o, r.decl),
     }
+}
+
+/// What a tracker declares it manages: entry `j` of its list, or (`u32::MAX`)
+/// its Application, named in its labels.
+pub fn managed(sources: &Sources, o: &Object, j: u32) -> Span {
+    let text = &sources.get(o.span.file).text;
+    let Some(Tracking::Tracker(t)) = o.tracking.as_deref() else { return object(sources, o) };
+    let found = match t.managed.get(j as usize) {
+        Some(m) => locate::value_after(text, o.span.range(), &[o.origin.fields.tracking.manages], &m.name),
+        None => locate::scalar_after(text, o.span.range(), &t.app.name),
+    };
+    span(o, found, sources)
+}
+
+/// Dependency `d` of component `c` of an Application (`decl` is `c << 16 | d`).
+pub fn component_dependency(sources: &Sources, o: &Object, decl: u32) -> Span {
+    let text = &sources.get(o.span.file).text;
+    let Some(Tracking::Application(app)) = o.tracking.as_deref() else { return object(sources, o) };
+    let keys = o.origin.fields.tracking;
+    let Some(c) = app.components.get((decl >> 16) as usize) else { return object(sources, o) };
+    let range = o.span.range();
+    let at_component = locate::value_after(text, range.clone(), &[keys.components], &c.name);
+    let found = c.depends_on.get((decl & 0xffff) as usize).and_then(|(name, how)| {
+        let from = at_component.clone().map_or(range.start, |r| r.end)..range.end;
+        let value = match how {
+            DependsHow::DependsOn => name,
+            DependsHow::Input(output) => output,
+        };
+        keys.depends.iter().find_map(|k| locate::value_after(text, from.clone(), &[k], value))
+    });
+    span(o, found.or(at_component), sources)
 }
 
 /// Object id helper for callers holding only ids.

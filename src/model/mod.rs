@@ -9,6 +9,7 @@ pub mod anchor;
 pub mod intern;
 pub mod kube;
 pub mod resolve;
+pub mod tracking;
 
 use crate::input::Span;
 use serde::Serialize;
@@ -69,11 +70,12 @@ pub struct Collector {
     /// Objects whose owner references are all dangling are garbage
     /// (Kubernetes). Krake's collector only follows deletions.
     pub collects_dangling: bool,
-    /// The finalizer the system adds when an object is deleted and through
-    /// which its collector deletes the dependents (Krake's
-    /// `cascade_deletion`). An object being deleted without it no longer
-    /// cascades: the collector has done with it.
-    pub cascade_finalizer: Option<&'static str>,
+    /// The finalizers through which the system's collector deletes an
+    /// object's dependents (Krake's `cascade_deletion`, which its API adds
+    /// on deletion; KubeVela's on Applications and trackers). An object
+    /// being deleted without any of them no longer cascades: the collector
+    /// is done with it. Never listed as "waits for".
+    pub cascade_finalizers: &'static [&'static str],
     /// Finalizers of the system's own controllers, known without
     /// `--finalizer-controller` (no TD011).
     pub finalizers: &'static [&'static str],
@@ -88,7 +90,7 @@ impl Collector {
     pub const KUBERNETES: Collector = Collector {
         any_owner: false,
         collects_dangling: true,
-        cascade_finalizer: None,
+        cascade_finalizers: &[],
         finalizers: &[],
         orphans: true,
     };
@@ -108,6 +110,24 @@ pub struct Fields {
     pub kind: &'static str,
     /// The field that marks an object being deleted.
     pub deleted: &'static str,
+    /// Where a tracking application writes what it tracks.
+    pub tracking: &'static TrackingKeys,
+}
+
+/// The keys of a tracking application's objects (KubeVela), for findings
+/// and explanations to point at.
+#[derive(Debug)]
+pub struct TrackingKeys {
+    /// A tracker's list of managed resources.
+    pub manages: &'static str,
+    /// An Application's list of components.
+    pub components: &'static str,
+    /// The keys under a component that name what it depends on.
+    pub depends: &'static [&'static str],
+}
+
+impl TrackingKeys {
+    pub const NONE: TrackingKeys = TrackingKeys { manages: "", components: "", depends: &[] };
 }
 
 /// An owner reference as written in the dependent.
@@ -211,6 +231,8 @@ pub struct Object {
     pub namespace_written: bool,
     /// What only Murano objects have.
     pub murano: Option<Box<MuranoInfo>>,
+    /// What only the objects of a tracking application (KubeVela) have.
+    pub tracking: Option<Box<tracking::Tracking>>,
 }
 
 /// Which model of a deployment task a Murano object is in.
@@ -285,10 +307,8 @@ impl Object {
     /// Does deleting it delete its dependents? Not once its collector is
     /// done with it: being deleted, without the collector's finalizer.
     pub fn cascades(&self) -> bool {
-        match self.origin.collector.cascade_finalizer {
-            Some(f) if self.deletion_timestamp.is_some() => self.finalizers.iter().any(|x| **x == *f),
-            _ => true,
-        }
+        let own = self.origin.collector.cascade_finalizers;
+        own.is_empty() || self.deletion_timestamp.is_none() || self.finalizers.iter().any(|x| own.contains(&&**x))
     }
 
     /// `Kind[.group]/[namespace/]name` for objects with coordinates, the id otherwise.
@@ -396,12 +416,18 @@ pub enum RelKind {
     /// `--finalizer-controller`: the controller that removes a finalizer is
     /// destroyed after every object carrying it (a destruction dependency).
     Finalizer,
+    /// The owner declares it (KubeVela: a resource tracker manages its
+    /// resources, an Application its trackers): ownership, always solid.
+    Manages,
+    /// A component's resources go before those of a component it depends
+    /// on (declared by the Application): a destruction dependency.
+    ComponentOrder,
 }
 
 impl RelKind {
     /// Ownership-like relations cascade: deleting `from` deletes `to`.
     pub fn is_ownership(self) -> bool {
-        matches!(self, RelKind::Owns | RelKind::Contains | RelKind::Defines)
+        matches!(self, RelKind::Owns | RelKind::Contains | RelKind::Defines | RelKind::Manages)
     }
     /// Destruction dependencies order objects but do not cascade.
     pub fn is_destruction(self) -> bool {
@@ -414,6 +440,8 @@ impl RelKind {
             RelKind::Defines => "defines",
             RelKind::DestroyAfter => "destroy-after",
             RelKind::Finalizer => "finalizer",
+            RelKind::Manages => "manages",
+            RelKind::ComponentOrder => "component-order",
         }
     }
 }

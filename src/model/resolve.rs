@@ -8,6 +8,7 @@
 //! What does not resolve is returned for `check` to report.
 
 use super::kube::{builtin_cluster_kind, builtin_namespaced, current_group};
+use super::tracking::{TrackerKind as TrackingKind, Tracking};
 use super::{DepSide, DepTarget, Identity, Link, ObjId, Object, RelKind, Relation};
 use hashbrown::hash_table::Entry;
 use hashbrown::HashTable;
@@ -238,6 +239,8 @@ pub fn resolve(objects: &[Object]) -> Resolved {
         }
     }
 
+    tracked(&index, objects, &mut out.relations);
+
     for (i, o) in objects.iter().enumerate() {
         let id = ObjId(i as u32);
         for (j, d) in o.deps.iter().enumerate() {
@@ -317,4 +320,78 @@ fn resolve_owner(index: &Index, objects: &[Object], dependent: &Object, r: &supe
         Link::OtherCoordinates
     };
     Some((owner, link))
+}
+
+/// What tracking applications declare: each tracker manages the resources
+/// it records (those of the local cluster that are in the snapshot, not
+/// recorded as deleted) and is managed by its Application; a component's
+/// resources go before those of the components it depends on.
+fn tracked(index: &Index, objects: &[Object], out: &mut Vec<Relation>) {
+    let manages = |from: ObjId, to: ObjId, declared_by: ObjId, decl: u32| Relation {
+        kind: RelKind::Manages,
+        from,
+        to,
+        link: Link::Solid,
+        declared_by,
+        decl,
+        controller: false,
+    };
+    // Each Application's trackers; each tracker's resources, by component.
+    let mut trackers: FxHashMap<ObjId, Vec<ObjId>> = FxHashMap::default();
+    let mut by_component: FxHashMap<(ObjId, &str), Vec<ObjId>> = FxHashMap::default();
+    for (i, o) in objects.iter().enumerate() {
+        let Some(Tracking::Tracker(t)) = o.tracking.as_deref() else { continue };
+        let id = ObjId(i as u32);
+        let app = index.by_key(&t.app.group, &t.app.kind, t.app.namespace.as_deref(), &t.app.name);
+        if let Some(app) = app {
+            out.push(manages(app, id, id, u32::MAX));
+            trackers.entry(app).or_default().push(id);
+        }
+        let mut seen = rustc_hash::FxHashSet::default();
+        for (j, m) in t.managed.iter().enumerate() {
+            if m.deleted || m.cluster.is_some() {
+                continue;
+            }
+            let group = current_group(&m.group, &m.kind);
+            let found = m
+                .namespace
+                .as_deref()
+                .and_then(|ns| index.by_key(group, &m.kind, Some(ns), &m.name))
+                .or_else(|| index.by_key(group, &m.kind, None, &m.name));
+            let Some(target) = found.filter(|&r| r != id && seen.insert(r)) else { continue };
+            out.push(manages(id, target, id, j as u32));
+            if let (Some(app), Some(c), false) =
+                (app, m.component.as_deref(), t.kind == TrackingKind::ComponentRevision)
+            {
+                by_component.entry((app, c)).or_default().push(target);
+            }
+        }
+    }
+    let mut apps: Vec<(&ObjId, &Vec<ObjId>)> = trackers.iter().collect();
+    apps.sort_unstable();
+    for (&app, _) in apps {
+        let Some(Tracking::Application(spec)) = objects[app.index()].tracking.as_deref() else { continue };
+        let mut pairs = rustc_hash::FxHashSet::default();
+        for (ci, c) in spec.components.iter().enumerate().take(0xffff) {
+            let Some(mine) = by_component.get(&(app, &*c.name)) else { continue };
+            for (di, (dep, _)) in c.depends_on.iter().enumerate().take(0xffff) {
+                let Some(theirs) = by_component.get(&(app, &**dep)) else { continue };
+                for &r in mine {
+                    for &s in theirs {
+                        if r != s && pairs.insert((s, r)) {
+                            out.push(Relation {
+                                kind: RelKind::ComponentOrder,
+                                from: s,
+                                to: r,
+                                link: Link::Solid,
+                                declared_by: app,
+                                decl: ((ci as u32) << 16) | di as u32,
+                                controller: false,
+                            });
+                        }
+                    }
+                }
+            }
+        }
+    }
 }

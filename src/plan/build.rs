@@ -3,11 +3,12 @@
 
 use super::reasons::{self, Kept};
 use super::warnings::{self, Warning};
-use super::{events, Input, Mode, Options, Plan, PlanError};
+use super::{events, stages, Input, Mode, Options, Plan, PlanError};
 use crate::analysis::cascade::{self, Cascade, Cause, KeptBy};
 use crate::analysis::cycles;
 use crate::analysis::gc;
 use crate::analysis::order::{self, Order};
+use crate::analysis::tracking;
 use crate::graph::{Graph, LazyGraph};
 use crate::load::Snapshot;
 use crate::model::kube::protected_namespace;
@@ -101,12 +102,24 @@ pub fn build(snapshot: &Snapshot, options: &Options) -> Result<Plan, PlanError> 
         Some(r) => vec![r],
         None => gc::default_roots(objects),
     };
+    let collection = match tracking::any(objects) {
+        true => match tracking::collect(objects, &relations, options.mode == Mode::Gc, options.closed_world) {
+            Ok(c) => Some(c),
+            Err(tracking::Unknowable::NoGeneration { app, trackers }) => {
+                return Err(PlanError::NoGeneration { app: refs[app.index()].clone(), trackers })
+            }
+        },
+        false => None,
+    };
     let seeds: Vec<(ObjId, Cause)> = match &options.mode {
         Mode::Delete(targets) | Mode::Prune(targets) => targets.iter().map(|&t| (t, Cause::Target)).collect(),
         Mode::All => (0..objects.len() as u32).map(|i| (ObjId(i), Cause::Target)).collect(),
         Mode::Gc => {
             let mut seeds = cascade::gc_seeds(objects, &relations, graph());
             seeds.extend(gc::seeds(objects, &relations, &roots));
+            seeds.extend(collection.iter().flat_map(|c| c.seeds.iter().copied()));
+            seeds.sort_by_key(|&(id, _)| id);
+            seeds.dedup_by_key(|&mut (id, _)| id);
             seeds.sort_by_key(|&(id, _)| id);
             seeds.into_iter().map(|(id, why)| (id, Cause::Garbage(why))).collect()
         }
@@ -122,7 +135,11 @@ pub fn build(snapshot: &Snapshot, options: &Options) -> Result<Plan, PlanError> 
             graph(),
             &seeds,
             &spare,
-            &cascade::Options { cascade: options.cascade, multi_owner },
+            &cascade::Options {
+                cascade: options.cascade,
+                multi_owner,
+                gates: collection.as_ref().map(|c| c.gates.clone()).unwrap_or_default(),
+            },
         ),
     };
     // A protected namespace kept: how much of what it holds goes.
@@ -172,7 +189,11 @@ pub fn build(snapshot: &Snapshot, options: &Options) -> Result<Plan, PlanError> 
     warnings.extend(finalizer_hangs(objects, &options.finalizer_controllers, &in_set, &order, &refs)?);
     let events = events::murano_events(objects, &relations, &steps, &rank);
     let still_referenced = events::still_referenced(objects, &cascade, &rank);
-    let reasons = match options.detail.reasons {
+    let marks: HashMap<ObjId, (Option<ObjId>, tracking::Mark)> =
+        collection.iter().flat_map(|c| c.trackers.iter().map(|(t, a, m)| (*t, (*a, m.clone())))).collect();
+    // (`explain` of a tracking application's objects names the collector's
+    // reasons: they are made for it.)
+    let reasons = match options.detail.reasons || collection.is_some() {
         true => reasons::reasons(&reasons::Context {
             objects,
             relations: &relations,
@@ -182,6 +203,7 @@ pub fn build(snapshot: &Snapshot, options: &Options) -> Result<Plan, PlanError> 
             root: options.root,
             absent_owner: &owners.absent,
             owner_ref: &owners.at,
+            marks: &marks,
         }),
         false => reasons::Reasons::default(),
     };
@@ -191,7 +213,14 @@ pub fn build(snapshot: &Snapshot, options: &Options) -> Result<Plan, PlanError> 
         false => (Vec::new(), Vec::new()),
     };
     t.lap("  places");
-    let kept = cascade.kept.iter().map(|&(id, by)| (id, Kept::from_cascade(by, &relations, objects))).collect();
+    let kept: Vec<(ObjId, Kept)> =
+        cascade.kept.iter().map(|&(id, by)| (id, Kept::from_cascade(by, &relations, objects))).collect();
+    let stages = match (&collection, &options.mode) {
+        (Some(c), Mode::Gc) if !c.trackers.is_empty() => {
+            Some(stages::stages(objects, &relations, c, &cascade, &kept, &order, &rank))
+        }
+        _ => None,
+    };
     let orphaned = cascade.orphaned.iter().map(|&(id, r)| (id, relations[r as usize].from)).collect();
     Ok(Plan {
         owner_refs: owners.refs,
@@ -206,6 +235,7 @@ pub fn build(snapshot: &Snapshot, options: &Options) -> Result<Plan, PlanError> 
             Mode::Delete(t) | Mode::Prune(t) => t.clone(),
             _ => Vec::new(),
         },
+        stages,
         options_mode: options.mode.clone(),
         cascade_mode: options.cascade,
         multi_owner,

@@ -40,6 +40,11 @@ pub struct Explanation {
     pub before: Vec<Link>,
     /// For kept objects: the chain that reached them from a target.
     pub reached_via: Option<u32>,
+    /// A tracking application's collector took the chain's first object:
+    /// its reason (which stage decided, and why).
+    pub origin_reason: Option<super::Reason>,
+    /// A resource tracker under `--gc`: what the mark stage decided.
+    pub mark: Option<super::stages::MarkStage>,
 }
 
 /// Explain `id` in `plan`.
@@ -106,7 +111,15 @@ pub fn explain(plan: &Plan, id: ObjId) -> Explanation {
             .find(|&r| rels[r as usize].kind.is_ownership() && plan.cascade.deleted(rels[r as usize].from)),
         _ => None,
     };
-    Explanation { object: id, status, reached, origin, before, reached_via }
+    let origin_reason = match origin {
+        Some(Cause::Garbage(Garbage::Tracker | Garbage::UnusedRevision)) => reached
+            .first()
+            .and_then(|l| plan.reasons.of(l.object).iter().find(|r| matches!(r, super::Reason::Garbage(_))))
+            .cloned(),
+        _ => None,
+    };
+    let mark = plan.stages.as_ref().and_then(|s| s.mark.iter().find(|m| m.tracker == id)).cloned();
+    Explanation { object: id, status, reached, origin, before, reached_via, origin_reason, mark }
 }
 
 /// How the chain that reaches an object starts, in words.
@@ -118,6 +131,8 @@ pub fn origin_text(cause: Cause, mode: &Mode) -> &'static str {
         Cause::Garbage(Garbage::BeingDeleted) => "garbage: already being deleted",
         Cause::Garbage(Garbage::RemovedFromModel) => "garbage: in ObjectsCopy, not in Objects",
         Cause::Garbage(Garbage::Unreachable) => "garbage: unreachable from the root",
+        Cause::Garbage(Garbage::Tracker) => "mark: a resource tracker its application's collector marked",
+        Cause::Garbage(Garbage::UnusedRevision) => "garbage: a component revision no active tracker uses",
         Cause::Relation(_) => "deleted with its owner",
     }
 }

@@ -13,6 +13,7 @@ pub mod build;
 pub mod events;
 pub mod explain;
 pub mod reasons;
+pub mod stages;
 pub mod warnings;
 
 pub use build::{absent_from, build, finalizer_relations, ownership_cycle_error};
@@ -90,6 +91,9 @@ pub enum PlanError {
     /// Objects of the deletion set own each other: `found` is the cycle
     /// whose edges the command shows at their places in the input.
     OwnershipCycle { cycle: String, cut: String, found: Option<Cycle> },
+    /// An Application has versioned resource trackers but no
+    /// `metadata.generation`: which tracker is current cannot be told.
+    NoGeneration { app: String, trackers: u32 },
     /// An object would wait forever for a finalizer whose controller is
     /// deleted in an earlier step.
     Hang { object: String, finalizer: String, controller: String, object_step: u32, controller_step: u32 },
@@ -101,6 +105,10 @@ impl std::fmt::Display for PlanError {
             PlanError::OwnershipCycle { cycle, cut, .. } => write!(
                 f,
                 "ownership cycle: {cycle}; cut an edge (for example remove the owner reference {cut}), or plan the cycle as one group with --allow-cycles"
+            ),
+            PlanError::NoGeneration { app, trackers } => write!(
+                f,
+                "{app} has {trackers} resource trackers but no metadata.generation: which of them is current, and so which are outdated, cannot be told; dump the Application from the cluster (`kubectl get application -o yaml` prints its generation)"
             ),
             PlanError::Hang { object, finalizer, controller, object_step, controller_step } => write!(
                 f,
@@ -159,6 +167,8 @@ pub struct Plan {
     pub inputs: Vec<Input>,
     /// `--delete` / `--prune`: the targets, in the order given.
     pub targets: Vec<ObjId>,
+    /// `--gc` of a snapshot with resource trackers: the collector's stages.
+    pub stages: Option<stages::Stages>,
 }
 
 impl Plan {
@@ -184,5 +194,9 @@ impl Plan {
 
 /// Finalizers an object waits for: all but the collector's own.
 pub fn waits_for(o: &Object) -> impl Iterator<Item = &str> {
-    o.finalizers.iter().map(|f| &**f).filter(|f| !crate::model::kube::COLLECTOR_FINALIZERS.contains(f))
+    let own = o.origin.collector.cascade_finalizers;
+    o.finalizers
+        .iter()
+        .map(|f| &**f)
+        .filter(move |f| !crate::model::kube::COLLECTOR_FINALIZERS.contains(f) && !own.contains(f))
 }

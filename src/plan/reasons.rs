@@ -5,6 +5,7 @@
 
 use super::Mode;
 use crate::analysis::cascade::{self, Cascade, Cause, KeptBy};
+use crate::analysis::tracking::{tracker_of, Keep, Mark, RuleKeep};
 use crate::graph::Graph;
 use crate::model::{DepKind, Identity, Link, ObjId, Object, RelKind, Relation, Str};
 use rayon::prelude::*;
@@ -61,6 +62,18 @@ pub enum Garbage {
     RemovedFromModel,
     /// Murano: not reachable from the root.
     Unreachable(Root),
+    /// Mark stage: a versioned tracker of another generation than its Application's.
+    OutdatedTracker {
+        app: ObjId,
+        generation: u64,
+        current: u64,
+    },
+    /// Mark stage: the tracker's Application is being deleted.
+    AppBeingDeleted(ObjId),
+    /// Mark stage (`--closed-world`): the tracker's Application (namespace/name) is not in the snapshot.
+    AppNotInSnapshot(Str),
+    /// A component revision of this component, which no active tracker uses.
+    UnusedRevision(Str),
 }
 
 impl Garbage {
@@ -75,6 +88,10 @@ impl Garbage {
             Garbage::NoOwnerLeft => "no-owner-left",
             Garbage::RemovedFromModel => "removed-from-model",
             Garbage::Unreachable(_) => "unreachable",
+            Garbage::OutdatedTracker { .. } => "outdated-tracker",
+            Garbage::AppBeingDeleted(_) => "application-being-deleted",
+            Garbage::AppNotInSnapshot(_) => "application-not-in-snapshot",
+            Garbage::UnusedRevision(_) => "unused-component-revision",
         }
     }
 }
@@ -87,6 +104,8 @@ pub enum Reason {
     /// `--prune`: NEW does not declare it.
     AbsentFromNew,
     OwnedBy(ObjId),
+    /// A resource tracker (or an Application) that manages it.
+    ManagedBy(ObjId),
     InNamespace(ObjId),
     DefinedBy(ObjId),
     /// Taken with this object by a destruction dependency.
@@ -116,6 +135,7 @@ impl Reason {
             Reason::Target => "target",
             Reason::AbsentFromNew => "absent-from-new",
             Reason::OwnedBy(_) => "owned-by",
+            Reason::ManagedBy(_) => "managed-by",
             Reason::InNamespace(_) => "in-namespace",
             Reason::DefinedBy(_) => "defined-by",
             Reason::With(_) => "with",
@@ -133,6 +153,7 @@ impl Reason {
     pub fn object(&self) -> Option<ObjId> {
         match self {
             Reason::OwnedBy(x)
+            | Reason::ManagedBy(x)
             | Reason::InNamespace(x)
             | Reason::DefinedBy(x)
             | Reason::With(x)
@@ -141,7 +162,11 @@ impl Reason {
             | Reason::DestroyedAfter(x)
             | Reason::SubscribedTo(x) => Some(*x),
             Reason::Garbage(
-                Garbage::OwnerUidMismatch(x) | Garbage::OwnerInOtherNamespace(x) | Garbage::OwnerBeingDeleted(x),
+                Garbage::OwnerUidMismatch(x)
+                | Garbage::OwnerInOtherNamespace(x)
+                | Garbage::OwnerBeingDeleted(x)
+                | Garbage::OutdatedTracker { app: x, .. }
+                | Garbage::AppBeingDeleted(x),
             ) => Some(*x),
             Reason::Garbage(Garbage::OwnerUidOfAnother { uid_of, .. }) => Some(*uid_of),
             Reason::WaitsFor { removed_by, .. } => *removed_by,
@@ -155,6 +180,7 @@ impl Reason {
             Reason::Target => write!(out, "target"),
             Reason::AbsentFromNew => write!(out, "absent from NEW"),
             Reason::OwnedBy(x) => write!(out, "owned by {}", names.of(*x)),
+            Reason::ManagedBy(x) => write!(out, "managed by {}", names.of(*x)),
             Reason::InNamespace(x) => write!(out, "in {}", names.of(*x)),
             Reason::DefinedBy(x) => write!(out, "defined by {}", names.of(*x)),
             Reason::With(x) => write!(out, "with {}", names.of(*x)),
@@ -204,6 +230,18 @@ fn write_garbage(g: &Garbage, names: &Names, out: &mut String) -> std::fmt::Resu
         Garbage::Unreachable(Root::Object(x)) => write!(out, "garbage: unreachable from the root {}", names.of(*x)),
         Garbage::Unreachable(Root::Named(r)) => write!(out, "garbage: unreachable from the root {r}"),
         Garbage::Unreachable(Root::None) => write!(out, "garbage: unreachable (no root)"),
+        Garbage::OutdatedTracker { app, generation, current } => write!(
+            out,
+            "mark: outdated tracker (generation {generation}; {} is at generation {current})",
+            names.of(*app)
+        ),
+        Garbage::AppBeingDeleted(app) => write!(out, "mark: its application {} is being deleted", names.of(*app)),
+        Garbage::AppNotInSnapshot(app) => {
+            write!(out, "mark: its application {app} is not in the snapshot (--closed-world)")
+        }
+        Garbage::UnusedRevision(c) => {
+            write!(out, "garbage: revision of component {c}, which no active tracker uses")
+        }
     }
 }
 
@@ -224,11 +262,17 @@ pub fn message(reasons: &[Reason], names: &Names) -> String {
 pub enum Kept {
     /// This solid owner stays.
     StillOwnedBy(ObjId),
+    /// This active resource tracker still manages it.
+    StillManagedBy(ObjId),
+    /// Its tracker's collector releases it rather than deleting it: the
+    /// tracker's record (`skipGC`) or a rule of its Application's policy.
+    /// (`rule` names the rule: its policy and 1-based place there.)
+    Released { tracker: ObjId, app: Option<ObjId>, keep: Keep, rule: Option<(Option<Str>, u32)> },
     /// A cluster-scoped object with this namespaced owner is never collected.
     NamespacedOwner(ObjId),
     /// This owner is being deleted, but its collector is done with it: it
     /// no longer holds the finalizer the collector cascades through.
-    CollectorDone { owner: ObjId, finalizer: &'static str },
+    CollectorDone { owner: ObjId, finalizers: &'static [&'static str] },
     /// Murano: `destroyed: true`.
     AlreadyDestroyed,
     /// Murano (`--gc`): the root still reaches it.
@@ -251,6 +295,9 @@ impl Kept {
     pub fn id(&self) -> &'static str {
         match self {
             Kept::StillOwnedBy(_) => "still-owned",
+            Kept::StillManagedBy(_) => "still-managed",
+            Kept::Released { keep: Keep::SkipGc, .. } => "skip-gc",
+            Kept::Released { .. } => "kept-by-rule",
             Kept::NamespacedOwner(_) => "namespaced-owner",
             Kept::CollectorDone { .. } => "collector-done",
             Kept::AlreadyDestroyed => "already-destroyed",
@@ -266,24 +313,59 @@ impl Kept {
     /// What keeps it, by reference, if something does (JSON `keptBy`).
     pub fn keeper<'a>(&self, names: &Names<'a>) -> Option<&'a str> {
         match self {
-            Kept::StillOwnedBy(x) | Kept::NamespacedOwner(x) | Kept::CollectorDone { owner: x, .. } => {
-                Some(names.of(*x))
-            }
+            Kept::StillOwnedBy(x)
+            | Kept::StillManagedBy(x)
+            | Kept::NamespacedOwner(x)
+            | Kept::CollectorDone { owner: x, .. }
+            | Kept::Released { keep: Keep::SkipGc, tracker: x, .. }
+            | Kept::Released { app: Some(x), .. } => Some(names.of(*x)),
             Kept::OwnerNotInSnapshot(k) => Some(names.owner(*k)),
             _ => None,
         }
     }
 
     pub fn message(&self, names: &Names) -> String {
+        match self {
+            Kept::StillManagedBy(_) | Kept::Released { .. } => format!("finalize: {}", self.detail(names)),
+            _ => self.detail(names),
+        }
+    }
+
+    /// The message without the collector stage that decided it.
+    pub fn detail(&self, names: &Names) -> String {
         let objects = |n: u32| if n == 1 { "object" } else { "objects" };
         match self {
             Kept::StillOwnedBy(x) => format!("still owned by {}", names.of(*x)),
+            Kept::StillManagedBy(x) => format!("still managed by the active tracker {}", names.of(*x)),
+            Kept::Released { tracker, app, keep, rule } => {
+                let app = app.map_or("its application", |a| names.of(a));
+                let rule = match rule {
+                    Some((Some(policy), n)) => format!("rule {n} of policy {policy}"),
+                    Some((None, n)) => format!("rule {n} of the garbage-collect policy"),
+                    None => String::from("a rule"),
+                };
+                match keep {
+                    Keep::SkipGc => {
+                        format!("released, not deleted: {} records it with skipGC", names.of(*tracker))
+                    }
+                    Keep::Rule { why: RuleKeep::Never, .. } => {
+                        format!("kept by {rule} of {app} (strategy: never)")
+                    }
+                    Keep::Rule { why: RuleKeep::OnAppDelete, .. } => {
+                        format!("kept until {app} is deleted, by {rule} (strategy: onAppDelete)")
+                    }
+                    Keep::Rule { why: RuleKeep::Orphan, .. } => {
+                        format!("released, not deleted, by {rule} of {app} (propagation: orphan)")
+                    }
+                }
+            }
             Kept::NamespacedOwner(x) => {
                 format!("a cluster-scoped object with a namespaced owner ({}) is never collected", names.of(*x))
             }
-            Kept::CollectorDone { owner, finalizer } => format!(
-                "owner {} is being deleted without {finalizer}: its collector is done with it and deletes no dependent",
-                names.of(*owner)
+            Kept::CollectorDone { owner, finalizers } => format!(
+                "owner {} is being deleted without {}: its collector is done with it and deletes no dependent",
+                names.of(*owner),
+                finalizers.join(" or ")
             ),
             Kept::AlreadyDestroyed => "already destroyed (`destroyed: true`)".into(),
             Kept::Reachable => "still reachable from the root".into(),
@@ -303,6 +385,9 @@ impl Kept {
     pub fn because(&self) -> &'static str {
         match self {
             Kept::StillOwnedBy(_) | Kept::NamespacedOwner(_) => "another owner stays",
+            Kept::StillManagedBy(_) => "an active tracker still manages it",
+            Kept::Released { keep: Keep::SkipGc, .. } => "its tracker records it with skipGC",
+            Kept::Released { .. } => "a garbage-collect rule keeps it",
             Kept::CollectorDone { .. } => "the collector no longer cascades from that owner",
             Kept::AlreadyDestroyed => "it is already destroyed",
             Kept::Reachable => "the root still reaches it",
@@ -316,11 +401,29 @@ impl Kept {
 
     pub(super) fn from_cascade(by: KeptBy, relations: &[Relation], objects: &[Object]) -> Kept {
         match by {
+            KeptBy::SolidOwner(r) if relations[r as usize].kind == RelKind::Manages => {
+                Kept::StillManagedBy(relations[r as usize].from)
+            }
             KeptBy::SolidOwner(r) => Kept::StillOwnedBy(relations[r as usize].from),
+            KeptBy::Released { relation, keep } => {
+                let tracker = relations[relation as usize].from;
+                let app = relations
+                    .iter()
+                    .find(|r| r.kind == RelKind::Manages && r.decl == u32::MAX && r.to == tracker)
+                    .map(|r| r.from);
+                let rule = match keep {
+                    Keep::Rule { rule, .. } => app
+                        .and_then(|a| crate::analysis::tracking::app_of(&objects[a.index()]))
+                        .and_then(|s| s.policy.rules.get(rule as usize))
+                        .map(|r| (r.policy.clone(), r.index + 1)),
+                    Keep::SkipGc => None,
+                };
+                Kept::Released { tracker, app, keep, rule }
+            }
             KeptBy::NamespacedOwner(r) => Kept::NamespacedOwner(relations[r as usize].from),
             KeptBy::CollectorDone(r) => Kept::CollectorDone {
                 owner: relations[r as usize].from,
-                finalizer: objects[relations[r as usize].from.index()].origin.collector.cascade_finalizer.unwrap_or(""),
+                finalizers: objects[relations[r as usize].from.index()].origin.collector.cascade_finalizers,
             },
             KeptBy::AlreadyDestroyed => Kept::AlreadyDestroyed,
             KeptBy::Reachable => Kept::Reachable,
@@ -368,6 +471,8 @@ pub(super) struct Context<'a> {
     pub absent_owner: &'a HashMap<ObjId, u32>,
     /// (dependent, owner reference index) → index into the plan's owner references.
     pub owner_ref: &'a HashMap<(ObjId, u32), u32>,
+    /// `--gc`: each resource tracker's Application and mark.
+    pub marks: &'a HashMap<ObjId, (Option<ObjId>, Mark)>,
 }
 
 /// The reasons of every deleted object, made in parallel.
@@ -420,11 +525,15 @@ fn of(cx: &Context, id: ObjId, out: &mut Vec<Reason>) {
                     .around(id)
                     .filter(|&r| {
                         let r = &rels[r as usize];
-                        r.to == id && r.kind == RelKind::Owns && r.link == Link::Solid
+                        r.to == id && matches!(r.kind, RelKind::Owns | RelKind::Manages) && r.link == Link::Solid
                     })
                     .min();
                 if let Some(r) = first {
-                    out.push(Reason::OwnedBy(rels[r as usize].from));
+                    let r = &rels[r as usize];
+                    out.push(match r.kind {
+                        RelKind::Manages => Reason::ManagedBy(r.from),
+                        _ => Reason::OwnedBy(r.from),
+                    });
                 }
             }
         },
@@ -435,7 +544,8 @@ fn of(cx: &Context, id: ObjId, out: &mut Vec<Reason>) {
                 RelKind::Owns => Reason::OwnedBy(rel.from),
                 RelKind::Contains => Reason::InNamespace(rel.from),
                 RelKind::Defines => Reason::DefinedBy(rel.from),
-                RelKind::DestroyAfter | RelKind::Finalizer => Reason::With(rel.from),
+                RelKind::Manages => Reason::ManagedBy(rel.from),
+                RelKind::DestroyAfter | RelKind::Finalizer | RelKind::ComponentOrder => Reason::With(rel.from),
             });
         }
         None => {}
@@ -488,7 +598,7 @@ fn of(cx: &Context, id: ObjId, out: &mut Vec<Reason>) {
         .collect();
     subscribed.sort_unstable();
     out.extend(subscribed.into_iter().map(|r| Reason::SubscribedTo(rels[r as usize].to)));
-    for f in o.finalizers.iter().filter(|f| !crate::model::kube::COLLECTOR_FINALIZERS.contains(&&***f)) {
+    for f in o.finalizers.iter().filter(|f| super::waits_for(o).any(|w| w == &***f)) {
         let controller = cx.graph.around(id).map(|r| &rels[r as usize]).find(|r| {
             r.kind == RelKind::Finalizer && r.to == id && o.finalizers.get(r.decl as usize).is_some_and(|x| x == f)
         });
@@ -510,6 +620,27 @@ fn garbage(cx: &Context, id: ObjId, g: cascade::Garbage) -> Garbage {
     match g {
         cascade::Garbage::BeingDeleted => Garbage::BeingDeleted(cx.objects[id.index()].origin.fields.deleted),
         cascade::Garbage::RemovedFromModel => Garbage::RemovedFromModel,
+        cascade::Garbage::Tracker => match cx.marks.get(&id) {
+            Some((Some(app), Mark::Outdated { generation, current })) => {
+                Garbage::OutdatedTracker { app: *app, generation: *generation, current: *current }
+            }
+            Some((_, Mark::AppDeleted(app))) => Garbage::AppBeingDeleted(*app),
+            _ => {
+                let app = tracker_of(&cx.objects[id.index()]).map(|t| {
+                    let ns = t.app.namespace.as_deref().unwrap_or("");
+                    Str::from(format!("{}/{ns}/{}", t.app.kind, t.app.name))
+                });
+                Garbage::AppNotInSnapshot(app.unwrap_or_else(|| Str::from("")))
+            }
+        },
+        cascade::Garbage::UnusedRevision => {
+            let component = cx.graph.dependencies(id).into_iter().find_map(|r| {
+                let r = &cx.relations[r as usize];
+                let t = tracker_of(&cx.objects[r.from.index()])?;
+                t.managed.get(r.decl as usize).filter(|_| r.kind == RelKind::Manages)?.component.clone()
+            });
+            Garbage::UnusedRevision(component.unwrap_or_else(|| Str::from("")))
+        }
         cascade::Garbage::Unreachable => {
             let model_root = cx.objects[id.index()].murano.as_deref().and_then(|m| m.model_root.clone());
             Garbage::Unreachable(match (cx.root, model_root) {

@@ -12,7 +12,8 @@ fn cascade_verb(r: &Relation) -> &'static str {
         RelKind::Owns => "owns",
         RelKind::Contains => "contains",
         RelKind::Defines => "defines",
-        RelKind::DestroyAfter | RelKind::Finalizer => "goes after",
+        RelKind::Manages => "manages",
+        RelKind::DestroyAfter | RelKind::Finalizer | RelKind::ComponentOrder => "goes after",
     }
 }
 
@@ -20,7 +21,10 @@ fn cascade_verb(r: &Relation) -> &'static str {
 fn order_phrase(plan: &Plan, r: &Relation) -> String {
     let next = &plan.refs[r.to.index()];
     match r.kind {
-        RelKind::Owns | RelKind::Contains | RelKind::Defines => format!("{} {next}", cascade_verb(r)),
+        RelKind::Owns | RelKind::Contains | RelKind::Defines | RelKind::Manages => {
+            format!("{} {next}", cascade_verb(r))
+        }
+        RelKind::ComponentOrder => format!("goes after {next}, whose component depends on its own"),
         RelKind::DestroyAfter if r.declared_by == r.to && plan.murano.get(r.to.index()) == Some(&true) => {
             format!("goes after {next}, whose destruction it subscribed to")
         }
@@ -31,8 +35,13 @@ fn order_phrase(plan: &Plan, r: &Relation) -> String {
 }
 
 /// How the chain that reaches an object starts.
-fn origin(plan: &Plan, e: &Explanation) -> &'static str {
-    e.origin.map_or("", |cause| origin_text(cause, &plan.options_mode))
+fn origin(plan: &Plan, e: &Explanation) -> String {
+    if let Some(r) = &e.origin_reason {
+        let mut s = String::new();
+        r.write(&plan.names(), &mut s);
+        return s;
+    }
+    e.origin.map_or("", |cause| origin_text(cause, &plan.options_mode)).to_string()
 }
 
 fn step_note(plan: &Plan, link: &Link) -> String {
@@ -95,11 +104,12 @@ pub fn text(plan: &Plan, explanations: &[Explanation]) -> String {
                     "{me}: orphaned: not deleted; its owner reference to {owner} is removed (--cascade orphan)\n"
                 ));
             }
-            Status::NotInPlan => {
-                out.push_str(&format!(
+            Status::NotInPlan => match &e.mark {
+                Some(m) => out.push_str(&format!("{me}: not in the plan: mark: {}\n", m.message(&plan.names()))),
+                None => out.push_str(&format!(
                     "{me}: not in the plan: it is not a target, and nothing deleted owns or contains it\n"
-                ));
-            }
+                )),
+            },
         }
     }
     out
@@ -126,11 +136,13 @@ struct ExplanationOut<'a> {
     step: Option<u32>,
     steps: u32,
     #[serde(skip_serializing_if = "Option::is_none")]
-    origin: Option<&'static str>,
+    origin: Option<String>,
     reached: Vec<LinkOut<'a>>,
     before: Vec<LinkOut<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     reason: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    mark: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -174,6 +186,7 @@ pub fn json(plan: &Plan, explanations: &[Explanation]) -> String {
                 reached: links(plan, &e.reached, false),
                 before: links(plan, &e.before, true),
                 reason,
+                mark: e.mark.as_ref().map(|m| m.message(&plan.names())),
             }
         })
         .collect();

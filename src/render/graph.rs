@@ -18,8 +18,12 @@ fn via_note(view: &GraphView, rel: &Relation) -> Option<&'static str> {
         return link;
     }
     match (rel.kind, view.direction) {
-        (RelKind::DestroyAfter | RelKind::Finalizer, Direction::Dependents) => Some("goes first"),
-        (RelKind::DestroyAfter | RelKind::Finalizer, Direction::Dependencies) => Some("goes after"),
+        (RelKind::DestroyAfter | RelKind::Finalizer | RelKind::ComponentOrder, Direction::Dependents) => {
+            Some("goes first")
+        }
+        (RelKind::DestroyAfter | RelKind::Finalizer | RelKind::ComponentOrder, Direction::Dependencies) => {
+            Some("goes after")
+        }
         _ => None,
     }
 }
@@ -210,9 +214,9 @@ pub fn dot(objects: &[Object], rels: &[Relation], view: &GraphView) -> String {
     for &r in &view.edges {
         let r = &rels[r as usize];
         let style = match r.kind {
-            RelKind::Owns => "",
+            RelKind::Owns | RelKind::Manages => "",
             RelKind::Contains | RelKind::Defines => ", style=dashed, color=gray50",
-            RelKind::DestroyAfter | RelKind::Finalizer => ", style=bold, color=\"#1f77b4\"",
+            RelKind::DestroyAfter | RelKind::Finalizer | RelKind::ComponentOrder => ", style=bold, color=\"#1f77b4\"",
         };
         let broken = if r.link == Link::Solid { "" } else { ", color=red, fontcolor=red" };
         let label = match r.link {
@@ -237,9 +241,9 @@ pub fn mermaid(objects: &[Object], rels: &[Relation], view: &GraphView) -> Strin
     for &r in &view.edges {
         let r = &rels[r as usize];
         let arrow = match r.kind {
-            RelKind::Owns => "-->",
+            RelKind::Owns | RelKind::Manages => "-->",
             RelKind::Contains | RelKind::Defines => "-.->",
-            RelKind::DestroyAfter | RelKind::Finalizer => "==>",
+            RelKind::DestroyAfter | RelKind::Finalizer | RelKind::ComponentOrder => "==>",
         };
         out.push_str(&format!("  n{} {arrow}|{}| n{}\n", r.from.0, r.kind.as_str(), r.to.0));
     }

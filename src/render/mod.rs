@@ -9,3 +9,4 @@ pub mod json;
 pub mod parts;
 pub mod plan;
 pub mod simulate;
+pub mod stages;

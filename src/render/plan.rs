@@ -73,6 +73,10 @@ pub fn table(plan: &Plan, out: &mut dyn Write) -> io::Result<()> {
         out.write_all(b"\n")?;
         out.write_all(events_table(plan).as_bytes())?;
     }
+    if let Some(stages) = &plan.stages {
+        out.write_all(b"\n")?;
+        out.write_all(super::stages::table(&names, stages).as_bytes())?;
+    }
     Ok(())
 }
 
@@ -350,6 +354,8 @@ struct PlanOut<'a> {
     cycles: Vec<CycleOut<'a>>,
     warnings: Vec<WarningOut<'a>>,
     events: Vec<EventOut<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stages: Option<super::stages::StagesOut<'a>>,
     inputs: Vec<InputOut<'a>>,
 }
 
@@ -471,6 +477,7 @@ fn plan_out<'a>(snapshot: &'a Snapshot, plan: &'a Plan) -> PlanOut<'a> {
                 handlers: e.handlers.iter().map(|h| &**h).collect(),
             })
             .collect(),
+        stages: plan.stages.as_ref().map(|s| super::stages::out(&names, s)),
         inputs: plan.inputs.iter().map(|i| InputOut { path: &i.path, sha256: &i.sha256 }).collect(),
     }
 }
@@ -584,6 +591,9 @@ pub fn json(snapshot: &Snapshot, plan: &Plan, out: &mut dyn Write) -> io::Result
     doc.field(&mut buf, "cycles", &p.cycles)?;
     doc.field(&mut buf, "warnings", &p.warnings)?;
     doc.field(&mut buf, "events", &p.events)?;
+    if let Some(stages) = &p.stages {
+        doc.field(&mut buf, "stages", stages)?;
+    }
     doc.field(&mut buf, "inputs", &p.inputs)?;
     doc.end(&mut buf);
     buf.push(b'\n');
@@ -621,6 +631,8 @@ fn along(kind: RelKind) -> &'static str {
         RelKind::Defines => "defined by",
         RelKind::DestroyAfter => "before",
         RelKind::Finalizer => "finalizer removed by",
+        RelKind::Manages => "managed by",
+        RelKind::ComponentOrder => "component before",
     }
 }
 
