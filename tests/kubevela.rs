@@ -275,3 +275,19 @@ fn trackers_that_cannot_be_read_are_refused_with_their_place() {
     assert!(err.contains("<stdin>:4:9"), "{err}");
     assert!(err.contains("<stdin>:15:23"), "{err}");
 }
+
+#[test]
+fn trackers_whose_application_is_not_in_the_snapshot_are_marked_only_in_a_closed_world() {
+    let p = plan(&["--gc", &format!("{K}/no-application.yaml")]);
+    assert_eq!(steps(&p), Vec::<Vec<String>>::new(), "{p}");
+    assert!(stage(&p, "mark", "tracker", "reason").iter().all(|(_, r)| r == "application-not-in-snapshot"));
+    assert!(p["stages"]["mark"].as_array().unwrap().iter().all(|m| m["marked"] == false));
+    let p = plan(&["--gc", "--closed-world", &format!("{K}/no-application.yaml")]);
+    assert_eq!(steps(&p).len(), 2, "{p}");
+    assert_eq!(steps(&p)[1].len(), 3, "{p}");
+    let tracker = &p["steps"][1]["resources"][1];
+    assert_eq!(
+        tracker["reason"],
+        "mark: its application Application.core.oam.dev/default/app is not in the snapshot (--closed-world)"
+    );
+}

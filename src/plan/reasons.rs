@@ -628,7 +628,7 @@ fn garbage(cx: &Context, id: ObjId, g: cascade::Garbage) -> Garbage {
             _ => {
                 let app = tracker_of(&cx.objects[id.index()]).map(|t| {
                     let ns = t.app.namespace.as_deref().unwrap_or("");
-                    Str::from(format!("{}/{ns}/{}", t.app.kind, t.app.name))
+                    Str::from(format!("{}.{}/{ns}/{}", t.app.kind, t.app.group, t.app.name))
                 });
                 Garbage::AppNotInSnapshot(app.unwrap_or_else(|| Str::from("")))
             }
