@@ -134,7 +134,33 @@ pub enum KeptBy {
     HoldsNew(u32),
     /// The collector of the tracker of this `Manages` relation releases it
     /// rather than deleting it.
-    Released { relation: u32, keep: super::tracking::Keep },
+    Released { relation: u32, app: Option<ObjId>, keep: Keep },
+}
+/// Why the collector keeps a resource a tracker manages.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Keep {
+    /// The tracker recorded it with `skipGC`.
+    SkipGc,
+    /// Rule `rule` (0-based) of the Application's garbage-collect policy.
+    Rule { rule: u32, why: RuleKeep },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RuleKeep {
+    /// `strategy: never`.
+    Never,
+    /// `strategy: onAppDelete`: only with the Application.
+    OnAppDelete,
+    /// `propagation: orphan`: released, its tracking dropped.
+    Orphan,
+}
+
+/// A relation the cascade does not follow: the object it reaches stays,
+/// with `kept`, unless `unless_deleted` is in the deletion set.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Gate {
+    pub unless_deleted: Option<ObjId>,
+    pub kept: KeptBy,
 }
 
 pub struct Cascade {
@@ -158,7 +184,7 @@ pub struct Options {
     pub cascade: CascadeMode,
     pub multi_owner: MultiOwner,
     /// Relations the cascade does not follow, by relation index (empty: none).
-    pub gates: Vec<Option<super::tracking::Gate>>,
+    pub gates: Vec<Option<Gate>>,
 }
 
 /// Objects the garbage collector would delete now: those with owner

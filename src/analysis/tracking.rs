@@ -19,37 +19,10 @@
 //!
 //! Linear in objects and relations.
 
-use super::cascade::{Garbage, KeptBy};
+use super::cascade::{Garbage, Gate, Keep, KeptBy, RuleKeep};
 use crate::model::tracking::{AppSpec, Managed, Propagation, RuleFacts, Strategy, TrackerKind, TrackerSpec, Tracking};
 use crate::model::{ObjId, Object, RelKind, Relation};
 use rustc_hash::{FxHashMap, FxHashSet};
-
-/// Why the collector keeps a resource a tracker manages.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Keep {
-    /// The tracker recorded it with `skipGC`.
-    SkipGc,
-    /// Rule `rule` (0-based) of the Application's garbage-collect policy.
-    Rule { rule: u32, why: RuleKeep },
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RuleKeep {
-    /// `strategy: never`.
-    Never,
-    /// `strategy: onAppDelete`: only with the Application.
-    OnAppDelete,
-    /// `propagation: orphan`: released, its tracking dropped.
-    Orphan,
-}
-
-/// A relation the cascade does not follow: the object it reaches stays,
-/// with `kept`, unless `unless_deleted` is in the deletion set.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Gate {
-    pub unless_deleted: Option<ObjId>,
-    pub kept: KeptBy,
-}
 
 /// What the mark stage decided for a tracker.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -246,7 +219,8 @@ pub fn collect(objects: &[Object], rels: &[Relation], gc: bool, closed_world: bo
                 })
             };
             if let Some((keep, unless_deleted)) = keep {
-                out.gates[ri as usize] = Some(Gate { unless_deleted, kept: KeptBy::Released { relation: ri, keep } });
+                out.gates[ri as usize] =
+                    Some(Gate { unless_deleted, kept: KeptBy::Released { relation: ri, app: a, keep } });
             }
         }
     }

@@ -12,16 +12,7 @@ use crate::select::Query;
 pub fn run(args: GraphArgs, env: Env, style: Style) -> Result<Status, Error> {
     let query = Query::new(&args.focus, args.select.namespace.clone(), args.select.labels.as_deref())?;
     let paths = args.input.paths();
-    let loading = Loading {
-        dialect: args.input.dialect.clone(),
-        skip_invalid: args.skip_invalid,
-        what: "graph",
-        digests: false,
-        carried: false,
-        style,
-        progress: env.progress,
-        paths: &paths,
-    };
+    let loading = Loading::plain(args.input.dialect.clone(), args.skip_invalid, "graph", style, env.progress, &paths);
     let snapshot = load_usable(&loading, env.stdin, env.stderr)?;
     let focus = if query.is_empty() { None } else { Some(query.select(&snapshot.objects)?) };
     let graph = Graph::build(&snapshot.objects, &snapshot.resolved.relations);

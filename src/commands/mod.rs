@@ -94,6 +94,21 @@ struct Loading<'a> {
     paths: &'a [PathBuf],
 }
 
+impl<'a> Loading<'a> {
+    /// Reading for a command whose output records no digests and carries
+    /// nothing of what loading found (`graph`, `simulate`).
+    fn plain(
+        dialect: Option<String>,
+        skip_invalid: bool,
+        what: &'static str,
+        style: Style,
+        progress: bool,
+        paths: &'a [PathBuf],
+    ) -> Loading<'a> {
+        Loading { dialect, skip_invalid, what, digests: false, carried: false, style, progress, paths }
+    }
+}
+
 /// Load input that a plan or graph can use. What loading found goes to
 /// stderr; an input that cannot be read stops the command (exit 2), and so
 /// does a document that cannot be parsed or used (TD001) — a plan or graph

@@ -28,16 +28,8 @@ pub fn run(args: SimulateArgs, env: Env, style: Style) -> Result<Status, Error> 
             (_, None) => CascadeMode::Background,
         };
     let paths = args.input.paths();
-    let loading = Loading {
-        dialect: args.input.dialect.clone(),
-        skip_invalid: args.skip_invalid,
-        what: "simulation",
-        digests: false,
-        carried: false,
-        style,
-        progress: env.progress,
-        paths: &paths,
-    };
+    let loading =
+        Loading::plain(args.input.dialect.clone(), args.skip_invalid, "simulation", style, env.progress, &paths);
     let snapshot = load_usable(&loading, env.stdin, env.stderr)?;
     refuse_duplicates(&snapshot, style, env.stderr)?;
     let targets = targets.select(&snapshot.objects)?;

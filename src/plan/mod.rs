@@ -194,9 +194,10 @@ impl Plan {
 
 /// Finalizers an object waits for: all but the collector's own.
 pub fn waits_for(o: &Object) -> impl Iterator<Item = &str> {
-    let own = o.origin.collector.cascade_finalizers;
-    o.finalizers
-        .iter()
-        .map(|f| &**f)
-        .filter(move |f| !crate::model::kube::COLLECTOR_FINALIZERS.contains(f) && !own.contains(f))
+    o.finalizers.iter().map(|f| &**f).filter(|f| waits_for_finalizer(o, f))
+}
+
+/// Does `o` wait for finalizer `f`: is it not the collector's own?
+pub fn waits_for_finalizer(o: &Object, f: &str) -> bool {
+    !crate::model::kube::COLLECTOR_FINALIZERS.contains(&f) && !o.origin.collector.cascade_finalizers.contains(&f)
 }

@@ -4,8 +4,8 @@
 //! JSON carries both.
 
 use super::Mode;
-use crate::analysis::cascade::{self, Cascade, Cause, KeptBy};
-use crate::analysis::tracking::{tracker_of, Keep, Mark, RuleKeep};
+use crate::analysis::cascade::{self, Cascade, Cause, Keep, KeptBy, RuleKeep};
+use crate::analysis::tracking::{tracker_of, Mark};
 use crate::graph::Graph;
 use crate::model::{DepKind, Identity, Link, ObjId, Object, RelKind, Relation, Str};
 use rayon::prelude::*;
@@ -405,12 +405,8 @@ impl Kept {
                 Kept::StillManagedBy(relations[r as usize].from)
             }
             KeptBy::SolidOwner(r) => Kept::StillOwnedBy(relations[r as usize].from),
-            KeptBy::Released { relation, keep } => {
+            KeptBy::Released { relation, app, keep } => {
                 let tracker = relations[relation as usize].from;
-                let app = relations
-                    .iter()
-                    .find(|r| r.kind == RelKind::Manages && r.decl == u32::MAX && r.to == tracker)
-                    .map(|r| r.from);
                 let rule = match keep {
                     Keep::Rule { rule, .. } => app
                         .and_then(|a| crate::analysis::tracking::app_of(&objects[a.index()]))
@@ -598,7 +594,7 @@ fn of(cx: &Context, id: ObjId, out: &mut Vec<Reason>) {
         .collect();
     subscribed.sort_unstable();
     out.extend(subscribed.into_iter().map(|r| Reason::SubscribedTo(rels[r as usize].to)));
-    for f in o.finalizers.iter().filter(|f| super::waits_for(o).any(|w| w == &***f)) {
+    for f in o.finalizers.iter().filter(|f| super::waits_for_finalizer(o, f)) {
         let controller = cx.graph.around(id).map(|r| &rels[r as usize]).find(|r| {
             r.kind == RelKind::Finalizer && r.to == id && o.finalizers.get(r.decl as usize).is_some_and(|x| x == f)
         });

@@ -125,8 +125,11 @@ pub fn stages(
 ) -> Stages {
     let kept: HashMap<ObjId, &Kept> = kept.iter().map(|(id, k)| (*id, k)).collect();
     let mut resolved: HashMap<(ObjId, u32), ObjId> = HashMap::new();
+    // Each managed resource's first record (tracker, entry), for revisions.
+    let mut record: HashMap<ObjId, (ObjId, u32)> = HashMap::new();
     for r in relations.iter().filter(|r| r.kind == RelKind::Manages && r.decl != u32::MAX) {
         resolved.insert((r.from, r.decl), r.to);
+        record.entry(r.to).or_insert((r.from, r.decl));
     }
     let mut out = Stages::default();
     for (tracker, app, mark) in &collection.trackers {
@@ -172,10 +175,9 @@ pub fn stages(
         if why != crate::analysis::cascade::Garbage::UnusedRevision || !cascade.deleted(id) {
             continue;
         }
-        let component = relations
-            .iter()
-            .filter(|r| r.kind == RelKind::Manages && r.to == id)
-            .find_map(|r| tracker_of(&objects[r.from.index()])?.managed.get(r.decl as usize)?.component.clone());
+        let component = record
+            .get(&id)
+            .and_then(|&(t, j)| tracker_of(&objects[t.index()])?.managed.get(j as usize)?.component.clone());
         out.revisions.push((id, component.map(|c| c.to_string()).unwrap_or_default()));
     }
     out.revisions.sort_by_key(|(id, _)| rank[id.index()]);
