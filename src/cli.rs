@@ -45,6 +45,10 @@ pub enum Command {
     Simulate(SimulateArgs),
     /// Print the owner / destruction-dependency graph as a tree, JSON, DOT or Mermaid.
     Graph(GraphArgs),
+    /// Apply crd-reconciler's decision table: what a controller does with
+    /// each sub-resource of each custom resource, by which rule, and how the
+    /// custom resource's state changes.
+    Reconcile(ReconcileArgs),
     /// Print a shell completion script.
     Completions {
         #[arg(value_enum)]
@@ -348,4 +352,46 @@ pub struct SimulateArgs {
 
     #[arg(short, long, value_enum, default_value_t = SimulateFormat::Table, value_name = "FORMAT")]
     pub output: SimulateFormat,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ReconcileFormat {
+    /// One line a sub-resource with its rule and action, then the state
+    /// changes and the text of the rules that fired.
+    Table,
+    Json,
+    Yaml,
+}
+
+#[derive(Args, Debug)]
+pub struct ReconcileArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+
+    /// The kinds of the custom resources (KIND or KIND.GROUP; repeatable, or
+    /// comma-separated) [default: the kinds of the objects that have a
+    /// spec.state]
+    #[arg(long = "kind", value_name = "KIND", value_delimiter = ',')]
+    pub kinds: Vec<String>,
+
+    /// The sub-resources as they should be (files or directories;
+    /// repeatable): each live one is compared with its desired one ("spec
+    /// matches"), and one missing from INPUT does not exist. Without it,
+    /// every spec matches.
+    #[arg(long, value_name = "FILES")]
+    pub desired: Vec<PathBuf>,
+
+    /// This kind of sub-resource is ephemeral too: it can be recreated
+    /// safely (repeatable) [ephemeral by default: ConfigMap,
+    /// HorizontalPodAutoscaler, Ingress, Pod, Service]
+    #[arg(long, value_name = "KIND", value_delimiter = ',')]
+    pub ephemeral: Vec<String>,
+
+    /// This kind of sub-resource is not ephemeral, even if it is by default
+    /// (repeatable).
+    #[arg(long = "non-ephemeral", value_name = "KIND", value_delimiter = ',')]
+    pub non_ephemeral: Vec<String>,
+
+    #[arg(short, long, value_enum, default_value_t = ReconcileFormat::Table, value_name = "FORMAT")]
+    pub output: ReconcileFormat,
 }

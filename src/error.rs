@@ -20,20 +20,28 @@ pub enum Error {
     /// Input that cannot be used (TD001 findings), without `--skip-invalid`:
     /// a plan or graph without it would be wrong (exit 2).
     Unusable { what: &'static str, findings: usize },
-    /// Different documents with one identity (TD002): which is the object? (exit 1)
-    Duplicates { objects: usize },
+    /// Different documents with one identity (TD002): which is the object?
+    /// No `what` is made (exit 1).
+    Duplicates { what: &'static str, objects: usize },
     /// `--prune NEW` holds nothing, so everything would be pruned (exit 1).
     EmptyNew,
     /// The plan cannot be made (exit 1).
     Plan(PlanError),
     /// A simulated deletion does not finish: objects wait forever (exit 1).
     Hangs { objects: usize },
+    /// Custom resources or sub-resources that crd-reconciler's table cannot
+    /// be applied to (a state that is not one, two controllers): exit 2.
+    Unreconcilable { objects: usize },
 }
 
 impl Error {
     pub fn exit_code(&self) -> u8 {
         match self {
-            Error::Usage(_) | Error::Output(_) | Error::Unreadable { .. } | Error::Unusable { .. } => 2,
+            Error::Usage(_)
+            | Error::Output(_)
+            | Error::Unreadable { .. }
+            | Error::Unusable { .. }
+            | Error::Unreconcilable { .. } => 2,
             Error::NoMatch { .. }
             | Error::Duplicates { .. }
             | Error::EmptyNew
@@ -72,9 +80,9 @@ impl fmt::Display for Error {
                 "no {what}: input that cannot be read or used ({} above); fix it, or give --skip-invalid to go on without it",
                 count(*findings, "TD001 finding", "TD001 findings")
             ),
-            Error::Duplicates { objects } => write!(
+            Error::Duplicates { what, objects } => write!(
                 f,
-                "no plan: {} given twice with different content ({} above); keep one of each",
+                "no {what}: {} given twice with different content ({} above); keep one of each",
                 count(*objects, "object is", "objects are"),
                 count(*objects, "TD002 finding", "TD002 findings")
             ),
@@ -86,6 +94,11 @@ impl fmt::Display for Error {
                 f,
                 "the deletion does not finish: {} forever (stalled, above)",
                 count(*objects, "object waits", "objects wait")
+            ),
+            Error::Unreconcilable { objects } => write!(
+                f,
+                "no reconciliation: {} cannot be read as crd-reconciler's (above)",
+                count(*objects, "object", "objects")
             ),
         }
     }

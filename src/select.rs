@@ -174,22 +174,71 @@ pub fn matches(sel: &Selector, o: &Object) -> bool {
         Selector::Object { kind, group, namespace, name } => {
             o.has_coordinates()
                 && *o.name == **name
-                && kind_matches(kind, &o.kind)
-                && match group.as_deref() {
-                    // Another system's objects (Krake): their group as written.
-                    _ if !o.is_kubernetes() => group.as_deref().is_none_or(|g| o.group.eq_ignore_ascii_case(g)),
-                    // As kubectl's discovery: a built-in kind's name means the built-in.
-                    None => builtin_group_of(kind).is_none_or(|g| *o.group == *g),
-                    Some(g) => {
-                        let g = if g == "core" { "" } else { g };
-                        o.group.eq_ignore_ascii_case(g) || current_group(g, &o.kind) == &*o.group
-                    }
-                }
+                && names_kind(kind, group.as_deref(), &o.group, &o.kind, o.is_kubernetes())
                 && match namespace {
                     Some(ns) => o.namespace.as_deref() == Some(ns.as_str()),
                     None => true,
                 }
         }
+    }
+}
+
+/// Does a selector's (lower-case) kind and group name objects of this group
+/// and kind? `kubernetes`: Kubernetes' rules apply (built-in kinds, legacy
+/// groups); else the group as written.
+fn names_kind(kind: &str, group: Option<&str>, o_group: &str, o_kind: &str, kubernetes: bool) -> bool {
+    kind_matches(kind, o_kind)
+        && match group {
+            // Another system's objects (Krake): their group as written.
+            _ if !kubernetes => group.is_none_or(|g| o_group.eq_ignore_ascii_case(g)),
+            // As kubectl's discovery: a built-in kind's name means the built-in.
+            None => builtin_group_of(kind).is_none_or(|g| o_group == g),
+            Some(g) => {
+                let g = if g == "core" { "" } else { g };
+                o_group.eq_ignore_ascii_case(g) || current_group(g, o_kind) == o_group
+            }
+        }
+}
+
+/// A kind alone, as kubectl takes one: `pod`, `Pods`, `deploy`,
+/// `deployment.apps`, `Stream.example.com` (`--kind`, `--ephemeral`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KindSel {
+    /// As given, for messages.
+    pub text: String,
+    kind: String,
+    group: Option<String>,
+}
+
+impl KindSel {
+    pub fn parse(text: &str) -> Result<KindSel, Error> {
+        let (kind, group) = match text.split_once('.') {
+            Some((k, g)) => (k, Some(selector_group(g))),
+            None => (text, None),
+        };
+        if kind.is_empty() || text.contains(['/', ' ', ',']) {
+            return Err(Error::Usage(format!(
+                "invalid kind `{text}`: expected KIND or KIND.GROUP (pod, deployment.apps)"
+            )));
+        }
+        Ok(KindSel { text: text.to_string(), kind: kind.to_ascii_lowercase(), group })
+    }
+
+    /// Does it name objects of this group and kind (Kubernetes' rules)?
+    pub fn names(&self, group: &str, kind: &str) -> bool {
+        names_kind(&self.kind, self.group.as_deref(), group, kind, true)
+    }
+
+    /// Do two of them name the same kinds (`pod` and `pods`)? Decided on
+    /// the kind each names among the built-ins, else as written.
+    pub fn same(&self, other: &KindSel) -> bool {
+        let canonical = |k: &KindSel| {
+            let group = k.group.clone().or_else(|| builtin_group_of(&k.kind).map(str::to_string));
+            let kind =
+                crate::model::kube::builtin_kind_named(&k.kind).map_or(k.kind.clone(), |n| n.to_ascii_lowercase());
+            (kind, group)
+        };
+        canonical(self) == canonical(other)
     }
 }
 
@@ -210,6 +259,18 @@ fn closest(text: &str, objects: &[Object]) -> Vec<String> {
     scored.sort();
     scored.dedup_by(|a, b| a.1 == b.1);
     scored.into_iter().take(3).map(|(_, r)| r).collect()
+}
+
+/// The candidates closest to `text` (edit distance, case-insensitive), at most 3.
+pub fn closest_words(text: &str, candidates: Vec<String>) -> Vec<String> {
+    let want = text.to_ascii_lowercase();
+    let mut scored: Vec<(usize, String)> = candidates
+        .into_iter()
+        .map(|c| (levenshtein(&want, &c.to_ascii_lowercase()), c))
+        .filter(|(d, _)| *d <= (want.len() / 3).max(2))
+        .collect();
+    scored.sort();
+    scored.into_iter().take(3).map(|(_, c)| c).collect()
 }
 
 fn levenshtein(a: &str, b: &str) -> usize {

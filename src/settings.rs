@@ -3,9 +3,9 @@
 //! cannot work fails in milliseconds, whatever the size of the input.
 
 use crate::analysis::cascade::{CascadeMode, MultiOwner};
-use crate::cli::{CheckArgs, CheckFormat, PlanFlags};
+use crate::cli::{CheckArgs, CheckFormat, PlanFlags, ReconcileArgs};
 use crate::error::Error;
-use crate::select::Query;
+use crate::select::{KindSel, Query};
 use std::path::PathBuf;
 
 /// Where a plan starts.
@@ -87,4 +87,43 @@ pub fn check(args: &CheckArgs) -> Result<Vec<(String, Query)>, Error> {
         return Err(Error::Usage("--statistics prints a table (the default) or JSON (-o json)".into()));
     }
     finalizer_controllers(&args.finalizer_controller)
+}
+
+/// The kinds crd-reconciler's controllers may recreate safely, unless told
+/// otherwise (the seed document's ephemeral resources).
+pub const EPHEMERAL: [&str; 5] = ["configmap", "horizontalpodautoscaler", "ingress", "pod", "service"];
+
+/// What `reconcile` is told.
+#[derive(Debug)]
+pub struct ReconcileSettings {
+    /// `--kind`; empty: the kinds of the objects with a desired state.
+    pub kinds: Vec<KindSel>,
+    /// The default ephemeral kinds and `--ephemeral`, less `--non-ephemeral`.
+    pub ephemeral: Vec<KindSel>,
+    pub non_ephemeral: Vec<KindSel>,
+    pub desired: Vec<PathBuf>,
+}
+
+impl ReconcileSettings {
+    pub fn new(args: &ReconcileArgs) -> Result<ReconcileSettings, Error> {
+        let parse = |v: &[String]| v.iter().map(|k| KindSel::parse(k)).collect::<Result<Vec<_>, _>>();
+        let kinds = parse(&args.kinds)?;
+        let asked = parse(&args.ephemeral)?;
+        let non_ephemeral = parse(&args.non_ephemeral)?;
+        if let Some((e, n)) = asked.iter().find_map(|e| non_ephemeral.iter().find(|n| e.same(n)).map(|n| (e, n))) {
+            return Err(Error::Usage(format!(
+                "--ephemeral {} and --non-ephemeral {} name the same kind; say one",
+                e.text, n.text
+            )));
+        }
+        let defaults = EPHEMERAL.iter().map(|k| KindSel::parse(k)).collect::<Result<Vec<_>, _>>()?;
+        let ephemeral =
+            defaults.into_iter().filter(|d| !non_ephemeral.iter().any(|n| n.same(d))).chain(asked).collect();
+        Ok(ReconcileSettings { kinds, ephemeral, non_ephemeral, desired: args.desired.clone() })
+    }
+
+    /// Is a sub-resource of this group and kind ephemeral?
+    pub fn is_ephemeral(&self, group: &str, kind: &str) -> bool {
+        !self.non_ephemeral.iter().any(|k| k.names(group, kind)) && self.ephemeral.iter().any(|k| k.names(group, kind))
+    }
 }

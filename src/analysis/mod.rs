@@ -5,6 +5,7 @@ pub mod check;
 pub mod cycles;
 pub mod gc;
 pub mod order;
+pub mod reconcile;
 pub mod scc;
 pub mod simulate;
 pub mod tracking;

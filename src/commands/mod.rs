@@ -6,6 +6,7 @@ mod check;
 mod explain;
 mod graph;
 mod plan;
+mod reconcile;
 mod simulate;
 
 use crate::analysis::check as checks;
@@ -66,6 +67,7 @@ pub fn run(cli: Cli, env: Env) -> Result<Status, Error> {
         Command::Plan(args) => plan::run(args, env, style),
         Command::Explain(args) => explain::run(args, env, style),
         Command::Simulate(args) => simulate::run(args, env, style),
+        Command::Reconcile(args) => reconcile::run(args, env, style),
         Command::Completions { shell } => {
             clap_complete::generate(shell, &mut Cli::command(), "teardown", env.stdout);
             Ok(Status::Success)
@@ -159,7 +161,7 @@ fn diagnostics(snapshot: &Snapshot, findings: &[Finding], counts: &checks::Count
 /// one is the object? (Exit 1.) The same uid on objects of other
 /// coordinates does not: an owner reference's coordinates decide, and the
 /// plan warns.
-fn refuse_duplicates(snapshot: &Snapshot, style: Style, stderr: &mut Vec<u8>) -> Result<(), Error> {
+fn refuse_duplicates(snapshot: &Snapshot, what: &'static str, style: Style, stderr: &mut Vec<u8>) -> Result<(), Error> {
     let objects = &snapshot.objects;
     let findings = checks::duplicate_findings(snapshot, |d| !d.by_uid || !objects[d.first.index()].has_coordinates());
     if findings.is_empty() {
@@ -167,5 +169,5 @@ fn refuse_duplicates(snapshot: &Snapshot, style: Style, stderr: &mut Vec<u8>) ->
     }
     let counts = checks::Counts { errors: findings.len(), ..checks::Counts::default() };
     diagnostics(snapshot, &findings, &counts, style, stderr);
-    Err(Error::Duplicates { objects: findings.len() })
+    Err(Error::Duplicates { what, objects: findings.len() })
 }

@@ -67,7 +67,7 @@ pub(super) fn make(
         paths: &paths,
     };
     let snapshot = load_usable(&loading, stdin, stderr)?;
-    refuse_duplicates(&snapshot, style, stderr)?;
+    refuse_duplicates(&snapshot, "plan", style, stderr)?;
     let mut declared_in_new = Vec::new();
     let mut root = None;
     let mode = match &settings.start {

@@ -27,7 +27,7 @@ use super::{List, Out};
 use crate::findings::{Finding, Rule};
 use crate::input::{locate, Outline, Shape, Span, Unit};
 use crate::model::intern::intern;
-use crate::model::{Collector, Fields, Identity, Object, Origin, OwnerRef, TrackingKeys};
+use crate::model::{Collector, Fields, Identity, Object, Origin, OwnerRef, StateKeys, TrackingKeys};
 use serde::Deserialize;
 
 pub struct Krake;
@@ -48,6 +48,7 @@ pub static ORIGIN: Origin = Origin {
         kind: "kind",
         deleted: "deleted",
         tracking: &TrackingKeys::NONE,
+        states: &StateKeys::NONE,
     },
     collector: Collector {
         any_owner: true,
@@ -227,6 +228,7 @@ fn convert(raw: RawResource, span: Span, text: &str, out: &mut Vec<Finding>) -> 
         crd: None,
         murano: None,
         tracking: None,
+        desired_state: Default::default(),
         span,
     })
 }

@@ -14,11 +14,13 @@ use super::fields::{IsText, Key, LenientStr, StrMap, Text, TextKey, NOT_A_STRING
 use super::{List, Out};
 use crate::findings::{Finding, Rule};
 use crate::input::outline::Value;
-use crate::input::{locate, Shape, Span, Unit};
+use crate::input::{locate, Node, Shape, Span, Unit};
 use crate::model::intern::intern;
 use crate::model::kube::group_of;
+use crate::model::lifecycle::{Lifecycle, Said};
 use crate::model::{
-    Collector, CrdDef, DepDecl, DepKind, DepTarget, Fields, Identity, Object, Origin, OwnerRef, Str, TrackingKeys,
+    Collector, CrdDef, DepDecl, DepKind, DepTarget, Fields, Identity, Object, Origin, OwnerRef, StateKeys, Str,
+    TrackingKeys,
 };
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde::Deserialize;
@@ -38,9 +40,13 @@ pub static ORIGIN: Origin = Origin {
         kind: "kind",
         deleted: "deletionTimestamp",
         tracking: &TrackingKeys::NONE,
+        states: &STATE_KEYS,
     },
     collector: Collector::KUBERNETES,
 };
+
+/// Where crd-reconciler's custom resources write their states.
+pub static STATE_KEYS: StateKeys = StateKeys { desired: &["spec", "state"], current: &["status", "state"] };
 
 impl super::Dialect for Kubernetes {
     fn name(&self) -> &'static str {
@@ -93,6 +99,39 @@ impl super::Dialect for Kubernetes {
         };
         out.objects.extend(convert(raw, unit.span(), unit.source_text(), list, &mut out.findings));
     }
+
+    /// Everything but `apiVersion`, `kind`, `metadata` and `status`: `spec`,
+    /// and the top-level fields of kinds without one (a ConfigMap's `data`).
+    fn desired_part(&self, document: &Node, object: &Object) -> Option<Node> {
+        let fields = own_document(document, object)?.as_map()?;
+        let kept = fields
+            .iter()
+            .filter(|(k, _)| !matches!(k.as_str(), Some("apiVersion" | "kind" | "metadata" | "status")))
+            .cloned()
+            .collect();
+        Some(Node::Map(kept))
+    }
+
+    fn lifecycle(&self, document: &Node, object: &Object) -> Option<Lifecycle> {
+        Some(super::status::lifecycle(&object.group, &object.kind, own_document(document, object)?))
+    }
+}
+
+/// The object's own document in `document`: itself, or for an item of a
+/// list read whole, the item with its kind, name and namespace.
+fn own_document<'a>(document: &'a Node, object: &Object) -> Option<&'a Node> {
+    let own = |n: &Node| {
+        let meta = n.get("metadata");
+        let is = |key: &str, want: &str| meta.and_then(|m| m.get(key)).and_then(Node::as_str) == Some(want);
+        n.get("kind").and_then(Node::as_str).is_none_or(|k| k == &*object.kind)
+            && is("name", &object.name)
+            && object.namespace.as_deref().is_none_or(|ns| !object.namespace_written || is("namespace", ns))
+    };
+    if own(document) {
+        return Some(document);
+    }
+    let items = document.as_seq().or_else(|| document.get("items").and_then(Node::as_seq))?;
+    items.iter().find(|n| own(n))
 }
 
 /// A string field written as a number or boolean: say which field, what
@@ -443,13 +482,15 @@ impl<'de> Deserialize<'de> for KeptAnnotations {
 }
 
 /// The parts of `spec` teardown reads. A CustomResourceDefinition's
-/// `group`, `scope` and `names.kind`.
+/// `group`, `scope` and `names.kind`; a custom resource's desired `state`
+/// (crd-reconciler's: `reconcile` finds custom resources by it).
 #[derive(Clone, Debug, Default)]
 pub struct LenientSpec {
     pub group: Option<Str>,
     pub scope: Option<Str>,
     pub names_kind: Option<Str>,
     pub names_plural: Option<Str>,
+    pub state: Said,
 }
 
 impl<'de> Deserialize<'de> for LenientSpec {
@@ -473,6 +514,7 @@ impl<'de> Deserialize<'de> for LenientSpec {
                             let names = map.next_value::<LenientNames>()?;
                             (spec.names_kind, spec.names_plural) = (names.kind, names.plural);
                         }
+                        "state" => spec.state = Said::from_text(map.next_value::<LenientStr>()?.0.as_deref()),
                         _ => {
                             map.next_value::<IgnoredAny>()?;
                         }
@@ -751,6 +793,7 @@ pub fn convert(raw: RawObject, span: Span, text: &str, list: ListContext, out: &
         crd,
         murano: None,
         tracking: None,
+        desired_state: raw.spec.state,
         span,
     })
 }

@@ -28,9 +28,10 @@ use super::fields::{StrMap, Text};
 use super::kubernetes::Kubernetes;
 use super::{Dialect, List, Out};
 use crate::findings::{Finding, Rule};
-use crate::input::{locate, Outline, Shape, Span, Unit};
+use crate::input::{locate, Node, Outline, Shape, Span, Unit};
 use crate::model::intern::intern;
 use crate::model::kube::group_of;
+use crate::model::lifecycle::Lifecycle;
 use crate::model::tracking::{
     AppSpec, Component, DependsHow, GcPolicy, GcRule, Key, Managed, Propagation, RuleSelector, Strategy, TrackerKind,
     TrackerSpec, Tracking,
@@ -61,6 +62,7 @@ pub static ORIGIN: Origin = Origin {
             components: "components",
             depends: &["dependsOn", "from"],
         },
+        states: &super::kubernetes::STATE_KEYS,
     },
     collector: Collector {
         // The Application controller's collector deletes through them, and
@@ -107,6 +109,15 @@ impl Dialect for KubeVela {
         let o = doc.outline();
         let listy = kind_of(o).and_then(|k| k.strip_suffix("List")).is_some_and(ours) && o.listy("items");
         listy.then_some(List { member: Some("items"), own_items: true })
+    }
+
+    /// As Kubernetes objects: their spec.
+    fn desired_part(&self, document: &Node, object: &Object) -> Option<Node> {
+        Kubernetes.desired_part(document, object)
+    }
+
+    fn lifecycle(&self, document: &Node, object: &Object) -> Option<Lifecycle> {
+        Kubernetes.lifecycle(document, object)
     }
 
     fn read(&self, unit: &Unit, out: &mut Out) {

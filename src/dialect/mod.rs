@@ -18,9 +18,11 @@ pub mod kubevela;
 pub mod murano;
 pub mod native;
 pub mod pairs;
+pub mod status;
 
 use crate::findings::{Finding, Rule};
-use crate::input::{FileId, Shape, Sources, Unit};
+use crate::input::{FileId, Node, Shape, Sources, Unit};
+use crate::model::lifecycle::Lifecycle;
 use crate::model::{Object, Relation};
 
 /// One kind of input.
@@ -64,6 +66,41 @@ pub trait Dialect: Sync {
     fn hint(&self, _unit: &Unit) -> Option<&'static str> {
         None
     }
+
+    /// What `reconcile --desired` compares of an object: the part of its
+    /// document that says what the object should be. `document` is the
+    /// object's document read again as a value (for an item of a list read
+    /// whole: the list). `None`: not found there, or this dialect's objects
+    /// are not compared.
+    fn desired_part(&self, _document: &Node, _object: &Object) -> Option<Node> {
+        None
+    }
+
+    /// An object's states in crd-reconciler's terms (`reconcile`), from its
+    /// document read again as a value (as for [`Dialect::desired_part`]).
+    /// `None`: not found there, or this dialect's objects have none.
+    fn lifecycle(&self, _document: &Node, _object: &Object) -> Option<Lifecycle> {
+        None
+    }
+}
+
+/// An object's document read again from its file, and its dialect. `None`
+/// when the document no longer reads on its own.
+fn reread(sources: &Sources, object: &Object) -> Option<(&'static dyn Dialect, Node)> {
+    let dialect = *REGISTRY.iter().find(|d| d.name() == object.origin.dialect)?;
+    Some((dialect, Node::at(&sources.get(object.span.file).text, object.span.range())?))
+}
+
+/// [`Dialect::desired_part`] of an object.
+pub fn desired_part(sources: &Sources, object: &Object) -> Option<Node> {
+    let (dialect, document) = reread(sources, object)?;
+    dialect.desired_part(&document, object)
+}
+
+/// [`Dialect::lifecycle`] of an object.
+pub fn lifecycle(sources: &Sources, object: &Object) -> Option<Lifecycle> {
+    let (dialect, document) = reread(sources, object)?;
+    dialect.lifecycle(&document, object)
 }
 
 /// Where the items of a list document are.

@@ -17,8 +17,8 @@ use super::Out;
 use crate::findings::{Finding, Rule};
 use crate::input::{locate, FileId, Node, Span, Unit};
 use crate::model::{
-    Collector, DepDecl, DepKind, DepTarget, Fields, Identity, MuranoInfo, Object, Origin, OwnerRef, Section, Str,
-    TrackingKeys,
+    Collector, DepDecl, DepKind, DepTarget, Fields, Identity, MuranoInfo, Object, Origin, OwnerRef, Section, StateKeys,
+    Str, TrackingKeys,
 };
 use rustc_hash::FxHashMap;
 use std::ops::Range;
@@ -37,6 +37,7 @@ pub static ORIGIN: Origin = Origin {
         kind: "type",
         deleted: "deletionTimestamp",
         tracking: &TrackingKeys::NONE,
+        states: &StateKeys::NONE,
     },
     collector: Collector::KUBERNETES,
 };
@@ -355,6 +356,7 @@ impl Reader<'_> {
             span,
             murano: None,
             tracking: None,
+            desired_state: Default::default(),
         });
         self.infos.push(MuranoInfo {
             type_name: full_type,

@@ -15,7 +15,7 @@ use super::{List, Out};
 use crate::findings::{Finding, Rule};
 use crate::input::{locate, Outline, Shape, Span, Unit};
 use crate::model::{
-    Collector, DepDecl, DepKind, DepTarget, Fields, Identity, Object, Origin, OwnerRef, Str, TrackingKeys,
+    Collector, DepDecl, DepKind, DepTarget, Fields, Identity, Object, Origin, OwnerRef, StateKeys, Str, TrackingKeys,
 };
 use serde::Deserialize;
 
@@ -33,6 +33,7 @@ pub static ORIGIN: Origin = Origin {
         kind: "kind",
         deleted: "deletionTimestamp",
         tracking: &TrackingKeys::NONE,
+        states: &StateKeys::NONE,
     },
     collector: Collector::KUBERNETES,
 };
@@ -133,6 +134,7 @@ pub fn convert(raw: RawNative, span: Span, text: &str, out: &mut Vec<Finding>) -
         crd: None,
         murano: None,
         tracking: None,
+        desired_state: Default::default(),
         span,
     })
 }

@@ -7,7 +7,9 @@
 use super::{Files, Out};
 use crate::findings::{Finding, Rule};
 use crate::input::{FileId, Shape, Sources, Span, Unit};
-use crate::model::{Collector, Fields, Identity, Link, ObjId, Object, Origin, RelKind, Relation, Str, TrackingKeys};
+use crate::model::{
+    Collector, Fields, Identity, Link, ObjId, Object, Origin, RelKind, Relation, StateKeys, Str, TrackingKeys,
+};
 use hashbrown::hash_table::{Entry, HashTable};
 use std::ops::Range;
 
@@ -25,6 +27,7 @@ pub static ORIGIN: Origin = Origin {
         kind: "",
         deleted: "",
         tracking: &TrackingKeys::NONE,
+        states: &StateKeys::NONE,
     },
     collector: Collector::KUBERNETES,
 };
@@ -88,6 +91,7 @@ fn object(empty: &Empty, name: &str, span: Span) -> Object {
         crd: None,
         murano: None,
         tracking: None,
+        desired_state: Default::default(),
         span,
     }
 }

@@ -120,3 +120,32 @@ pub fn component_dependency(sources: &Sources, o: &Object, decl: u32) -> Span {
 pub fn object_id(sources: &Sources, objects: &[Object], id: ObjId) -> Span {
     object(sources, &objects[id.index()])
 }
+
+/// A state field of `o` (`reconcile`): its desired (`spec.state`) or
+/// current (`status.state`) one, from its key to the end of its value's line.
+pub fn state(sources: &Sources, o: &Object, current: bool) -> Span {
+    let keys = o.origin.fields.states;
+    let path = if current { keys.current } else { keys.desired };
+    let text = &sources.get(o.span.file).text;
+    let range = o.span.range();
+    let mut found = None;
+    let mut from = range.start;
+    for key in path {
+        match locate::key_after(text, from..range.end, key) {
+            Some(k) => {
+                from = k.end;
+                found = Some(k);
+            }
+            None => {
+                found = None;
+                break;
+            }
+        }
+    }
+    let found = found.map(|k| {
+        let line_end = text[k.end..range.end].find('\n').map_or(range.end, |n| k.end + n);
+        let value = text[k.start..line_end].trim_end().trim_end_matches(',');
+        k.start..k.start + value.len()
+    });
+    span(o, found, sources)
+}

@@ -167,6 +167,12 @@ pub fn builtin_group_of(want: &str) -> Option<&'static str> {
     BUILTIN_KINDS.iter().find(|(_, kind, _)| kind_matches(want, kind)).map(|(group, _, _)| *group)
 }
 
+/// The built-in kind a kind name given without a group names (`deploy`,
+/// `deployments`: `Deployment`).
+pub fn builtin_kind_named(want: &str) -> Option<&'static str> {
+    BUILTIN_KINDS.iter().find(|(_, kind, _)| kind_matches(want, kind)).map(|(_, kind, _)| *kind)
+}
+
 /// A selector's group with an API version left out (`v1.apps` is `apps`,
 /// `v1` alone is the core group), lower-case.
 pub fn selector_group(text: &str) -> String {

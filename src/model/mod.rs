@@ -8,6 +8,7 @@
 pub mod anchor;
 pub mod intern;
 pub mod kube;
+pub mod lifecycle;
 pub mod resolve;
 pub mod tracking;
 
@@ -112,6 +113,22 @@ pub struct Fields {
     pub deleted: &'static str,
     /// Where a tracking application writes what it tracks.
     pub tracking: &'static TrackingKeys,
+    /// Where crd-reconciler's states are written.
+    pub states: &'static StateKeys,
+}
+
+/// The paths of an object's state fields (`reconcile`), for findings to
+/// point at.
+#[derive(Debug)]
+pub struct StateKeys {
+    /// The desired state.
+    pub desired: &'static [&'static str],
+    /// The current state.
+    pub current: &'static [&'static str],
+}
+
+impl StateKeys {
+    pub const NONE: StateKeys = StateKeys { desired: &[], current: &[] };
 }
 
 /// The keys of a tracking application's objects (KubeVela), for findings
@@ -233,6 +250,10 @@ pub struct Object {
     pub murano: Option<Box<MuranoInfo>>,
     /// What only the objects of a tracking application (KubeVela) have.
     pub tracking: Option<Box<tracking::Tracking>>,
+    /// Its desired state in crd-reconciler's terms (`spec.state`):
+    /// `reconcile` finds custom resources by it. (The rest of its states is
+    /// read again, for the objects `reconcile` looks at.)
+    pub desired_state: lifecycle::Said,
 }
 
 /// Which model of a deployment task a Murano object is in.

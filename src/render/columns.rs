@@ -25,6 +25,24 @@ impl<const N: usize> Columns<N> {
     }
 }
 
+/// A whole table at once: `head`, then `rows`, each column as wide as its
+/// widest cell (for short listings; long ones use [`Columns::line`]).
+pub fn table<const N: usize>(head: [&str; N], rows: &[[String; N]]) -> String {
+    let mut widths = head.map(|h| h.chars().count());
+    for row in rows {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let columns = Columns { widths };
+    let mut text = String::new();
+    columns.line(head, &mut text);
+    for row in rows {
+        columns.line(row.each_ref().map(String::as_str), &mut text);
+    }
+    text
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

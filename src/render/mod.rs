@@ -8,5 +8,7 @@ pub mod graph;
 pub mod json;
 pub mod parts;
 pub mod plan;
+pub mod reconcile;
 pub mod simulate;
 pub mod stages;
+pub mod yaml;

@@ -601,25 +601,7 @@ pub fn json(snapshot: &Snapshot, plan: &Plan, out: &mut dyn Write) -> io::Result
 }
 
 pub fn yaml(snapshot: &Snapshot, plan: &Plan, out: &mut dyn Write) -> io::Result<()> {
-    // serde_yaml wraps the writer's error: keep it, so that a closed pipe
-    // stays a closed pipe (exit 0), not a YAML error.
-    struct Keep<'a> {
-        out: &'a mut dyn Write,
-        error: Option<io::Error>,
-    }
-    impl Write for Keep<'_> {
-        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-            self.out.write(buf).inspect_err(|e| self.error = Some(io::Error::new(e.kind(), e.to_string())))
-        }
-        fn flush(&mut self) -> io::Result<()> {
-            self.out.flush().inspect_err(|e| self.error = Some(io::Error::new(e.kind(), e.to_string())))
-        }
-    }
-    let mut keep = Keep { out, error: None };
-    match serde_yaml::to_writer(&mut keep, &plan_out(snapshot, plan)) {
-        Ok(()) => Ok(()),
-        Err(e) => Err(keep.error.take().unwrap_or_else(|| io::Error::other(e))),
-    }
+    super::yaml::write(&plan_out(snapshot, plan), out)
 }
 
 /// How a relation reads along a plan arrow, from what goes first to what
