@@ -8,12 +8,13 @@ use crate::dialect;
 use crate::error::Error;
 use crate::findings::{Finding, Rule};
 use crate::load::Snapshot;
-use crate::model::lifecycle::Said;
-use crate::model::{anchor, ObjId};
+use crate::model::lifecycle::{Lifecycle, Said};
+use crate::model::{anchor, ObjId, Object};
 use crate::render;
 use crate::render::diagnostics::Style;
 use crate::select::KindSel;
 use crate::settings::ReconcileSettings;
+use rayon::prelude::*;
 use std::collections::HashSet;
 
 pub fn run(args: ReconcileArgs, env: Env, style: Style) -> Result<Status, Error> {
@@ -57,7 +58,15 @@ pub fn run(args: ReconcileArgs, env: Env, style: Style) -> Result<Status, Error>
         false => settings.kinds.iter().any(|k| k.names(group, kind)),
     };
     let ephemeral = |group: &str, kind: &str| settings.is_ephemeral(group, kind);
-    let lifecycle = |id: ObjId| dialect::lifecycle(&snapshot.sources, &objects[id.index()]);
+    // The states of the custom resources and their would-be sub-resources,
+    // read again from their documents, in parallel (the rest is never read).
+    let wanted = |o: &Object| {
+        o.is_kubernetes()
+            && (custom(&o.group, &o.kind) || o.owners.iter().any(|r| r.controller && custom(&r.group, &r.kind)))
+    };
+    let states: Vec<Option<Lifecycle>> =
+        objects.par_iter().map(|o| if wanted(o) { dialect::lifecycle(&snapshot.sources, o) } else { None }).collect();
+    let lifecycle = |id: ObjId| states[id.index()];
     let compare = |live: ObjId, want: ObjId| -> Option<Spec> {
         let desired = desired.as_ref()?;
         let l = dialect::desired_part(&snapshot.sources, &objects[live.index()])?;
