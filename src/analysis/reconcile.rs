@@ -157,7 +157,7 @@ pub fn matching(f: &Facts) -> Vec<u8> {
 }
 
 /// How an object is named in the result.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
 pub struct Ident {
     pub reference: String,
     pub kind: String,
@@ -306,8 +306,8 @@ pub struct Input<'a> {
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 enum Owner {
     Present(ObjId),
-    /// (reference shown, group, kind, namespace, name): where the reference points.
-    Absent(String, String, String, Option<String>, String),
+    /// Where the reference points (its reference includes the group).
+    Absent(Ident),
 }
 
 /// The Kubernetes objects of the snapshot that are custom resources.
@@ -323,9 +323,11 @@ pub fn custom_resources(input: &Input) -> Vec<ObjId> {
 pub fn reconcile(input: &Input) -> Result<Reconciliation, Vec<(Problem, ObjId)>> {
     let objects = input.objects;
     let mut problems = Vec::new();
-    let mut crs: HashMap<Owner, (Option<Absence>, Vec<SubResource>)> = HashMap::new();
+    // Every custom resource, and every one a sub-resource names: each gets
+    // its place in the result, so that no sub-resource is left without one.
+    let mut crs: HashMap<Owner, Option<Absence>> = HashMap::new();
     for id in custom_resources(input) {
-        crs.insert(Owner::Present(id), (None, Vec::new()));
+        crs.insert(Owner::Present(id), None);
     }
     // Controller references to a custom resource: the relation each resolved to.
     let mut resolved: HashMap<(ObjId, u32), (ObjId, Link)> = HashMap::new();
@@ -346,7 +348,10 @@ pub fn reconcile(input: &Input) -> Result<Reconciliation, Vec<(Problem, ObjId)>>
             continue;
         }
         let owner = match resolved.get(&(id, j as u32)) {
-            Some(&(cr, Link::Solid)) => Owner::Present(cr),
+            Some(&(cr, Link::Solid)) => {
+                crs.entry(Owner::Present(cr)).or_insert(None);
+                Owner::Present(cr)
+            }
             found => {
                 let absence = match found.map(|f| f.1) {
                     Some(Link::CrossNamespace) => Absence::OtherNamespace,
@@ -354,7 +359,7 @@ pub fn reconcile(input: &Input) -> Result<Reconciliation, Vec<(Problem, ObjId)>>
                     _ => Absence::NotInSnapshot,
                 };
                 let owner = absent_owner(o, j);
-                crs.entry(owner.clone()).or_insert((Some(absence), Vec::new()));
+                crs.entry(owner.clone()).or_insert(Some(absence));
                 owner
             }
         };
@@ -406,7 +411,7 @@ pub fn reconcile(input: &Input) -> Result<Reconciliation, Vec<(Problem, ObjId)>>
 
     // The custom resources' own facts.
     let mut resources = Vec::new();
-    for (owner, (absence, _)) in &crs {
+    for (owner, absence) in &crs {
         let (object, desired, status) = match owner {
             Owner::Present(id) => {
                 let o = &objects[id.index()];
@@ -436,17 +441,7 @@ pub fn reconcile(input: &Input) -> Result<Reconciliation, Vec<(Problem, ObjId)>>
                 };
                 (Ident::of(o), desired, status)
             }
-            Owner::Absent(reference, _, kind, namespace, name) => (
-                Ident {
-                    reference: reference.clone(),
-                    kind: kind.clone(),
-                    namespace: namespace.clone(),
-                    name: name.clone(),
-                    uid: None,
-                },
-                Desired::DoesNotExist,
-                None,
-            ),
+            Owner::Absent(ident) => (ident.clone(), Desired::DoesNotExist, None),
         };
         resources.push((
             owner.clone(),
@@ -551,13 +546,13 @@ fn absent_owner(o: &Object, j: usize) -> Owner {
         Some(ns) => format!("{}{group}/{ns}/{}", r.kind, r.name),
         None => format!("{}{group}/{}", r.kind, r.name),
     };
-    Owner::Absent(
+    Owner::Absent(Ident {
         reference,
-        r.group.to_string(),
-        r.kind.to_string(),
-        o.namespace.as_deref().map(str::to_string),
-        r.name.to_string(),
-    )
+        kind: r.kind.to_string(),
+        namespace: o.namespace.as_deref().map(str::to_string),
+        name: r.name.to_string(),
+        uid: None,
+    })
 }
 
 /// The custom resource's new state, when sub-resources ask for one.
