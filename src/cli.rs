@@ -49,6 +49,10 @@ pub enum Command {
     /// each sub-resource of each custom resource, by which rule, and how the
     /// custom resource's state changes.
     Reconcile(ReconcileArgs),
+    /// Apply a saved plan (`plan … -o json > plan.json`) to the snapshot
+    /// files: remove deleted objects' documents, take orphaned objects'
+    /// owner references out, mark still-referenced Murano objects destroyed.
+    Apply(ApplyArgs),
     /// Print a shell completion script.
     Completions {
         #[arg(value_enum)]
@@ -394,4 +398,22 @@ pub struct ReconcileArgs {
 
     #[arg(short, long, value_enum, default_value_t = ReconcileFormat::Table, value_name = "FORMAT")]
     pub output: ReconcileFormat,
+}
+
+#[derive(Args, Debug)]
+#[command(after_help = "\
+Examples:
+  teardown plan --delete deploy/shop/web manifests/ -o json > plan.json
+  teardown apply --dry-run plan.json     # the unified diff, nothing written
+  teardown apply plan.json               # edit the files, keeping FILE.bak")]
+pub struct ApplyArgs {
+    /// The plan file (`-` for standard input), as `plan -o json` or `-o yaml` wrote it.
+    #[arg(value_name = "PLAN")]
+    pub plan: PathBuf,
+    /// Print the changes as a unified diff; write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Do not keep a copy of each changed file as FILE.bak.
+    #[arg(long)]
+    pub no_backup: bool,
 }

@@ -4,6 +4,8 @@
 //! input are not errors: they are data, reported by `check` and counted
 //! into its exit code there.
 
+use crate::apply::write::WriteError;
+use crate::apply::ApplyError;
 use crate::plan::PlanError;
 use std::fmt;
 
@@ -32,6 +34,10 @@ pub enum Error {
     /// Custom resources or sub-resources that crd-reconciler's table cannot
     /// be applied to (a state that is not one, two controllers): exit 2.
     Unreconcilable { objects: usize },
+    /// A plan file that is not applied: stale (exit 1), not a plan (exit 2)…
+    Apply(ApplyError),
+    /// A file could not be written (exit 2).
+    Write(WriteError),
 }
 
 impl Error {
@@ -41,7 +47,9 @@ impl Error {
             | Error::Output(_)
             | Error::Unreadable { .. }
             | Error::Unusable { .. }
-            | Error::Unreconcilable { .. } => 2,
+            | Error::Unreconcilable { .. }
+            | Error::Write(_) => 2,
+            Error::Apply(e) => e.exit_code(),
             Error::NoMatch { .. }
             | Error::Duplicates { .. }
             | Error::EmptyNew
@@ -95,6 +103,20 @@ impl fmt::Display for Error {
                 "the deletion does not finish: {} forever (stalled, above)",
                 count(*objects, "object waits", "objects wait")
             ),
+            Error::Apply(e) => write!(f, "{e}"),
+            Error::Write(w) => {
+                write!(f, "cannot write {}: {}; ", w.path, w.error)?;
+                if w.changed.is_empty() {
+                    write!(f, "no file was changed (every original is intact)")
+                } else {
+                    write!(
+                        f,
+                        "{} already changed ({}); the others are intact",
+                        count(w.changed.len(), "file was", "files were"),
+                        w.changed.join(", ")
+                    )
+                }
+            }
             Error::Unreconcilable { objects } => write!(
                 f,
                 "no reconciliation: {} cannot be read as crd-reconciler's (above)",

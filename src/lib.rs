@@ -11,6 +11,7 @@
 //! `commands` runs one command, from the `settings` its `cli` flags make.
 
 pub mod analysis;
+pub mod apply;
 pub mod cli;
 pub mod commands;
 pub mod dialect;

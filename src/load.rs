@@ -12,7 +12,7 @@ use crate::input::{
     self, json, split, FileId, Form, Format, ListHeader, ReadProblem, SourceFile, Sources, Span, Unit, UnitSpec,
 };
 use crate::model::resolve::{self, Resolved};
-use crate::model::Object;
+use crate::model::{ObjId, Object};
 use rayon::prelude::*;
 use std::io::Read;
 use std::path::PathBuf;
@@ -26,6 +26,10 @@ pub struct Snapshot {
     /// Findings about the input itself: unreadable files, syntax errors,
     /// unusable objects (TD001), empty files (TD013).
     pub findings: Vec<Finding>,
+    /// Where an object is written again, with the same content (overlapping
+    /// dumps: it is one object): the object and the copy's span, by object.
+    /// A plan file lists the copies, so that `apply` edits every one.
+    pub copies: Vec<(ObjId, Span)>,
 }
 
 impl Snapshot {
@@ -97,9 +101,20 @@ pub fn load(inputs: &[PathBuf], options: &LoadOptions, stdin: &mut dyn Read) -> 
     let mut timer = crate::timing::Timer::start();
     let (sources, problems) = input::read_inputs(inputs, stdin);
     timer.lap("read");
-    let (objects, resolved, findings) = parse(&sources, problems, options, timer);
-    Snapshot { sources, objects, resolved, findings }
+    let (objects, resolved, findings, copies) = parse(&sources, problems, options, timer);
+    Snapshot { sources, objects, resolved, findings, copies }
 }
+
+/// Load sources already in memory (`apply` reads what it wrote back).
+pub fn load_sources(sources: Sources, options: &LoadOptions) -> Snapshot {
+    let timer = crate::timing::Timer::start();
+    let (objects, resolved, findings, copies) = parse(&sources, Vec::new(), options, timer);
+    Snapshot { sources, objects, resolved, findings, copies }
+}
+
+/// What parsing gives: the objects, resolved, the findings, and where
+/// objects are written again (see [`Snapshot::copies`]).
+type Parsed = (Vec<Object>, Resolved, Vec<Finding>, Vec<(ObjId, Span)>);
 
 /// Everything after reading: documents into objects, then resolved.
 fn parse(
@@ -107,7 +122,7 @@ fn parse(
     problems: Vec<input::ReadProblem>,
     options: &LoadOptions,
     mut timer: crate::timing::Timer,
-) -> (Vec<Object>, Resolved, Vec<Finding>) {
+) -> Parsed {
     let mut findings = Vec::new();
     let mut skip = vec![false; sources.files.len()];
     for problem in problems {
@@ -127,7 +142,7 @@ fn parse(
         findings.extend(read.findings);
         timer.lap("whole files");
         let resolved = Resolved { relations: read.relations, ..Resolved::default() };
-        return (read.objects, resolved, findings);
+        return (read.objects, resolved, findings, Vec::new());
     }
 
     let per_file: Vec<(FileId, Vec<Piece>)> =
@@ -245,11 +260,30 @@ fn parse(
     resolve::assign_scopes(&mut objects);
     timer.lap("scopes");
     let mut resolved = resolve::resolve(&objects);
+    let mut written_again = Vec::new();
     if !resolved.duplicates.is_empty() {
         // The same object given twice (overlapping dumps) is one object;
         // different documents with one identity stay duplicates (TD002).
         let copies = copies(sources, &objects, &resolved);
         if !copies.is_empty() {
+            // Each copy belongs to the first object of its identity; ids
+            // shift down by the copies before them.
+            let mut first_of = rustc_hash::FxHashMap::default();
+            for d in &resolved.duplicates {
+                if copies.contains(&d.again.index()) {
+                    let first = *first_of.get(&d.first.index()).unwrap_or(&d.first.index());
+                    first_of.insert(d.again.index(), first);
+                }
+            }
+            let mut removed_before = vec![0u32; objects.len() + 1];
+            for i in 0..objects.len() {
+                removed_before[i + 1] = removed_before[i] + u32::from(copies.contains(&i));
+            }
+            for (&again, &first) in &first_of {
+                let kept = ObjId(first as u32 - removed_before[first]);
+                written_again.push((kept, objects[again].span));
+            }
+            written_again.sort_unstable_by_key(|(id, span)| (*id, span.file, span.range().start));
             let mut n = 0;
             objects.retain(|_| {
                 n += 1;
@@ -262,7 +296,7 @@ fn parse(
     if let Some(bar) = reader.bar {
         bar.finish_and_clear();
     }
-    (objects, resolved, findings)
+    (objects, resolved, findings, written_again)
 }
 
 /// The objects that repeat an earlier one with the same identity and the

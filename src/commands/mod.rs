@@ -2,6 +2,7 @@
 //! `Env::stdout` as it is made, and returns how the run ended. One file a
 //! command; what they share (loading input that must be usable) is here.
 
+mod apply;
 mod check;
 mod explain;
 mod graph;
@@ -68,6 +69,7 @@ pub fn run(cli: Cli, env: Env) -> Result<Status, Error> {
         Command::Explain(args) => explain::run(args, env, style),
         Command::Simulate(args) => simulate::run(args, env, style),
         Command::Reconcile(args) => reconcile::run(args, env, style),
+        Command::Apply(args) => apply::run(args, env, style),
         Command::Completions { shell } => {
             clap_complete::generate(shell, &mut Cli::command(), "teardown", env.stdout);
             Ok(Status::Success)

@@ -132,6 +132,8 @@ pub(super) fn make(
         }
     };
     timer.lap("plan");
+    let mut plan = plan;
+    plan.dialect = input.dialect.clone();
     Ok((snapshot, plan))
 }
 

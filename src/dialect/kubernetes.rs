@@ -49,6 +49,10 @@ pub static ORIGIN: Origin = Origin {
 pub static STATE_KEYS: StateKeys = StateKeys { desired: &["spec", "state"], current: &["status", "state"] };
 
 impl super::Dialect for Kubernetes {
+    fn edits(&self) -> Option<&'static super::Edits> {
+        Some(&super::Edits { owners: Some(&["metadata", "ownerReferences"]), destroyed: None, span_at_key: false })
+    }
+
     fn name(&self) -> &'static str {
         "kubernetes"
     }

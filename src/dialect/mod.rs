@@ -67,6 +67,12 @@ pub trait Dialect: Sync {
         None
     }
 
+    /// Where `teardown apply` edits this dialect's objects. `None`: its
+    /// input is not a set of documents to edit (tsort pairs).
+    fn edits(&self) -> Option<&'static Edits> {
+        None
+    }
+
     /// What `reconcile --desired` compares of an object: the part of its
     /// document that says what the object should be. `document` is the
     /// object's document read again as a value (for an item of a list read
@@ -131,6 +137,22 @@ pub struct Files {
 /// first that says yes reads it. `kubernetes` reads any mapping that no
 /// dialect before it takes (and says what it lacks), so it comes after
 /// those that recognise something narrower.
+/// Where an object's own mapping holds what `apply` changes (syntax
+/// paths, from the object's mapping; `input::edit` makes the edits).
+#[derive(Debug)]
+pub struct Edits {
+    /// The list of owner references: entry `n` is the object's `owners[n]`
+    /// (an orphaned object loses it). `None`: ownership is not written in
+    /// the dependent (nesting), so nothing can be orphaned.
+    pub owners: Option<&'static [&'static str]>,
+    /// The mapping and key of a mark that keeps a destroyed object in
+    /// place (Murano's `"?": {destroyed: true}`).
+    pub destroyed: Option<(&'static [&'static str], &'static str)>,
+    /// An object's span starts at a key of its mapping (Murano's `"?"`
+    /// header), not at the mapping itself.
+    pub span_at_key: bool,
+}
+
 pub static REGISTRY: &[&dyn Dialect] =
     &[&murano::Murano, &native::Native, &krake::Krake, &kubevela::KubeVela, &kubernetes::Kubernetes, &pairs::Pairs];
 

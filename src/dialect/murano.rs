@@ -43,6 +43,10 @@ pub static ORIGIN: Origin = Origin {
 };
 
 impl super::Dialect for Murano {
+    fn edits(&self) -> Option<&'static super::Edits> {
+        Some(&super::Edits { owners: None, destroyed: Some((&["?"], "destroyed")), span_at_key: true })
+    }
+
     fn name(&self) -> &'static str {
         "murano"
     }

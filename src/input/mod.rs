@@ -2,6 +2,7 @@
 //! [`Sources`]; files split into documents and list items; places in the
 //! text ([`Span`]). Nothing here knows a dialect's wire format.
 
+pub mod edit;
 pub mod fast;
 pub mod files;
 pub mod json;

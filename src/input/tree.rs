@@ -94,6 +94,31 @@ impl Node {
         None
     }
 
+    /// Take entries `indices` (descending) out of the list at `path`; the
+    /// key goes when the list is left empty (what `input::edit` does to the
+    /// text, done to the value, so that `apply` can compare the two).
+    pub fn remove_entries(&mut self, path: &[&str], indices: &[usize]) {
+        let Some((last, parents)) = path.split_last() else { return };
+        let mut map = self;
+        for key in parents {
+            let Node::Map(m) = map else { return };
+            let Some((_, v)) = m.iter_mut().find(|(k, _)| k.as_str() == Some(key)) else { return };
+            map = v;
+        }
+        let Node::Map(m) = map else { return };
+        let Some(pos) = m.iter().position(|(k, _)| k.as_str() == Some(last)) else { return };
+        if let Node::Seq(items) = &mut m[pos].1 {
+            for &i in indices {
+                if i < items.len() {
+                    items.remove(i);
+                }
+            }
+            if items.is_empty() {
+                m.remove(pos);
+            }
+        }
+    }
+
     /// The same value, whatever the order of mapping keys (JSON and YAML
     /// dumps of one object order them differently).
     pub fn same(&self, other: &Node) -> bool {

@@ -236,6 +236,7 @@ pub fn build(snapshot: &Snapshot, options: &Options) -> Result<Plan, PlanError> 
             _ => Vec::new(),
         },
         stages,
+        dialect: None,
         options_mode: options.mode.clone(),
         cascade_mode: options.cascade,
         multi_owner,

@@ -165,6 +165,9 @@ pub struct Plan {
     pub lines: Vec<u32>,
     /// The inputs and their digests (with [`Detail::places`]).
     pub inputs: Vec<Input>,
+    /// `--dialect`, when one was forced: a plan file records it, so that
+    /// `apply` reads the inputs as the plan did.
+    pub dialect: Option<String>,
     /// `--delete` / `--prune`: the targets, in the order given.
     pub targets: Vec<ObjId>,
     /// `--gc` of a snapshot with resource trackers: the collector's stages.

@@ -1,5 +1,6 @@
 //! Renderers: pure functions from analysis results to bytes.
 
+pub mod apply;
 pub mod columns;
 pub mod diagnostics;
 pub mod explain;

@@ -249,6 +249,23 @@ struct ResourceOut<'a> {
     referenced_by: Vec<&'a str>,
     file: &'a str,
     line: u32,
+    /// The object's document (or list item) is `length` bytes from `offset`
+    /// of its file: where `apply` edits it.
+    offset: usize,
+    length: usize,
+    /// The same object written again (overlapping dumps): `apply` edits
+    /// every copy.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    copies: Vec<PlaceOut<'a>>,
+}
+
+/// Another place an object is written.
+#[derive(Serialize)]
+struct PlaceOut<'a> {
+    file: &'a str,
+    line: u32,
+    offset: usize,
+    length: usize,
 }
 
 #[derive(Serialize)]
@@ -345,6 +362,8 @@ struct PlanOut<'a> {
     mode: &'static str,
     cascade: &'static str,
     multi_owner: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    dialect: Option<&'a str>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     targets: Vec<&'a str>,
     steps: StepsOut<'a>,
@@ -382,7 +401,32 @@ fn resource<'a>(snapshot: &'a Snapshot, plan: &'a Plan, id: ObjId, action: &'sta
         referenced_by: Vec::new(),
         file: &snapshot.sources.get(o.span.file).name,
         line: plan.lines.get(id.index()).copied().unwrap_or(0),
+        offset: o.span.start,
+        length: o.span.len(),
+        copies: copies(snapshot, id),
     }
+}
+
+/// The other places `id` is written, in file order.
+fn copies(snapshot: &Snapshot, id: ObjId) -> Vec<PlaceOut<'_>> {
+    let all = &snapshot.copies;
+    if all.is_empty() {
+        return Vec::new();
+    }
+    let from = all.partition_point(|(o, _)| *o < id);
+    all[from..]
+        .iter()
+        .take_while(|(o, _)| *o == id)
+        .map(|(_, span)| {
+            let file = snapshot.sources.get(span.file);
+            PlaceOut {
+                file: &file.name,
+                line: file.line_index(span.start) as u32 + 1,
+                offset: span.start,
+                length: span.len(),
+            }
+        })
+        .collect()
 }
 
 fn deleted<'a>(snapshot: &'a Snapshot, plan: &'a Plan, id: ObjId) -> ResourceOut<'a> {
@@ -459,6 +503,7 @@ fn plan_out<'a>(snapshot: &'a Snapshot, plan: &'a Plan) -> PlanOut<'a> {
         mode: plan.options_mode.name(),
         cascade: plan.cascade_mode.as_str(),
         multi_owner: plan.multi_owner.as_str(),
+        dialect: plan.dialect.as_deref(),
         targets: plan.targets.iter().map(|id| names.of(*id)).collect(),
         steps: StepsOut { snapshot, plan },
         kept,
@@ -539,6 +584,22 @@ fn write_resource(buf: &mut Vec<u8>, depth: usize, r: &ResourceOut) {
     }
     o.str(buf, "file", r.file);
     o.num(buf, "line", r.line.into());
+    o.num(buf, "offset", r.offset as u64);
+    o.num(buf, "length", r.length as u64);
+    if !r.copies.is_empty() {
+        o.key(buf, "copies");
+        buf.push(b'[');
+        for (i, c) in r.copies.iter().enumerate() {
+            json::element(buf, i == 0, depth + 2);
+            let mut w = json::Object::begin(buf, depth + 2);
+            w.str(buf, "file", c.file);
+            w.num(buf, "line", c.line.into());
+            w.num(buf, "offset", c.offset as u64);
+            w.num(buf, "length", c.length as u64);
+            w.end(buf);
+        }
+        json::end_array(buf, depth + 2);
+    }
     o.end(buf);
 }
 
@@ -555,6 +616,9 @@ pub fn json(snapshot: &Snapshot, plan: &Plan, out: &mut dyn Write) -> io::Result
     doc.field(&mut buf, "mode", p.mode)?;
     doc.field(&mut buf, "cascade", p.cascade)?;
     doc.field(&mut buf, "multiOwner", p.multi_owner)?;
+    if let Some(d) = p.dialect {
+        doc.field(&mut buf, "dialect", d)?;
+    }
     if !p.targets.is_empty() {
         doc.field(&mut buf, "targets", &p.targets)?;
     }

@@ -1,0 +1,480 @@
+//! `teardown apply PLAN`: a saved plan made into edits of the snapshot
+//! files (CONTRACT §7), with no planning again.
+//!
+//! - [`planfile`]: the plan file as read;
+//! - [`prepare`]: each input checked against its recorded sha256, each
+//!   planned object found at its recorded place, the edits made and then
+//!   checked by reading the new text back;
+//! - [`write`]: the new files written next to the old ones, synced and
+//!   renamed over them (with a `.bak` unless asked not to).
+
+pub mod planfile;
+pub mod write;
+
+use crate::dialect;
+use crate::input::edit::{self, Op};
+use crate::input::{FileId, Node, SourceFile, Sources, Span};
+use crate::load::{self, LoadOptions, Snapshot};
+use crate::model::{ObjId, Object, RelKind};
+use planfile::{Place, PlanFile};
+use std::collections::HashMap;
+use std::fmt;
+
+/// Why a plan is not applied. Nothing is written.
+#[derive(Debug)]
+pub enum ApplyError {
+    /// Not a plan file teardown can apply (exit 2).
+    NotAPlan { path: String, why: String },
+    /// The plan was made from standard input: there is no file to change (exit 2).
+    FromStdin,
+    /// An input changed since the plan was made, or is gone (exit 1).
+    Stale { file: String, why: String },
+    /// The plan names an object where the input has another (exit 1).
+    Mismatch { file: String, line: u32, planned: String, found: Option<String> },
+    /// An edit cannot be made exactly, or reading the result back did not
+    /// give what the plan asks for (exit 1).
+    Unappliable { file: String, line: usize, what: String },
+}
+
+impl ApplyError {
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            ApplyError::NotAPlan { .. } | ApplyError::FromStdin => 2,
+            _ => 1,
+        }
+    }
+}
+
+impl fmt::Display for ApplyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ApplyError::NotAPlan { path, why } => {
+                write!(f, "{path} is not a plan file teardown can apply: {why}; make one with `teardown plan … -o json`")
+            }
+            ApplyError::FromStdin => f.write_str(
+                "the plan was made from standard input: there is no file to change; plan the files themselves",
+            ),
+            ApplyError::Stale { file, why } => write!(
+                f,
+                "stale plan: {file} {why}; nothing was written; make the plan again from the files as they are"
+            ),
+            ApplyError::Mismatch { file, line, planned, found } => match found {
+                Some(found) => write!(
+                    f,
+                    "the plan does not match the input: it names {planned} at {file}:{line}, where the input has {found}; nothing was written"
+                ),
+                None => write!(
+                    f,
+                    "the plan does not match the input: it names {planned} at {file}:{line}, where the input has no object; nothing was written"
+                ),
+            },
+            ApplyError::Unappliable { file, line, what } => {
+                write!(f, "cannot apply the plan to {file}:{line}: {what}; nothing was written")
+            }
+        }
+    }
+}
+
+/// One file's change.
+#[derive(Debug)]
+pub struct Change {
+    pub path: String,
+    pub before: String,
+    /// `None`: nothing but blank lines, comments and separators would be
+    /// left, so the file itself goes.
+    pub after: Option<String>,
+    /// Documents (or list items, or nested objects) taken out.
+    pub removed: usize,
+    /// Owner references taken out of orphaned objects.
+    pub orphaned: usize,
+    /// Murano objects kept in place, marked `destroyed: true`.
+    pub marked: usize,
+}
+
+/// What happens to an object of the snapshot.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Fate {
+    Stays,
+    Removed,
+    /// Destroyed, but kept in place with its `destroyed` mark.
+    Marked,
+}
+
+/// Check `plan` against the snapshot of its inputs and make every file's
+/// change, each checked by reading it back. Pure: nothing is written.
+pub fn prepare(plan: &PlanFile, snapshot: &Snapshot, options: &LoadOptions) -> Result<Vec<Change>, ApplyError> {
+    let sources = &snapshot.sources;
+    let objects = &snapshot.objects;
+    let file_of: HashMap<&str, FileId> = sources.ids().map(|id| (sources.get(id).name.as_str(), id)).collect();
+    for input in &plan.inputs {
+        let Some(&id) = file_of.get(input.path.as_str()) else {
+            return Err(ApplyError::Stale { file: input.path.clone(), why: "could not be read".into() });
+        };
+        let now = sources.get(id).sha256();
+        if now != input.sha256 {
+            return Err(ApplyError::Stale {
+                file: input.path.clone(),
+                why: format!(
+                    "changed since the plan was made (sha256 {} in the plan, {now} now)",
+                    short(&input.sha256)
+                ),
+            });
+        }
+    }
+
+    // Every place of every object, to find what the plan names.
+    let mut at: HashMap<(FileId, usize, usize), ObjId> = HashMap::with_capacity(objects.len());
+    for (i, o) in objects.iter().enumerate() {
+        at.insert((o.span.file, o.span.start, o.span.end), ObjId(i as u32));
+    }
+    for (id, span) in &snapshot.copies {
+        at.insert((span.file, span.start, span.end), *id);
+    }
+    let find = |reference: &str, place: &Place| -> Result<Work, ApplyError> {
+        let mismatch = |found| ApplyError::Mismatch {
+            file: place.file.clone(),
+            line: place.line,
+            planned: reference.to_string(),
+            found,
+        };
+        let file = *file_of.get(place.file.as_str()).ok_or_else(|| mismatch(None))?;
+        let span = Span::new(file, place.offset..place.offset + place.length);
+        let id = *at.get(&(file, span.start, span.end)).ok_or_else(|| mismatch(None))?;
+        let o = &objects[id.index()];
+        let found = o.reference();
+        if found != reference {
+            return Err(mismatch(Some(found)));
+        }
+        let unappliable =
+            |what: String| ApplyError::Unappliable { file: place.file.clone(), line: place.line as usize, what };
+        if o.murano.as_deref().is_some_and(|m| m.copies > 0 || m.section != crate::model::Section::Model) {
+            return Err(unappliable(format!(
+                "{reference} is in a deployment task (Objects and ObjectsCopy): apply edits object models, not tasks"
+            )));
+        }
+        let text: &str = &sources.get(file).text;
+        let value = value_span(text, o, span).map_err(|u| unappliable(format!("{reference}: {}", u.what)))?;
+        Ok(Work { id, span: value, decl: None, start: span.start })
+    };
+
+    let mut fate = vec![Fate::Stays; objects.len()];
+    // Places to remove or mark, by object (an object's copies with it).
+    let mut places: Vec<Work> = Vec::new();
+    for r in plan.steps.iter().flat_map(|s| &s.resources) {
+        let w = find(&r.reference, &r.place)?;
+        let id = w.id;
+        fate[id.index()] = if r.referenced_by.is_empty() { Fate::Removed } else { Fate::Marked };
+        places.push(w);
+        for c in &r.copies {
+            places.push(find(&r.reference, c)?);
+        }
+        let listed = 1 + r.copies.len();
+        let written = 1 + snapshot.copies.iter().filter(|(o, _)| *o == id).count();
+        if listed != written {
+            return Err(ApplyError::Mismatch {
+                file: r.place.file.clone(),
+                line: r.place.line,
+                planned: format!("{} written {listed} times", r.reference),
+                found: Some(format!("it written {written} times")),
+            });
+        }
+    }
+    if fate.iter().all(|f| *f == Fate::Stays) && plan.orphaned.is_empty() {
+        return Ok(Vec::new());
+    }
+
+    // Orphaned objects lose the owner reference their owner's deletion
+    // would have followed.
+    let by_ref: HashMap<String, Vec<ObjId>> = {
+        let mut m: HashMap<String, Vec<ObjId>> = HashMap::new();
+        for (i, o) in objects.iter().enumerate() {
+            m.entry(o.reference()).or_default().push(ObjId(i as u32));
+        }
+        m
+    };
+    let mut strips: Vec<Work> = Vec::new();
+    for r in &plan.orphaned {
+        let w = find(&r.reference, &r.place)?;
+        let id = w.id;
+        let unappliable =
+            |what: String| ApplyError::Unappliable { file: r.place.file.clone(), line: r.place.line as usize, what };
+        let owner = r.owner.as_deref().unwrap_or_default();
+        let owners = by_ref.get(owner).map(Vec::as_slice).unwrap_or_default();
+        let rel = snapshot.resolved.relations.iter().find(|rel| {
+            rel.to == id && owners.contains(&rel.from) && matches!(rel.kind, RelKind::Owns | RelKind::Manages)
+        });
+        let Some(rel) = rel else {
+            return Err(unappliable(format!("{} has no owner reference to {owner}", r.reference)));
+        };
+        if rel.declared_by != id {
+            // Written in the owner's document, which the plan deletes.
+            if fate[rel.declared_by.index()] != Fate::Removed {
+                return Err(unappliable(format!(
+                    "the reference to {} is written in {owner}, which stays",
+                    r.reference
+                )));
+            }
+            continue;
+        }
+        let o = &objects[id.index()];
+        if edits_of(o).and_then(|e| e.owners).is_none() {
+            return Err(unappliable(format!(
+                "{} is owned by how it is written (the {} dialect): it cannot be orphaned in place",
+                r.reference, o.origin.dialect
+            )));
+        }
+        strips.push(Work { decl: Some(rel.decl), ..w });
+        for (copy, span) in snapshot.copies.iter().filter(|(c, _)| *c == id) {
+            strips.push(Work { id: *copy, span: *span, decl: Some(rel.decl), start: span.start });
+        }
+    }
+
+    // A removed object that holds one that stays (Murano nesting) keeps its
+    // place, marked destroyed, as the one it holds does.
+    loop {
+        let mut changed = false;
+        for &Work { id, span, .. } in &places {
+            if fate[id.index()] != Fate::Removed {
+                continue;
+            }
+            let holds_survivor = objects.iter().enumerate().any(|(j, o)| {
+                j != id.index()
+                    && fate[j] != Fate::Removed
+                    && o.span.file == span.file
+                    && span.start <= o.span.start
+                    && o.span.start < span.end
+            });
+            if holds_survivor {
+                let o = &objects[id.index()];
+                if edits_of(o).and_then(|e| e.destroyed).is_none() {
+                    return Err(ApplyError::Unappliable {
+                        file: sources.get(span.file).name.clone(),
+                        line: sources.get(span.file).line_index(span.start) + 1,
+                        what: format!("{} holds an object that stays", o.reference()),
+                    });
+                }
+                fate[id.index()] = Fate::Marked;
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+
+    let mut by_file: Vec<Vec<Work>> = vec![Vec::new(); sources.files.len()];
+    for w in places.into_iter().chain(strips) {
+        by_file[w.span.file.0 as usize].push(w);
+    }
+    let mut changes = Vec::new();
+    for (f, work) in by_file.iter().enumerate() {
+        if work.is_empty() {
+            continue;
+        }
+        let file = sources.get(FileId(f as u32));
+        changes.push(change(file, work, objects, &fate, options)?);
+    }
+    Ok(changes)
+}
+
+/// An object `apply` changes, at one of its places.
+#[derive(Clone, Copy, Debug)]
+struct Work {
+    id: ObjId,
+    /// Its whole value.
+    span: Span,
+    /// Orphaned: the owner reference it loses (else removed or marked).
+    decl: Option<u32>,
+    /// Where its span starts as read (Murano: at its `"?"` key).
+    start: usize,
+}
+
+fn short(sha: &str) -> &str {
+    sha.get(..12).unwrap_or(sha)
+}
+
+fn edits_of(o: &Object) -> Option<&'static dialect::Edits> {
+    dialect::by_name(o.origin.dialect).and_then(|i| dialect::REGISTRY[i].edits())
+}
+
+/// Where an object's whole value is written: its span, or (a dialect whose
+/// spans start at a key) the mapping that holds that key.
+fn value_span(text: &str, o: &Object, span: Span) -> Result<Span, edit::Unsupported> {
+    match edits_of(o) {
+        Some(e) if e.span_at_key => Ok(Span::new(span.file, edit::holder_of_key(text, span.start)?)),
+        _ => Ok(span),
+    }
+}
+
+/// One file's edits, made and read back.
+fn change(
+    file: &SourceFile,
+    work: &[Work],
+    objects: &[Object],
+    fate: &[Fate],
+    options: &LoadOptions,
+) -> Result<Change, ApplyError> {
+    let text: &str = &file.text;
+    let line = |at: usize| file.line_index(at) + 1;
+    let refuse = |at: usize, what: String| ApplyError::Unappliable { file: file.name.clone(), line: line(at), what };
+    let mut ops = Vec::new();
+    let (mut removed, mut orphaned, mut marked) = (0, 0, 0);
+    let removed_spans: Vec<Span> =
+        work.iter().filter(|w| w.decl.is_none() && fate[w.id.index()] == Fate::Removed).map(|w| w.span).collect();
+    let inside_removed = |s: &Span| {
+        removed_spans.iter().any(|r| r.start <= s.start && s.end <= r.end && (r.start, r.end) != (s.start, s.end))
+    };
+    for &Work { id, span, decl, .. } in work {
+        let o = &objects[id.index()];
+        let Some(how) = edits_of(o) else {
+            return Err(refuse(
+                span.start,
+                format!(
+                    "{} is read by the {} dialect, whose input apply does not edit",
+                    o.reference(),
+                    o.origin.dialect
+                ),
+            ));
+        };
+        match (decl, fate[id.index()]) {
+            (Some(index), _) => {
+                let Some(path) = how.owners else {
+                    return Err(refuse(span.start, format!("{} cannot be orphaned in place", o.reference())));
+                };
+                ops.push(Op::RemoveEntry { span: span.range(), path, index: index as usize });
+                orphaned += 1;
+            }
+            (None, Fate::Removed) if inside_removed(&span) => {}
+            (None, Fate::Removed) => {
+                ops.push(Op::Remove { span: span.range() });
+                removed += 1;
+            }
+            (None, Fate::Marked) => {
+                let Some((path, key)) = how.destroyed else {
+                    return Err(refuse(span.start, format!("{} cannot be kept marked destroyed", o.reference())));
+                };
+                if !inside_removed(&span) {
+                    ops.push(Op::SetTrue { span: span.range(), path, key });
+                    marked += 1;
+                }
+            }
+            (None, Fate::Stays) => {}
+        }
+    }
+    let edits = edit::edits(text, &ops).map_err(|u| refuse(u.at, format!("{} at this line", u.what)))?;
+    let after = edit::apply(text, &edits);
+    check(file, &after, &edits, work, fate, options)?;
+    let empty = after.lines().all(|l| {
+        let t = l.trim();
+        t.is_empty() || t.starts_with('#') || t == "---" || t == "..."
+    });
+    Ok(Change {
+        path: file.name.clone(),
+        before: text.to_string(),
+        after: (!empty).then_some(after),
+        removed,
+        orphaned,
+        marked,
+    })
+}
+
+/// Read the new text back, alone and as the old text read alone: every
+/// object that stays is there, in order; one no edit touched is byte for
+/// byte what it was; an orphaned one lost exactly its owner reference; a
+/// marked one is marked; no new problem appeared.
+fn check(
+    file: &SourceFile,
+    after: &str,
+    edits: &[edit::Edit],
+    work: &[Work],
+    fate: &[Fate],
+    options: &LoadOptions,
+) -> Result<(), ApplyError> {
+    let alone = |text: &str| {
+        let one = SourceFile::new(file.name.clone(), None, file.format, text.to_string());
+        load::load_sources(Sources { files: vec![std::sync::Arc::new(one)] }, options)
+    };
+    let old = alone(&file.text);
+    let new = alone(after);
+    let broken = |what: String| ApplyError::Unappliable { file: file.name.clone(), line: 1, what };
+    let problems = |s: &Snapshot| s.findings.iter().filter(|f| f.severity == crate::findings::Severity::Error).count();
+    if problems(&new) > problems(&old) {
+        return Err(broken("the edited file no longer reads cleanly (a teardown bug: please report it)".into()));
+    }
+    // What the plan does to each object of the file read alone, found by place.
+    let planned: HashMap<usize, (ObjId, Option<u32>)> = work.iter().map(|w| (w.start, (w.id, w.decl))).collect();
+    let text: &str = &file.text;
+    let mut expected = Vec::new();
+    for o in &old.objects {
+        let gone = work.iter().any(|w| {
+            w.decl.is_none()
+                && fate[w.id.index()] == Fate::Removed
+                && w.span.start <= o.span.start
+                && o.span.start < w.span.end
+        });
+        if !gone {
+            expected.push((o, planned.get(&o.span.start).copied()));
+        }
+    }
+    if expected.len() != new.objects.len() {
+        return Err(broken(format!(
+            "reading the result back gives {} objects where {} should stay (a teardown bug: please report it)",
+            new.objects.len(),
+            expected.len()
+        )));
+    }
+    let mut strips: HashMap<usize, Vec<u32>> = HashMap::new();
+    for w in work {
+        if let Some(d) = w.decl {
+            strips.entry(w.start).or_default().push(d);
+        }
+    }
+    for ((o, plan), n) in expected.iter().zip(&new.objects) {
+        let reference = o.reference();
+        let wrong =
+            |what: &str| broken(format!("{reference}: {what} after the edit (a teardown bug: please report it)"));
+        if n.reference() != reference {
+            return Err(wrong("another object is read in its place"));
+        }
+        let (Ok(was), Ok(is)) = (value_span(text, o, o.span), value_span(after, n, n.span)) else {
+            return Err(wrong("its place cannot be found"));
+        };
+        let touched = edits.iter().any(|e| e.range.start < was.end && was.start < e.range.end.max(e.range.start + 1));
+        if !touched && text[was.range()] != after[is.range()] {
+            return Err(wrong("its text changed"));
+        }
+        let mut owners: Vec<String> = o.owners.iter().map(|r| format!("{r:?}")).collect();
+        if let Some(ds) = strips.get(&o.span.start) {
+            let mut ds = ds.clone();
+            ds.sort_unstable_by(|a, b| b.cmp(a));
+            ds.dedup();
+            for d in ds {
+                if (d as usize) < owners.len() {
+                    owners.remove(d as usize);
+                }
+            }
+            let path = edits_of(o).and_then(|e| e.owners).unwrap_or_default();
+            let mut expect = Node::at(text, o.span.range());
+            if let Some(node) = expect.as_mut() {
+                let mut ds: Vec<usize> = strips[&o.span.start].iter().map(|&d| d as usize).collect();
+                ds.sort_unstable_by(|a, b| b.cmp(a));
+                ds.dedup();
+                node.remove_entries(path, &ds);
+            }
+            if expect != Node::at(after, n.span.range()) {
+                return Err(wrong("more than its owner reference changed"));
+            }
+        }
+        let new_owners: Vec<String> = n.owners.iter().map(|r| format!("{r:?}")).collect();
+        if owners != new_owners {
+            return Err(wrong("its owner references are not the ones expected"));
+        }
+        let is_marked = matches!(plan, Some((id, None)) if fate[id.index()] == Fate::Marked);
+        let was = o.murano.as_deref().is_some_and(|m| m.destroyed);
+        let now = n.murano.as_deref().is_some_and(|m| m.destroyed);
+        if now != (was || is_marked) {
+            return Err(wrong("its destroyed mark is not the one expected"));
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,897 @@
+//! Edits of the text of a snapshot file that keep everything around them
+//! byte for byte: take a document, an item of a list or a nested value out
+//! of its container, take an entry out of a list inside an object, set a
+//! flag in a mapping. Syntax only: which list holds an object's owners is
+//! the dialect's to say (`dialect::Edits`); `apply` checks every result by
+//! reading the file again.
+//!
+//! Two syntaxes are understood: JSON and YAML flow collections (brackets,
+//! braces, commas, quoted strings), and YAML block collections, by their
+//! lines and indentation (the layout `kubectl get -o yaml` and most
+//! manifests use). Anything else is [`Unsupported`], never guessed at.
+
+use std::ops::Range;
+
+/// A replacement of `range` by `text`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Edit {
+    pub range: Range<usize>,
+    pub text: String,
+}
+
+impl Edit {
+    fn cut(range: Range<usize>) -> Edit {
+        Edit { range, text: String::new() }
+    }
+}
+
+/// Why an edit cannot be made exactly: what was found where.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unsupported {
+    pub at: usize,
+    pub what: String,
+}
+
+type R<T> = Result<T, Unsupported>;
+
+fn unsupported<T>(at: usize, what: impl Into<String>) -> R<T> {
+    Err(Unsupported { at, what: what.into() })
+}
+
+/// An entry of a collection: its whole range (what removing it removes,
+/// before separators are counted), its key (mappings) and its value.
+#[derive(Clone, Debug)]
+struct Entry {
+    /// Block: from the start of its first line to the end of its last
+    /// content line (with the newline). Flow: the entry itself, trimmed.
+    whole: Range<usize>,
+    key: Option<String>,
+    value: Range<usize>,
+}
+
+/// A collection as written.
+#[derive(Clone, Debug)]
+struct Collection {
+    flow: bool,
+    /// Flow: the range between the brackets.
+    inner: Range<usize>,
+    entries: Vec<Entry>,
+}
+
+fn line_start(text: &str, at: usize) -> usize {
+    text[..at].rfind('\n').map_or(0, |i| i + 1)
+}
+
+/// The end of the line holding `at`, after its newline (or the text's end).
+fn line_end(text: &str, at: usize) -> usize {
+    text[at..].find('\n').map_or(text.len(), |i| at + i + 1)
+}
+
+fn indent_of(line: &str) -> usize {
+    line.len() - line.trim_start_matches(' ').len()
+}
+
+/// Is this line blank or a comment?
+fn is_filler(line: &str) -> bool {
+    let t = line.trim();
+    t.is_empty() || t.starts_with('#')
+}
+
+/// The lines of `text[range]`: (start, line without its newline).
+fn lines_in(text: &str, range: Range<usize>) -> Vec<(usize, &str)> {
+    let mut out = Vec::new();
+    let mut at = range.start;
+    while at < range.end {
+        let end = text[at..range.end].find('\n').map_or(range.end, |i| at + i);
+        out.push((at, text[at..end].trim_end_matches('\r')));
+        at = end + 1;
+    }
+    out
+}
+
+/// Skip whitespace forwards from `at`.
+fn skip_ws(text: &str, mut at: usize, end: usize) -> usize {
+    let b = text.as_bytes();
+    while at < end && matches!(b[at], b' ' | b'\t' | b'\n' | b'\r') {
+        at += 1;
+    }
+    at
+}
+
+/// Skip whitespace backwards from `at` (exclusive).
+fn skip_ws_back(text: &str, mut at: usize, start: usize) -> usize {
+    let b = text.as_bytes();
+    while at > start && matches!(b[at - 1], b' ' | b'\t' | b'\n' | b'\r') {
+        at -= 1;
+    }
+    at
+}
+
+// ---------------------------------------------------------------- flow
+
+/// The end of the quoted string starting at `at` (after its closing quote).
+fn quoted_end(text: &str, at: usize) -> R<usize> {
+    let b = text.as_bytes();
+    let q = b[at];
+    let mut i = at + 1;
+    while i < b.len() {
+        match b[i] {
+            b'\\' if q == b'"' => i += 2,
+            c if c == q => {
+                if q == b'\'' && b.get(i + 1) == Some(&b'\'') {
+                    i += 2;
+                } else {
+                    return Ok(i + 1);
+                }
+            }
+            _ => i += 1,
+        }
+    }
+    unsupported(at, "a string that does not end")
+}
+
+/// The end of the flow value starting at `at` (a bracketed collection, a
+/// quoted string or a plain scalar), before `limit`.
+fn flow_value_end(text: &str, at: usize, limit: usize) -> R<usize> {
+    let b = text.as_bytes();
+    match b.get(at) {
+        Some(b'"' | b'\'') => quoted_end(text, at),
+        Some(b'[' | b'{') => {
+            let mut depth = 0usize;
+            let mut i = at;
+            while i < limit {
+                match b[i] {
+                    b'"' | b'\'' => {
+                        i = quoted_end(text, i)?;
+                        continue;
+                    }
+                    b'[' | b'{' => depth += 1,
+                    b']' | b'}' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            return Ok(i + 1);
+                        }
+                    }
+                    b'#' if i > 0 && matches!(b[i - 1], b' ' | b'\n') => {
+                        return unsupported(i, "a comment inside a flow collection");
+                    }
+                    _ => {}
+                }
+                i += 1;
+            }
+            unsupported(at, "a collection that does not close")
+        }
+        _ => {
+            // A plain scalar: up to a separator of the enclosing collection.
+            let mut i = at;
+            while i < limit && !matches!(b[i], b',' | b']' | b'}' | b'\n') {
+                i += 1;
+            }
+            Ok(skip_ws_back(text, i, at))
+        }
+    }
+}
+
+/// The entries of the flow collection whose opening bracket is at `open`.
+fn flow_collection(text: &str, open: usize) -> R<Collection> {
+    let b = text.as_bytes();
+    let is_map = b[open] == b'{';
+    let end = flow_value_end(text, open, text.len())?;
+    let inner = open + 1..end - 1;
+    let mut entries = Vec::new();
+    let mut at = skip_ws(text, inner.start, inner.end);
+    while at < inner.end {
+        let start = at;
+        let mut key = None;
+        if is_map {
+            let key_end = match b.get(at) {
+                Some(b'"' | b'\'') => quoted_end(text, at)?,
+                _ => {
+                    // A plain key ends at `: ` (or `:` before a separator).
+                    let mut i = at;
+                    while i < inner.end
+                        && !(b[i] == b':' && matches!(b.get(i + 1), Some(b' ' | b'\n' | b',' | b'}' | b']')))
+                        && !matches!(b[i], b',' | b'}' | b']')
+                    {
+                        i += 1;
+                    }
+                    skip_ws_back(text, i, at)
+                }
+            };
+            let raw = &text[at..key_end];
+            key = Some(unquote(raw));
+            at = skip_ws(text, key_end, inner.end);
+            if b.get(at) != Some(&b':') {
+                return unsupported(at, "a mapping entry without `:`");
+            }
+            at = skip_ws(text, at + 1, inner.end);
+        }
+        let value_end = flow_value_end(text, at, inner.end)?;
+        entries.push(Entry { whole: start..value_end, key, value: at..value_end });
+        at = skip_ws(text, value_end, inner.end);
+        match b.get(at) {
+            Some(b',') => at = skip_ws(text, at + 1, inner.end),
+            _ if at >= inner.end => {}
+            _ => return unsupported(at, "a flow collection with an unexpected character"),
+        }
+    }
+    Ok(Collection { flow: true, inner, entries })
+}
+
+fn unquote(raw: &str) -> String {
+    let raw = raw.trim();
+    if raw.len() >= 2 && raw.starts_with('"') && raw.ends_with('"') {
+        serde_json::from_str::<String>(raw).unwrap_or_else(|_| raw[1..raw.len() - 1].to_string())
+    } else if raw.len() >= 2 && raw.starts_with('\'') && raw.ends_with('\'') {
+        raw[1..raw.len() - 1].replace("''", "'")
+    } else {
+        raw.to_string()
+    }
+}
+
+// ---------------------------------------------------------------- block
+
+/// The key of a block mapping line (`key: value`, `"key":`), with the
+/// offset (in the line) just after its colon.
+fn block_key(line: &str) -> Option<(String, usize)> {
+    let t = line.trim_start();
+    let lead = line.len() - t.len();
+    let (key, after) = if t.starts_with(['"', '\'']) {
+        let end = quoted_end(t, 0).ok()?;
+        (unquote(&t[..end]), end)
+    } else {
+        let b = t.as_bytes();
+        let mut i = 0;
+        loop {
+            if i >= b.len() {
+                return None;
+            }
+            if b[i] == b':' && (i + 1 == b.len() || b[i + 1] == b' ') {
+                break;
+            }
+            if b[i] == b'#' && i > 0 && b[i - 1] == b' ' {
+                return None;
+            }
+            i += 1;
+        }
+        (t[..i].trim_end().to_string(), i)
+    };
+    let rest = &t[after..];
+    let colon = rest.len() - rest.trim_start_matches(' ').len();
+    if !rest[colon..].starts_with(':') {
+        return None;
+    }
+    Some((key, lead + after + colon + 1))
+}
+
+/// The block collection whose first entry starts at `first` (a key, or a
+/// `- ` of a sequence), ending before `limit`.
+fn block_collection(text: &str, first: usize, limit: usize) -> R<Collection> {
+    let col = first - line_start(text, first);
+    let seq = text[first..].starts_with("- ") || text[first..].starts_with("-\n") || &text[first..] == "-";
+    let lines = lines_in(text, line_start(text, first)..limit);
+    let mut entries: Vec<Entry> = Vec::new();
+    let mut last_content = None;
+    for (i, &(start, line)) in lines.iter().enumerate() {
+        let opens = if i == 0 {
+            true
+        } else if is_filler(line) {
+            continue;
+        } else if is_separator(line) || line == "..." {
+            break; // the document ends
+        } else {
+            let ind = indent_of(line);
+            let rest = &line[ind..];
+            let dash = rest.starts_with("- ") || rest == "-";
+            if ind < col || (ind == col && seq && !dash) {
+                break; // the collection ends
+            }
+            ind == col && seq == dash
+        };
+        if opens {
+            if let (Some(e), Some(end)) = (entries.last_mut(), last_content) {
+                e.whole.end = end;
+            }
+            let at = start + col;
+            let (key, value_start) = if seq {
+                (None, skip_ws(text, at + 1, line_end(text, at)).min(at + line.len() - col))
+            } else {
+                // The first entry may follow a `- ` on its line.
+                let from = if i == 0 { col } else { 0 };
+                match block_key(&line[from..]) {
+                    Some((k, after)) => (Some(k), start + from + after),
+                    None => return unsupported(at, "a line of a block mapping that is not `key: value`"),
+                }
+            };
+            entries.push(Entry { whole: start..line_end(text, start), key, value: value_start..line_end(text, start) });
+        }
+        last_content = Some(line_end(text, start).min(limit.max(start + line.len())));
+        if let Some(e) = entries.last_mut() {
+            e.value.end = line_end(text, start);
+        }
+    }
+    if let (Some(e), Some(end)) = (entries.last_mut(), last_content) {
+        e.whole.end = end;
+    }
+    let inner = entries.first().map_or(first, |e| e.whole.start)..entries.last().map_or(first, |e| e.whole.end);
+    Ok(Collection { flow: false, inner, entries })
+}
+
+/// The collection that is the value written at `at..end`: flow when it
+/// starts with a bracket, else block (on the next lines).
+fn collection_at(text: &str, value: Range<usize>) -> R<Collection> {
+    let start = skip_ws(text, value.start, value.end);
+    if start >= value.end {
+        return unsupported(value.start, "an empty value where a collection was expected");
+    }
+    let b = text.as_bytes();
+    match b[start] {
+        b'[' | b'{' => flow_collection(text, start),
+        b'#' => {
+            // `key: # comment` then the block below it.
+            let next = line_end(text, start);
+            collection_at(text, next..value.end)
+        }
+        b'&' | b'*' | b'!' | b'|' | b'>' => unsupported(start, "an anchor, alias, tag or block scalar"),
+        _ => {
+            let ls = line_start(text, start);
+            // A block collection starts on a line of its own, or after `- `.
+            if text[ls..start].trim().is_empty() || text[ls..start].trim_end().ends_with('-') {
+                block_collection(text, start, value.end)
+            } else {
+                unsupported(start, "a scalar where a collection was expected")
+            }
+        }
+    }
+}
+
+/// The mapping written at `span` (an object's document or list item).
+fn mapping_at(text: &str, span: Range<usize>) -> R<Collection> {
+    let mut start = skip_ws(text, span.start, span.end);
+    // An item of a block sequence whose span starts at its dash.
+    if text[start..span.end].starts_with("- ") {
+        start = skip_ws(text, start + 1, span.end);
+    }
+    while start < span.end && text[start..].starts_with('#') {
+        start = skip_ws(text, line_end(text, start), span.end);
+    }
+    if text[start..span.end].starts_with("---") {
+        start = skip_ws(text, line_end(text, start), span.end);
+    }
+    let c = collection_at(text, start..span.end)?;
+    if c.entries.iter().any(|e| e.key.is_none()) {
+        return unsupported(start, "a sequence where a mapping was expected");
+    }
+    Ok(c)
+}
+
+/// The value at `path` (keys from the mapping at `span`).
+fn value_at(text: &str, span: Range<usize>, path: &[&str]) -> R<Option<(Collection, usize)>> {
+    let mut map = mapping_at(text, span.clone())?;
+    for (depth, key) in path.iter().enumerate() {
+        let Some(i) = map.entries.iter().position(|e| e.key.as_deref() == Some(*key)) else {
+            return Ok(None);
+        };
+        if depth + 1 == path.len() {
+            return Ok(Some((map, i)));
+        }
+        let v = map.entries[i].value.clone();
+        map = collection_at(text, v)?;
+    }
+    unsupported(span.start, "an empty path")
+}
+
+/// The edits that take the entries `removed` (sorted indices) out of `c`,
+/// separators with them. `None`: every entry goes (the caller says what
+/// stays in its place).
+fn remove_entries(c: &Collection, removed: &[usize]) -> Option<Vec<Edit>> {
+    let n = c.entries.len();
+    if removed.len() >= n {
+        return None;
+    }
+    if !c.flow {
+        return Some(removed.iter().map(|&i| Edit::cut(c.entries[i].whole.clone())).collect());
+    }
+    let mut edits = Vec::new();
+    let mut k = 0;
+    while k < removed.len() {
+        let first = removed[k];
+        let mut last = first;
+        while k + 1 < removed.len() && removed[k + 1] == last + 1 {
+            k += 1;
+            last += 1;
+        }
+        k += 1;
+        edits.push(match c.entries.get(last + 1) {
+            Some(next) => Edit::cut(c.entries[first].whole.start..next.whole.start),
+            // A run at the end: the comma before it goes (there is an entry
+            // before it, since not every entry goes).
+            None => Edit::cut(c.entries[first - 1].whole.end..c.entries[last].whole.end),
+        });
+    }
+    Some(edits)
+}
+
+/// An edit `apply` asks for, on an object written at `span`.
+#[derive(Clone, Debug)]
+pub enum Op {
+    /// Take the value out of what holds it: a document of a YAML stream or
+    /// a file of JSON documents, an item of a block sequence, an element of
+    /// a flow sequence or JSON array, or the value of a mapping entry (which
+    /// becomes `null`). Documents take their separator line, and the
+    /// comments after it, with them.
+    Remove { span: Range<usize> },
+    /// Take entry `index` out of the list at `path` in the object's mapping;
+    /// when every entry goes, the key goes too.
+    RemoveEntry { span: Range<usize>, path: &'static [&'static str], index: usize },
+    /// Set `key: true` in the mapping at `path` (added as its first entry).
+    SetTrue { span: Range<usize>, path: &'static [&'static str], key: &'static str },
+}
+
+/// Where a removed value was.
+enum Place {
+    /// An edit of its own (a document, a mapping value).
+    Alone(Edit),
+    /// An entry of a collection, removed together with its siblings:
+    /// what is left when every entry goes.
+    Entry { list: Collection, index: usize, when_empty: Edit },
+}
+
+/// The edits for `ops` on `text`, sorted and checked not to overlap.
+/// Entries of one collection are taken out together, so that commas stay
+/// right and an emptied list is written `[]` (or its key goes).
+pub fn edits(text: &str, ops: &[Op]) -> R<Vec<Edit>> {
+    let mut out = Vec::new();
+    // Collections, by where their entries start, with the entries to remove.
+    let mut groups: Vec<(usize, Collection, Vec<usize>, Edit)> = Vec::new();
+    let mut join = |list: Collection, index: usize, when_empty: Edit| {
+        let key = list.entries.first().map_or(list.inner.start, |e| e.whole.start);
+        match groups.iter_mut().find(|g| g.0 == key) {
+            Some(g) => g.2.push(index),
+            None => groups.push((key, list, vec![index], when_empty)),
+        }
+    };
+    for op in ops {
+        match op {
+            Op::Remove { span } => match remove_value(text, span.clone())? {
+                Place::Alone(e) => out.push(e),
+                Place::Entry { list, index, when_empty } => join(list, index, when_empty),
+            },
+            Op::RemoveEntry { span, path, index } => {
+                let Some((map, k)) = value_at(text, span.clone(), path)? else {
+                    return unsupported(span.start, format!("no `{}` in the object", path.join(".")));
+                };
+                let value = map.entries[k].value.clone();
+                let list = collection_at(text, value.clone())?;
+                if list.entries.iter().any(|e| e.key.is_some()) || *index >= list.entries.len() {
+                    return unsupported(value.start, format!("`{}` has no entry {index}", path.join(".")));
+                }
+                let when_empty = match remove_entries(&map, &[k]) {
+                    Some(mut e) if e.len() == 1 => e.remove(0),
+                    _ => return unsupported(span.start, format!("`{}` is all the object holds", path.join("."))),
+                };
+                join(list, *index, when_empty);
+            }
+            Op::SetTrue { span, path, key } => out.push(set_true(text, span.clone(), path, key)?),
+        }
+    }
+    for (_, list, mut removed, when_empty) in groups {
+        removed.sort_unstable();
+        removed.dedup();
+        match remove_entries(&list, &removed) {
+            Some(e) => out.extend(e),
+            None => out.push(when_empty),
+        }
+    }
+    out.sort_by_key(|e| (e.range.start, e.range.end));
+    // Cuts that touch or share text (two documents, each with the separator
+    // between them) are one cut.
+    let mut merged: Vec<Edit> = Vec::with_capacity(out.len());
+    for e in out {
+        match merged.last_mut() {
+            Some(last) if last.text.is_empty() && e.text.is_empty() && e.range.start <= last.range.end => {
+                last.range.end = last.range.end.max(e.range.end);
+            }
+            _ => merged.push(e),
+        }
+    }
+    // A cut that leaves a separator first in the file takes it too.
+    if let Some(e) = merged.first_mut() {
+        let head = text[..e.range.start].lines().all(|l| is_filler(l) && !is_separator(l.trim_end()));
+        let next = line_end(text, e.range.end.min(text.len()));
+        if e.text.is_empty() && head && e.range.end < text.len() && is_separator(text[e.range.end..next].trim_end()) {
+            e.range.end = next;
+        }
+    }
+    let out = merged;
+    for pair in out.windows(2) {
+        if pair[1].range.start < pair[0].range.end {
+            return unsupported(pair[1].range.start, "two edits of one place");
+        }
+    }
+    Ok(out)
+}
+
+/// Set `key: true` in the mapping at `path` of the mapping at `span`
+/// (added as its first entry when it is not there).
+fn set_true(text: &str, span: Range<usize>, path: &[&str], key: &str) -> R<Edit> {
+    let Some((map, k)) = value_at(text, span.clone(), path)? else {
+        return unsupported(span.start, format!("no `{}` in the object", path.join(".")));
+    };
+    let inner = collection_at(text, map.entries[k].value.clone())?;
+    if let Some(e) = inner.entries.iter().find(|e| e.key.as_deref() == Some(key)) {
+        let v = skip_ws(text, e.value.start, e.value.end);
+        let end = if inner.flow { e.value.end } else { v + text[v..e.value.end].trim_end().len() };
+        return Ok(Edit { range: v..end, text: "true".into() });
+    }
+    if inner.flow {
+        let json = text[inner.inner.start..].trim_start().starts_with('"') || inner.entries.is_empty();
+        let name = if json { format!("\"{key}\"") } else { key.to_string() };
+        return Ok(match inner.entries.first() {
+            Some(first) => {
+                let gap = &text[inner.inner.start..first.whole.start];
+                let gap = if gap.is_empty() { " " } else { gap };
+                Edit { range: first.whole.start..first.whole.start, text: format!("{name}: true,{gap}") }
+            }
+            None => Edit { range: inner.inner.clone(), text: format!("{name}: true") },
+        });
+    }
+    let Some(first) = inner.entries.first() else {
+        return unsupported(inner.inner.start, "an empty block mapping");
+    };
+    let ls = line_start(text, first.whole.start);
+    let col = text[ls..].len() - text[ls..].trim_start_matches([' ', '-']).len();
+    if text[ls..ls + col].contains('-') {
+        return unsupported(ls, "a mapping that starts on the line of its list item");
+    }
+    Ok(Edit { range: ls..ls, text: format!("{}{key}: true\n", " ".repeat(col)) })
+}
+
+fn remove_value(text: &str, span: Range<usize>) -> R<Place> {
+    let ls = line_start(text, span.start);
+    let before = &text[ls..span.start];
+    let body = &text[span.clone()];
+    let dash_in = body.starts_with("- ") || body.starts_with("-\n");
+    if (dash_in && before.trim().is_empty()) || before.trim() == "-" {
+        return block_item(text, span, ls);
+    }
+    // The first thing before the value, skipping blanks and comment lines.
+    let mut at = skip_ws_back(text, span.start, 0);
+    loop {
+        let l = line_start(text, at);
+        if at > 0 && text[l..at].trim_start().starts_with('#') {
+            at = skip_ws_back(text, l, 0);
+            continue;
+        }
+        break;
+    }
+    let prev_line = &text[line_start(text, at)..at];
+    let prev = text[..at].chars().next_back();
+    match prev {
+        Some('[' | ',') => flow_element(text, span, at),
+        Some(':') if !is_separator(prev_line) => Ok(Place::Alone(Edit { range: span, text: "null".into() })),
+        _ if at == 0 || is_separator(prev_line) || prev_line.trim_start().starts_with("...") => {
+            Ok(Place::Alone(document(text, span)))
+        }
+        // One of several JSON documents, or a YAML document at column 0.
+        _ if before.is_empty() => Ok(Place::Alone(document(text, span))),
+        _ => unsupported(span.start, "a value whose container is not understood"),
+    }
+}
+
+fn is_separator(line: &str) -> bool {
+    line == "---" || line.starts_with("--- ") || line.starts_with("---\t")
+}
+
+/// A document: from its separator line (when it has one) to the next
+/// separator line; the first document without one starts at its own line.
+fn document(text: &str, span: Range<usize>) -> Edit {
+    let mut start = line_start(text, span.start);
+    // Back over the comments and blank lines between it and its separator.
+    let mut l = start;
+    let mut first = true;
+    while l > 0 {
+        let prev = line_start(text, l - 1);
+        let line = text[prev..l].trim_end_matches(['\n', '\r']);
+        if is_separator(line) {
+            start = prev;
+            first = false;
+            break;
+        }
+        if !is_filler(line) {
+            first = false;
+            break;
+        }
+        l = prev;
+    }
+    // On to the next separator (or the end), taking this document's own
+    // trailing comments and an end marker `...`.
+    let mut end = span.end.min(text.len());
+    if end > span.start && !text[..end].ends_with('\n') {
+        end = line_end(text, end);
+    }
+    while end < text.len() {
+        let e = line_end(text, end);
+        let line = text[end..e].trim_end_matches(['\n', '\r']);
+        if is_separator(line) || (!is_filler(line) && !line.starts_with("...")) {
+            // The first document takes the separator after it: the next
+            // one becomes the first.
+            if first && is_separator(line) {
+                end = e;
+            }
+            break;
+        }
+        end = e;
+    }
+    Edit::cut(start..end)
+}
+
+/// An item of a block sequence, found among its siblings.
+fn block_item(text: &str, span: Range<usize>, ls: usize) -> R<Place> {
+    let dash = ls + indent_of(&text[ls..]);
+    let col = dash - ls;
+    let sibling = |line: &str| {
+        let ind = indent_of(line);
+        ind == col && (line[ind..].starts_with("- ") || &line[ind..] == "-")
+    };
+    // Back to the sequence's first item, and the line above it.
+    let mut first = ls;
+    let mut above = None;
+    let mut l = ls;
+    while l > 0 {
+        let p = line_start(text, l - 1);
+        let line = text[p..l].trim_end_matches(['\n', '\r']);
+        l = p;
+        if is_filler(line) {
+            continue;
+        }
+        if sibling(line) {
+            first = p;
+            continue;
+        }
+        let ind = indent_of(line);
+        if ind < col || (ind == col && !sibling(line)) || is_separator(line) {
+            above = Some((p, line));
+            break;
+        }
+    }
+    let list = block_collection(text, first + col, text.len())?;
+    let Some(index) = list.entries.iter().position(|e| e.whole.start == ls) else {
+        return unsupported(span.start, "an item not found in its sequence");
+    };
+    let end = list.entries.last().map_or(ls, |e| e.whole.end);
+    let when_empty = match above {
+        // `key:` above: the key keeps an empty list.
+        Some((p, line)) if line.trim_end().ends_with(':') && !is_separator(line) => {
+            let colon = p + line.trim_end().len();
+            let tail = if text[..end].ends_with('\n') { "\n" } else { "" };
+            Edit { range: colon..end, text: format!(" []{tail}") }
+        }
+        // A document that is a sequence: it stays, empty.
+        None | Some(_) if text[first..first + col].trim().is_empty() && col == 0 => {
+            let tail = if text[..end].ends_with('\n') { "\n" } else { "" };
+            Edit { range: first..end, text: format!("[]{tail}") }
+        }
+        _ => return unsupported(ls, "the only items of a sequence whose key is not on the line above"),
+    };
+    Ok(Place::Entry { list, index, when_empty })
+}
+
+/// An element of a flow sequence or JSON array.
+fn flow_element(text: &str, span: Range<usize>, prev: usize) -> R<Place> {
+    // Find the opening bracket: back over earlier elements.
+    let b = text.as_bytes();
+    let mut depth = 0usize;
+    let mut i = prev;
+    let open = loop {
+        if i == 0 {
+            return unsupported(span.start, "an element whose list does not open");
+        }
+        i -= 1;
+        match b[i] {
+            b']' | b'}' => depth += 1,
+            b'[' | b'{' if depth == 0 => break i,
+            b'[' | b'{' => depth -= 1,
+            _ => {}
+        }
+    };
+    if b[open] != b'[' {
+        return unsupported(open, "a value inside a flow mapping");
+    }
+    let list = flow_collection(text, open)?;
+    let Some(index) = list.entries.iter().position(|e| e.whole.start == span.start) else {
+        return unsupported(span.start, "an element not found in its list");
+    };
+    let when_empty = Edit::cut(list.inner.clone());
+    Ok(Place::Entry { list, index, when_empty })
+}
+
+/// The whole mapping that holds the key written at `key_at`: a flow
+/// mapping whose first key it is (`{"?": …}`), or a block mapping (from
+/// its `- ` when it is an item of a sequence).
+pub fn holder_of_key(text: &str, key_at: usize) -> R<Range<usize>> {
+    let before = skip_ws_back(text, key_at, 0);
+    let b = text.as_bytes();
+    if before > 0 && b[before - 1] == b'{' {
+        let open = before - 1;
+        return Ok(open..flow_value_end(text, open, text.len())?);
+    }
+    if before > 0 && b[before - 1] == b',' {
+        return unsupported(key_at, "a key after others in a flow mapping");
+    }
+    let ls = line_start(text, key_at);
+    let col = key_at - ls;
+    let lead = &text[ls..key_at];
+    let mut first = key_at;
+    let mut item = lead.trim_end().ends_with('-').then(|| ls + lead.find('-').unwrap_or(0));
+    if !lead.trim().is_empty() && item.is_none() {
+        return unsupported(key_at, "a key that does not start its line");
+    }
+    let mut l = ls;
+    while item.is_none() && l > 0 {
+        let p = line_start(text, l - 1);
+        let line = text[p..l].trim_end_matches(['\n', '\r']);
+        l = p;
+        if is_filler(line) {
+            continue;
+        }
+        if is_separator(line) || line == "..." {
+            break; // the document starts below it
+        }
+        let ind = indent_of(line);
+        if ind > col {
+            continue;
+        }
+        let rest = &line[ind..];
+        if ind == col && !rest.starts_with("- ") {
+            first = p + col; // an earlier key of the same mapping
+            continue;
+        }
+        if rest.starts_with("- ") && ind + 2 + indent_of(&rest[2..]) == col {
+            first = p + col;
+            item = Some(p + ind);
+        }
+        break;
+    }
+    let map = block_collection(text, first, text.len())?;
+    let end = map.entries.last().map_or(first, |e| e.whole.end);
+    Ok(item.unwrap_or(first)..end)
+}
+
+/// Apply edits (sorted, not overlapping) to `text`.
+pub fn apply(text: &str, edits: &[Edit]) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    for e in edits {
+        out.push_str(&text[at..e.range.start]);
+        out.push_str(&e.text);
+        at = e.range.end;
+    }
+    out.push_str(&text[at..]);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(text: &str, ops: &[Op]) -> String {
+        apply(text, &edits(text, ops).expect("edits"))
+    }
+
+    fn span_of(text: &str, needle: &str) -> Range<usize> {
+        let s = text.find(needle).expect("needle");
+        s..s + needle.len()
+    }
+
+    fn remove(text: &str, needle: &str) -> Op {
+        Op::Remove { span: span_of(text, needle) }
+    }
+
+    #[test]
+    fn documents_go_with_their_separator_and_comments() {
+        let t = "# file\na: 1\n---\n# two\nb: 2\n---\nc: 3\n";
+        assert_eq!(run(t, &[remove(t, "b: 2\n")]), "# file\na: 1\n---\nc: 3\n");
+        assert_eq!(run(t, &[remove(t, "a: 1\n")]), "# file\n# two\nb: 2\n---\nc: 3\n");
+        assert_eq!(run(t, &[remove(t, "c: 3\n")]), "# file\na: 1\n---\n# two\nb: 2\n");
+        assert_eq!(run(t, &[remove(t, "a: 1\n"), remove(t, "b: 2\n")]), "# file\nc: 3\n");
+    }
+
+    #[test]
+    fn block_items_and_the_last_ones() {
+        let t = "kind: List\nitems:\n- a: 1\n  b: 2\n- a: 3\n";
+        assert_eq!(run(t, &[remove(t, "- a: 1\n  b: 2")]), "kind: List\nitems:\n- a: 3\n");
+        assert_eq!(run(t, &[remove(t, "- a: 1\n  b: 2"), remove(t, "- a: 3")]), "kind: List\nitems: []\n");
+        let top = "- a: 1\n- a: 2\n";
+        assert_eq!(run(top, &[remove(top, "- a: 2")]), "- a: 1\n");
+        assert_eq!(run(top, &[remove(top, "- a: 2"), remove(top, "- a: 1")]), "[]\n");
+    }
+
+    #[test]
+    fn json_elements_keep_their_commas_right() {
+        let t = "[\n  {\"a\": 1},\n  {\"a\": 2},\n  {\"a\": 3}\n]\n";
+        assert_eq!(run(t, &[remove(t, "{\"a\": 1}")]), "[\n  {\"a\": 2},\n  {\"a\": 3}\n]\n");
+        assert_eq!(run(t, &[remove(t, "{\"a\": 3}")]), "[\n  {\"a\": 1},\n  {\"a\": 2}\n]\n");
+        assert_eq!(run(t, &[remove(t, "{\"a\": 3}"), remove(t, "{\"a\": 2}")]), "[\n  {\"a\": 1}\n]\n");
+        assert_eq!(run(t, &[remove(t, "{\"a\": 1}"), remove(t, "{\"a\": 3}")]), "[\n  {\"a\": 2}\n]\n");
+        let all: Vec<Op> = ["{\"a\": 1}", "{\"a\": 2}", "{\"a\": 3}"].iter().map(|n| remove(t, n)).collect();
+        assert_eq!(run(t, &all), "[]\n");
+        let nd = "{\"a\": 1}\n{\"a\": 2}\n";
+        assert_eq!(run(nd, &[remove(nd, "{\"a\": 2}")]), "{\"a\": 1}\n");
+        assert_eq!(run(nd, &[remove(nd, "{\"a\": 1}")]), "{\"a\": 2}\n");
+    }
+
+    #[test]
+    fn a_nested_value_becomes_null() {
+        let t = "{\"x\": {\"?\": {\"id\": \"a\"}}, \"y\": 1}";
+        assert_eq!(run(t, &[remove(t, "{\"?\": {\"id\": \"a\"}}")]), "{\"x\": null, \"y\": 1}");
+    }
+
+    const OWNERS: &[&str] = &["metadata", "ownerReferences"];
+
+    #[test]
+    fn owner_entries_block_and_json() {
+        let t = "metadata:\n  name: x\n  ownerReferences:\n  - kind: A\n    uid: a\n  - kind: B\n    uid: b\n  labels:\n    k: v\nspec: {}\n";
+        let entry = |index| Op::RemoveEntry { span: 0..t.len(), path: OWNERS, index };
+        assert_eq!(
+            run(t, &[entry(1)]),
+            "metadata:\n  name: x\n  ownerReferences:\n  - kind: A\n    uid: a\n  labels:\n    k: v\nspec: {}\n"
+        );
+        assert_eq!(run(t, &[entry(0), entry(1)]), "metadata:\n  name: x\n  labels:\n    k: v\nspec: {}\n");
+        let j = "{\"metadata\": {\"ownerReferences\": [{\"uid\": \"a\"}], \"name\": \"x\"}}";
+        let op = Op::RemoveEntry { span: 0..j.len(), path: OWNERS, index: 0 };
+        assert_eq!(run(j, &[op]), "{\"metadata\": {\"name\": \"x\"}}");
+        let n = "- id: x\n  owners: [a, b]\n";
+        assert_eq!(
+            run(n, &[Op::RemoveEntry { span: 0..n.len(), path: &["owners"], index: 0 }]),
+            "- id: x\n  owners: [b]\n"
+        );
+    }
+
+    #[test]
+    fn a_json_string_that_looks_like_a_key_is_not_one() {
+        let t = "metadata:\n  annotations:\n    last: '{\"metadata\":{\"ownerReferences\":[1]}}'\n  ownerReferences:\n  - uid: a\n";
+        assert_eq!(
+            run(t, &[Op::RemoveEntry { span: 0..t.len(), path: OWNERS, index: 0 }]),
+            "metadata:\n  annotations:\n    last: '{\"metadata\":{\"ownerReferences\":[1]}}'\n"
+        );
+    }
+
+    #[test]
+    fn flags_are_set_or_added() {
+        let set = |t: &str| run(t, &[Op::SetTrue { span: 0..t.len(), path: &["?"], key: "destroyed" }]);
+        assert_eq!(
+            set("{\"?\": {\"id\": \"a\", \"type\": \"T\"}, \"name\": \"n\"}"),
+            "{\"?\": {\"destroyed\": true, \"id\": \"a\", \"type\": \"T\"}, \"name\": \"n\"}"
+        );
+        assert_eq!(
+            set("\"?\":\n  id: a\n  destroyed: false\nname: n\n"),
+            "\"?\":\n  id: a\n  destroyed: true\nname: n\n"
+        );
+        assert_eq!(set("\"?\":\n  id: a\nname: n\n"), "\"?\":\n  destroyed: true\n  id: a\nname: n\n");
+        assert_eq!(set("- '?': {id: s}\n  x: 1\n"), "- '?': {destroyed: true, id: s}\n  x: 1\n");
+    }
+
+    #[test]
+    fn the_mapping_that_holds_a_key() {
+        let j = "{\"a\": [ {\"?\": {\"id\": 1}, \"b\": [1]} ]}";
+        let at = j.find("\"?\"").expect("key");
+        assert_eq!(&j[holder_of_key(j, at).expect("holder")], "{\"?\": {\"id\": 1}, \"b\": [1]}");
+        let y = "a:\n  name: n\n  \"?\": {id: 1}\n  more:\n  - 1\nb: 2\n";
+        let at = y.find("\"?\"").expect("key");
+        assert_eq!(&y[holder_of_key(y, at).expect("holder")], "name: n\n  \"?\": {id: 1}\n  more:\n  - 1\n");
+        let d = "a: 1\n---\nb: 2\n";
+        assert_eq!(&d[holder_of_key(d, 9).expect("holder")], "b: 2\n");
+        let s = "xs:\n- name: n\n  \"?\": {id: 1}\n- name: m\n";
+        let at = s.find("\"?\"").expect("key");
+        assert_eq!(&s[holder_of_key(s, at).expect("holder")], "- name: n\n  \"?\": {id: 1}\n");
+    }
+
+    #[test]
+    fn what_is_not_understood_is_refused() {
+        let t = "metadata:\n  ownerReferences: *refs\n";
+        assert!(edits(t, &[Op::RemoveEntry { span: 0..t.len(), path: OWNERS, index: 0 }]).is_err());
+        let t = "a: [1, 2]\n";
+        assert!(edits(t, &[Op::RemoveEntry { span: 0..t.len(), path: OWNERS, index: 0 }]).is_err());
+    }
+}

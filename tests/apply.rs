@@ -1,0 +1,315 @@
+//! `teardown apply PLAN` (CONTRACT §7) and plan files: each test copies
+//! fixtures into a temporary directory, plans there, applies, and compares
+//! the files with bytes worked out by hand.
+
+mod common;
+
+use common::teardown;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/apply");
+
+/// A temporary directory holding a copy of `fixtures/apply`.
+fn workdir() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("tempdir");
+    copy_dir(Path::new(FIXTURES), dir.path());
+    dir
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    fs::create_dir_all(to).expect("mkdir");
+    for entry in fs::read_dir(from).expect("read_dir") {
+        let entry = entry.expect("entry");
+        let target = to.join(entry.file_name());
+        if entry.path().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            fs::copy(entry.path(), &target).expect("copy");
+        }
+    }
+}
+
+/// Run teardown in `dir`: (exit code, stdout, stderr).
+fn run_in(dir: &Path, args: &[&str]) -> (i32, String, String) {
+    let out = teardown().current_dir(dir).args(args).output().expect("runs");
+    (
+        out.status.code().expect("exited"),
+        String::from_utf8(out.stdout).expect("utf-8"),
+        String::from_utf8(out.stderr).expect("utf-8"),
+    )
+}
+
+/// `plan ARGS -o json > plan.json` in `dir`.
+fn plan_file(dir: &Path, args: &[&str]) -> PathBuf {
+    let mut all = vec!["plan"];
+    all.extend_from_slice(args);
+    all.extend_from_slice(&["-o", "json"]);
+    let (code, out, err) = run_in(dir, &all);
+    assert_eq!(code, 0, "plan failed: {err}");
+    let path = dir.join("plan.json");
+    fs::write(&path, out).expect("write plan");
+    path
+}
+
+fn read(path: impl AsRef<Path>) -> String {
+    fs::read_to_string(path.as_ref()).unwrap_or_else(|e| panic!("{}: {e}", path.as_ref().display()))
+}
+
+fn fixture(name: &str) -> String {
+    read(Path::new(FIXTURES).join(name))
+}
+
+#[test]
+fn apply_removes_exactly_the_planned_documents() {
+    let dir = workdir();
+    let m = dir.path().join("manifests");
+    plan_file(dir.path(), &["--delete", "deploy/shop/web", "manifests"]);
+    let (code, out, err) = run_in(dir.path(), &["apply", "plan.json"]);
+    assert_eq!(code, 0, "{err}");
+    // Deployment and ReplicaSet out of the YAML stream, comments and blank
+    // lines of the others kept; two Pods out of the JSON List.
+    assert_eq!(read(m.join("10-web.yaml")), fixture("expected/10-web.yaml"));
+    assert_eq!(read(m.join("20-pods.json")), fixture("expected/20-pods.json"));
+    assert_eq!(read(m.join("30-cart.yaml")), fixture("manifests/30-cart.yaml"));
+    // Backups hold the originals; the untouched file has none.
+    assert_eq!(read(m.join("10-web.yaml.bak")), fixture("manifests/10-web.yaml"));
+    assert_eq!(read(m.join("20-pods.json.bak")), fixture("manifests/20-pods.json"));
+    assert!(!m.join("30-cart.yaml.bak").exists());
+    assert!(out.contains("manifests/10-web.yaml: 2 objects removed"), "{out}");
+    assert!(out.contains("applied: 2 files changed"), "{out}");
+    // No temporary file is left behind.
+    let names: Vec<String> =
+        fs::read_dir(&m).expect("ls").map(|e| e.expect("e").file_name().into_string().expect("utf-8")).collect();
+    assert!(names.iter().all(|n| !n.starts_with('.')), "{names:?}");
+    // And the result reads: nothing dangles.
+    let (code, _, err) = run_in(dir.path(), &["check", "manifests"]);
+    assert_eq!(code, 0, "{err}");
+}
+
+#[test]
+fn no_backup_writes_no_bak() {
+    let dir = workdir();
+    plan_file(dir.path(), &["--delete", "deploy/shop/web", "manifests"]);
+    let (code, _, err) = run_in(dir.path(), &["apply", "--no-backup", "plan.json"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(read(dir.path().join("manifests/10-web.yaml")), fixture("expected/10-web.yaml"));
+    assert!(!dir.path().join("manifests/10-web.yaml.bak").exists());
+}
+
+#[test]
+fn an_input_edited_after_planning_is_refused_and_nothing_is_written() {
+    let dir = workdir();
+    plan_file(dir.path(), &["--delete", "deploy/shop/web", "manifests"]);
+    let cart = dir.path().join("manifests/30-cart.yaml");
+    let edited = format!("{}# edited\n", read(&cart));
+    fs::write(&cart, &edited).expect("edit");
+    let (code, _, err) = run_in(dir.path(), &["apply", "plan.json"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("stale plan: manifests/30-cart.yaml changed since the plan was made"), "{err}");
+    assert!(err.contains("nothing was written"), "{err}");
+    assert_eq!(read(dir.path().join("manifests/10-web.yaml")), fixture("manifests/10-web.yaml"));
+    assert_eq!(read(&cart), edited);
+    assert!(!dir.path().join("manifests/10-web.yaml.bak").exists());
+}
+
+#[test]
+fn applying_the_same_plan_twice_is_refused() {
+    let dir = workdir();
+    plan_file(dir.path(), &["--delete", "deploy/shop/web", "manifests"]);
+    assert_eq!(run_in(dir.path(), &["apply", "plan.json"]).0, 0);
+    let after = read(dir.path().join("manifests/10-web.yaml"));
+    let (code, _, err) = run_in(dir.path(), &["apply", "plan.json"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("stale plan: manifests/10-web.yaml changed"), "{err}");
+    assert_eq!(read(dir.path().join("manifests/10-web.yaml")), after);
+}
+
+#[test]
+fn a_failure_between_write_and_rename_leaves_the_original_intact() {
+    let dir = workdir();
+    plan_file(dir.path(), &["--delete", "deploy/shop/web", "manifests"]);
+    // The backup cannot be renamed into place: a directory has its name.
+    fs::create_dir(dir.path().join("manifests/10-web.yaml.bak")).expect("mkdir");
+    let (code, _, err) = run_in(dir.path(), &["apply", "plan.json"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("cannot write manifests/10-web.yaml"), "{err}");
+    assert!(err.contains("no file was changed (every original is intact)"), "{err}");
+    assert_eq!(read(dir.path().join("manifests/10-web.yaml")), fixture("manifests/10-web.yaml"));
+    assert_eq!(read(dir.path().join("manifests/20-pods.json")), fixture("manifests/20-pods.json"));
+    let left: Vec<String> = fs::read_dir(dir.path().join("manifests"))
+        .expect("ls")
+        .map(|e| e.expect("e").file_name().into_string().expect("utf-8"))
+        .filter(|n| n.starts_with('.'))
+        .collect();
+    assert!(left.is_empty(), "temporary files left: {left:?}");
+}
+
+#[test]
+fn a_read_only_directory_changes_nothing_and_says_so() {
+    let dir = workdir();
+    plan_file(dir.path(), &["--delete", "deploy/shop/web", "manifests"]);
+    let m = dir.path().join("manifests");
+    let probe = m.join(".probe");
+    use std::os::unix::fs::PermissionsExt;
+    fs::set_permissions(&m, fs::Permissions::from_mode(0o555)).expect("chmod");
+    if fs::write(&probe, "x").is_ok() {
+        // Root writes anyway: the failure cannot be staged here.
+        let _ = fs::remove_file(&probe);
+        fs::set_permissions(&m, fs::Permissions::from_mode(0o755)).expect("chmod");
+        eprintln!("note: running as root, a read-only directory does not stop writes; covered by the rename test");
+        return;
+    }
+    let (code, _, err) = run_in(dir.path(), &["apply", "plan.json"]);
+    fs::set_permissions(&m, fs::Permissions::from_mode(0o755)).expect("chmod");
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("no file was changed"), "{err}");
+    assert_eq!(read(m.join("10-web.yaml")), fixture("manifests/10-web.yaml"));
+}
+
+#[test]
+fn dry_run_prints_a_unified_diff_and_writes_nothing() {
+    let dir = workdir();
+    plan_file(dir.path(), &["--delete", "deploy/shop/web", "manifests"]);
+    let (code, out, err) = run_in(dir.path(), &["apply", "--dry-run", "plan.json"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.starts_with("--- a/manifests/10-web.yaml\n+++ b/manifests/10-web.yaml\n@@ "), "{out}");
+    assert!(out.contains("\n-kind: Deployment\n"), "{out}");
+    assert!(out.contains("\n-kind: ReplicaSet\n"), "{out}");
+    assert!(out.contains("--- a/manifests/20-pods.json\n+++ b/manifests/20-pods.json\n"), "{out}");
+    assert!(!out.contains("30-cart"), "{out}");
+    assert!(err.contains("dry run: 2 files would change; nothing was written"), "{err}");
+    assert_eq!(read(dir.path().join("manifests/10-web.yaml")), fixture("manifests/10-web.yaml"));
+    assert!(!dir.path().join("manifests/10-web.yaml.bak").exists());
+}
+
+#[test]
+fn orphaned_objects_lose_only_their_owner_reference() {
+    let dir = workdir();
+    plan_file(dir.path(), &["--delete", "deploy/shop/web", "--cascade", "orphan", "manifests"]);
+    let (code, _, err) = run_in(dir.path(), &["apply", "plan.json"]);
+    assert_eq!(code, 0, "{err}");
+    let expected = fixture("manifests/10-web.yaml")
+        .replace(
+            "---\n# The Deployment itself.\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  namespace: shop\n  uid: de000000-0000-0000-0000-000000000001\nspec:\n  replicas: 2\n",
+            "",
+        )
+        .replace(
+            "  ownerReferences:\n  - apiVersion: apps/v1\n    kind: Deployment\n    name: web\n    uid: de000000-0000-0000-0000-000000000001\n    controller: true\n",
+            "",
+        );
+    assert_eq!(read(dir.path().join("manifests/10-web.yaml")), expected);
+    // The Pods keep their ReplicaSet.
+    assert_eq!(read(dir.path().join("manifests/20-pods.json")), fixture("manifests/20-pods.json"));
+    let (code, _, err) = run_in(dir.path(), &["check", "manifests"]);
+    assert_eq!(code, 0, "{err}");
+}
+
+#[test]
+fn a_destroyed_murano_object_still_referenced_stays_marked() {
+    let dir = workdir();
+    plan_file(dir.path(), &["--delete", "id:app", "murano-env.json"]);
+    let (code, out, err) = run_in(dir.path(), &["apply", "--no-backup", "plan.json"]);
+    assert_eq!(code, 0, "{err}");
+    // net is destroyed but `monitor` refers to it: it stays, marked, and so
+    // does app, which holds it; logs goes (its property becomes null).
+    assert_eq!(read(dir.path().join("murano-env.json")), fixture("murano-env.expected.json"));
+    assert!(out.contains("1 object removed, 2 objects marked destroyed"), "{out}");
+}
+
+#[test]
+fn prune_between_two_versions_lists_the_removed_objects_and_their_dependents() {
+    let dir = workdir();
+    let plan = plan_file(dir.path(), &["--prune", "v2", "v1"]);
+    let json: serde_json::Value = serde_json::from_str(&read(&plan)).expect("json");
+    let mut deleted: Vec<&str> = json["steps"]
+        .as_array()
+        .expect("steps")
+        .iter()
+        .flat_map(|s| s["resources"].as_array().expect("resources"))
+        .map(|r| r["ref"].as_str().expect("ref"))
+        .collect();
+    deleted.sort_unstable();
+    assert_eq!(
+        deleted,
+        ["ConfigMap/shop/legacy", "Deployment.apps/shop/web", "Pod/shop/web-1-a", "ReplicaSet.apps/shop/web-1"]
+    );
+    let (code, _, err) = run_in(dir.path(), &["apply", "plan.json"]);
+    assert_eq!(code, 0, "{err}");
+    let left = read(dir.path().join("v1/app.yaml"));
+    assert_eq!(
+        left,
+        "apiVersion: v1\nkind: Service\nmetadata: {name: web, namespace: shop, uid: s1}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: flags, namespace: shop, uid: c1}\n"
+    );
+    // Pruned again: nothing left to prune.
+    let (_, out, _) = run_in(dir.path(), &["plan", "--prune", "v2", "v1", "-o", "names"]);
+    assert_eq!(out, "");
+}
+
+#[test]
+fn every_copy_of_an_object_goes() {
+    let dir = workdir();
+    plan_file(dir.path(), &["--delete", "cm/shop/twice", "copies-a.yaml", "copies-b.yaml"]);
+    let (code, out, err) = run_in(dir.path(), &["apply", "--no-backup", "plan.json"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        read(dir.path().join("copies-a.yaml")),
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: once, namespace: shop, uid: o1}\n"
+    );
+    // Nothing but a comment was left in the other: the file goes.
+    assert!(!dir.path().join("copies-b.yaml").exists());
+    assert!(out.contains("copies-b.yaml: 1 object removed; nothing else was in it, so the file is removed"), "{out}");
+}
+
+#[test]
+fn plans_that_cannot_be_applied_are_refused() {
+    let dir = workdir();
+    // Made from standard input: no file to change.
+    let out = teardown()
+        .current_dir(dir.path())
+        .args(["plan", "--all", "-o", "json", "-"])
+        .write_stdin(fixture("manifests/30-cart.yaml"))
+        .output()
+        .expect("runs");
+    fs::write(dir.path().join("stdin.json"), out.stdout).expect("write");
+    let (code, _, err) = run_in(dir.path(), &["apply", "stdin.json"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("made from standard input"), "{err}");
+    // Not a plan file.
+    let (code, _, err) = run_in(dir.path(), &["apply", "manifests/30-cart.yaml"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("manifests/30-cart.yaml is not a plan file teardown can apply"), "{err}");
+    // tsort pairs are an order, not documents.
+    fs::write(dir.path().join("pairs.txt"), "a b\nb c\n").expect("write");
+    plan_file(dir.path(), &["--all", "--dialect", "pairs", "pairs.txt"]);
+    let (code, _, err) = run_in(dir.path(), &["apply", "plan.json"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("pairs dialect, whose input apply does not edit"), "{err}");
+    assert_eq!(read(dir.path().join("pairs.txt")), "a b\nb c\n");
+}
+
+#[test]
+fn a_plan_file_says_where_each_object_is() {
+    let dir = workdir();
+    let plan = plan_file(dir.path(), &["--delete", "deploy/shop/web", "manifests"]);
+    let json: serde_json::Value = serde_json::from_str(&read(&plan)).expect("json");
+    let text = fixture("manifests/10-web.yaml");
+    let deployment = json["steps"]
+        .as_array()
+        .expect("steps")
+        .iter()
+        .flat_map(|s| s["resources"].as_array().expect("resources"))
+        .find(|r| r["ref"] == "Deployment.apps/shop/web")
+        .expect("the Deployment");
+    let offset = deployment["offset"].as_u64().expect("offset") as usize;
+    let length = deployment["length"].as_u64().expect("length") as usize;
+    assert_eq!(deployment["file"], "manifests/10-web.yaml");
+    assert_eq!(
+        text[offset..offset + length].trim_end(),
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  namespace: shop\n  uid: de000000-0000-0000-0000-000000000001\nspec:\n  replicas: 2"
+    );
+    let inputs = json["inputs"].as_array().expect("inputs");
+    assert_eq!(inputs.len(), 3);
+    assert_eq!(inputs[0]["path"], "manifests/10-web.yaml");
+    assert_eq!(inputs[0]["sha256"].as_str().map(str::len), Some(64));
+}
