@@ -205,6 +205,8 @@ pub enum PlanFormat {
     /// Graphviz DOT, one cluster per step.
     Dot,
     Mermaid,
+    /// A bash script that deletes each step's cascade roots with kubectl
+    Kubectl,
 }
 
 /// How a plan is made; shared by `plan` and `explain`.
