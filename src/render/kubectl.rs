@@ -199,6 +199,11 @@ fn commands(objects: &[Object], mode: CascadeMode, roots: &[ObjId], out: &mut St
         // A word that starts with `-` would be read as a flag: after `--`,
         // it is not.
         let dashed = kind.starts_with('-') || names.iter().any(|n| n.starts_with('-'));
+        // `$`, a backquote or a backslash in single quotes is meant literally.
+        let words = || std::iter::once(kind.as_str()).chain(names.iter().copied()).chain(namespace);
+        if words().any(|w| w.contains(['$', '`', '\\'])) {
+            out.push_str("# shellcheck disable=SC1003,SC2016 # the quoted names are literal\n");
+        }
         match dashed {
             true => out.push_str(&format!("kubectl delete{flags} -- {positional}\n")),
             false => out.push_str(&format!("kubectl delete {positional}{flags}\n")),
