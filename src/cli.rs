@@ -243,7 +243,8 @@ pub struct PlanFlags {
     pub select: SelectArgs,
 
     /// How dependents of deleted objects are treated (kubectl's words);
-    /// foreground and background give the same plan.
+    /// foreground and background give the same plan (and differ in the
+    /// commands of -o kubectl).
     #[arg(long, value_enum, default_value_t = CascadeMode::Background, value_name = "MODE")]
     pub cascade: CascadeMode,
 
