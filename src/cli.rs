@@ -209,6 +209,8 @@ pub enum PlanFormat {
     /// Graphviz DOT, one cluster per step.
     Dot,
     Mermaid,
+    /// A bash script that deletes each step's cascade roots with kubectl
+    Kubectl,
 }
 
 /// How a plan is made; shared by `plan` and `explain`.
@@ -245,7 +247,8 @@ pub struct PlanFlags {
     pub select: SelectArgs,
 
     /// How dependents of deleted objects are treated (kubectl's words);
-    /// foreground and background give the same plan.
+    /// foreground and background give the same plan (and differ in the
+    /// commands of -o kubectl).
     #[arg(long, value_enum, default_value_t = CascadeMode::Background, value_name = "MODE")]
     pub cascade: CascadeMode,
 

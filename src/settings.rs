@@ -3,8 +3,9 @@
 //! cannot work fails in milliseconds, whatever the size of the input.
 
 use crate::analysis::cascade::{CascadeMode, MultiOwner};
-use crate::cli::{CheckArgs, CheckFormat, PlanFlags, ReconcileArgs};
+use crate::cli::{CheckArgs, CheckFormat, PlanFlags, PlanFormat, ReconcileArgs};
 use crate::error::Error;
+use crate::plan::roots::KUBECTL_DIALECTS;
 use crate::select::{KindSel, Query};
 use std::path::PathBuf;
 
@@ -87,6 +88,18 @@ pub fn check(args: &CheckArgs) -> Result<Vec<(String, Query)>, Error> {
         return Err(Error::Usage("--statistics prints a table (the default) or JSON (-o json)".into()));
     }
     finalizer_controllers(&args.finalizer_controller)
+}
+
+/// `plan`'s rules between its output and its input flags: `-o kubectl`
+/// with `--dialect` forced to one whose objects are not Kubernetes
+/// resources cannot print a single kubectl command.
+pub fn plan_output(output: PlanFormat, dialect: Option<&str>) -> Result<(), Error> {
+    match dialect {
+        Some(d) if output == PlanFormat::Kubectl && !KUBECTL_DIALECTS.contains(&d) => Err(Error::Usage(format!(
+            "-o kubectl prints kubectl commands, but --dialect {d} reads objects that are not Kubernetes resources; kubectl cannot delete them"
+        ))),
+        _ => Ok(()),
+    }
 }
 
 /// The kinds crd-reconciler's controllers may recreate safely, unless told

@@ -7,21 +7,27 @@ use crate::cli::{InputArgs, PlanArgs, PlanFormat};
 use crate::error::Error;
 use crate::findings::Rule;
 use crate::load::Snapshot;
-use crate::model::{ObjId, Section};
+use crate::model::{Identity, ObjId, Section};
 use crate::plan::{self, Detail, Mode, Plan, PlanError};
 use crate::render;
 use crate::render::diagnostics::Style;
 use crate::settings::{PlanSettings, Start};
 use std::io::Read;
+use std::path::PathBuf;
 
 pub fn run(args: PlanArgs, env: Env, style: Style) -> Result<Status, Error> {
     let settings = PlanSettings::new(&args.plan, false)?;
+    crate::settings::plan_output(args.output, args.input.dialect.as_deref())?;
     let detail = match args.output {
         PlanFormat::Table => Detail { reasons: true, places: false },
         PlanFormat::Json | PlanFormat::Yaml => Detail::ALL,
-        PlanFormat::Names | PlanFormat::Dot | PlanFormat::Mermaid => Detail::default(),
+        PlanFormat::Names | PlanFormat::Dot | PlanFormat::Mermaid | PlanFormat::Kubectl => Detail::default(),
     };
     let (snapshot, plan) = make(&settings, &args.input, detail, env.stdin, env.stderr, env.progress, style)?;
+    let roots = match args.output {
+        PlanFormat::Kubectl => Some(kubectl_roots(&snapshot, &plan)?),
+        _ => None,
+    };
     let mut timer = crate::timing::Timer::start();
     let out = &mut *env.stdout;
     let written = match args.output {
@@ -31,16 +37,81 @@ pub fn run(args: PlanArgs, env: Env, style: Style) -> Result<Status, Error> {
         PlanFormat::Names => render::plan::names(&plan, out),
         PlanFormat::Dot => out.write_all(render::plan::dot(&plan).as_bytes()),
         PlanFormat::Mermaid => out.write_all(render::plan::mermaid(&plan).as_bytes()),
+        PlanFormat::Kubectl => {
+            let shown = |paths: &[PathBuf]| paths.iter().map(|p| p.display().to_string()).collect::<Vec<_>>();
+            let new = match &settings.start {
+                Start::Prune(new) => shown(new),
+                _ => Vec::new(),
+            };
+            let header = render::kubectl::Header { inputs: &shown(&args.input.paths()), new: &new };
+            roots
+                .as_ref()
+                .map_or(Ok(()), |roots| render::kubectl::script(&snapshot.objects, &plan, roots, &header, out))
+        }
     };
     written.map_err(Error::Output)?;
     timer.lap("render");
     let said = match args.output {
         PlanFormat::Table => render::plan::summary(&plan),
         PlanFormat::Json | PlanFormat::Yaml => String::new(),
-        PlanFormat::Names | PlanFormat::Dot | PlanFormat::Mermaid => render::plan::warnings(&plan),
+        PlanFormat::Names | PlanFormat::Dot | PlanFormat::Mermaid | PlanFormat::Kubectl => {
+            render::plan::warnings(&plan)
+        }
     };
     env.stderr.extend_from_slice(said.as_bytes());
     Ok(Status::Success)
+}
+
+/// The cascade roots `-o kubectl` deletes, or why it cannot: every object
+/// the plan deletes must be a Kubernetes resource (read by the kubernetes
+/// or kubevela dialect) with a name a shell command can pass, and under
+/// `--cascade orphan` no root may go while its controller is there to
+/// recreate it. Known only once the input is read.
+fn kubectl_roots(snapshot: &Snapshot, plan: &Plan) -> Result<plan::roots::Roots, Error> {
+    let objects = &snapshot.objects;
+    let deleted = || plan.steps.iter().flatten().map(|id| &objects[id.index()]);
+    let foreign = |o: &&crate::model::Object| !plan::roots::KUBECTL_DIALECTS.contains(&o.origin.dialect);
+    if let Some(o) = deleted().find(foreign) {
+        let what = match o.origin.dialect {
+            "murano" => "a Murano object",
+            "native" => "an object of the native dialect",
+            "pairs" => "a token of tsort pairs",
+            "krake" => "a Krake resource",
+            _ => "an object of another dialect",
+        };
+        let name = match o.identity() {
+            Identity::Id | Identity::Token => format!("id:{}", o.name),
+            Identity::Coordinates | Identity::Ref => o.reference(),
+        };
+        let more = match deleted().filter(foreign).count() {
+            0 | 1 => String::new(),
+            n => format!(" ({n} objects of the plan are not Kubernetes resources)"),
+        };
+        return Err(Error::Usage(format!(
+            "-o kubectl: {name} is {what}, not a Kubernetes resource; kubectl cannot delete it{more}"
+        )));
+    }
+    let unpassable = |o: &&crate::model::Object| {
+        [&o.kind, &o.group, &o.name].into_iter().chain(o.namespace.as_ref()).any(|s| s.contains('\0'))
+    };
+    if let Some(o) = deleted().find(unpassable) {
+        return Err(Error::Usage(format!(
+            "-o kubectl: {:?} holds a NUL character, which no shell command can pass",
+            o.reference()
+        )));
+    }
+    let roots = plan::roots::cascade_roots(objects, plan);
+    if let Some((x, controller)) = plan::roots::recreated(objects, plan, &roots) {
+        let step = |id: ObjId| plan.order.step.get(id.index()).copied().unwrap_or(0);
+        return Err(Error::Usage(format!(
+            "-o kubectl --cascade orphan: the script would delete {} (step {}) while its controller {} (step {}) is still there to recreate it, and the copy would be orphaned; plan with --cascade background or foreground, or delete the controller alone",
+            plan.refs[x.index()],
+            step(x),
+            plan.refs[controller.index()],
+            step(controller)
+        )));
+    }
+    Ok(roots)
 }
 
 /// Load the input and make the plan the settings describe. Input that

@@ -127,6 +127,7 @@ pub fn build(snapshot: &Snapshot, options: &Options) -> Result<Plan, PlanError> 
     let multi_owner = options.multi_owner.unwrap_or_else(|| cascade::MultiOwner::of(objects));
     let owners = OwnerRefs::new(snapshot, &options.mode, &relations);
     let spare = spare(snapshot, options, &relations, &owners);
+    let gates = collection.as_ref().map(|c| c.gates.clone()).unwrap_or_default();
     let mut cascade = match options.mode {
         Mode::All => cascade::everything(seeds.iter().map(|&(_, c)| Some(c)).collect(), &spare),
         _ => cascade::cascade(
@@ -135,11 +136,7 @@ pub fn build(snapshot: &Snapshot, options: &Options) -> Result<Plan, PlanError> 
             graph(),
             &seeds,
             &spare,
-            &cascade::Options {
-                cascade: options.cascade,
-                multi_owner,
-                gates: collection.as_ref().map(|c| c.gates.clone()).unwrap_or_default(),
-            },
+            &cascade::Options { cascade: options.cascade, multi_owner, gates: gates.clone() },
         ),
     };
     // A protected namespace kept: how much of what it holds goes.
@@ -242,6 +239,7 @@ pub fn build(snapshot: &Snapshot, options: &Options) -> Result<Plan, PlanError> 
         multi_owner,
         graph: lazy,
         relations,
+        gates,
         reasons,
         kept,
         orphaned,

@@ -13,6 +13,7 @@ pub mod build;
 pub mod events;
 pub mod explain;
 pub mod reasons;
+pub mod roots;
 pub mod stages;
 pub mod warnings;
 
@@ -21,7 +22,7 @@ pub use events::{Event, EventKind};
 pub use reasons::{Garbage, Kept, Reason, Root};
 pub use warnings::Warning;
 
-use crate::analysis::cascade::{Cascade, CascadeMode, MultiOwner};
+use crate::analysis::cascade::{Cascade, CascadeMode, Gate, MultiOwner};
 use crate::analysis::cycles::Cycle;
 use crate::analysis::order::Order;
 use crate::graph::{Graph, LazyGraph};
@@ -133,6 +134,10 @@ pub struct Plan {
     pub multi_owner: MultiOwner,
     /// The snapshot's relations, then those `--finalizer-controller` adds.
     pub relations: Vec<Relation>,
+    /// Relations the collector of a tracking application (KubeVela) does not
+    /// follow, by relation index (empty: none): what a tracker releases
+    /// rather than deletes.
+    pub gates: Vec<Option<Gate>>,
     graph: LazyGraph,
     pub cascade: Cascade,
     pub order: Order,

@@ -7,6 +7,7 @@ pub mod explain;
 pub mod findings;
 pub mod graph;
 pub mod json;
+pub mod kubectl;
 pub mod parts;
 pub mod plan;
 pub mod reconcile;

@@ -1,0 +1,218 @@
+//! The cascade roots of a plan (`plan -o kubectl`): the deleted objects
+//! that must be deleted by name, because no owner the plan deletes takes
+//! them with it. Every other deleted object goes with its owners: the
+//! garbage collector deletes a dependent once its owners are gone, the
+//! namespace controller what a Namespace holds, the CRD controller the
+//! custom resources of a CRD. Deleting such an object by name would be at
+//! best redundant, at worst undone: its controller (a ReplicaSet for a Pod)
+//! would recreate it.
+//!
+//! A relation *carries* its dependent when both ends are deleted by the
+//! plan and deleting the owner deletes the dependent in the cluster:
+//!
+//! - a Namespace contains it, or a CRD defines it (whatever the
+//!   propagation policy);
+//! - an owner reference with a solid link, or a tracker that manages it
+//!   (KubeVela), unless the deletions orphan (`--cascade orphan`), the
+//!   owner's collector is done with it (being deleted without its cascade
+//!   finalizer), or the tracker's collector releases the object (a gate).
+//!
+//! The roots are the deleted objects that no relation carries. Objects of
+//! an ownership cycle (`--allow-cycles`) all carry one another: when some
+//! objects are not reached from the roots, the last of them in plan order
+//! (an owner goes after what it owns) becomes a root too, until every
+//! deleted object is reached. Linear in objects plus relations.
+
+use super::Plan;
+use crate::analysis::cascade::CascadeMode;
+use crate::model::{Link, ObjId, Object, RelKind};
+use std::collections::VecDeque;
+
+/// The dialects whose objects are Kubernetes resources, which kubectl can
+/// delete. (Murano, native, pairs and Krake objects are not.)
+pub const KUBECTL_DIALECTS: &[&str] = &["kubernetes", "kubevela"];
+
+/// How many of the roots an object goes with are named.
+pub const SHOWN: usize = 3;
+
+/// The first roots something goes with, in plan order.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct With {
+    /// At most [`SHOWN`] roots.
+    pub roots: Vec<ObjId>,
+    /// It goes with more roots than these.
+    pub more: bool,
+}
+
+impl With {
+    /// Add `other`'s roots, keeping the first [`SHOWN`] in plan order.
+    fn merge(&mut self, other: &With, pos: &[u32]) {
+        self.more |= other.more;
+        self.roots.extend_from_slice(&other.roots);
+        self.roots.sort_unstable_by_key(|r| pos[r.index()]);
+        self.roots.dedup();
+        if self.roots.len() > SHOWN {
+            self.roots.truncate(SHOWN);
+            self.more = true;
+        }
+    }
+}
+
+pub struct Roots {
+    /// The roots of each step (index 0 is step 1), in plan order.
+    pub steps: Vec<Vec<ObjId>>,
+    /// By object index: is it a cascade root?
+    pub root: Vec<bool>,
+    /// By object index, for a deleted object that is not a root: the roots
+    /// it goes with. (Empty for roots and for objects the plan keeps.)
+    pub with: Vec<With>,
+    /// For each step: the roots its objects that are not roots go with.
+    pub step_with: Vec<With>,
+    /// How many roots there are.
+    pub count: usize,
+}
+
+/// Does relation `ri` of the plan carry its dependent: does deleting its
+/// owner delete it, in the cluster? (Both must be deleted by the plan.)
+pub fn carries(objects: &[Object], plan: &Plan, ri: usize) -> bool {
+    let Some(r) = plan.relations.get(ri) else { return false };
+    let deleted = |id: ObjId| plan.cascade.cause.get(id.index()).is_some_and(Option::is_some);
+    if r.from == r.to || !deleted(r.from) || !deleted(r.to) {
+        return false;
+    }
+    if !objects.get(r.from.index()).is_some_and(Object::cascades) {
+        return false;
+    }
+    match r.kind {
+        RelKind::Contains | RelKind::Defines => true,
+        RelKind::Owns | RelKind::Manages => {
+            let released =
+                plan.gates.get(ri).copied().flatten().is_some_and(|g| g.unless_deleted.is_none_or(|x| !deleted(x)));
+            r.link == Link::Solid && plan.cascade_mode != CascadeMode::Orphan && !released
+        }
+        RelKind::DestroyAfter | RelKind::Finalizer | RelKind::ComponentOrder => false,
+    }
+}
+
+/// The cascade roots of each step of `plan`, and what every other deleted
+/// object goes with.
+pub fn cascade_roots(objects: &[Object], plan: &Plan) -> Roots {
+    let n = objects.len();
+    // Each deleted object's position in plan order (step, then reference).
+    let order: Vec<ObjId> = plan.steps.iter().flatten().copied().filter(|id| id.index() < n).collect();
+    let mut pos = vec![u32::MAX; n];
+    for (k, id) in order.iter().enumerate() {
+        pos[id.index()] = k as u32;
+    }
+    // The carrying relations, by owner (compressed rows), and how many
+    // carry each object.
+    let carrying: Vec<(ObjId, ObjId)> = (0..plan.relations.len())
+        .filter(|&ri| carries(objects, plan, ri))
+        .map(|ri| (plan.relations[ri].from, plan.relations[ri].to))
+        .filter(|(f, t)| pos[f.index()] != u32::MAX && pos[t.index()] != u32::MAX)
+        .collect();
+    let mut start = vec![0usize; n + 1];
+    let mut carried_by = vec![0u32; n];
+    for &(f, t) in &carrying {
+        start[f.index() + 1] += 1;
+        carried_by[t.index()] += 1;
+    }
+    for i in 0..n {
+        start[i + 1] += start[i];
+    }
+    let mut fill = start.clone();
+    let mut carried = vec![ObjId(0); carrying.len()];
+    for &(f, t) in &carrying {
+        carried[fill[f.index()]] = t;
+        fill[f.index()] += 1;
+    }
+
+    let mut root = vec![false; n];
+    let mut done = vec![false; n];
+    let mut with = vec![With::default(); n];
+    let mut queue: VecDeque<ObjId> = VecDeque::new();
+    for &id in &order {
+        if carried_by[id.index()] == 0 {
+            root[id.index()] = true;
+            queue.push_back(id);
+        }
+    }
+    // Objects not reached yet are looked for from the end of plan order.
+    let mut last = order.len();
+    loop {
+        while let Some(x) = queue.pop_front() {
+            if done[x.index()] {
+                continue;
+            }
+            done[x.index()] = true;
+            let goes = match root[x.index()] {
+                true => With { roots: vec![x], more: false },
+                false => with[x.index()].clone(),
+            };
+            for &y in &carried[start[x.index()]..start[x.index() + 1]] {
+                let yi = y.index();
+                if done[yi] || root[yi] {
+                    continue;
+                }
+                with[yi].merge(&goes, &pos);
+                carried_by[yi] = carried_by[yi].saturating_sub(1);
+                if carried_by[yi] == 0 {
+                    queue.push_back(y);
+                }
+            }
+        }
+        // What is left is carried only by objects of an ownership cycle (or
+        // by what they carry): the last of it in plan order is a root.
+        while last > 0 && done[order[last - 1].index()] {
+            last -= 1;
+        }
+        if last == 0 {
+            break;
+        }
+        let x = order[last - 1];
+        root[x.index()] = true;
+        with[x.index()] = With::default();
+        queue.push_back(x);
+    }
+
+    let steps: Vec<Vec<ObjId>> = plan
+        .steps
+        .iter()
+        .map(|s| s.iter().copied().filter(|id| root.get(id.index()) == Some(&true)).collect())
+        .collect();
+    let step_with = plan
+        .steps
+        .iter()
+        .map(|s| {
+            let mut w = With::default();
+            for id in s.iter().filter(|id| root.get(id.index()) == Some(&false)) {
+                w.merge(&with[id.index()], &pos);
+            }
+            w
+        })
+        .collect();
+    let count = steps.iter().map(Vec::len).sum();
+    Roots { steps, root, with, step_with, count }
+}
+
+/// Under `--cascade orphan`, a root deleted while its controller (the
+/// owner reference with `controller: true`) is still there, to be deleted
+/// in the same step or later: the controller recreates it, and the copy is
+/// orphaned when the controller goes. The first such (root, controller),
+/// in plan order. (Under background and foreground, a controller the plan
+/// deletes carries its dependents: they are never roots.)
+pub fn recreated(objects: &[Object], plan: &Plan, roots: &Roots) -> Option<(ObjId, ObjId)> {
+    if plan.cascade_mode != CascadeMode::Orphan {
+        return None;
+    }
+    let step = |id: ObjId| plan.order.step.get(id.index()).copied().unwrap_or(0);
+    let deleted = |id: ObjId| plan.cascade.cause.get(id.index()).is_some_and(Option::is_some);
+    let graph = plan.graph();
+    roots.steps.iter().flatten().find_map(|&x| {
+        graph.dependencies(x).into_iter().filter_map(|ri| plan.relations.get(ri as usize)).find_map(|r| {
+            let live = objects.get(r.from.index()).is_some_and(|c| c.deletion_timestamp.is_none());
+            let controls = r.kind == RelKind::Owns && r.controller && r.link == Link::Solid && live;
+            (controls && r.from != x && deleted(r.from) && step(r.from) >= step(x)).then_some((x, r.from))
+        })
+    })
+}

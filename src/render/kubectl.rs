@@ -1,0 +1,245 @@
+//! A plan as a bash script of kubectl commands (`plan -o kubectl`): one
+//! block a step, deleting that step's cascade roots (see
+//! `plan::roots`) and waiting for them; what goes with its owners is only
+//! listed. Formatting only: the roots and what goes with them are
+//! computed by the plan layer. The same plan gives the same bytes.
+
+use crate::analysis::cascade::CascadeMode;
+use crate::model::{ObjId, Object};
+use crate::plan::roots::{Roots, With};
+use crate::plan::{Mode, Plan};
+use std::borrow::Cow;
+use std::io::{self, Write};
+
+/// At most this many names go into one kubectl command.
+const NAMES_PER_COMMAND: usize = 16;
+
+/// At most this many targets are named in the header.
+const TARGETS_SHOWN: usize = 5;
+
+/// What the script says it was made from.
+pub struct Header<'a> {
+    /// The inputs, as given.
+    pub inputs: &'a [String],
+    /// `--prune NEW…`, as given.
+    pub new: &'a [String],
+}
+
+/// The script for `plan`, whose cascade roots are `roots`.
+pub fn script(objects: &[Object], plan: &Plan, roots: &Roots, header: &Header, out: &mut dyn Write) -> io::Result<()> {
+    out.write_all(head(plan, roots, header).as_bytes())?;
+    let steps = plan.steps.len();
+    for (i, ids) in plan.steps.iter().enumerate() {
+        let mut text = String::with_capacity(64 * ids.len() + 256);
+        let named = roots.steps.get(i).map_or(&[][..], Vec::as_slice);
+        text.push_str(&format!("\n# step {} of {steps}: {}", i + 1, count(ids.len(), "object", "objects")));
+        if !named.is_empty() && named.len() < ids.len() {
+            text.push_str(&format!(", {} named here", named.len()));
+        }
+        text.push('\n');
+        for &id in ids {
+            text.push_str("#   ");
+            text.push_str(&comment(&plan.refs[id.index()]));
+            if let Some(w) = roots.with.get(id.index()).filter(|_| roots.root.get(id.index()) == Some(&false)) {
+                text.push_str(" (goes with ");
+                text.push_str(&comment(&list(plan, w, false)));
+                text.push(')');
+            }
+            text.push('\n');
+        }
+        match named.is_empty() {
+            true => {
+                let w = roots.step_with.get(i).cloned().unwrap_or_default();
+                let these = if ids.len() == 1 { "it goes" } else { "these go" };
+                text.push_str(&format!("# nothing to run: {these} with {}\n", comment(&list(plan, &w, true))));
+            }
+            false => commands(objects, plan.cascade_mode, named, &mut text),
+        }
+        out.write_all(text.as_bytes())?;
+    }
+    Ok(())
+}
+
+/// The shebang, the shell options and the header comment.
+fn head(plan: &Plan, roots: &Roots, header: &Header) -> String {
+    let mut s = String::from("#!/usr/bin/env bash\nset -euo pipefail\n\n");
+    let mut line = |text: String| {
+        s.push_str("# ");
+        s.push_str(&comment(&text));
+        s.push('\n');
+    };
+    line(match &plan.options_mode {
+        Mode::Delete(_) => {
+            let it = if plan.targets.len() == 1 { "it" } else { "them" };
+            format!("Deletes {} (--delete) and what goes with {it}.", targets(plan))
+        }
+        Mode::Prune(_) => format!(
+            "Deletes what {} (--prune NEW) lacks, and what goes with it.",
+            header.new.iter().map(|p| p.as_str()).collect::<Vec<_>>().join(", ")
+        ),
+        Mode::All => String::from("Deletes everything in its input (--all)."),
+        Mode::Gc => String::from("Deletes what the garbage collector would delete now (--gc)."),
+    });
+    let (deleted, named) = (plan.deleted_count(), roots.count);
+    let steps = count(plan.steps.len(), "step", "steps");
+    if deleted == 0 {
+        line(String::from("Nothing to delete: the plan is empty."));
+    } else if named == deleted {
+        line(format!(
+            "{} in {steps}, each named here: none goes with an owner the plan deletes.",
+            count(deleted, "object", "objects")
+        ));
+    } else {
+        line(format!(
+            "{} in {steps}. The script names {named} of them, the cascade roots: objects none of whose",
+            count(deleted, "object", "objects")
+        ));
+        let others = match deleted - named {
+            1 => String::from("The other one goes with its owners"),
+            k => format!("The other {k} go with their owners"),
+        };
+        line(format!("owners the plan deletes. {others}, deleted by Kubernetes (the garbage"));
+        line(String::from("collector, the namespace and CRD controllers) in its own order, not in the steps below."));
+    }
+    if !plan.kept.is_empty() || !plan.orphaned.is_empty() {
+        line(format!(
+            "Kept: {}; orphaned: {} (see `teardown plan` without -o kubectl).",
+            count(plan.kept.len(), "object", "objects"),
+            plan.orphaned.len()
+        ));
+    }
+    line(
+        match plan.cascade_mode {
+            CascadeMode::Background => {
+                "--cascade=background: a root goes at once and the garbage collector deletes its dependents after it,"
+            }
+            CascadeMode::Foreground => {
+                "--cascade=foreground: a root goes once its dependents are gone, so --wait waits for them too."
+            }
+            CascadeMode::Orphan => {
+                "--cascade=orphan: a root's dependents stay and lose their owner reference; only a Namespace"
+            }
+        }
+        .to_string(),
+    );
+    match plan.cascade_mode {
+        CascadeMode::Background => line(String::from("so they may still be going when the next step starts.")),
+        CascadeMode::Foreground => {}
+        CascadeMode::Orphan => line(String::from("or a CRD takes what it holds.")),
+    }
+    line(String::from("--wait: each command returns once what it names is gone."));
+    line(String::from("--ignore-not-found: an object already gone (deleted by an earlier run, or with its owner)"));
+    line(String::from("is not an error, so the script can be run again."));
+    line(format!("Generated by teardown from {}.", header.inputs.join(", ")));
+    for w in super::plan::warnings(plan).lines() {
+        line(w.to_string());
+    }
+    s
+}
+
+/// The targets of `--delete`, the first few of them.
+fn targets(plan: &Plan) -> String {
+    let mut s =
+        plan.targets.iter().take(TARGETS_SHOWN).map(|t| plan.refs[t.index()].as_str()).collect::<Vec<_>>().join(", ");
+    if plan.targets.len() > TARGETS_SHOWN {
+        s.push_str(&format!(" and {} more", plan.targets.len() - TARGETS_SHOWN));
+    }
+    s
+}
+
+/// The roots something goes with: `A, B` or, with their steps, `A (step 3)`.
+fn list(plan: &Plan, with: &With, steps: bool) -> String {
+    let mut parts: Vec<String> = with
+        .roots
+        .iter()
+        .map(|r| {
+            let name = &plan.refs[r.index()];
+            match steps {
+                true => format!("{name} (step {})", plan.order.step.get(r.index()).copied().unwrap_or(0)),
+                false => name.clone(),
+            }
+        })
+        .collect();
+    if with.more {
+        parts.push(String::from("others"));
+    }
+    match parts.len() {
+        0 => String::from("their owners"),
+        1 => parts.remove(0),
+        k => format!("{} and {}", parts[..k - 1].join(", "), parts[k - 1]),
+    }
+}
+
+/// One kubectl command for each run of roots of one kind in one namespace.
+fn commands(objects: &[Object], mode: CascadeMode, roots: &[ObjId], out: &mut String) {
+    let key = |id: &ObjId| {
+        let o = &objects[id.index()];
+        (resource(o), o.namespace.as_deref())
+    };
+    let mut i = 0;
+    while i < roots.len() {
+        let k = key(&roots[i]);
+        let mut j = i + 1;
+        while j < roots.len() && j - i < NAMES_PER_COMMAND && key(&roots[j]) == k {
+            j += 1;
+        }
+        let (kind, namespace) = k;
+        let names: Vec<&str> = roots[i..j].iter().map(|id| &*objects[id.index()].name).collect();
+        let mut flags = String::new();
+        if let Some(ns) = namespace {
+            flags.push_str(" -n ");
+            flags.push_str(&word(ns));
+        }
+        flags.push_str(&format!(" --cascade={} --wait --ignore-not-found", mode.as_str()));
+        let mut positional = word(&kind).into_owned();
+        for name in &names {
+            positional.push(' ');
+            positional.push_str(&word(name));
+        }
+        // A word that starts with `-` would be read as a flag: after `--`,
+        // it is not.
+        let dashed = kind.starts_with('-') || names.iter().any(|n| n.starts_with('-'));
+        // `$`, a backquote or a backslash in single quotes is meant literally.
+        let words = || std::iter::once(kind.as_str()).chain(names.iter().copied()).chain(namespace);
+        if words().any(|w| w.contains(['$', '`', '\\'])) {
+            out.push_str("# shellcheck disable=SC1003,SC2016 # the quoted names are literal\n");
+        }
+        match dashed {
+            true => out.push_str(&format!("kubectl delete{flags} -- {positional}\n")),
+            false => out.push_str(&format!("kubectl delete {positional}{flags}\n")),
+        }
+        i = j;
+    }
+}
+
+/// The resource as kubectl takes it: `deployment.apps`, `pod`.
+fn resource(o: &Object) -> String {
+    let kind = o.kind.to_lowercase();
+    match o.group.is_empty() {
+        true => kind,
+        false => format!("{kind}.{}", o.group),
+    }
+}
+
+/// A word for bash: as is when it is made of `[A-Za-z0-9._-]`, else in
+/// single quotes (a single quote inside written `'\''`).
+pub fn word(s: &str) -> Cow<'_, str> {
+    let plain = |c: char| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-');
+    if !s.is_empty() && s.chars().all(plain) {
+        return Cow::Borrowed(s);
+    }
+    Cow::Owned(format!("'{}'", s.replace('\'', r"'\''")))
+}
+
+/// Text for a comment line: control characters (a newline would end the
+/// comment) are escaped.
+fn comment(s: &str) -> Cow<'_, str> {
+    if !s.chars().any(char::is_control) {
+        return Cow::Borrowed(s);
+    }
+    Cow::Owned(s.chars().map(|c| if c.is_control() { c.escape_default().to_string() } else { c.to_string() }).collect())
+}
+
+fn count(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
