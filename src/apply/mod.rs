@@ -232,18 +232,24 @@ pub fn prepare(plan: &PlanFile, snapshot: &Snapshot, options: &LoadOptions) -> R
     // A removed object that holds one that stays (Murano nesting) keeps its
     // place, marked destroyed, as the one it holds does.
     loop {
+        // The objects that stay, by file and start, to look up in order.
+        let mut staying: Vec<(FileId, usize, u32)> = objects
+            .iter()
+            .enumerate()
+            .filter(|(j, _)| fate[*j] != Fate::Removed)
+            .map(|(j, o)| (o.span.file, o.span.start, j as u32))
+            .collect();
+        staying.sort_unstable();
         let mut changed = false;
         for &Work { id, span, .. } in &places {
             if fate[id.index()] != Fate::Removed {
                 continue;
             }
-            let holds_survivor = objects.iter().enumerate().any(|(j, o)| {
-                j != id.index()
-                    && fate[j] != Fate::Removed
-                    && o.span.file == span.file
-                    && span.start <= o.span.start
-                    && o.span.start < span.end
-            });
+            let from = staying.partition_point(|&(f, s, _)| (f, s) < (span.file, span.start));
+            let holds_survivor = staying[from..]
+                .iter()
+                .take_while(|&&(f, s, _)| f == span.file && s < span.end)
+                .any(|&(_, _, j)| j != id.0);
             if holds_survivor {
                 let o = &objects[id.index()];
                 if edits_of(o).and_then(|e| e.destroyed).is_none() {
@@ -275,6 +281,41 @@ pub fn prepare(plan: &PlanFile, snapshot: &Snapshot, options: &LoadOptions) -> R
         changes.push(change(file, work, objects, &fate, options)?);
     }
     Ok(changes)
+}
+
+/// Ranges, to ask whether one of them holds another range.
+struct Cover {
+    /// (start, end), sorted by start and then by end, longest first.
+    ranges: Vec<(usize, usize)>,
+    /// The largest end among `ranges[..i]`.
+    max_end: Vec<usize>,
+}
+
+impl Cover {
+    fn new(ranges: impl Iterator<Item = std::ops::Range<usize>>) -> Cover {
+        let mut ranges: Vec<(usize, usize)> = ranges.map(|r| (r.start, r.end)).collect();
+        ranges.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
+        ranges.dedup();
+        let mut max_end = Vec::with_capacity(ranges.len() + 1);
+        let mut m = 0;
+        for &(_, e) in &ranges {
+            max_end.push(m);
+            m = m.max(e);
+        }
+        max_end.push(m);
+        Cover { ranges, max_end }
+    }
+
+    /// Is `r` inside one of the ranges, other than `r` itself? An empty
+    /// `r` (a position) is inside a range that holds it.
+    fn holds(&self, r: std::ops::Range<usize>) -> bool {
+        // Ranges before `r` in the order: those that start earlier, or at
+        // its start and end later.
+        let i = self.ranges.partition_point(|&(s, e)| s < r.start || (s == r.start && e > r.end));
+        let end = if r.is_empty() { r.end + 1 } else { r.end };
+        self.max_end[i] >= end
+            || (r.is_empty() && self.ranges.get(i).is_some_and(|&(s, e)| s == r.start && e > r.start))
+    }
 }
 
 /// An object `apply` changes, at one of its places.
@@ -321,9 +362,8 @@ fn change(
     let (mut removed, mut orphaned, mut marked) = (0, 0, 0);
     let removed_spans: Vec<Span> =
         work.iter().filter(|w| w.decl.is_none() && fate[w.id.index()] == Fate::Removed).map(|w| w.span).collect();
-    let inside_removed = |s: &Span| {
-        removed_spans.iter().any(|r| r.start <= s.start && s.end <= r.end && (r.start, r.end) != (s.start, s.end))
-    };
+    let cover = Cover::new(removed_spans.iter().map(Span::range));
+    let inside_removed = |s: &Span| cover.holds(s.range());
     for &Work { id, span, decl, .. } in work {
         let o = &objects[id.index()];
         let Some(how) = edits_of(o) else {
@@ -405,13 +445,11 @@ fn check(
     let planned: HashMap<usize, (ObjId, Option<u32>)> = work.iter().map(|w| (w.start, (w.id, w.decl))).collect();
     let text: &str = &file.text;
     let mut expected = Vec::new();
+    let removed = Cover::new(
+        work.iter().filter(|w| w.decl.is_none() && fate[w.id.index()] == Fate::Removed).map(|w| w.span.range()),
+    );
     for o in &old.objects {
-        let gone = work.iter().any(|w| {
-            w.decl.is_none()
-                && fate[w.id.index()] == Fate::Removed
-                && w.span.start <= o.span.start
-                && o.span.start < w.span.end
-        });
+        let gone = removed.holds(o.span.start..o.span.start);
         if !gone {
             expected.push((o, planned.get(&o.span.start).copied()));
         }
@@ -439,7 +477,9 @@ fn check(
         let (Ok(was), Ok(is)) = (value_span(text, o, o.span), value_span(after, n, n.span)) else {
             return Err(wrong("its place cannot be found"));
         };
-        let touched = edits.iter().any(|e| e.range.start < was.end && was.start < e.range.end.max(e.range.start + 1));
+        // Edits are sorted and apart: the first that ends after `was` starts.
+        let first = edits.partition_point(|e| e.range.end.max(e.range.start + 1) <= was.start);
+        let touched = edits.get(first).is_some_and(|e| e.range.start < was.end);
         if !touched && text[was.range()] != after[is.range()] {
             return Err(wrong("its text changed"));
         }
