@@ -461,11 +461,16 @@ fn check(
             expected.len()
         )));
     }
-    let mut strips: HashMap<usize, Vec<u32>> = HashMap::new();
+    // The owner references each orphaned object loses, last first.
+    let mut strips: HashMap<usize, Vec<usize>> = HashMap::new();
     for w in work {
         if let Some(d) = w.decl {
-            strips.entry(w.start).or_default().push(d);
+            strips.entry(w.start).or_default().push(d as usize);
         }
+    }
+    for ds in strips.values_mut() {
+        ds.sort_unstable_by(|a, b| b.cmp(a));
+        ds.dedup();
     }
     for ((o, plan), n) in expected.iter().zip(&new.objects) {
         let reference = o.reference();
@@ -483,30 +488,24 @@ fn check(
         if !touched && text[was.range()] != after[is.range()] {
             return Err(wrong("its text changed"));
         }
-        let mut owners: Vec<String> = o.owners.iter().map(|r| format!("{r:?}")).collect();
+        let mut owners = o.owners.to_vec();
         if let Some(ds) = strips.get(&o.span.start) {
-            let mut ds = ds.clone();
-            ds.sort_unstable_by(|a, b| b.cmp(a));
-            ds.dedup();
-            for d in ds {
-                if (d as usize) < owners.len() {
-                    owners.remove(d as usize);
+            // `ds` is sorted from the last entry down: each index stays right.
+            for &d in ds {
+                if d < owners.len() {
+                    owners.remove(d);
                 }
             }
             let path = edits_of(o).and_then(|e| e.owners).unwrap_or_default();
             let mut expect = Node::at(text, o.span.range());
             if let Some(node) = expect.as_mut() {
-                let mut ds: Vec<usize> = strips[&o.span.start].iter().map(|&d| d as usize).collect();
-                ds.sort_unstable_by(|a, b| b.cmp(a));
-                ds.dedup();
-                node.remove_entries(path, &ds);
+                node.remove_entries(path, ds);
             }
             if expect != Node::at(after, n.span.range()) {
                 return Err(wrong("more than its owner reference changed"));
             }
         }
-        let new_owners: Vec<String> = n.owners.iter().map(|r| format!("{r:?}")).collect();
-        if owners != new_owners {
+        if owners[..] != n.owners[..] {
             return Err(wrong("its owner references are not the ones expected"));
         }
         let is_marked = matches!(plan, Some((id, None)) if fate[id.index()] == Fate::Marked);

@@ -148,7 +148,7 @@ impl TrackingKeys {
 }
 
 /// An owner reference as written in the dependent.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct OwnerRef {
     /// The API group of the reference's `apiVersion` (normalised as for objects).
     pub group: Str,

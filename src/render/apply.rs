@@ -1,12 +1,9 @@
 //! What `apply` did or would do: a unified diff (`--dry-run`) and a line a
 //! file. Pure: changes in, bytes out.
 
+use super::count;
 use crate::apply::write::Written;
 use crate::apply::Change;
-
-fn plural(n: usize, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
-}
 
 /// The changes as a unified diff (`a/` and `b/` before each path, as git
 /// writes it, so that `patch -p1` and `git apply` take it).
@@ -29,13 +26,13 @@ pub fn summary(changes: &[Change], written: Option<&[Written]>) -> String {
     for (i, c) in changes.iter().enumerate() {
         let mut what = Vec::new();
         if c.removed > 0 {
-            what.push(format!("{} removed", plural(c.removed, "object", "objects")));
+            what.push(format!("{} removed", count(c.removed, "object", "objects")));
         }
         if c.orphaned > 0 {
-            what.push(format!("{} taken out", plural(c.orphaned, "owner reference", "owner references")));
+            what.push(format!("{} taken out", count(c.orphaned, "owner reference", "owner references")));
         }
         if c.marked > 0 {
-            what.push(format!("{} marked destroyed", plural(c.marked, "object", "objects")));
+            what.push(format!("{} marked destroyed", count(c.marked, "object", "objects")));
         }
         let mut line = format!("{}: {}", c.path, what.join(", "));
         if c.after.is_none() {
@@ -47,7 +44,7 @@ pub fn summary(changes: &[Change], written: Option<&[Written]>) -> String {
         out.push_str(&line);
         out.push('\n');
     }
-    let files = plural(changes.len(), "file", "files");
+    let files = count(changes.len(), "file", "files");
     out.push_str(&match written {
         Some(_) => format!("applied: {files} changed\n"),
         None if changes.is_empty() => "dry run: the plan changes no file\n".to_string(),

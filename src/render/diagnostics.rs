@@ -1,5 +1,6 @@
 //! Findings as miette diagnostics: `file:line:col`, a snippet, labels.
 
+use super::count;
 use crate::analysis::check::Counts;
 use crate::findings::{Finding, Label, Severity};
 use crate::input::{SourceFile, Sources};
@@ -222,21 +223,20 @@ pub fn render(sources: &Sources, findings: &[Finding], counts: &Counts, style: S
 
 /// `checked 2 files: 358 objects, 571 edges; 1 error, 2 warnings`.
 pub fn summary(c: &Counts) -> String {
-    let plural = |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
     let findings = if c.errors == 0 && c.warnings == 0 {
         "no findings".to_string()
     } else {
-        format!("{}, {}", plural(c.errors, "error", "errors"), plural(c.warnings, "warning", "warnings"))
+        format!("{}, {}", count(c.errors, "error", "errors"), count(c.warnings, "warning", "warnings"))
     };
     let findings = match c.notes {
         0 => findings,
-        n if c.errors == 0 && c.warnings == 0 => plural(n, "note", "notes"),
-        n => format!("{findings}, {}", plural(n, "note", "notes")),
+        n if c.errors == 0 && c.warnings == 0 => count(n, "note", "notes"),
+        n => format!("{findings}, {}", count(n, "note", "notes")),
     };
     format!(
         "checked {}: {}, {}; {findings}",
-        plural(c.files, "file", "files"),
-        plural(c.objects, "object", "objects"),
-        plural(c.edges, "edge", "edges"),
+        count(c.files, "file", "files"),
+        count(c.objects, "object", "objects"),
+        count(c.edges, "edge", "edges"),
     )
 }

@@ -4,6 +4,7 @@
 //! listed. Formatting only: the roots and what goes with them are
 //! computed by the plan layer. The same plan gives the same bytes.
 
+use super::count;
 use crate::analysis::cascade::CascadeMode;
 use crate::model::{ObjId, Object};
 use crate::plan::roots::{Roots, With};
@@ -238,8 +239,4 @@ fn comment(s: &str) -> Cow<'_, str> {
         return Cow::Borrowed(s);
     }
     Cow::Owned(s.chars().map(|c| if c.is_control() { c.escape_default().to_string() } else { c.to_string() }).collect())
-}
-
-fn count(n: usize, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
 }

@@ -14,3 +14,8 @@ pub mod reconcile;
 pub mod simulate;
 pub mod stages;
 pub mod yaml;
+
+/// `1 object`, `2 objects`.
+pub fn count(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}

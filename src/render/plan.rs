@@ -1,6 +1,7 @@
 //! A plan as a table, JSON / YAML (CONTRACT §6), names, DOT or Mermaid.
 //! Formatting only: every reason, warning and place is in the plan.
 
+use super::count;
 use super::json;
 use crate::load::Snapshot;
 use crate::model::{Link, ObjId, Object, RelKind};
@@ -128,17 +129,16 @@ pub fn warnings(plan: &Plan) -> String {
 /// Warnings and the one-line summary, for stderr under `-o table`.
 pub fn summary(plan: &Plan) -> String {
     let mut out = warnings(plan);
-    let plural = |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
     let mut line = format!(
         "{} in {}, {} kept",
-        plural(plan.deleted_count(), "object", "objects"),
-        plural(plan.steps.len(), "step", "steps"),
+        count(plan.deleted_count(), "object", "objects"),
+        count(plan.steps.len(), "step", "steps"),
         plan.kept.len()
     );
     if !plan.orphaned.is_empty() {
         line.push_str(&format!(", {} orphaned", plan.orphaned.len()));
     }
-    line.push_str(&format!(", {}", plural(plan.warnings.len(), "warning", "warnings")));
+    line.push_str(&format!(", {}", count(plan.warnings.len(), "warning", "warnings")));
     out.push_str(&line);
     out.push('\n');
     out

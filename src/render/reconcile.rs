@@ -3,6 +3,7 @@
 //! Formatting only.
 
 use super::columns;
+use super::count;
 use crate::analysis::reconcile::{
     Absence, Action, CustomResource, Desired, Ident, Mismatch, Reconciliation, Rule, Spec, StateChange, SubPattern,
     SubResource, SubState, RULES,
@@ -261,12 +262,11 @@ pub fn summary(r: &Reconciliation) -> String {
         }
     }
     counts.sort();
-    let plural = |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
     let changes = r.resources.iter().filter(|cr| cr.change.is_some()).count();
     let mut line = format!(
         "{}, {}",
-        plural(r.resources.len(), "custom resource", "custom resources"),
-        plural(subs, "sub-resource", "sub-resources")
+        count(r.resources.len(), "custom resource", "custom resources"),
+        count(subs, "sub-resource", "sub-resources")
     );
     if !counts.is_empty() {
         let list: Vec<String> = counts.iter().map(|(n, c)| format!("{c} {n}")).collect();
@@ -274,7 +274,7 @@ pub fn summary(r: &Reconciliation) -> String {
     }
     match changes {
         0 => line.push_str("; no state change"),
-        n => line.push_str(&format!("; {} state", plural(n, "custom resource changes", "custom resources change"))),
+        n => line.push_str(&format!("; {} state", count(n, "custom resource changes", "custom resources change"))),
     }
     line
 }

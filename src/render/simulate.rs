@@ -2,6 +2,7 @@
 //! its summary. Formatting only.
 
 use super::columns::Columns;
+use super::count;
 use super::json;
 use super::parts::Parts;
 use crate::analysis::simulate::{Action, Actor, EventType, Name, Simulation, Verb};
@@ -46,7 +47,6 @@ fn action(a: &Action, refs: &[String], names: &[Str]) -> Cow<'static, str> {
 }
 
 fn summary(sim: &Simulation, refs: &[String]) -> Vec<String> {
-    let count = |n: u32, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
     let calls: u32 = sim.calls.iter().sum();
     let by_verb: Vec<String> =
         Verb::ALL.iter().zip(sim.calls).filter(|(_, n)| *n > 0).map(|(v, n)| format!("{} {n}", v.as_str())).collect();
@@ -62,7 +62,7 @@ fn summary(sim: &Simulation, refs: &[String]) -> Vec<String> {
         format!("API calls: {calls}{}", list(by_verb)),
         format!("events: {events}{}", list(by_type)),
         format!("rounds: {}", sim.rounds),
-        format!("{} removed", count(sim.removed.len() as u32, "object", "objects")),
+        format!("{} removed", count(sim.removed.len(), "object", "objects")),
     ];
     for (id, waits) in &sim.stalled {
         let waits: Vec<&str> = waits.iter().map(|f| &*sim.names[*f as usize]).collect();
