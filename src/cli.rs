@@ -3,7 +3,8 @@
 
 use crate::analysis::cascade::{CascadeMode, MultiOwner};
 use crate::analysis::simulate::Controller;
-use clap::{ArgGroup, Args, Parser, Subcommand, ValueEnum};
+use clap::{ArgGroup, Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
+use std::ffi::OsString;
 use std::path::PathBuf;
 
 const ABOUT: &str = "Offline graph analysis and deletion planning for resource snapshots.";
@@ -18,8 +19,14 @@ it. It never talks to a cluster.
 Exit codes: 0 ok; 1 findings at error level, or a selector that matches nothing;
 2 usage, I/O or parse error.";
 
+const EXAMPLES: &str = "\
+Examples:
+  kubectl get -A -o yaml | teardown check -       # what is wrong with a cluster's dump
+  teardown plan --delete ns/shop dump.yaml        # what deleting a namespace takes, in order
+  teardown explain pod/shop/web-1 --delete ns/shop dump.yaml  # why that pod goes";
+
 #[derive(Parser, Debug)]
-#[command(name = "teardown", version, about = ABOUT, long_about = LONG_ABOUT, max_term_width = 100)]
+#[command(name = "teardown", version, about = ABOUT, long_about = LONG_ABOUT, after_help = EXAMPLES, max_term_width = 100)]
 pub struct Cli {
     /// When to use colors; NO_COLOR in the environment means never, unless
     /// this says always.
@@ -30,36 +37,121 @@ pub struct Cli {
     pub command: Command,
 }
 
+impl Cli {
+    /// Parse the command line, or print help, the version or a usage error
+    /// and exit. `--color` (and NO_COLOR) colour the help and the errors too,
+    /// so it is read before clap parses the rest.
+    pub fn parse_args(args: Vec<OsString>) -> Cli {
+        let choice = match color_flag(&args) {
+            Some(ColorWhen::Always) => clap::ColorChoice::Always,
+            Some(ColorWhen::Never) => clap::ColorChoice::Never,
+            _ => clap::ColorChoice::Auto,
+        };
+        let matches = Cli::command().color(choice).get_matches_from(args);
+        Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit())
+    }
+}
+
+/// The last `--color WHEN` or `--color=WHEN` before `--`, if any is valid.
+fn color_flag(args: &[OsString]) -> Option<ColorWhen> {
+    let mut when = None;
+    let mut args = args.iter().skip(1).map(|a| a.to_str().unwrap_or(""));
+    while let Some(arg) = args.next() {
+        let value = match arg {
+            "--" => break,
+            "--color" => args.next(),
+            _ => arg.strip_prefix("--color="),
+        };
+        if let Some(w) = value.and_then(|v| ColorWhen::from_str(v, false).ok()) {
+            when = Some(w);
+        }
+    }
+    when
+}
+
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Validate a snapshot: parse errors, duplicates, dangling or invalid
-    /// owners, cycles, unresolved dependencies, finalizers (rules TD001–TD013).
+    /// owners, cycles, unresolved dependencies, finalizers (rules TD001–TD015).
+    #[command(after_help = "Examples:
+  kubectl get -A -o yaml | teardown check         # validate a live cluster's dump
+  teardown check manifests/ --closed-world        # the files are the whole cluster
+  teardown check manifests/ -o sarif > teardown.sarif  # for GitHub code scanning")]
     Check(CheckArgs),
     /// Plan a deletion: what cascades, in which order (steps of objects that
     /// can go in parallel), what is kept or orphaned.
+    #[command(after_help = "Examples:
+  teardown plan --delete ns/shop dump.yaml        # the namespace, with what it holds
+  teardown plan --delete deploy/shop/web dump.yaml -o names | xargs -L1 kubectl delete
+  teardown plan --all manifests/ -o json > plan.json   # everything, in order; for `apply`")]
     Plan(PlanArgs),
     /// Explain why an object is (or is not) in a plan, and why at its step.
+    #[command(after_help = "Examples:
+  teardown explain pod/shop/web-1 --delete ns/shop dump.yaml  # why the pod goes with shop
+  teardown explain svc/shop/web dump.yaml         # why at its step of --all
+  teardown explain cm/shop/conf --delete deploy/shop/web dump.yaml  # why it is kept")]
     Explain(ExplainArgs),
     /// Replay a garbage collector's deletion workflow on the snapshot, event
     /// by event: API calls, watch events, finalizers, rounds.
+    #[command(after_help = "Examples:
+  teardown simulate --controller kubernetes --delete deploy/shop/web dump.yaml
+  teardown simulate --controller kubernetes --cascade foreground --delete ns/shop dump.yaml
+  teardown simulate --controller krake --delete cluster/c1 krake/")]
     Simulate(SimulateArgs),
     /// Print the owner / destruction-dependency graph as a tree, JSON, DOT or Mermaid.
+    #[command(after_help = "Examples:
+  teardown graph dump.yaml                        # every tree of owners
+  teardown graph --focus deploy/shop/web --depth 2 dump.yaml
+  teardown graph -o dot dump.yaml | dot -Tsvg > graph.svg")]
     Graph(GraphArgs),
     /// Apply crd-reconciler's decision table: what a controller does with
     /// each sub-resource of each custom resource, by which rule, and how the
     /// custom resource's state changes.
+    #[command(after_help = "Examples:
+  teardown reconcile live.yaml                    # every custom resource with a spec.state
+  teardown reconcile --kind Database --desired desired/ live.yaml
+  teardown reconcile live.yaml -o json")]
     Reconcile(ReconcileArgs),
     /// Apply a saved plan (`plan … -o json > plan.json`) to the snapshot
     /// files: remove deleted objects' documents, take orphaned objects'
     /// owner references out, mark still-referenced Murano objects destroyed.
     Apply(ApplyArgs),
     /// Print a shell completion script.
+    #[command(after_help = "Examples:
+  mkdir -p ~/.local/share/bash-completion/completions
+  teardown completions bash > ~/.local/share/bash-completion/completions/teardown
+  teardown completions zsh > ~/.zfunc/_teardown   # with fpath+=~/.zfunc in ~/.zshrc")]
     Completions {
         #[arg(value_enum)]
         shell: clap_complete::Shell,
     },
-    /// Print the man page (roff).
-    Man,
+    /// Print the man page (roff): one page with every command and flag, or
+    /// one command's page.
+    #[command(after_help = "Examples:
+  teardown man | man -l -                         # read it now
+  mkdir -p ~/.local/share/man/man1 && teardown man > ~/.local/share/man/man1/teardown.1
+  teardown man plan > ~/.local/share/man/man1/teardown-plan.1")]
+    Man {
+        /// The command whose page to print (teardown-COMMAND(1)) [default:
+        /// one page that holds every command]
+        #[arg(value_name = "COMMAND")]
+        command: Option<String>,
+    },
+}
+
+impl Command {
+    /// The command's name and the inputs it reads, if it reads snapshots.
+    pub fn input(&self) -> Option<(&'static str, &InputArgs)> {
+        match self {
+            Command::Check(a) => Some(("check", &a.input)),
+            Command::Plan(a) => Some(("plan", &a.input)),
+            Command::Explain(a) => Some(("explain", &a.input)),
+            Command::Simulate(a) => Some(("simulate", &a.input)),
+            Command::Graph(a) => Some(("graph", &a.input)),
+            Command::Reconcile(a) => Some(("reconcile", &a.input)),
+            Command::Apply(_) | Command::Completions { .. } | Command::Man { .. } => None,
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

@@ -1,4 +1,3 @@
-use clap::Parser;
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 use teardown::cli::Cli;
@@ -13,13 +12,14 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
     let mut timer = teardown::timing::Timer::start();
-    let cli = Cli::parse();
+    let cli = Cli::parse_args(std::env::args_os().collect());
     timer.lap("arguments");
     let mut stdout = std::io::BufWriter::with_capacity(1 << 20, std::io::stdout().lock());
     let mut said = Vec::new();
     let env = Env {
         stdin: &mut std::io::stdin().lock(),
         stdout_is_terminal: std::io::stdout().is_terminal(),
+        stdin_is_terminal: std::io::stdin().is_terminal(),
         progress: std::io::stderr().is_terminal(),
         no_color: std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()),
         stdout: &mut stdout,

@@ -30,6 +30,9 @@ pub struct Env<'a> {
     /// plan, the summary line): written once the output is.
     pub stderr: &'a mut Vec<u8>,
     pub stdout_is_terminal: bool,
+    /// Standard input is a terminal: a command given no INPUT would wait
+    /// for a snapshot to be typed, so it says what it needs instead.
+    pub stdin_is_terminal: bool,
     /// Progress bars for large inputs (stderr is a terminal).
     pub progress: bool,
     pub no_color: bool,
@@ -62,6 +65,15 @@ pub fn run(cli: Cli, env: Env) -> Result<Status, Error> {
         ColorWhen::Auto => env.stdout_is_terminal && !env.no_color,
     };
     let style = Style { color };
+    if let Some((name, input)) = cli.command.input() {
+        if input.inputs.is_empty() && env.stdin_is_terminal {
+            return Err(Error::Usage(format!(
+                "no INPUT given, and standard input is a terminal: name files or directories \
+                 (`teardown {name} manifests/`), or pipe a snapshot in (`kubectl get -A -o yaml | teardown {name}`); \
+                 `-` reads the terminal until Ctrl-D"
+            )));
+        }
+    }
     match cli.command {
         Command::Check(args) => check::run(args, env, style),
         Command::Graph(args) => graph::run(args, env, style),
@@ -74,8 +86,24 @@ pub fn run(cli: Cli, env: Env) -> Result<Status, Error> {
             clap_complete::generate(shell, &mut Cli::command(), "teardown", env.stdout);
             Ok(Status::Success)
         }
-        Command::Man => {
-            clap_mangen::Man::new(Cli::command()).render(env.stdout).map_err(Error::Output)?;
+        Command::Man { command } => {
+            let mut cli = Cli::command();
+            cli.build();
+            let page = match command {
+                None => crate::render::man::whole(&cli, env.stdout),
+                Some(name) => {
+                    let pages = || crate::render::man::pages(&cli);
+                    let Some(sub) = pages().find(|s| s.get_name() == name) else {
+                        let names: Vec<&str> = pages().map(|s| s.get_name()).collect();
+                        return Err(Error::Usage(format!(
+                            "no man page for `{name}`; there is one for {}",
+                            names.join(", ")
+                        )));
+                    };
+                    crate::render::man::page(&cli, sub, env.stdout)
+                }
+            };
+            page.map_err(Error::Output)?;
             Ok(Status::Success)
         }
     }

@@ -30,6 +30,11 @@ pub enum ReadProblem {
         name: String,
         what: &'static str,
     },
+    /// A directory named as an input that holds no file to read (as ruff
+    /// warns that it found no files): a warning, not an error.
+    NoFiles {
+        name: String,
+    },
 }
 
 impl ReadProblem {
@@ -38,7 +43,8 @@ impl ReadProblem {
             ReadProblem::Io { name, .. }
             | ReadProblem::NotUtf8 { name, .. }
             | ReadProblem::NotFound { name }
-            | ReadProblem::Skipped { name, .. } => name,
+            | ReadProblem::Skipped { name, .. }
+            | ReadProblem::NoFiles { name } => name,
         }
     }
 }
@@ -52,6 +58,7 @@ impl std::fmt::Display for ReadProblem {
                 write!(f, "{name}: not valid UTF-8 (first invalid byte at offset {offset})")
             }
             ReadProblem::Skipped { name, what } => write!(f, "{name}: not read: {what}, not a regular file"),
+            ReadProblem::NoFiles { name } => write!(f, "{name}: no *.yaml, *.yml or *.json file in this directory"),
         }
     }
 }
@@ -85,7 +92,11 @@ pub fn read_inputs(inputs: &[PathBuf], stdin: &mut dyn Read) -> (Sources, Vec<Re
         match std::fs::metadata(input) {
             Ok(meta) if meta.is_dir() => {
                 let mut files = Vec::new();
+                let known = problems.len();
                 walk(input, &mut files, &mut problems);
+                if files.is_empty() && problems.len() == known {
+                    problems.push(ReadProblem::NoFiles { name: display(input) });
+                }
                 files.sort();
                 for file in files {
                     read_file(&mut sources, &mut problems, &mut seen, &file);

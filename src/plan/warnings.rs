@@ -13,6 +13,8 @@ use crate::model::{Link, ObjId, RelKind, Relation, Str};
 pub enum Warning {
     /// A finding about the input, carried into the plan (`--skip-invalid`,
     /// TD013…), at its place.
+    /// A finding about the input; `line` 0: about a whole file or directory
+    /// not read, which its message names.
     Input { rule: Rule, file: String, line: usize, column: usize, message: String, refs: Vec<String> },
     /// Objects that must each be destroyed after another (TD008): one step.
     DestructionCycle { members: Vec<ObjId>, step: u32 },
@@ -71,6 +73,7 @@ impl Warning {
     pub fn message(&self, names: &Names) -> String {
         let list = |members: &[ObjId]| members.iter().map(|m| names.of(*m)).collect::<Vec<_>>().join(", ");
         match self {
+            Warning::Input { line: 0, message, .. } => message.clone(),
             Warning::Input { file, line, column, message, .. } => format!("{file}:{line}:{column}: {message}"),
             Warning::DestructionCycle { members, step } => format!(
                 "destruction-dependency cycle: {} are destroyed together in step {step}; their order inside it is undefined",
@@ -125,6 +128,17 @@ pub(super) fn collect(cx: &Context) -> Vec<Warning> {
                 file: file.name.clone(),
                 line: lc.line,
                 column: lc.column,
+                message: f.message.clone(),
+                refs: f.refs.clone(),
+            });
+        } else if let (Some(file), false) = (&f.file, f.fatal) {
+            // A file or directory not read (a FIFO, a directory without
+            // files): no line to point at; the message names it.
+            warnings.push(Warning::Input {
+                rule: f.rule,
+                file: file.clone(),
+                line: 0,
+                column: 0,
                 message: f.message.clone(),
                 refs: f.refs.clone(),
             });

@@ -8,6 +8,7 @@ pub mod findings;
 pub mod graph;
 pub mod json;
 pub mod kubectl;
+pub mod man;
 pub mod parts;
 pub mod plan;
 pub mod reconcile;
