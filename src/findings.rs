@@ -153,14 +153,14 @@ impl Rule {
         Rule::ALL.into_iter().find(|r| r.id().eq_ignore_ascii_case(word) || r.name() == word)
     }
 
-    fn bit(self) -> u32 {
+    fn bit(self) -> u64 {
         1 << (self as u32)
     }
 }
 
 /// A set of rules: which findings are reported (`--select`, `--ignore`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct RuleSet(u32);
+pub struct RuleSet(u64);
 
 impl RuleSet {
     pub const ALL: RuleSet = RuleSet((1 << Rule::ALL.len()) - 1);
@@ -171,9 +171,6 @@ impl RuleSet {
     }
     pub fn with(self, rule: Rule) -> RuleSet {
         RuleSet(self.0 | rule.bit())
-    }
-    pub fn union(self, other: RuleSet) -> RuleSet {
-        RuleSet(self.0 | other.0)
     }
     pub fn without(self, other: RuleSet) -> RuleSet {
         RuleSet(self.0 & !other.0)

@@ -85,7 +85,10 @@ const fn df(finalizer: &'static str, distribution: &'static str, controller: &'s
 /// - k3s: k3s-io/k3s, `pkg/cloudprovider/servicelb.go` (ServiceLB),
 ///   `pkg/node/controller.go` and `pkg/etcd/member_controller.go` (Node
 ///   handlers); k3s-io/helm-controller, `pkg/controllers/chart/chart.go`
-///   (HelmChart); a wrangler OnRemove handler's finalizer is
+///   (HelmChart; its earlier handler's `wrangler.cattle.io/helm-controller`
+///   is as a 2022 k3s support bundle shows it,
+///   `fixtures/realworld/kubernetes/troubleshoot-k3s-supportbundle-2022.yaml`);
+///   a wrangler OnRemove handler's finalizer is
 ///   `wrangler.cattle.io/` and its name (rancher/wrangler,
 ///   `pkg/generic/remove.go`).
 /// - OpenShift: openshift/cluster-ingress-operator,
@@ -114,6 +117,7 @@ pub const DISTRIBUTION_FINALIZERS: &[DistributionFinalizer] = &[
     df("karpenter.azure.com/termination", "AKS", "node auto-provisioning (AKSNodeClass)"),
     df("svccontroller.k3s.cattle.io/daemonset", "k3s", "ServiceLB (Service)"),
     df("wrangler.cattle.io/on-helm-chart-remove", "k3s", "helm-controller (HelmChart)"),
+    df("wrangler.cattle.io/helm-controller", "k3s", "helm-controller before on-helm-chart-remove (HelmChart)"),
     df("wrangler.cattle.io/node", "k3s", "node controller (Node)"),
     df("wrangler.cattle.io/managed-etcd-controller", "k3s", "embedded etcd member controller (Node)"),
     df(
