@@ -39,7 +39,7 @@ pub struct Cli {
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Validate a snapshot: parse errors, duplicates, dangling or invalid
-    /// owners, cycles, unresolved dependencies, finalizers (rules TD001–TD013).
+    /// owners, cycles, unresolved dependencies, finalizers (rules TD001–TD015).
     Check(CheckArgs),
     /// Plan a deletion: what cascades, in which order (steps of objects that
     /// can go in parallel), what is kept or orphaned.
@@ -150,12 +150,14 @@ pub struct ConfigArgs {
 /// (by the other commands).
 #[derive(Args, Debug, Clone, Default)]
 pub struct RuleArgs {
-    /// Report only these rules: ids or names, comma-separated or repeated
-    /// (TD003,unknown-finalizer), or ALL [default: ALL, or teardown.toml's]
+    /// Report only the findings (and warnings) of these rules: ids or
+    /// names, comma-separated or repeated (TD003,unknown-finalizer), or ALL
+    /// [default: ALL, or teardown.toml's]
     #[arg(long, value_name = "RULES", value_delimiter = ',')]
     pub select: Vec<String>,
 
-    /// Do not report these rules (ids or names, comma-separated or repeated).
+    /// Do not report the findings (and warnings) of these rules (ids or
+    /// names, comma-separated or repeated).
     #[arg(long, value_name = "RULES", value_delimiter = ',')]
     pub ignore: Vec<String>,
 }
@@ -164,17 +166,6 @@ pub struct RuleArgs {
 pub struct CheckArgs {
     #[command(flatten)]
     pub input: InputArgs,
-
-    #[command(flatten)]
-    pub rules: RuleArgs,
-
-    /// Exit 0 even when there are findings at error level (they are still
-    /// printed); input that cannot be read still exits 2.
-    #[arg(long)]
-    pub exit_zero: bool,
-
-    #[command(flatten)]
-    pub config: ConfigArgs,
 
     #[arg(short, long, value_enum, default_value_t = CheckFormat::Table, value_name = "FORMAT")]
     pub output: CheckFormat,
@@ -198,6 +189,17 @@ pub struct CheckArgs {
     /// findings (a Markdown table, or JSON with -o json).
     #[arg(long)]
     pub statistics: bool,
+
+    #[command(flatten)]
+    pub rules: RuleArgs,
+
+    /// Exit 0 even when there are findings at error level (they are still
+    /// printed); input that cannot be read still exits 2.
+    #[arg(long)]
+    pub exit_zero: bool,
+
+    #[command(flatten)]
+    pub config: ConfigArgs,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
