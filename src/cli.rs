@@ -33,6 +33,12 @@ pub struct Cli {
     #[arg(long, value_enum, default_value_t = ColorWhen::Auto, global = true, value_name = "WHEN")]
     pub color: ColorWhen,
 
+    /// Say nothing on stderr but errors: no warnings, notes or summary
+    /// lines (`check` keeps its findings, its output, and drops the summary
+    /// line).
+    #[arg(short, long, global = true)]
+    pub quiet: bool,
+
     #[command(subcommand)]
     pub command: Command,
 }
@@ -76,7 +82,7 @@ pub enum Command {
     #[command(after_help = "Examples:
   kubectl get -A -o yaml | teardown check         # validate a live cluster's dump
   teardown check manifests/ --closed-world        # the files are the whole cluster
-  teardown check manifests/ -o sarif > teardown.sarif  # for GitHub code scanning")]
+  teardown check manifests/ -o sarif --exit-zero > teardown.sarif  # for code scanning")]
     Check(CheckArgs),
     /// Plan a deletion: what cascades, in which order (steps of objects that
     /// can go in parallel), what is kept or orphaned.
@@ -219,6 +225,35 @@ pub enum Deny {
     Warnings,
 }
 
+/// Where the settings file is (`teardown.toml`).
+#[derive(Args, Debug, Clone, Default)]
+pub struct ConfigArgs {
+    /// Read settings from this file instead of the teardown.toml found in
+    /// the working directory or above it (up to the repository root).
+    #[arg(long, value_name = "FILE", conflicts_with = "isolated")]
+    pub config: Option<PathBuf>,
+
+    /// Read no teardown.toml: flags and defaults only.
+    #[arg(long)]
+    pub isolated: bool,
+}
+
+/// Which findings are reported (by `check`) and which warnings are said
+/// (by the other commands).
+#[derive(Args, Debug, Clone, Default)]
+pub struct RuleArgs {
+    /// Report only the findings (and warnings) of these rules: ids or
+    /// names, comma-separated or repeated (TD003,unknown-finalizer), or ALL
+    /// [default: ALL, or teardown.toml's]
+    #[arg(long, value_name = "RULES", value_delimiter = ',')]
+    pub select: Vec<String>,
+
+    /// Do not report the findings (and warnings) of these rules (ids or
+    /// names, comma-separated or repeated).
+    #[arg(long, value_name = "RULES", value_delimiter = ',')]
+    pub ignore: Vec<String>,
+}
+
 #[derive(Args, Debug)]
 pub struct CheckArgs {
     #[command(flatten)]
@@ -237,14 +272,26 @@ pub struct CheckArgs {
     pub deny: Vec<Deny>,
 
     /// The object whose controller removes FINALIZER (e.g.
-    /// example.com/cleanup=deployment/ops/cleaner). Repeatable.
-    #[arg(long = "finalizer-controller", value_name = "FINALIZER=SELECTOR")]
+    /// example.com/cleanup=deployment/ops/cleaner), or `external`: the
+    /// controller is outside the snapshot. Repeatable.
+    #[arg(long = "finalizer-controller", value_name = "FINALIZER=SELECTOR|external")]
     pub finalizer_controller: Vec<String>,
 
     /// Print how many findings of each rule there are instead of the
     /// findings (a Markdown table, or JSON with -o json).
     #[arg(long)]
     pub statistics: bool,
+
+    #[command(flatten)]
+    pub rules: RuleArgs,
+
+    /// Exit 0 even when there are findings at error level (they are still
+    /// printed); input that cannot be read still exits 2.
+    #[arg(long)]
+    pub exit_zero: bool,
+
+    #[command(flatten)]
+    pub config: ConfigArgs,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -288,6 +335,12 @@ pub struct GraphArgs {
     /// become warnings instead of stopping the command (exit 2).
     #[arg(long)]
     pub skip_invalid: bool,
+
+    #[command(flatten)]
+    pub rules: RuleArgs,
+
+    #[command(flatten)]
+    pub config: ConfigArgs,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -355,8 +408,9 @@ pub struct PlanFlags {
     pub allow_cycles: bool,
 
     /// The object whose controller removes FINALIZER: it is destroyed after
-    /// every object carrying it. Repeatable.
-    #[arg(long = "finalizer-controller", value_name = "FINALIZER=SELECTOR")]
+    /// every object carrying it; or `external`: the controller is outside
+    /// the snapshot (no ordering). Repeatable.
+    #[arg(long = "finalizer-controller", value_name = "FINALIZER=SELECTOR|external")]
     pub finalizer_controller: Vec<String>,
 
     /// Plan without documents of INPUT that cannot be read or used (TD001):
@@ -389,6 +443,12 @@ pub struct PlanArgs {
 
     #[arg(short, long, value_enum, default_value_t = PlanFormat::Table, value_name = "FORMAT")]
     pub output: PlanFormat,
+
+    #[command(flatten)]
+    pub rules: RuleArgs,
+
+    #[command(flatten)]
+    pub config: ConfigArgs,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -413,6 +473,9 @@ pub struct ExplainArgs {
 
     #[arg(short, long, value_enum, default_value_t = ExplainFormat::Text, value_name = "FORMAT")]
     pub output: ExplainFormat,
+
+    #[command(flatten)]
+    pub config: ConfigArgs,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -451,6 +514,12 @@ pub struct SimulateArgs {
 
     #[arg(short, long, value_enum, default_value_t = SimulateFormat::Table, value_name = "FORMAT")]
     pub output: SimulateFormat,
+
+    #[command(flatten)]
+    pub rules: RuleArgs,
+
+    #[command(flatten)]
+    pub config: ConfigArgs,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -493,6 +562,12 @@ pub struct ReconcileArgs {
 
     #[arg(short, long, value_enum, default_value_t = ReconcileFormat::Table, value_name = "FORMAT")]
     pub output: ReconcileFormat,
+
+    #[command(flatten)]
+    pub rules: RuleArgs,
+
+    #[command(flatten)]
+    pub config: ConfigArgs,
 }
 
 #[derive(Args, Debug)]

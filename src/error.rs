@@ -38,6 +38,9 @@ pub enum Error {
     Apply(ApplyError),
     /// A file could not be written (exit 2).
     Write(WriteError),
+    /// A settings file (`teardown.toml`) that cannot be read or used, with
+    /// the place in it (exit 2).
+    Config { path: String, at: Option<(usize, usize)>, message: String },
 }
 
 impl Error {
@@ -48,7 +51,8 @@ impl Error {
             | Error::Unreadable { .. }
             | Error::Unusable { .. }
             | Error::Unreconcilable { .. }
-            | Error::Write(_) => 2,
+            | Error::Write(_)
+            | Error::Config { .. } => 2,
             Error::Apply(e) => e.exit_code(),
             Error::NoMatch { .. }
             | Error::Duplicates { .. }
@@ -117,6 +121,8 @@ impl fmt::Display for Error {
                     )
                 }
             }
+            Error::Config { path, at: Some((line, column)), message } => write!(f, "{path}:{line}:{column}: {message}"),
+            Error::Config { path, at: None, message } => write!(f, "{path}: {message}"),
             Error::Unreconcilable { objects } => write!(
                 f,
                 "no reconciliation: {} cannot be read as crd-reconciler's (above)",

@@ -146,6 +146,49 @@ impl Rule {
     }
 }
 
+impl Rule {
+    /// The rule a word names: its id (`TD003`, any case) or its name
+    /// (`owner-not-found`).
+    pub fn named(word: &str) -> Option<Rule> {
+        Rule::ALL.into_iter().find(|r| r.id().eq_ignore_ascii_case(word) || r.name() == word)
+    }
+
+    fn bit(self) -> u64 {
+        1 << (self as u32)
+    }
+}
+
+/// A set of rules: which findings are reported (`--select`, `--ignore`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RuleSet(u64);
+
+impl RuleSet {
+    pub const ALL: RuleSet = RuleSet((1 << Rule::ALL.len()) - 1);
+    pub const NONE: RuleSet = RuleSet(0);
+
+    pub fn contains(self, rule: Rule) -> bool {
+        self.0 & rule.bit() != 0
+    }
+    pub fn with(self, rule: Rule) -> RuleSet {
+        RuleSet(self.0 | rule.bit())
+    }
+    pub fn without(self, other: RuleSet) -> RuleSet {
+        RuleSet(self.0 & !other.0)
+    }
+    /// Is this finding reported? Input that could not be read or parsed
+    /// always is: it is not a rule's verdict but a run that cannot be
+    /// complete (as ruff reports syntax errors whatever is selected).
+    pub fn reports(self, finding: &Finding) -> bool {
+        finding.fatal || self.contains(finding.rule)
+    }
+}
+
+impl Default for RuleSet {
+    fn default() -> RuleSet {
+        RuleSet::ALL
+    }
+}
+
 impl std::fmt::Display for Rule {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.id())

@@ -14,6 +14,7 @@ pub mod analysis;
 pub mod apply;
 pub mod cli;
 pub mod commands;
+pub mod config;
 pub mod dialect;
 pub mod error;
 pub mod findings;

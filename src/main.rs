@@ -22,6 +22,7 @@ fn main() -> ExitCode {
         stdin_is_terminal: std::io::stdin().is_terminal(),
         progress: std::io::stderr().is_terminal(),
         no_color: std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()),
+        quiet: cli.quiet,
         stdout: &mut stdout,
         stderr: &mut said,
     };

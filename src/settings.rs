@@ -3,8 +3,9 @@
 //! cannot work fails in milliseconds, whatever the size of the input.
 
 use crate::analysis::cascade::{CascadeMode, MultiOwner};
-use crate::cli::{CheckArgs, CheckFormat, PlanFlags, PlanFormat, ReconcileArgs};
+use crate::cli::{CheckArgs, CheckFormat, ConfigArgs, Deny, PlanFlags, PlanFormat, ReconcileArgs, RuleArgs};
 use crate::error::Error;
+use crate::findings::{Rule, RuleSet};
 use crate::plan::roots::KUBECTL_DIALECTS;
 use crate::select::{KindSel, Query};
 use std::path::PathBuf;
@@ -69,25 +70,238 @@ impl PlanSettings {
     }
 }
 
-/// `FINALIZER=SELECTOR` pairs of `--finalizer-controller`.
+/// `FINALIZER=SELECTOR` pairs of `--finalizer-controller` (those that name
+/// objects of the snapshot; `FINALIZER=external` names none).
 pub fn finalizer_controllers(values: &[String]) -> Result<Vec<(String, Query)>, Error> {
-    values
-        .iter()
-        .map(|v| match v.split_once('=') {
-            Some((f, s)) if !f.is_empty() && !s.is_empty() => {
-                Ok((f.to_string(), Query::new(std::slice::from_ref(&s.to_string()), None, None)?))
-            }
-            _ => Err(Error::Usage(format!("invalid --finalizer-controller `{v}`: expected FINALIZER=SELECTOR"))),
+    Ok(finalizer_flags(values)?
+        .into_iter()
+        .filter_map(|(f, r)| match r {
+            Remover::Objects(q) => Some((f, q)),
+            Remover::External => None,
         })
-        .collect()
+        .collect())
 }
 
-/// `check`'s flag rules.
-pub fn check(args: &CheckArgs) -> Result<Vec<(String, Query)>, Error> {
+/// What removes a finalizer.
+#[derive(Clone, Debug)]
+pub enum Remover {
+    /// A controller outside the snapshot (`external`): nothing to order.
+    External,
+    /// The controllers of these objects: destroyed after every object
+    /// carrying the finalizer.
+    Objects(Query),
+}
+
+/// A `--finalizer-controller` value or a `[finalizer-controllers]` entry's:
+/// `external`, or a selector.
+pub fn remover(word: &str) -> Result<Remover, String> {
+    if word == "external" {
+        return Ok(Remover::External);
+    }
+    if word.eq_ignore_ascii_case("external") {
+        return Err(format!(
+            "`{word}`: write `external` (the controller is outside the snapshot), or a selector such as KIND/NAMESPACE/NAME"
+        ));
+    }
+    match Query::new(std::slice::from_ref(&word.to_string()), None, None) {
+        Ok(q) => Ok(Remover::Objects(q)),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+/// `--finalizer-controller FINALIZER=SELECTOR|external`, each parsed; one
+/// finalizer said to be external and named objects' is refused.
+fn finalizer_flags(values: &[String]) -> Result<Vec<(String, Remover)>, Error> {
+    let mut out: Vec<(String, Remover)> = Vec::new();
+    for v in values {
+        let (f, s) = match v.split_once('=') {
+            Some((f, s)) if !f.is_empty() && !s.is_empty() => (f, s),
+            _ => {
+                return Err(Error::Usage(format!(
+                    "invalid --finalizer-controller `{v}`: expected FINALIZER=SELECTOR or FINALIZER=external"
+                )))
+            }
+        };
+        let r = remover(s).map_err(|m| Error::Usage(format!("--finalizer-controller {v}: {m}")))?;
+        out.push((f.to_string(), r));
+    }
+    for (f, r) in &out {
+        if matches!(r, Remover::External) && out.iter().any(|(g, o)| g == f && matches!(o, Remover::Objects(_))) {
+            return Err(Error::Usage(format!(
+                "--finalizer-controller {f}=external says its controller is outside the snapshot, and another --finalizer-controller {f}=… names objects of it; keep one"
+            )));
+        }
+    }
+    Ok(out)
+}
+
+/// Who removes each finalizer that flags or the settings file name.
+#[derive(Clone, Debug, Default)]
+pub struct Finalizers {
+    /// Finalizers whose controllers are objects of the snapshot.
+    pub named: Vec<(String, Query)>,
+    /// Finalizers whose controllers are outside it.
+    pub external: Vec<String>,
+}
+
+/// A list of rules as `--select`, `--ignore` or the settings file give it.
+#[derive(Clone, Debug)]
+pub struct RuleList {
+    pub set: RuleSet,
+    /// The rules named one by one (not through ALL), each with where it was
+    /// named (a byte offset in the settings file, or 0).
+    pub named: Vec<(Rule, usize)>,
+}
+
+impl Default for RuleList {
+    fn default() -> RuleList {
+        RuleList { set: RuleSet::NONE, named: Vec::new() }
+    }
+}
+
+impl RuleList {
+    /// Add the rules a word names: an id (any case), a name, or ALL.
+    pub fn add(&mut self, word: &str, at: usize) -> Result<(), String> {
+        if word.eq_ignore_ascii_case("ALL") {
+            self.set = RuleSet::ALL;
+            return Ok(());
+        }
+        match Rule::named(word) {
+            Some(rule) => {
+                self.set = self.set.with(rule);
+                self.named.push((rule, at));
+                Ok(())
+            }
+            None => {
+                let words =
+                    Rule::ALL.iter().flat_map(|r| [r.id().to_string(), r.name().to_string()]).chain(["ALL".into()]);
+                let mut closest: Vec<String> = Vec::new();
+                for w in crate::select::closest_words(word, words.collect()) {
+                    let shown = match Rule::named(&w) {
+                        Some(r) => format!("{} ({})", r.id(), r.name()),
+                        None => w,
+                    };
+                    if !closest.contains(&shown) {
+                        closest.push(shown);
+                    }
+                }
+                Err(match closest.is_empty() {
+                    true => format!(
+                        "unknown rule `{word}`: rules are TD001–TD{:03} (by id or name, see the README's Rules) or ALL",
+                        Rule::ALL.len()
+                    ),
+                    false => format!("unknown rule `{word}`; closest: {}", closest.join(", ")),
+                })
+            }
+        }
+    }
+
+    fn from_flag(flag: &str, words: &[String]) -> Result<Option<RuleList>, Error> {
+        if words.is_empty() {
+            return Ok(None);
+        }
+        let mut list = RuleList::default();
+        for w in words {
+            list.add(w.trim(), 0).map_err(|m| Error::Usage(format!("{flag}: {m}")))?;
+        }
+        Ok(Some(list))
+    }
+}
+
+/// A rule named both in a `select` and in an `ignore` of the same source:
+/// which is meant? The rule and its place in the ignore list.
+pub fn contradiction(select: &RuleList, ignore: &RuleList) -> Result<(), (Rule, usize)> {
+    match ignore.named.iter().find(|(r, _)| select.named.iter().any(|(s, _)| s == r)) {
+        Some(&(rule, at)) => Err((rule, at)),
+        None => Ok(()),
+    }
+}
+
+/// The finding controls of a run: flags over the settings file.
+#[derive(Debug, Default)]
+pub struct Controls {
+    /// The rules reported.
+    pub rules: RuleSet,
+    /// The file's `closed-world` (a flag can only add to it).
+    pub closed_world: bool,
+    /// The file's `deny = ["warnings"]`.
+    pub deny_warnings: bool,
+    pub finalizers: Finalizers,
+}
+
+/// Flags and the settings file made into the finding controls, before any
+/// input is read. The rules are layered as ruff layers them: the file's
+/// `select` (default: all rules), less its `ignore`; then `--select`, when
+/// given, starts over from what it names; `--ignore` takes rules out of the
+/// result. A finalizer named by `--finalizer-controller` is mapped by the
+/// flags alone; the file maps the others.
+pub fn controls(rules: &RuleArgs, config: &ConfigArgs, finalizer_flags_given: &[String]) -> Result<Controls, Error> {
+    let select = RuleList::from_flag("--select", &rules.select)?;
+    let ignore = RuleList::from_flag("--ignore", &rules.ignore)?;
+    if let (Some(s), Some(i)) = (&select, &ignore) {
+        contradiction(s, i).map_err(|(rule, _)| {
+            Error::Usage(format!("--select and --ignore both name {rule} ({}); say one", rule.name()))
+        })?;
+    }
+    let flagged = finalizer_flags(finalizer_flags_given)?;
+    let file = crate::config::load(config)?;
+    let mut set = RuleSet::ALL;
+    if let Some(file) = &file {
+        if let Some(s) = &file.select {
+            set = s.set;
+        }
+        if let Some(i) = &file.ignore {
+            set = set.without(i.set);
+        }
+    }
+    if let Some(s) = &select {
+        set = s.set;
+    }
+    if let Some(i) = &ignore {
+        set = set.without(i.set);
+    }
+    let from_file = file.as_ref().map(|f| f.finalizers.as_slice()).unwrap_or(&[]);
+    let mut finalizers = Finalizers::default();
+    let entries = flagged.into_iter().chain(
+        from_file
+            .iter()
+            .filter(|(f, _)| !finalizer_flags_given.iter().any(|v| v.split_once('=').is_some_and(|(g, _)| g == f)))
+            .cloned(),
+    );
+    for (f, r) in entries {
+        match r {
+            Remover::External => {
+                if !finalizers.external.contains(&f) {
+                    finalizers.external.push(f)
+                }
+            }
+            Remover::Objects(q) => finalizers.named.push((f, q)),
+        }
+    }
+    Ok(Controls {
+        rules: set,
+        closed_world: file.as_ref().is_some_and(|f| f.closed_world),
+        deny_warnings: file.as_ref().is_some_and(|f| f.deny_warnings),
+        finalizers,
+    })
+}
+
+/// A plan's settings with the finding controls: the finalizer controllers
+/// of flags and file, and the file's `closed-world`.
+pub fn with_controls(settings: &mut PlanSettings, controls: &Controls) {
+    settings.finalizer_controllers = controls.finalizers.named.clone();
+    settings.closed_world |= controls.closed_world;
+}
+
+/// `check`'s flag rules, and its finding controls.
+pub fn check(args: &CheckArgs) -> Result<Controls, Error> {
     if args.statistics && !matches!(args.output, CheckFormat::Table | CheckFormat::Json) {
         return Err(Error::Usage("--statistics prints a table (the default) or JSON (-o json)".into()));
     }
-    finalizer_controllers(&args.finalizer_controller)
+    let mut controls = controls(&args.rules, &args.config, &args.finalizer_controller)?;
+    controls.closed_world |= args.closed_world;
+    controls.deny_warnings |= args.deny.contains(&Deny::Warnings);
+    Ok(controls)
 }
 
 /// `plan`'s rules between its output and its input flags: `-o kubectl`

@@ -1,10 +1,10 @@
 //! `teardown check`: the rules of CONTRACT §6 over a loaded snapshot.
 
 use super::cycles::{self, Cycle};
-use crate::findings::{Finding, Rule, Severity, SeverityPolicy};
+use crate::findings::{Finding, Rule, RuleSet, Severity, SeverityPolicy};
 use crate::graph::Graph;
 use crate::load::Snapshot;
-use crate::model::kube::{BUILTIN_FINALIZERS, COLLECTOR_FINALIZERS};
+use crate::model::kube::{distribution_finalizer, BUILTIN_FINALIZERS, COLLECTOR_FINALIZERS};
 use crate::model::resolve::Duplicate;
 use crate::model::{anchor, Link, ObjId, RelKind};
 use rayon::prelude::*;
@@ -12,9 +12,13 @@ use std::collections::BTreeMap;
 
 #[derive(Clone, Debug, Default)]
 pub struct CheckOptions {
-    /// Finalizers whose controller was named with `--finalizer-controller`.
+    /// Finalizers whose controller was named with `--finalizer-controller`
+    /// or in teardown.toml (objects of the snapshot, or `external`).
     pub known_finalizers: Vec<String>,
     pub policy: SeverityPolicy,
+    /// The rules reported (`--select`, `--ignore`): the others are not
+    /// looked for, or are left out.
+    pub rules: RuleSet,
 }
 
 /// Counts for the summary line.
@@ -45,25 +49,45 @@ pub struct CheckReport {
 
 pub fn check(snapshot: &Snapshot, graph: &Graph, options: &CheckOptions) -> CheckReport {
     let mut t = crate::timing::Timer::start();
+    let on = |rule: Rule| options.rules.contains(rule);
     let mut findings = snapshot.findings.clone();
-    duplicates(snapshot, &mut findings);
-    owners(snapshot, &mut findings);
-    controllers(snapshot, &mut findings);
-    missing_deps(snapshot, &mut findings);
-    finalizers(snapshot, options, &mut findings);
+    if on(Rule::Td002) {
+        duplicates(snapshot, &mut findings);
+    }
+    if [Rule::Td003, Rule::Td004, Rule::Td005, Rule::Td006].into_iter().any(on) {
+        owners(snapshot, &mut findings);
+    }
+    if on(Rule::Td009) {
+        controllers(snapshot, &mut findings);
+    }
+    if on(Rule::Td010) {
+        missing_deps(snapshot, &mut findings);
+    }
+    if on(Rule::Td011) {
+        finalizers(snapshot, options, &mut findings);
+    }
     t.lap("  rules");
     let rels = &snapshot.resolved.relations;
     // Owner links Kubernetes ignores (TD004–TD006) make no ownership cycle.
-    for c in cycles::find(graph, rels, |r| r.kind.is_ownership() && r.link == Link::Solid) {
-        findings.push(cycle_finding(snapshot, &c, Rule::Td007));
+    if on(Rule::Td007) {
+        for c in cycles::find(graph, rels, |r| r.kind.is_ownership() && r.link == Link::Solid) {
+            findings.push(cycle_finding(snapshot, &c, Rule::Td007));
+        }
     }
-    for c in cycles::find(graph, rels, |r| r.kind.is_destruction()) {
-        findings.push(cycle_finding(snapshot, &c, Rule::Td008));
+    if on(Rule::Td008) {
+        for c in cycles::find(graph, rels, |r| r.kind.is_destruction()) {
+            findings.push(cycle_finding(snapshot, &c, Rule::Td008));
+        }
     }
     t.lap("  cycles");
-    conflicts(snapshot, graph, &mut findings);
+    if on(Rule::Td012) {
+        conflicts(snapshot, graph, &mut findings);
+    }
     t.lap("  conflicts");
 
+    // Rules not reported are left out before anything is counted: the
+    // exit code, the summary and every format see the same findings.
+    findings.retain(|f| options.rules.reports(f));
     for f in &mut findings {
         options.policy.apply(f);
     }
@@ -261,6 +285,7 @@ fn finalizers(s: &Snapshot, options: &CheckOptions, out: &mut Vec<Finding>) {
     let known = |f: &str| {
         BUILTIN_FINALIZERS.contains(&f)
             || COLLECTOR_FINALIZERS.contains(&f)
+            || distribution_finalizer(f).is_some()
             || options.known_finalizers.iter().any(|k| k == f)
     };
     for o in &s.objects {
@@ -271,7 +296,7 @@ fn finalizers(s: &Snapshot, options: &CheckOptions, out: &mut Vec<Finding>) {
                     .at(anchor::finalizer(&s.sources, o, f), "deletion waits for this finalizer")
                     .refs([o.reference()])
                     .help(format!(
-                        "name the controller that removes it: --finalizer-controller {f}=KIND/NAMESPACE/NAME"
+                        "name the controller that removes it: --finalizer-controller {f}=KIND/NAMESPACE/NAME, or {f}=external if it runs outside the snapshot"
                     )),
             );
         }

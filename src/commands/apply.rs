@@ -40,7 +40,8 @@ pub fn run(args: ApplyArgs, env: Env, style: Style) -> Result<Status, Error> {
     // The inputs as they are now: read as the plan read them. Documents
     // that cannot be used were left out of the plan (`--skip-invalid`) and
     // are left as they are.
-    let mut loading = Loading::plain(plan.dialect.clone(), true, "apply", style, env.progress, &paths);
+    let mut loading = Loading::plain(plan.dialect.clone(), true, "apply", style, env.progress, &paths)
+        .saying(crate::findings::RuleSet::ALL, env.quiet);
     loading.digests = true;
     let snapshot = load_usable(&loading, env.stdin, env.stderr).map_err(|e| match e {
         Error::Unreadable { .. } => Error::Apply(ApplyError::Stale {
@@ -54,7 +55,9 @@ pub fn run(args: ApplyArgs, env: Env, style: Style) -> Result<Status, Error> {
     if args.dry_run {
         let diff = render::apply::diff(&changes);
         env.stdout.write_all(diff.as_bytes()).map_err(Error::Output)?;
-        env.stderr.extend_from_slice(render::apply::summary(&changes, None).as_bytes());
+        if !env.quiet {
+            env.stderr.extend_from_slice(render::apply::summary(&changes, None).as_bytes());
+        }
         return Ok(Status::Success);
     }
     let written = apply::write::write(&changes, !args.no_backup).map_err(Error::Write)?;

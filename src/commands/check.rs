@@ -2,33 +2,36 @@
 
 use super::{Env, Status};
 use crate::analysis::check::{self, CheckOptions};
-use crate::cli::{CheckArgs, CheckFormat, Deny};
+use crate::cli::{CheckArgs, CheckFormat};
 use crate::error::Error;
 use crate::findings::SeverityPolicy;
 use crate::graph::Graph;
 use crate::load::{self, LoadOptions};
 use crate::render;
 use crate::render::diagnostics::Style;
+use crate::settings::Controls;
 
 pub fn run(args: CheckArgs, env: Env, style: Style) -> Result<Status, Error> {
-    let controllers = crate::settings::check(&args)?;
+    let controls = crate::settings::check(&args)?;
     let options = LoadOptions { dialect: args.input.dialect.clone(), progress: env.progress, digests: false };
     let mut snapshot = load::load(&args.input.paths(), &options, env.stdin);
     let mut resolved = Vec::new();
-    for (finalizer, query) in &controllers {
+    for (finalizer, query) in &controls.finalizers.named {
         resolved.push((finalizer.clone(), query.select(&snapshot.objects)?));
     }
     // What plan orders by, check analyses: each controller goes after the
     // objects carrying its finalizer (cycles and conflicts that makes are
-    // findings here too).
+    // findings here too). A controller outside the snapshot orders nothing.
     let extra = crate::plan::finalizer_relations(&snapshot.objects, &resolved);
     snapshot.resolved.relations.extend(extra);
     let mut timer = crate::timing::Timer::start();
     let graph = Graph::build(&snapshot.objects, &snapshot.resolved.relations);
     timer.lap("graph");
+    let Controls { rules, closed_world, deny_warnings, finalizers } = controls;
     let options = CheckOptions {
-        known_finalizers: controllers.into_iter().map(|(f, _)| f).collect(),
-        policy: SeverityPolicy { closed_world: args.closed_world, deny_warnings: args.deny.contains(&Deny::Warnings) },
+        known_finalizers: finalizers.named.into_iter().map(|(f, _)| f).chain(finalizers.external).collect(),
+        policy: SeverityPolicy { closed_world, deny_warnings },
+        rules,
     };
     let report = check::check(&snapshot, &graph, &options);
     timer.lap("check");
@@ -44,13 +47,35 @@ pub fn run(args: CheckArgs, env: Env, style: Style) -> Result<Status, Error> {
         (false, CheckFormat::Sarif) => render::findings::sarif(sources, &report.findings),
         (false, CheckFormat::Github) => render::findings::github(sources, &report.findings),
     };
+    // -q: the findings without the summary line under them (the tables'
+    // last line).
+    let text = match (env.quiet, args.output) {
+        (true, CheckFormat::Table) => without_last_line(&text),
+        _ => text,
+    };
     timer.lap("render");
     env.stdout.write_all(text.as_bytes()).map_err(Error::Output)?;
     Ok(if report.fatal {
+        // Input that could not be read: not a finding --exit-zero forgives.
         Status::InputFailed
-    } else if report.counts.errors > 0 {
+    } else if report.counts.errors > 0 && !args.exit_zero {
         Status::Findings
     } else {
         Status::Success
     })
+}
+
+/// A table's text without its last line (and the blank line before it).
+fn without_last_line(text: &str) -> String {
+    match text.trim_end().rsplit_once('\n') {
+        Some((body, _)) => {
+            let body = body.trim_end();
+            if body.is_empty() {
+                String::new()
+            } else {
+                format!("{body}\n")
+            }
+        }
+        None => String::new(),
+    }
 }

@@ -1,8 +1,8 @@
 //! `teardown explain`: why an object is (or is not) in a plan, and why at
 //! its step.
 
-use super::{Env, Status};
-use crate::cli::{ExplainArgs, ExplainFormat};
+use super::{Env, Status, Voice};
+use crate::cli::{ExplainArgs, ExplainFormat, RuleArgs};
 use crate::error::Error;
 use crate::plan::{explain, Detail};
 use crate::render;
@@ -12,15 +12,17 @@ use crate::settings::PlanSettings;
 
 pub fn run(args: ExplainArgs, env: Env, style: Style) -> Result<Status, Error> {
     let query = Query::new(std::slice::from_ref(&args.object), None, None)?;
-    let settings = PlanSettings::new(&args.plan, true)?;
+    let mut settings = PlanSettings::new(&args.plan, true)?;
+    let controls = crate::settings::controls(&RuleArgs::default(), &args.config, &args.plan.finalizer_controller)?;
+    crate::settings::with_controls(&mut settings, &controls);
+    let voice = Voice { style, progress: env.progress, rules: controls.rules, quiet: env.quiet };
     let (snapshot, plan) = super::plan::make(
         &settings,
         &args.input,
         Detail { reasons: true, places: false },
         env.stdin,
         env.stderr,
-        env.progress,
-        style,
+        voice,
     )?;
     let ids = query.select(&snapshot.objects)?;
     let explanations: Vec<_> = ids.iter().map(|&id| explain::explain(&plan, id)).collect();

@@ -11,8 +11,10 @@ use crate::select::Query;
 
 pub fn run(args: GraphArgs, env: Env, style: Style) -> Result<Status, Error> {
     let query = Query::new(&args.focus, args.select.namespace.clone(), args.select.labels.as_deref())?;
+    let controls = crate::settings::controls(&args.rules, &args.config, &[])?;
     let paths = args.input.paths();
-    let loading = Loading::plain(args.input.dialect.clone(), args.skip_invalid, "graph", style, env.progress, &paths);
+    let loading = Loading::plain(args.input.dialect.clone(), args.skip_invalid, "graph", style, env.progress, &paths)
+        .saying(controls.rules, env.quiet);
     let snapshot = load_usable(&loading, env.stdin, env.stderr)?;
     let focus = if query.is_empty() { None } else { Some(query.select(&snapshot.objects)?) };
     let graph = Graph::build(&snapshot.objects, &snapshot.resolved.relations);

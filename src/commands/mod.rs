@@ -13,7 +13,7 @@ mod simulate;
 use crate::analysis::check as checks;
 use crate::cli::{Cli, ColorWhen, Command};
 use crate::error::Error;
-use crate::findings::{Finding, Rule, Severity};
+use crate::findings::{Finding, Rule, RuleSet, Severity};
 use crate::load::{self, LoadOptions, Snapshot};
 use crate::render::diagnostics::Style;
 use clap::CommandFactory;
@@ -36,6 +36,8 @@ pub struct Env<'a> {
     /// Progress bars for large inputs (stderr is a terminal).
     pub progress: bool,
     pub no_color: bool,
+    /// `-q`: nothing on stderr but errors.
+    pub quiet: bool,
 }
 
 /// How a run that made its output ended.
@@ -109,6 +111,16 @@ pub fn run(cli: Cli, env: Env) -> Result<Status, Error> {
     }
 }
 
+/// How a command speaks: colors, progress bars, which findings it says
+/// (`--select`, `--ignore`) and whether it says anything but errors (`-q`).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Voice {
+    pub style: Style,
+    pub progress: bool,
+    pub rules: RuleSet,
+    pub quiet: bool,
+}
+
 /// What loading needs to know.
 struct Loading<'a> {
     dialect: Option<String>,
@@ -124,6 +136,10 @@ struct Loading<'a> {
     style: Style,
     progress: bool,
     paths: &'a [PathBuf],
+    /// The rules whose findings are said (`--select`, `--ignore`).
+    rules: RuleSet,
+    /// `-q`: say only what stops the command.
+    quiet: bool,
 }
 
 impl<'a> Loading<'a> {
@@ -137,7 +153,23 @@ impl<'a> Loading<'a> {
         progress: bool,
         paths: &'a [PathBuf],
     ) -> Loading<'a> {
-        Loading { dialect, skip_invalid, what, digests: false, carried: false, style, progress, paths }
+        Loading {
+            dialect,
+            skip_invalid,
+            what,
+            digests: false,
+            carried: false,
+            style,
+            progress,
+            paths,
+            rules: RuleSet::ALL,
+            quiet: false,
+        }
+    }
+
+    /// What is said, as the finding controls and `-q` say.
+    fn saying(self, rules: RuleSet, quiet: bool) -> Loading<'a> {
+        Loading { rules, quiet, ..self }
     }
 }
 
@@ -170,8 +202,18 @@ fn load_usable(how: &Loading, stdin: &mut dyn Read, stderr: &mut Vec<u8>) -> Res
     } else {
         None
     };
-    if stop.is_some() || !how.carried {
-        diagnostics(&snapshot, findings, &counts, how.style, stderr);
+    // What stops the command is always said; the rest as --select,
+    // --ignore and -q let it be.
+    let said: Vec<Finding> = findings
+        .iter()
+        .filter(|f| match &stop {
+            Some(_) if f.rule == Rule::Td001 => true,
+            _ => !how.quiet && how.rules.reports(f) && (stop.is_some() || !how.carried),
+        })
+        .cloned()
+        .collect();
+    if !said.is_empty() {
+        diagnostics(&snapshot, &said, &counts, how.style, stderr);
     }
     match stop {
         Some(e) => Err(e),

@@ -1,6 +1,6 @@
 //! `teardown plan`: a deletion plan, rendered in the format asked for.
 
-use super::{diagnostics, load_usable, refuse_duplicates, Env, Loading, Status};
+use super::{diagnostics, load_usable, refuse_duplicates, Env, Loading, Status, Voice};
 use crate::analysis::cascade::CascadeMode;
 use crate::analysis::check as checks;
 use crate::cli::{InputArgs, PlanArgs, PlanFormat};
@@ -16,14 +16,20 @@ use std::io::Read;
 use std::path::PathBuf;
 
 pub fn run(args: PlanArgs, env: Env, style: Style) -> Result<Status, Error> {
-    let settings = PlanSettings::new(&args.plan, false)?;
+    let mut settings = PlanSettings::new(&args.plan, false)?;
     crate::settings::plan_output(args.output, args.input.dialect.as_deref())?;
+    let controls = crate::settings::controls(&args.rules, &args.config, &args.plan.finalizer_controller)?;
+    crate::settings::with_controls(&mut settings, &controls);
+    let voice = Voice { style, progress: env.progress, rules: controls.rules, quiet: env.quiet };
     let detail = match args.output {
         PlanFormat::Table => Detail { reasons: true, places: false },
         PlanFormat::Json | PlanFormat::Yaml => Detail::ALL,
         PlanFormat::Names | PlanFormat::Dot | PlanFormat::Mermaid | PlanFormat::Kubectl => Detail::default(),
     };
-    let (snapshot, plan) = make(&settings, &args.input, detail, env.stdin, env.stderr, env.progress, style)?;
+    let (snapshot, mut plan) = make(&settings, &args.input, detail, env.stdin, env.stderr, voice)?;
+    // Ignoring a rule hides its warnings, in every format; the plan itself
+    // (its steps, relaxed edges and cycles) stays what it is.
+    plan.warnings.retain(|w| w.rule().is_none_or(|r| controls.rules.contains(r)));
     let roots = match args.output {
         PlanFormat::Kubectl => Some(kubectl_roots(&snapshot, &plan)?),
         _ => None,
@@ -58,7 +64,9 @@ pub fn run(args: PlanArgs, env: Env, style: Style) -> Result<Status, Error> {
             render::plan::warnings(&plan)
         }
     };
-    env.stderr.extend_from_slice(said.as_bytes());
+    if !env.quiet {
+        env.stderr.extend_from_slice(said.as_bytes());
+    }
     Ok(Status::Success)
 }
 
@@ -123,9 +131,9 @@ pub(super) fn make(
     detail: Detail,
     stdin: &mut dyn Read,
     stderr: &mut Vec<u8>,
-    progress: bool,
-    style: Style,
+    voice: Voice,
 ) -> Result<(Snapshot, Plan), Error> {
+    let Voice { style, progress, rules, quiet } = voice;
     let paths = input.paths();
     let loading = Loading {
         dialect: input.dialect.clone(),
@@ -136,6 +144,8 @@ pub(super) fn make(
         style,
         progress,
         paths: &paths,
+        rules,
+        quiet,
     };
     let snapshot = load_usable(&loading, stdin, stderr)?;
     refuse_duplicates(&snapshot, "plan", style, stderr)?;

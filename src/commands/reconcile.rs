@@ -20,15 +20,18 @@ use std::collections::HashSet;
 pub fn run(args: ReconcileArgs, env: Env, style: Style) -> Result<Status, Error> {
     // Every rule between flags before any input is read.
     let settings = ReconcileSettings::new(&args)?;
+    let controls = crate::settings::controls(&args.rules, &args.config, &[])?;
     let paths = args.input.paths();
-    let loading = Loading::plain(args.input.dialect.clone(), false, "reconciliation", style, env.progress, &paths);
+    let loading = Loading::plain(args.input.dialect.clone(), false, "reconciliation", style, env.progress, &paths)
+        .saying(controls.rules, env.quiet);
     let snapshot = load_usable(&loading, env.stdin, env.stderr)?;
     refuse_duplicates(&snapshot, "reconciliation", style, env.stderr)?;
     let desired = match settings.desired.is_empty() {
         true => None,
         false => {
             let loading =
-                Loading::plain(args.input.dialect.clone(), false, "reconciliation", style, false, &settings.desired);
+                Loading::plain(args.input.dialect.clone(), false, "reconciliation", style, false, &settings.desired)
+                    .saying(controls.rules, env.quiet);
             let mut no_stdin = std::io::empty();
             let desired = load_usable(&loading, &mut no_stdin, env.stderr)?;
             refuse_duplicates(&desired, "reconciliation", style, env.stderr)?;
@@ -94,14 +97,14 @@ pub fn run(args: ReconcileArgs, env: Env, style: Style) -> Result<Status, Error>
             return Err(Error::Unreconcilable { objects: findings.len() });
         }
     };
-    if result.resources.is_empty() {
+    if result.resources.is_empty() && !env.quiet {
         let why = match settings.kinds.is_empty() {
             true => "no object has a spec.state; name the kinds of the custom resources with --kind",
             false => "no object of the --kind kinds, and no sub-resource of one",
         };
         env.stderr.extend_from_slice(format!("warning: no custom resources: {why}\n").as_bytes());
     }
-    for reference in &result.unplaced {
+    for reference in result.unplaced.iter().filter(|_| !env.quiet) {
         env.stderr.extend_from_slice(
             format!("warning: --desired {reference} is not in INPUT and has no controller reference to a custom resource: not a sub-resource of any (ignored)\n").as_bytes(),
         );
@@ -113,7 +116,7 @@ pub fn run(args: ReconcileArgs, env: Env, style: Style) -> Result<Status, Error>
         ReconcileFormat::Yaml => render::reconcile::yaml(&result, out),
     };
     written.map_err(Error::Output)?;
-    if args.output == ReconcileFormat::Table && !result.resources.is_empty() {
+    if args.output == ReconcileFormat::Table && !result.resources.is_empty() && !env.quiet {
         env.stderr.extend_from_slice(format!("{}\n", render::reconcile::summary(&result)).as_bytes());
     }
     Ok(Status::Success)

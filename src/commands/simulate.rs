@@ -27,9 +27,11 @@ pub fn run(args: SimulateArgs, env: Env, style: Style) -> Result<Status, Error> 
             (_, Some(c)) => c,
             (_, None) => CascadeMode::Background,
         };
+    let controls = crate::settings::controls(&args.rules, &args.config, &[])?;
     let paths = args.input.paths();
     let loading =
-        Loading::plain(args.input.dialect.clone(), args.skip_invalid, "simulation", style, env.progress, &paths);
+        Loading::plain(args.input.dialect.clone(), args.skip_invalid, "simulation", style, env.progress, &paths)
+            .saying(controls.rules, env.quiet);
     let snapshot = load_usable(&loading, env.stdin, env.stderr)?;
     refuse_duplicates(&snapshot, "simulation", style, env.stderr)?;
     let targets = targets.select(&snapshot.objects)?;

@@ -44,6 +44,100 @@ pub const BUILTIN_FINALIZERS: &[&str] = &[
     "kubernetes.io/legacy-token-invalidated",
 ];
 
+/// A finalizer of a controller built into a distribution.
+#[derive(Clone, Copy, Debug)]
+pub struct DistributionFinalizer {
+    /// The finalizer; one ending in `/` is a prefix (`group.ingress.k8s.aws/`
+    /// and the group's name).
+    pub finalizer: &'static str,
+    pub distribution: &'static str,
+    /// The controller that removes it.
+    pub controller: &'static str,
+}
+
+const fn df(finalizer: &'static str, distribution: &'static str, controller: &'static str) -> DistributionFinalizer {
+    DistributionFinalizer { finalizer, distribution, controller }
+}
+
+/// Finalizers of controllers built into common distributions. Those
+/// controllers run outside any snapshot (in the provider's control plane,
+/// or in the distribution's own server process), so these finalizers are
+/// known without configuration, as `--finalizer-controller F=external` makes
+/// a finalizer known: no TD011, no ordering edge. A mapping given with
+/// `--finalizer-controller` or in teardown.toml replaces the entry (a
+/// self-installed AWS Load Balancer Controller is a Deployment of the
+/// snapshot). The README lists the same table. Sources, where each string
+/// is defined:
+///
+/// - GKE: kubernetes/ingress-gce, `pkg/utils/common/finalizer.go` (Ingress,
+///   L4 ILB and NetLB Services, NEG) and `pkg/psc/controller.go`
+///   (ServiceAttachment).
+/// - EKS: kubernetes-sigs/aws-load-balancer-controller,
+///   `pkg/shared_constants/finalizers.go` and
+///   `controllers/elbv2/targetgroupbinding_controller.go`; EKS Auto Mode's
+///   controllers are not published: `service.eks.amazonaws.com/resources`
+///   and `eks.amazonaws.com/termination` are as Auto Mode clusters show them
+///   (`kubectl get svc,nodeclass -o yaml`; AWS's EKS Auto Mode workshop).
+/// - EKS Auto Mode and AKS node auto-provisioning run Karpenter in the
+///   control plane: kubernetes-sigs/karpenter, `pkg/apis/v1/labels.go`
+///   (`karpenter.sh/termination`), Azure/karpenter-provider-azure,
+///   `pkg/apis/v1beta1/labels.go` (`karpenter.azure.com/termination`).
+/// - k3s: k3s-io/k3s, `pkg/cloudprovider/servicelb.go` (ServiceLB),
+///   `pkg/node/controller.go` and `pkg/etcd/member_controller.go` (Node
+///   handlers); k3s-io/helm-controller, `pkg/controllers/chart/chart.go`
+///   (HelmChart; its earlier handler's `wrangler.cattle.io/helm-controller`
+///   is as a 2022 k3s support bundle shows it,
+///   `fixtures/realworld/kubernetes/troubleshoot-k3s-supportbundle-2022.yaml`);
+///   a wrangler OnRemove handler's finalizer is
+///   `wrangler.cattle.io/` and its name (rancher/wrangler,
+///   `pkg/generic/remove.go`).
+/// - OpenShift: openshift/cluster-ingress-operator,
+///   `pkg/manifests/manifests.go` (IngressController, DNSRecord);
+///   openshift/api, `machine/v1beta1/types_machine.go` (Machine API).
+pub const DISTRIBUTION_FINALIZERS: &[DistributionFinalizer] = &[
+    df("networking.gke.io/ingress-finalizer", "GKE", "GKE Ingress (ingress-gce)"),
+    df("networking.gke.io/ingress-finalizer-V2", "GKE", "GKE Ingress (ingress-gce)"),
+    df("gke.networking.io/l4-ilb-v1", "GKE", "internal passthrough load balancer Services"),
+    df("gke.networking.io/l4-ilb-v2", "GKE", "internal passthrough load balancer Services"),
+    df("gke.networking.io/l4-netlb-v2", "GKE", "external passthrough load balancer Services"),
+    df("gke.networking.io/l4-netlb-v3", "GKE", "external passthrough load balancer Services"),
+    df("networking.gke.io/neg-finalizer", "GKE", "NEG controller (ServiceNetworkEndpointGroup)"),
+    df("networking.gke.io/service-attachment-finalizer", "GKE", "Private Service Connect (ServiceAttachment)"),
+    df("service.k8s.aws/resources", "EKS", "AWS Load Balancer Controller (Service)"),
+    df("ingress.k8s.aws/resources", "EKS", "AWS Load Balancer Controller (Ingress)"),
+    df("group.ingress.k8s.aws/", "EKS", "AWS Load Balancer Controller (IngressGroup)"),
+    df("elbv2.k8s.aws/resources", "EKS", "AWS Load Balancer Controller (TargetGroupBinding)"),
+    df("gateway.k8s.aws/alb", "EKS", "AWS Load Balancer Controller (Gateway)"),
+    df("gateway.k8s.aws/nlb", "EKS", "AWS Load Balancer Controller (Gateway)"),
+    df("gateway.k8s.aws/targetgroupconfigurations", "EKS", "AWS Load Balancer Controller (Gateway)"),
+    df("gateway.k8s.aws/loadbalancerconfigurations", "EKS", "AWS Load Balancer Controller (Gateway)"),
+    df("service.eks.amazonaws.com/resources", "EKS Auto Mode", "load balancing (Service)"),
+    df("eks.amazonaws.com/termination", "EKS Auto Mode", "compute (NodeClass)"),
+    df("karpenter.sh/termination", "EKS Auto Mode, AKS", "Karpenter (NodePool, NodeClaim, Node)"),
+    df("karpenter.azure.com/termination", "AKS", "node auto-provisioning (AKSNodeClass)"),
+    df("svccontroller.k3s.cattle.io/daemonset", "k3s", "ServiceLB (Service)"),
+    df("wrangler.cattle.io/on-helm-chart-remove", "k3s", "helm-controller (HelmChart)"),
+    df("wrangler.cattle.io/helm-controller", "k3s", "helm-controller before on-helm-chart-remove (HelmChart)"),
+    df("wrangler.cattle.io/node", "k3s", "node controller (Node)"),
+    df("wrangler.cattle.io/managed-etcd-controller", "k3s", "embedded etcd member controller (Node)"),
+    df(
+        "ingresscontroller.operator.openshift.io/finalizer-ingresscontroller",
+        "OpenShift",
+        "ingress operator (IngressController)",
+    ),
+    df("operator.openshift.io/ingress-dns", "OpenShift", "ingress operator (DNSRecord)"),
+    df("machine.machine.openshift.io", "OpenShift", "Machine API (Machine)"),
+    df("machine.openshift.io/ip-claim-protection", "OpenShift", "Machine API (IPAddressClaim)"),
+];
+
+/// The distribution controller that removes this finalizer, if one does.
+pub fn distribution_finalizer(finalizer: &str) -> Option<&'static DistributionFinalizer> {
+    DISTRIBUTION_FINALIZERS.iter().find(|d| match d.finalizer.strip_suffix('/') {
+        Some(_) => finalizer.len() > d.finalizer.len() && finalizer.starts_with(d.finalizer),
+        None => finalizer == d.finalizer,
+    })
+}
+
 /// Namespaces the API server refuses to delete (NamespaceLifecycle).
 pub const PROTECTED_NAMESPACES: &[&str] = &["default", "kube-system", "kube-public", "kube-node-lease"];
 
