@@ -297,13 +297,6 @@ pub struct PlanFlags {
 #[derive(Args, Debug)]
 #[command(group(ArgGroup::new("mode").args(["delete", "all", "gc", "prune"])))]
 #[command(group(ArgGroup::new("what").required(true).multiple(true).args(["delete", "all", "gc", "prune", "namespace", "labels"])))]
-#[command(after_help = "\
-Selecting (-n/-l narrow --delete, or alone select every object they match):
-  teardown plan --delete deploy/shop/web snapshot/   # one Deployment and what it owns
-  teardown plan --delete pods -l app=web snapshot/   # every Pod labelled app=web
-  teardown plan --delete deploy -n shop snapshot/    # every Deployment in shop
-  teardown plan -n shop snapshot/                    # everything in shop (not the Namespace)
-  teardown plan --delete ns/shop snapshot/           # the Namespace, with everything in it")]
 pub struct PlanArgs {
     #[command(flatten)]
     pub input: InputArgs,
