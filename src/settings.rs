@@ -3,10 +3,10 @@
 //! cannot work fails in milliseconds, whatever the size of the input.
 
 use crate::analysis::cascade::{CascadeMode, MultiOwner};
-use crate::cli::{CheckArgs, CheckFormat, PlanFlags, PlanFormat, ReconcileArgs, SelectArgs};
+use crate::cli::{CheckArgs, CheckFormat, PlanFlags, PlanFormat, ReconcileArgs};
 use crate::error::Error;
 use crate::plan::roots::KUBECTL_DIALECTS;
-use crate::select::{KindSel, Query, Selector};
+use crate::select::{KindSel, Query};
 use std::path::PathBuf;
 
 /// Where a plan starts.
@@ -93,35 +93,6 @@ impl PlanSettings {
     }
 }
 
-/// Selectors with `-n`/`-l` (`plan --delete`, `simulate --delete`, `graph
-/// --focus`), and the rules between them: `-n` with a selector it cannot
-/// narrow (an id, a cluster-scoped built-in kind, another namespace) is
-/// refused, never ignored. (What only the snapshot can tell, a custom
-/// cluster-scoped kind or a word that is an id, is refused by `select`.)
-pub fn selection(selectors: &[String], select: &SelectArgs) -> Result<Query, Error> {
-    let query = Query::new(selectors, select.namespace.clone(), select.labels.as_deref())?;
-    let Some(ns) = &query.namespace else { return Ok(query) };
-    for (text, sel) in &query.selectors {
-        match sel {
-            Selector::Id(id) => {
-                return Err(Error::Usage(format!(
-                    "selector `{text}` with -n {ns}: `{id}` is the id of an object (Murano, native or pairs), which is in no namespace; drop -n"
-                )))
-            }
-            Selector::Object { namespace: Some(written), .. } if written != ns => {
-                return Err(Error::Usage(format!(
-                    "selector `{text}` is in namespace {written}, but -n says {ns}; give the namespace once"
-                )))
-            }
-            _ => {}
-        }
-        if let Some(kind) = sel.cluster_scoped_builtin() {
-            return Err(crate::select::cluster_scoped(text, ns, &kind));
-        }
-    }
-    Ok(query)
-}
-
 /// `FINALIZER=SELECTOR` pairs of `--finalizer-controller`.
 pub fn finalizer_controllers(values: &[String]) -> Result<Vec<(String, Query)>, Error> {
     values
@@ -192,4 +163,33 @@ impl ReconcileSettings {
     pub fn is_ephemeral(&self, group: &str, kind: &str) -> bool {
         !self.non_ephemeral.iter().any(|k| k.names(group, kind)) && self.ephemeral.iter().any(|k| k.names(group, kind))
     }
+}
+
+/// Selectors with `-n`/`-l` (`plan --delete`, `simulate --delete`, `graph
+/// --focus`), and the rules between them: `-n` with a selector it cannot
+/// narrow (an id, a cluster-scoped built-in kind, another namespace) is
+/// refused, never ignored. (What only the snapshot can tell, a custom
+/// cluster-scoped kind or a word that is an id, is refused by `select`.)
+pub fn selection(selectors: &[String], select: &crate::cli::SelectArgs) -> Result<Query, Error> {
+    let query = Query::new(selectors, select.namespace.clone(), select.labels.as_deref())?;
+    let Some(ns) = &query.namespace else { return Ok(query) };
+    for (text, sel) in &query.selectors {
+        match sel {
+            crate::select::Selector::Id(id) => {
+                return Err(Error::Usage(format!(
+                    "selector `{text}` with -n {ns}: `{id}` is the id of an object (Murano, native or pairs), which is in no namespace; drop -n"
+                )))
+            }
+            crate::select::Selector::Object { namespace: Some(written), .. } if written != ns => {
+                return Err(Error::Usage(format!(
+                    "selector `{text}` is in namespace {written}, but -n says {ns}; give the namespace once"
+                )))
+            }
+            _ => {}
+        }
+        if let Some(kind) = sel.cluster_scoped_builtin() {
+            return Err(crate::select::cluster_scoped(text, ns, &kind));
+        }
+    }
+    Ok(query)
 }
