@@ -88,6 +88,7 @@ pub enum Command {
     /// can go in parallel), what is kept or orphaned.
     #[command(after_help = "Examples:
   teardown plan --delete ns/shop dump.yaml        # the namespace, with what it holds
+  teardown plan --delete pods -l app=web -n shop dump.yaml  # every Pod labelled app=web in shop
   teardown plan --delete deploy/shop/web dump.yaml -o names | xargs -L1 kubectl delete
   teardown plan --all manifests/ -o json > plan.json   # everything, in order; for `apply`")]
     Plan(PlanArgs),
@@ -198,11 +199,15 @@ impl InputArgs {
 
 #[derive(Args, Debug, Clone)]
 pub struct SelectArgs {
-    /// Namespace for KIND/NAME selectors (and, alone, every object in it).
+    /// Only objects in this namespace: narrows KIND (a cluster-scoped kind
+    /// is refused) and KIND/NAME (a cluster-scoped object named is taken,
+    /// as kubectl does); alone, every object in the namespace, never a
+    /// cluster-scoped one (not the Namespace itself: ns/NAME is that).
     #[arg(short = 'n', long = "namespace", value_name = "NAMESPACE")]
     pub namespace: Option<String>,
 
-    /// Label selector: KEY=VALUE, KEY!=VALUE, KEY, !KEY, comma-separated.
+    /// Label selector: KEY=VALUE, KEY!=VALUE, KEY, !KEY, comma-separated;
+    /// narrows the selectors, or alone selects every object it matches.
     #[arg(short = 'l', long = "selector", value_name = "LABELS")]
     pub labels: Option<String>,
 }
@@ -312,7 +317,8 @@ pub struct GraphArgs {
     #[arg(short, long, value_enum, default_value_t = GraphFormat::Tree, value_name = "FORMAT")]
     pub output: GraphFormat,
 
-    /// Start from these objects (KIND/NAME, KIND/NAMESPACE/NAME, uid:UID, id:ID). Repeatable.
+    /// Start from these objects (KIND/NAME, KIND/NAMESPACE/NAME, KIND, uid:UID,
+    /// id:ID), or from what -n/-l alone select. Repeatable.
     #[arg(long, value_name = "SELECTOR")]
     pub focus: Vec<String>,
 
@@ -361,8 +367,11 @@ pub enum PlanFormat {
 /// How a plan is made; shared by `plan` and `explain`.
 #[derive(Args, Debug, Clone)]
 pub struct PlanFlags {
-    /// Delete these objects (KIND/NAME, KIND/NAMESPACE/NAME, uid:UID, id:ID;
-    /// repeatable, or comma-separated), with what cascades from them.
+    /// Delete these objects (KIND/NAME, KIND/NAMESPACE/NAME, uid:UID, id:ID,
+    /// or KIND: every object of the kind, narrowed by -n/-l; a word alone is
+    /// a kind or an id, as the snapshot says; repeatable, or
+    /// comma-separated), with what cascades from them. Without it, -n/-l
+    /// alone delete every object they match.
     #[arg(long, value_name = "SELECTOR", value_delimiter = ',')]
     pub delete: Vec<String>,
 
@@ -433,7 +442,8 @@ pub struct PlanFlags {
 }
 
 #[derive(Args, Debug)]
-#[command(group(ArgGroup::new("mode").required(true).args(["delete", "all", "gc", "prune"])))]
+#[command(group(ArgGroup::new("mode").args(["delete", "all", "gc", "prune"])))]
+#[command(group(ArgGroup::new("what").required(true).multiple(true).args(["delete", "all", "gc", "prune", "namespace", "labels"])))]
 pub struct PlanArgs {
     #[command(flatten)]
     pub input: InputArgs,
@@ -460,7 +470,9 @@ pub enum ExplainFormat {
 #[derive(Args, Debug)]
 #[command(group(ArgGroup::new("mode").args(["delete", "all", "gc", "prune"])))]
 pub struct ExplainArgs {
-    /// The object to explain (KIND/NAME, KIND/NAMESPACE/NAME, uid:UID, id:ID).
+    /// The object to explain (KIND/NAME, KIND/NAMESPACE/NAME, KIND, uid:UID,
+    /// id:ID). -n/-l are plan flags here: they choose the plan (as in `plan
+    /// -n NS`), not this object.
     #[arg(value_name = "SELECTOR")]
     pub object: String,
 
@@ -491,8 +503,8 @@ pub struct SimulateArgs {
     #[command(flatten)]
     pub input: InputArgs,
 
-    /// Delete these objects (KIND/NAME, KIND/NAMESPACE/NAME, uid:UID, id:ID;
-    /// repeatable, or comma-separated).
+    /// Delete these objects (KIND/NAME, KIND/NAMESPACE/NAME, KIND, uid:UID,
+    /// id:ID; repeatable, or comma-separated), narrowed by -n/-l.
     #[arg(long, value_name = "SELECTOR", value_delimiter = ',', required = true)]
     pub delete: Vec<String>,
 

@@ -19,7 +19,8 @@ pub enum Start {
     Gc { root: Option<String> },
     /// `--prune NEW…`.
     Prune(Vec<PathBuf>),
-    /// `--delete SELECTOR…` with `-n`/`-l`.
+    /// `--delete SELECTOR…` with `-n`/`-l`, or `-n`/`-l` alone (every
+    /// object they match).
     Delete(Query),
 }
 
@@ -41,14 +42,37 @@ impl PlanSettings {
     /// `default_all`: without a mode flag, plan everything (`explain`).
     pub fn new(flags: &PlanFlags, default_all: bool) -> Result<PlanSettings, Error> {
         let finalizer_controllers = finalizer_controllers(&flags.finalizer_controller)?;
-        let targets = Query::new(&flags.delete, flags.select.namespace.clone(), flags.select.labels.as_deref())?;
-        if flags.delete.is_empty() && !targets.is_empty() {
-            return Err(Error::Usage("-n/-l narrow --delete; give --delete SELECTOR".into()));
+        let targets = selection(&flags.delete, &flags.select)?;
+        let narrowing = targets.narrowing();
+        // -n/-l choose targets; they narrow no other mode, and teardown
+        // does not guess whether they were meant to.
+        let other = if flags.all {
+            Some(("--all", "everything in the input"))
+        } else if flags.gc {
+            Some(("--gc", "what the garbage collector would"))
+        } else if !flags.prune.is_empty() {
+            Some(("--prune", "what NEW lacks"))
+        } else {
+            None
+        };
+        if let Some((mode, what)) = other.filter(|_| !narrowing.is_empty()) {
+            return Err(Error::Usage(format!(
+                "{mode} deletes {what}, and {narrowing} cannot narrow it: give {mode} without {narrowing}, or {narrowing} without {mode} to delete every object {narrowing} matches"
+            )));
+        }
+        // `-l '!canary'` alone: every object without that label,
+        // Namespaces and CRDs (with everything in them) included.
+        if flags.delete.is_empty() && targets.namespace.is_none() && targets.labels.iter().all(|r| !r.is_positive()) {
+            if let Some(labels) = flags.select.labels.as_deref() {
+                return Err(Error::Usage(format!(
+                    "-l {labels} alone selects every object it does not exclude, Namespaces and CRDs with everything in them included; add KEY=VALUE or KEY, a kind (--delete KIND), or -n NAMESPACE"
+                )));
+            }
         }
         if flags.root.is_some() && !flags.gc {
             return Err(Error::Usage("--root is where --gc starts; give --gc".into()));
         }
-        let start = if flags.all || (default_all && !flags.gc && flags.delete.is_empty() && flags.prune.is_empty()) {
+        let start = if flags.all || (default_all && !flags.gc && flags.prune.is_empty() && targets.is_empty()) {
             Start::All
         } else if flags.gc {
             Start::Gc { root: flags.root.as_ref().map(|r| r.strip_prefix("id:").unwrap_or(r).to_string()) }
@@ -353,4 +377,33 @@ impl ReconcileSettings {
     pub fn is_ephemeral(&self, group: &str, kind: &str) -> bool {
         !self.non_ephemeral.iter().any(|k| k.names(group, kind)) && self.ephemeral.iter().any(|k| k.names(group, kind))
     }
+}
+
+/// Selectors with `-n`/`-l` (`plan --delete`, `simulate --delete`, `graph
+/// --focus`), and the rules between them: `-n` with a selector it cannot
+/// narrow (an id, a cluster-scoped built-in kind, another namespace) is
+/// refused, never ignored. (What only the snapshot can tell, a custom
+/// cluster-scoped kind or a word that is an id, is refused by `select`.)
+pub fn selection(selectors: &[String], select: &crate::cli::SelectArgs) -> Result<Query, Error> {
+    let query = Query::new(selectors, select.namespace.clone(), select.labels.as_deref())?;
+    let Some(ns) = &query.namespace else { return Ok(query) };
+    for (text, sel) in &query.selectors {
+        match sel {
+            crate::select::Selector::Id(id) => {
+                return Err(Error::Usage(format!(
+                    "selector `{text}` with -n {ns}: `{id}` is the id of an object (Murano, native or pairs), which is in no namespace; drop -n"
+                )))
+            }
+            crate::select::Selector::Object { namespace: Some(written), .. } if written != ns => {
+                return Err(Error::Usage(format!(
+                    "selector `{text}` is in namespace {written}, but -n says {ns}; give the namespace once"
+                )))
+            }
+            _ => {}
+        }
+        if let Some(kind) = sel.cluster_scoped_builtin() {
+            return Err(crate::select::cluster_scoped(text, ns, &kind));
+        }
+    }
+    Ok(query)
 }

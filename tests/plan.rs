@@ -373,6 +373,10 @@ fn plan_needs_a_mode_and_a_matching_selector() {
     let (code, _, err) = run(&["plan", "fixtures/shop"]);
     assert_eq!(code, 2);
     assert!(err.contains("--delete"), "{err}");
+    // -n and -l alone select now (issue 17: every object they match), so
+    // clap names them among the ways to say what to plan; before, they
+    // were refused without --delete ("-n/-l narrow --delete").
+    assert!(err.contains("--namespace <NAMESPACE>|--selector <LABELS>"), "{err}");
     let (code, _, err) = run(&["plan", "--delete", "deploy/nope", "fixtures/shop"]);
     assert_eq!(code, 1);
     assert!(err.contains("selector `deploy/nope` matches nothing"), "{err}");

@@ -7,10 +7,9 @@ use crate::error::Error;
 use crate::graph::Graph;
 use crate::render;
 use crate::render::diagnostics::Style;
-use crate::select::Query;
 
 pub fn run(args: GraphArgs, env: Env, style: Style) -> Result<Status, Error> {
-    let query = Query::new(&args.focus, args.select.namespace.clone(), args.select.labels.as_deref())?;
+    let query = crate::settings::selection(&args.focus, &args.select)?;
     let controls = crate::settings::controls(&args.rules, &args.config, &[])?;
     let paths = args.input.paths();
     let loading = Loading::plain(args.input.dialect.clone(), args.skip_invalid, "graph", style, env.progress, &paths)

@@ -151,6 +151,7 @@ pub(super) fn make(
     refuse_duplicates(&snapshot, "plan", style, stderr)?;
     let mut declared_in_new = Vec::new();
     let mut root = None;
+    let mut timer = crate::timing::Timer::start();
     let mode = match &settings.start {
         Start::All => Mode::All,
         Start::Gc { root: at } => {
@@ -172,6 +173,7 @@ pub(super) fn make(
         }
         Start::Delete(targets) => Mode::Delete(targets.select(&snapshot.objects)?),
     };
+    timer.lap("select");
     // `--cascade orphan` on a system that cannot orphan would plan what it
     // will never do.
     if settings.cascade == CascadeMode::Orphan {

@@ -12,12 +12,11 @@ use crate::model::{Link, ObjId, Object, RelKind};
 use crate::plan::ownership_cycle_error;
 use crate::render;
 use crate::render::diagnostics::Style;
-use crate::select::Query;
 use rayon::prelude::*;
 
 pub fn run(args: SimulateArgs, env: Env, style: Style) -> Result<Status, Error> {
     // Every rule between flags before any input is read.
-    let targets = Query::new(&args.delete, args.select.namespace.clone(), args.select.labels.as_deref())?;
+    let targets = crate::settings::selection(&args.delete, &args.select)?;
     let cascade =
         match (args.controller, args.cascade) {
             (Controller::Krake, Some(_)) => return Err(Error::Usage(

@@ -289,17 +289,64 @@ pub fn selector_group(text: &str) -> String {
 /// Does the selector's (lower-case) kind name this kind? Singular, plural
 /// and short names are accepted.
 pub fn kind_matches(want: &str, kind: &str) -> bool {
-    let lower = kind.to_ascii_lowercase();
-    if want == lower {
-        return true;
-    }
-    if let Some((_, long)) = SHORT_NAMES.iter().find(|(s, _)| *s == want) {
-        return *long == lower;
-    }
-    want == plural(&lower)
+    kind_matches_with(want, short_name(want), kind)
 }
 
-fn plural(kind: &str) -> String {
+/// The kind a kubectl short name stands for (`deploy`: `deployment`).
+pub fn short_name(want: &str) -> Option<&'static str> {
+    SHORT_NAMES.iter().find(|(s, _)| *s == want).map(|(_, long)| *long)
+}
+
+/// The short names of a (lower-case) kind (`deployment`: `deploy`).
+pub fn short_names_of(kind: &str) -> impl Iterator<Item = &'static str> + '_ {
+    SHORT_NAMES.iter().filter(move |(_, long)| *long == kind).map(|(s, _)| *s)
+}
+
+/// [`kind_matches`] with the short name looked up once (`short`: what
+/// `want` stands for, if it is a short name). Allocates nothing: selection
+/// calls it for every object.
+pub fn kind_matches_with(want: &str, short: Option<&str>, kind: &str) -> bool {
+    // `want` is lower-case: equal ignoring case is equal to the kind lower-cased.
+    if want.eq_ignore_ascii_case(kind) {
+        return true;
+    }
+    if let Some(long) = short {
+        return long.eq_ignore_ascii_case(kind);
+    }
+    is_plural_of(want, kind)
+}
+
+/// Is `want` (lower-case) the plural of `kind`, as [`plural`] makes it?
+fn is_plural_of(want: &str, kind: &str) -> bool {
+    let ends = |suffix: &str| {
+        kind.len()
+            .checked_sub(suffix.len())
+            .and_then(|at| kind.get(at..))
+            .is_some_and(|s| s.eq_ignore_ascii_case(suffix))
+    };
+    let is = |stem: usize, suffix: &str| {
+        want.len() == stem + suffix.len()
+            && want.ends_with(suffix)
+            && want.get(..stem).zip(kind.get(..stem)).is_some_and(|(a, b)| a.eq_ignore_ascii_case(b))
+    };
+    if ["s", "x", "ch", "sh"].iter().any(|s| ends(s)) {
+        is(kind.len(), "es")
+    } else if let Some(stem) =
+        kind.strip_suffix(['y', 'Y']).filter(|s| !s.ends_with(['a', 'e', 'i', 'o', 'u', 'A', 'E', 'I', 'O', 'U']))
+    {
+        is(stem.len(), "ies")
+    } else {
+        is(kind.len(), "s")
+    }
+}
+
+/// The built-in kinds: (group, kind, namespaced).
+pub fn builtin_kinds() -> &'static [(&'static str, &'static str, bool)] {
+    BUILTIN_KINDS
+}
+
+/// The plural kubectl takes for a (lower-case) kind.
+pub fn plural(kind: &str) -> String {
     if kind.ends_with('s') || kind.ends_with('x') || kind.ends_with("ch") || kind.ends_with("sh") {
         format!("{kind}es")
     } else if let Some(stem) = kind.strip_suffix('y').filter(|s| !s.ends_with(['a', 'e', 'i', 'o', 'u'])) {
@@ -322,6 +369,19 @@ mod tests {
         assert!(kind_matches("networkpolicies", "NetworkPolicy"));
         assert!(kind_matches("gateways", "Gateway"));
         assert!(!kind_matches("deploy", "DaemonSet"));
+        assert!(kind_matches("policies", "Policy"));
+        assert!(kind_matches("gateways", "GATEWAY"));
+        assert!(kind_matches("keys", "Key"));
+        assert!(kind_matches("ies", "y"));
+        assert!(!kind_matches("gateway", "Gateways"));
+        assert!(!kind_matches("policys", "Policy"));
+        assert!(!kind_matches("é", "s"));
+        // As the plural that allocates says, for every kind of the table.
+        for (_, kind, _) in BUILTIN_KINDS {
+            let lower = kind.to_ascii_lowercase();
+            assert!(kind_matches(&plural(&lower), kind), "{kind}");
+            assert!(kind_matches(&lower, kind), "{kind}");
+        }
     }
 
     #[test]
