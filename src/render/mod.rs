@@ -8,6 +8,8 @@ pub mod findings;
 pub mod graph;
 pub mod json;
 pub mod kubectl;
+pub mod names;
+pub mod paint;
 pub mod parts;
 pub mod plan;
 pub mod reconcile;
