@@ -165,9 +165,9 @@ pub enum GraphFormat {
     Json,
     /// The same document as JSON, in YAML.
     Yaml,
-    /// The objects shown, in tree order, each once, as kubectl takes them.
+    /// The objects shown, each once, in tree order, for `xargs -L1 kubectl`.
     Names,
-    /// The objects shown, in tree order, each once, as full references.
+    /// The objects shown, each once, in tree order, as full references.
     Refs,
     /// Graphviz DOT.
     Dot,
@@ -216,7 +216,7 @@ pub enum PlanFormat {
     Json,
     /// The same document as JSON, in YAML.
     Yaml,
-    /// One object a line, in plan order, as `xargs -L1 kubectl delete` takes it.
+    /// One object a line, in plan order, for `xargs -L1 kubectl delete`.
     Names,
     /// One full reference a line (`Kind[.group]/[namespace/]name`), in plan order.
     Refs,
@@ -316,16 +316,16 @@ pub struct PlanArgs {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum ExplainFormat {
-    /// The chains, as text (`text` is an old name for it).
+    /// The chains that explain it, as text.
     #[value(alias = "text")]
     Table,
     /// The chains as JSON (`schemaVersion` 1).
     Json,
     /// The same document as JSON, in YAML.
     Yaml,
-    /// The objects the explanation names, in its order, each once, as kubectl takes them.
+    /// The objects it names, each once, in order, for `xargs -L1 kubectl`.
     Names,
-    /// The objects the explanation names, in its order, each once, as full references.
+    /// The objects it names, each once, in order, as full references.
     Refs,
 }
 
@@ -387,8 +387,7 @@ pub struct SimulateArgs {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum ReconcileFormat {
-    /// One line a sub-resource with its rule and action, then the state
-    /// changes and the text of the rules that fired.
+    /// Each sub-resource's rule and action, the state changes, the rules that fired.
     Table,
     /// The decisions as JSON (`schemaVersion` 1).
     Json,

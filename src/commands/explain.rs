@@ -33,7 +33,7 @@ pub fn run(args: ExplainArgs, env: Env, style: Style) -> Result<Status, Error> {
         ExplainFormat::Yaml => render::explain::yaml(&plan, &explanations, out),
         ExplainFormat::Names => {
             let named = explain::named(&plan, &explanations);
-            super::names::printable(&snapshot, named.iter().copied(), "-o names")?;
+            super::names::printable(&snapshot, &[&named], "-o names")?;
             render::names::kubectl(&snapshot.objects, named.into_iter(), out)
         }
         ExplainFormat::Refs => {

@@ -27,7 +27,7 @@ pub fn run(args: GraphArgs, env: Env, style: Style) -> Result<Status, Error> {
         GraphFormat::Yaml => render::graph::yaml(&snapshot.sources, objects, rels, &view, out),
         GraphFormat::Names => {
             let shown = view.tree_order();
-            super::names::printable(&snapshot, shown.iter().copied(), "-o names")?;
+            super::names::printable(&snapshot, &[&shown], "-o names")?;
             render::names::kubectl(objects, shown.into_iter(), out)
         }
         GraphFormat::Refs => render::names::object_refs(objects, view.tree_order().into_iter(), out),

@@ -31,7 +31,7 @@ pub fn run(args: PlanArgs, env: Env, style: Style) -> Result<Status, Error> {
         _ => None,
     };
     if args.output == PlanFormat::Names {
-        super::names::printable(&snapshot, plan.steps.iter().flatten().copied(), "-o names")?;
+        super::names::printable(&snapshot, &plan.steps, "-o names")?;
     }
     let mut timer = crate::timing::Timer::start();
     let out = &mut *env.stdout;
