@@ -49,6 +49,15 @@ fn problem(o: &Object) -> Option<String> {
                     shown(&o.kind)
                 ));
             }
+            if o.group.is_empty() && o.identity() == Identity::Coordinates && builtin_namespaced("", &o.kind).is_none()
+            {
+                // A kind without a group is looked for in every group.
+                return Some(format!(
+                    "is of the core group, which has no kind `{}`: kubectl would look for `{}` in every API group",
+                    shown(&o.kind),
+                    shown(&o.kind.to_ascii_lowercase())
+                ));
+            }
             if !o.group.is_empty() {
                 if !is_subdomain(&o.group) {
                     return Some(format!(
