@@ -216,7 +216,9 @@ pub struct SelectArgs {
 pub enum CheckFormat {
     /// Diagnostics with snippets, and a summary line.
     Table,
+    /// The findings as JSON (`schemaVersion` 1).
     Json,
+    /// The same document as JSON, in YAML.
     Yaml,
     /// SARIF 2.1.0, for GitHub code scanning.
     Sarif,
@@ -303,9 +305,17 @@ pub struct CheckArgs {
 pub enum GraphFormat {
     /// An indented tree (shared objects and cycles marked).
     Tree,
+    /// The nodes and edges as JSON (`schemaVersion` 1).
     Json,
+    /// The same document as JSON, in YAML.
+    Yaml,
+    /// The objects shown, each once, in tree order, for `xargs -L1 kubectl`.
+    Names,
+    /// The objects shown, each once, in tree order, as full references.
+    Refs,
     /// Graphviz DOT.
     Dot,
+    /// A Mermaid flowchart.
     Mermaid,
 }
 
@@ -353,14 +363,19 @@ pub struct GraphArgs {
 pub enum PlanFormat {
     /// A table of steps; warnings and a summary on stderr.
     Table,
+    /// The plan file (`schemaVersion` 1), which `teardown apply` reads.
     Json,
+    /// The same document as JSON, in YAML.
     Yaml,
-    /// One reference a line, in order (for xargs).
+    /// One object a line, in plan order, for `xargs -L1 kubectl delete`.
     Names,
+    /// One full reference a line (`Kind[.group]/[namespace/]name`), in plan order.
+    Refs,
     /// Graphviz DOT, one cluster per step.
     Dot,
+    /// A Mermaid flowchart, one subgraph per step.
     Mermaid,
-    /// A bash script that deletes each step's cascade roots with kubectl
+    /// A bash script that deletes each step's cascade roots with kubectl.
     Kubectl,
 }
 
@@ -463,8 +478,17 @@ pub struct PlanArgs {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum ExplainFormat {
-    Text,
+    /// The chains that explain it, as text.
+    #[value(alias = "text")]
+    Table,
+    /// The chains as JSON (`schemaVersion` 1).
     Json,
+    /// The same document as JSON, in YAML.
+    Yaml,
+    /// The objects it names, each once, in order, for `xargs -L1 kubectl`.
+    Names,
+    /// The objects it names, each once, in order, as full references.
+    Refs,
 }
 
 #[derive(Args, Debug)]
@@ -483,7 +507,7 @@ pub struct ExplainArgs {
     #[command(flatten)]
     pub plan: PlanFlags,
 
-    #[arg(short, long, value_enum, default_value_t = ExplainFormat::Text, value_name = "FORMAT")]
+    #[arg(short, long, value_enum, default_value_t = ExplainFormat::Table, value_name = "FORMAT")]
     pub output: ExplainFormat,
 
     #[command(flatten)]
@@ -536,10 +560,11 @@ pub struct SimulateArgs {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum ReconcileFormat {
-    /// One line a sub-resource with its rule and action, then the state
-    /// changes and the text of the rules that fired.
+    /// Each sub-resource's rule and action, the state changes, the rules that fired.
     Table,
+    /// The decisions as JSON (`schemaVersion` 1).
     Json,
+    /// The same document as JSON, in YAML.
     Yaml,
 }
 

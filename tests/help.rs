@@ -56,6 +56,21 @@ fn every_command_help_ends_with_examples_that_parse() {
 }
 
 #[test]
+fn output_flag_lists_each_format_with_a_line() {
+    for name in ["check", "plan", "explain", "graph", "simulate", "reconcile"] {
+        let (_, help, _) = run(&[name, "--help"]);
+        let output = help.split("-o, --output <FORMAT>").nth(1).unwrap_or_else(|| panic!("`{name}`: no -o"));
+        let values = output.split("Possible values:").nth(1).unwrap_or_else(|| panic!("`{name}` -o lists no values"));
+        let values: Vec<&str> = values.lines().skip(1).take_while(|l| !l.trim().is_empty()).collect();
+        let items: Vec<&str> = values.iter().map(|l| l.trim()).filter(|l| l.starts_with("- ")).collect();
+        assert!(items.len() >= 2, "`{name}`: {values:?}");
+        for item in items {
+            assert!(item.contains(": "), "`{name}` -o: `{item}` has no line saying what it is");
+        }
+    }
+}
+
+#[test]
 fn man_holds_every_command_and_every_flag() {
     let (code, page, _) = run(&["man"]);
     assert_eq!(code, 0);

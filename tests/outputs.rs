@@ -213,7 +213,7 @@ fn broken_pipe_is_not_an_error() {
     let dir = tempfile::tempdir().unwrap();
     let pairs = dir.path().join("chain.txt");
     std::fs::write(&pairs, (0..20_000).map(|i| format!("t{i} t{}\n", i + 1)).collect::<String>()).unwrap();
-    for format in ["table", "json", "yaml", "names", "dot", "mermaid"] {
+    for format in ["table", "json", "yaml", "names", "refs", "dot", "mermaid"] {
         let mut child = Command::new(&bin)
             .args(["plan", "--all", "--dialect", "pairs", "-o", format])
             .arg(&pairs)

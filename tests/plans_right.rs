@@ -159,7 +159,7 @@ fn gc_keeps_what_an_owner_outside_the_snapshot_may_still_own() {
 fn selectors_resolve_kinds_as_kubectl_discovery_does() {
     let file = "fixtures/selectors/same-kind-two-groups.yaml";
     let names = |sel: &str| {
-        let (code, out, err) = run(&["plan", "--delete", sel, "-o", "names", file]);
+        let (code, out, err) = run(&["plan", "--delete", sel, "-o", "refs", file]);
         assert_eq!(code, 0, "{sel}: {err}");
         out.lines().map(str::to_string).collect::<Vec<_>>()
     };

@@ -76,12 +76,12 @@ fn merge_keys_are_honoured() {
         "m.yaml",
         "apiVersion: v1\nkind: Pod\nx-meta: &m\n  namespace: shop\n  labels: {app: web}\nmetadata:\n  <<: *m\n  name: p\n",
     );
-    let (code, out, err) = run(&["plan", "--all", "-o", "names", &p]);
+    let (code, out, err) = run(&["plan", "--all", "-o", "refs", &p]);
     assert_eq!((code, out.as_str()), (0, "Pod/shop/p\n"), "{err}");
     // Its merged labels are read too.
     let (code, r) = check_json(&[&p]);
     assert_eq!((code, findings(&r)), (0, vec![]));
-    let (code, out, _) = run(&["plan", "--delete", "pod/p", "-l", "app=web", "-o", "names", &p]);
+    let (code, out, _) = run(&["plan", "--delete", "pod/p", "-l", "app=web", "-o", "refs", &p]);
     assert_eq!((code, out.as_str()), (0, "Pod/shop/p\n"));
 }
 
@@ -115,7 +115,7 @@ fn numbers_and_booleans_are_not_names() {
     }
     // Quoted, they are strings.
     let p = write(&d, "q.yaml", "apiVersion: v1\nkind: Pod\nmetadata:\n  name: \"0x10\"\n  labels:\n    v: 'yes'\n");
-    let (code, out, _) = run(&["plan", "--all", "-o", "names", &p]);
+    let (code, out, _) = run(&["plan", "--all", "-o", "refs", &p]);
     assert_eq!((code, out.as_str()), (0, "Pod/default/0x10\n"));
     // JSON: the field is named too.
     let p = write(&d, "n.json", "{\"apiVersion\": \"v1\", \"kind\": \"Pod\", \"metadata\": {\"name\": 16}}");

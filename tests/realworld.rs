@@ -97,7 +97,7 @@ fn troubleshoot_support_bundles() {
         "--delete",
         "crd/addons.k3s.cattle.io",
         "-o",
-        "names",
+        "refs",
         "fixtures/realworld/kubernetes/troubleshoot-k3s-supportbundle-2022.yaml",
     ]);
     assert_eq!(code, 0, "{err}");
@@ -112,7 +112,7 @@ fn every_real_world_dump_plans_without_skipping() {
         let path = entry.unwrap().path();
         if path.extension().is_some_and(|e| e == "yaml") {
             let (code, _, err) =
-                common::run(&["plan", "--all", "--allow-cycles", "-o", "names", &path.to_string_lossy()]);
+                common::run(&["plan", "--all", "--allow-cycles", "-o", "refs", &path.to_string_lossy()]);
             assert!(!err.contains("TD001"), "{}: {err}", path.display());
             if path.ends_with("argo-rollouts-info-testdata.yaml") {
                 // Two captures of one Rollout and ReplicaSet: which is current?

@@ -242,7 +242,7 @@ fn kubernetes_deletes_what_a_namespace_holds_before_the_namespace() {
     let r = removed(&sim);
     assert_eq!(r.last(), Some(&"Namespace/shop"));
     // The same objects as the plan deletes.
-    let (code, out, _) = run(&["plan", "--delete", "ns/shop", "-o", "names", "fixtures/shop"]);
+    let (code, out, _) = run(&["plan", "--delete", "ns/shop", "-o", "refs", "fixtures/shop"]);
     assert_eq!(code, 0);
     let mut planned: Vec<&str> = out.lines().collect();
     let mut got = r.clone();

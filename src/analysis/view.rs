@@ -54,6 +54,15 @@ pub struct GraphView {
     pub lines: Vec<TreeLine>,
 }
 
+impl GraphView {
+    /// The objects the tree shows, each once, in the order it first shows
+    /// them (`graph -o names`).
+    pub fn tree_order(&self) -> Vec<ObjId> {
+        let mut seen = rustc_hash::FxHashSet::default();
+        self.lines.iter().map(|l| l.object).filter(|&id| seen.insert(id)).collect()
+    }
+}
+
 pub struct ViewOptions {
     pub direction: Direction,
     /// `--focus` (and `-l`/`-n`): the roots; `None` shows everything.

@@ -26,10 +26,23 @@ pub fn run(args: ExplainArgs, env: Env, style: Style) -> Result<Status, Error> {
     )?;
     let ids = query.select(&snapshot.objects)?;
     let explanations: Vec<_> = ids.iter().map(|&id| explain::explain(&plan, id)).collect();
-    let text = match args.output {
-        ExplainFormat::Text => render::explain::text(&plan, &explanations),
-        ExplainFormat::Json => render::explain::json(&plan, &explanations),
+    let out = &mut *env.stdout;
+    let written = match args.output {
+        ExplainFormat::Table => {
+            out.write_all(render::explain::text(&plan, &snapshot.objects, &explanations, style).as_bytes())
+        }
+        ExplainFormat::Json => out.write_all(render::explain::json(&plan, &explanations).as_bytes()),
+        ExplainFormat::Yaml => render::explain::yaml(&plan, &explanations, out),
+        ExplainFormat::Names => {
+            let named = explain::named(&plan, &explanations);
+            super::names::printable(&snapshot, &[&named], "-o names")?;
+            render::names::kubectl(&snapshot.objects, named.into_iter(), out)
+        }
+        ExplainFormat::Refs => {
+            let named = explain::named(&plan, &explanations);
+            render::names::refs(named.iter().map(|id| plan.refs[id.index()].as_str()), out)
+        }
     };
-    env.stdout.write_all(text.as_bytes()).map_err(Error::Output)?;
+    written.map_err(Error::Output)?;
     Ok(Status::Success)
 }

@@ -21,12 +21,20 @@ pub fn run(args: GraphArgs, env: Env, style: Style) -> Result<Status, Error> {
     let rels = &snapshot.resolved.relations;
     let view = view::build(&snapshot.objects, rels, &graph, &ViewOptions { direction, focus, depth: args.depth });
     let objects = &snapshot.objects;
-    let text = match args.output {
-        GraphFormat::Tree => render::graph::tree(objects, rels, &view),
-        GraphFormat::Json => render::graph::json(&snapshot.sources, objects, rels, &view),
-        GraphFormat::Dot => render::graph::dot(objects, rels, &view),
-        GraphFormat::Mermaid => render::graph::mermaid(objects, rels, &view),
+    let out = &mut *env.stdout;
+    let written = match args.output {
+        GraphFormat::Tree => out.write_all(render::graph::tree(objects, rels, &view, style).as_bytes()),
+        GraphFormat::Json => out.write_all(render::graph::json(&snapshot.sources, objects, rels, &view).as_bytes()),
+        GraphFormat::Yaml => render::graph::yaml(&snapshot.sources, objects, rels, &view, out),
+        GraphFormat::Names => {
+            let shown = view.tree_order();
+            super::names::printable(&snapshot, &[&shown], "-o names")?;
+            render::names::kubectl(objects, shown.into_iter(), out)
+        }
+        GraphFormat::Refs => render::names::object_refs(objects, view.tree_order().into_iter(), out),
+        GraphFormat::Dot => out.write_all(render::graph::dot(objects, rels, &view).as_bytes()),
+        GraphFormat::Mermaid => out.write_all(render::graph::mermaid(objects, rels, &view).as_bytes()),
     };
-    env.stdout.write_all(text.as_bytes()).map_err(Error::Output)?;
+    written.map_err(Error::Output)?;
     Ok(Status::Success)
 }

@@ -6,6 +6,7 @@ mod apply;
 mod check;
 mod explain;
 mod graph;
+mod names;
 mod plan;
 mod reconcile;
 mod simulate;

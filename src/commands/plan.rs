@@ -24,7 +24,9 @@ pub fn run(args: PlanArgs, env: Env, style: Style) -> Result<Status, Error> {
     let detail = match args.output {
         PlanFormat::Table => Detail { reasons: true, places: false },
         PlanFormat::Json | PlanFormat::Yaml => Detail::ALL,
-        PlanFormat::Names | PlanFormat::Dot | PlanFormat::Mermaid | PlanFormat::Kubectl => Detail::default(),
+        PlanFormat::Names | PlanFormat::Refs | PlanFormat::Dot | PlanFormat::Mermaid | PlanFormat::Kubectl => {
+            Detail::default()
+        }
     };
     let (snapshot, mut plan) = make(&settings, &args.input, detail, env.stdin, env.stderr, voice)?;
     // Ignoring a rule hides its warnings, in every format; the plan itself
@@ -34,13 +36,17 @@ pub fn run(args: PlanArgs, env: Env, style: Style) -> Result<Status, Error> {
         PlanFormat::Kubectl => Some(kubectl_roots(&snapshot, &plan)?),
         _ => None,
     };
+    if args.output == PlanFormat::Names {
+        super::names::printable(&snapshot, &plan.steps, "-o names")?;
+    }
     let mut timer = crate::timing::Timer::start();
     let out = &mut *env.stdout;
     let written = match args.output {
-        PlanFormat::Table => render::plan::table(&plan, out),
+        PlanFormat::Table => render::plan::table(&plan, &snapshot.objects, style, out),
         PlanFormat::Json => render::plan::json(&snapshot, &plan, out),
         PlanFormat::Yaml => render::plan::yaml(&snapshot, &plan, out),
-        PlanFormat::Names => render::plan::names(&plan, out),
+        PlanFormat::Names => render::plan::names(&plan, &snapshot.objects, out),
+        PlanFormat::Refs => render::plan::refs(&plan, out),
         PlanFormat::Dot => out.write_all(render::plan::dot(&plan).as_bytes()),
         PlanFormat::Mermaid => out.write_all(render::plan::mermaid(&plan).as_bytes()),
         PlanFormat::Kubectl => {
@@ -58,10 +64,10 @@ pub fn run(args: PlanArgs, env: Env, style: Style) -> Result<Status, Error> {
     written.map_err(Error::Output)?;
     timer.lap("render");
     let said = match args.output {
-        PlanFormat::Table => render::plan::summary(&plan),
+        PlanFormat::Table => render::plan::summary(&plan, style),
         PlanFormat::Json | PlanFormat::Yaml => String::new(),
-        PlanFormat::Names | PlanFormat::Dot | PlanFormat::Mermaid | PlanFormat::Kubectl => {
-            render::plan::warnings(&plan)
+        PlanFormat::Names | PlanFormat::Refs | PlanFormat::Dot | PlanFormat::Mermaid | PlanFormat::Kubectl => {
+            render::plan::warnings_painted(&plan, style)
         }
     };
     if !env.quiet {

@@ -215,6 +215,11 @@ pub fn builtin_namespaced(group: &str, kind: &str) -> Option<bool> {
     table.get(&(group, kind)).copied()
 }
 
+/// Is this the group of some built-in kind (`""` for the core group)?
+pub fn builtin_group(group: &str) -> bool {
+    BUILTIN_KINDS.iter().any(|(g, _, _)| *g == group)
+}
+
 /// Is some built-in kind of this name cluster-scoped (any group)? Used for
 /// owner references, whose `apiVersion` may be of an older group version.
 pub fn builtin_cluster_kind(kind: &str) -> bool {

@@ -122,6 +122,27 @@ pub fn explain(plan: &Plan, id: ObjId) -> Explanation {
     Explanation { object: id, status, reached, origin, before, reached_via, origin_reason, mark }
 }
 
+/// The objects explanations name, each once, in the order they name them
+/// (`explain -o names`): each explained object, then the chain that
+/// reaches it (from where the deletion starts down to it) and the chain
+/// that decides its step; for a kept object the deleted owner that does not
+/// take it, for an orphaned one the owner whose reference it loses.
+pub fn named(plan: &Plan, explanations: &[Explanation]) -> Vec<ObjId> {
+    let mut seen = rustc_hash::FxHashSet::default();
+    let mut out = Vec::new();
+    for e in explanations {
+        let mut chain = vec![e.object];
+        match &e.status {
+            Status::Deleted { .. } => chain.extend(e.reached.iter().chain(&e.before).map(|l| l.object)),
+            Status::Kept(_) => chain.extend(e.reached_via.map(|r| plan.relations[r as usize].from)),
+            Status::Orphaned(owner) => chain.push(*owner),
+            Status::NotInPlan => {}
+        }
+        out.extend(chain.into_iter().filter(|&id| seen.insert(id)));
+    }
+    out
+}
+
 /// How the chain that reaches an object starts, in words.
 pub fn origin_text(cause: Cause, mode: &Mode) -> &'static str {
     match cause {

@@ -3,10 +3,17 @@
 //! a whole cluster), written batch by batch: the widths are known before
 //! the rows are made.
 
+use super::diagnostics::Style;
+use super::paint::Paint;
+
 /// Column widths (characters), and lines laid out by them.
 pub struct Columns<const N: usize> {
     pub widths: [usize; N],
 }
+
+/// What of a cell is painted: its first `len` bytes (all of it when it is
+/// shorter), with `paint`.
+pub type Painted = Option<(Paint, usize)>;
 
 impl<const N: usize> Columns<N> {
     /// Append one line; cells wider than their column push the rest right.
@@ -14,6 +21,30 @@ impl<const N: usize> Columns<N> {
         let start = out.len();
         for (i, cell) in cells.iter().enumerate() {
             out.push_str(cell);
+            if i + 1 < N {
+                let pad = self.widths[i].saturating_sub(cell.chars().count()) + 2;
+                out.extend(std::iter::repeat_n(' ', pad));
+            }
+        }
+        let trimmed = out[start..].trim_end().len();
+        out.truncate(start + trimmed);
+        out.push('\n');
+    }
+
+    /// [`Columns::line`] with parts of cells painted. Padding counts only
+    /// the text, so columns stay aligned; without colour the line is
+    /// [`Columns::line`]'s. (A painted part must not end in blanks, which
+    /// the line's end would otherwise lose.)
+    pub fn line_painted(&self, cells: [(&str, Painted); N], style: Style, out: &mut String) {
+        let start = out.len();
+        for (i, (cell, paint)) in cells.iter().enumerate() {
+            match paint.and_then(|(p, len)| cell.split_at_checked(len.min(cell.len())).map(|parts| (p, parts))) {
+                Some((p, (head, rest))) => {
+                    style.push(p, head, out);
+                    out.push_str(rest);
+                }
+                None => out.push_str(cell),
+            }
             if i + 1 < N {
                 let pad = self.widths[i].saturating_sub(cell.chars().count()) + 2;
                 out.extend(std::iter::repeat_n(' ', pad));
@@ -55,5 +86,31 @@ mod tests {
         c.line(["1", "delete", "Pod/a", ""], &mut s);
         c.line(["12", "keep", "Pod/bé", "still owned"], &mut s);
         assert_eq!(s, "STEP  ACTION  OBJECT  REASON\n1     delete  Pod/a\n12    keep    Pod/bé  still owned\n");
+    }
+
+    #[test]
+    fn painted_cells_keep_their_columns() {
+        let c = Columns { widths: [4, 6, 6, 0] };
+        let cells = |on| {
+            let mut s = String::new();
+            let style = Style { color: on };
+            let kind = Some((Paint::Kind, 3));
+            c.line_painted(
+                [("1", None), ("delete", Some((Paint::Delete, 99))), ("Pod/a", kind), ("", None)],
+                style,
+                &mut s,
+            );
+            c.line_painted(
+                [("12", None), ("keep", Some((Paint::Keep, 4))), ("Pod/bé", kind), ("x", None)],
+                style,
+                &mut s,
+            );
+            s
+        };
+        assert_eq!(cells(false), "1     delete  Pod/a\n12    keep    Pod/bé  x\n");
+        assert_eq!(
+            cells(true),
+            "1     \x1b[31mdelete\x1b[0m  \x1b[36mPod\x1b[0m/a\n12    \x1b[32mkeep\x1b[0m    \x1b[36mPod\x1b[0m/bé  x\n"
+        );
     }
 }

@@ -1,10 +1,14 @@
-//! `teardown explain` output: text or JSON.
+//! `teardown explain` output: the table (text), JSON or YAML. (`-o names`
+//! and `-o refs`: `super::names`.)
 
-use crate::model::{RelKind, Relation};
+use super::diagnostics::Style;
+use super::paint::{kind_len, Paint};
+use crate::model::{ObjId, Object, RelKind, Relation};
 use crate::plan::explain::{origin_text, Explanation, Link, Status};
 use crate::plan::reasons::orphaned_message;
 use crate::plan::Plan;
 use serde::Serialize;
+use std::io::{self, Write};
 
 /// `X owns Y` read from X: the verb for a relation, in the cascade direction.
 fn cascade_verb(r: &Relation) -> &'static str {
@@ -17,9 +21,17 @@ fn cascade_verb(r: &Relation) -> &'static str {
     }
 }
 
+/// An object's reference, its kind painted.
+fn who(plan: &Plan, objects: &[Object], id: ObjId, style: Style) -> String {
+    let r = &plan.refs[id.index()];
+    match objects.get(id.index()) {
+        Some(o) => style.reference(r, kind_len(o)),
+        None => r.clone(),
+    }
+}
+
 /// Why X goes after Y, read from X.
-fn order_phrase(plan: &Plan, r: &Relation) -> String {
-    let next = &plan.refs[r.to.index()];
+fn order_phrase(plan: &Plan, r: &Relation, next: &str) -> String {
     match r.kind {
         RelKind::Owns | RelKind::Contains | RelKind::Defines | RelKind::Manages => {
             format!("{} {next}", cascade_verb(r))
@@ -52,19 +64,24 @@ fn step_note(plan: &Plan, link: &Link) -> String {
     }
 }
 
-pub fn text(plan: &Plan, explanations: &[Explanation]) -> String {
+/// The explanations as text (`-o table`); with colour, kinds, what
+/// happens to the object and the headings are painted.
+pub fn text(plan: &Plan, objects: &[Object], explanations: &[Explanation], style: Style) -> String {
+    let who = |id: ObjId| who(plan, objects, id, style);
+    let heading = |text: &str| style.paint(Paint::Heading, text);
     let mut out = String::new();
     for (n, e) in explanations.iter().enumerate() {
         if n > 0 {
             out.push('\n');
         }
-        let me = &plan.refs[e.object.index()];
+        let me = who(e.object);
         match &e.status {
             Status::Deleted { step } => {
-                out.push_str(&format!("{me}: deleted in step {step} of {}\n", plan.order.steps));
-                out.push_str("\nwhy it is deleted:\n");
+                let deleted = style.paint(Paint::Delete, "deleted");
+                out.push_str(&format!("{me}: {deleted} in step {step} of {}\n", plan.order.steps));
+                out.push_str(&format!("\n{}\n", heading("why it is deleted:")));
                 for (i, link) in e.reached.iter().enumerate() {
-                    let who = &plan.refs[link.object.index()];
+                    let who = who(link.object);
                     if i == 0 {
                         let why = origin(plan, e);
                         out.push_str(&format!("  {who} ({why})\n"));
@@ -73,43 +90,47 @@ pub fn text(plan: &Plan, explanations: &[Explanation]) -> String {
                         out.push_str(&format!("  └ {verb} {who}\n"));
                     }
                 }
-                out.push_str(&format!("\nwhy step {step}:\n"));
+                out.push_str(&format!("\n{}\n", heading(&format!("why step {step}:"))));
                 if e.before.len() <= 1 {
                     out.push_str("  nothing in the plan must be destroyed before it\n");
                 } else {
                     for (i, link) in e.before.iter().enumerate() {
-                        let who = &plan.refs[link.object.index()];
                         let note = step_note(plan, link);
                         if i == 0 {
-                            out.push_str(&format!("  {who} ({note})\n"));
+                            out.push_str(&format!("  {} ({note})\n", who(link.object)));
                         } else {
                             let prev = e.before[i - 1].relation.map(|r| &plan.relations[r as usize]);
-                            let phrase = prev.map(|r| order_phrase(plan, r)).unwrap_or_default();
+                            let phrase = prev.map(|r| order_phrase(plan, r, &who(r.to))).unwrap_or_default();
                             out.push_str(&format!("  └ {phrase} ({note})\n"));
                         }
                     }
                 }
             }
             Status::Kept(by) => {
-                out.push_str(&format!("{me}: kept, {}\n", by.message(&plan.names())));
+                let kept = style.paint(Paint::Keep, "kept");
+                out.push_str(&format!("{me}: {kept}, {}\n", by.message(&plan.names())));
                 if let Some(r) = e.reached_via {
-                    let owner = &plan.refs[plan.relations[r as usize].from.index()];
+                    let owner = who(plan.relations[r as usize].from);
                     let because = by.because();
                     out.push_str(&format!("  deleting {owner} does not take it, because {because}\n"));
                 }
             }
             Status::Orphaned(owner) => {
-                let owner = &plan.refs[owner.index()];
+                let owner = who(*owner);
+                let orphaned = style.paint(Paint::Orphan, "orphaned");
                 out.push_str(&format!(
-                    "{me}: orphaned: not deleted; its owner reference to {owner} is removed (--cascade orphan)\n"
+                    "{me}: {orphaned}: not deleted; its owner reference to {owner} is removed (--cascade orphan)\n"
                 ));
             }
-            Status::NotInPlan => match &e.mark {
-                Some(m) => out.push_str(&format!("{me}: not in the plan: mark: {}\n", m.message(&plan.names()))),
-                None => out.push_str(&format!(
-                    "{me}: not in the plan: it is not a target, and nothing deleted owns or contains it\n"
-                )),
-            },
+            Status::NotInPlan => {
+                let not = style.paint(Paint::Quiet, "not in the plan");
+                match &e.mark {
+                    Some(m) => out.push_str(&format!("{me}: {not}: mark: {}\n", m.message(&plan.names()))),
+                    None => out.push_str(&format!(
+                        "{me}: {not}: it is not a target, and nothing deleted owns or contains it\n"
+                    )),
+                }
+            }
         }
     }
     out
@@ -167,7 +188,8 @@ fn links<'a>(plan: &'a Plan, chain: &[Link], with_step: bool) -> Vec<LinkOut<'a>
         .collect()
 }
 
-pub fn json(plan: &Plan, explanations: &[Explanation]) -> String {
+/// The explanations as a document (`-o json`, `-o yaml`).
+fn document<'a>(plan: &'a Plan, explanations: &[Explanation]) -> ExplainOut<'a> {
     let explanations = explanations
         .iter()
         .map(|e| {
@@ -190,7 +212,16 @@ pub fn json(plan: &Plan, explanations: &[Explanation]) -> String {
             }
         })
         .collect();
-    let mut s = serde_json::to_string_pretty(&ExplainOut { schema_version: 1, explanations }).unwrap_or_default();
+    ExplainOut { schema_version: 1, explanations }
+}
+
+pub fn json(plan: &Plan, explanations: &[Explanation]) -> String {
+    let mut s = serde_json::to_string_pretty(&document(plan, explanations)).unwrap_or_default();
     s.push('\n');
     s
+}
+
+/// The same document as [`json`], in YAML.
+pub fn yaml(plan: &Plan, explanations: &[Explanation], out: &mut dyn Write) -> io::Result<()> {
+    super::yaml::write(&document(plan, explanations), out)
 }

@@ -1,9 +1,13 @@
-//! `teardown graph` output: tree, JSON, DOT and Mermaid, from a [`GraphView`].
+//! `teardown graph` output: tree, JSON, YAML, DOT and Mermaid, from a
+//! [`GraphView`]. (`-o names` and `-o refs`: `super::names`.)
 
+use super::diagnostics::Style;
+use super::paint::{kind_len, Paint};
 use crate::analysis::view::{Direction, GraphView, TreeLine};
 use crate::input::Sources;
 use crate::model::{Link, Object, RelKind, Relation};
 use serde::Serialize;
+use std::io::{self, Write};
 
 /// What a tree line says about its relation to the line above.
 fn via_note(view: &GraphView, rel: &Relation) -> Option<&'static str> {
@@ -28,9 +32,14 @@ fn via_note(view: &GraphView, rel: &Relation) -> Option<&'static str> {
     }
 }
 
-fn line_text(objects: &[Object], rels: &[Relation], view: &GraphView, line: &TreeLine) -> String {
+/// A note that says something is wrong (painted as a warning).
+fn alarming(note: &str) -> bool {
+    matches!(note, "uid mismatch" | "other namespace" | "namespaced owner" | "uid of another object" | "cycle")
+}
+
+fn line_text(objects: &[Object], rels: &[Relation], view: &GraphView, line: &TreeLine, style: Style) -> String {
     let o = &objects[line.object.index()];
-    let mut text = o.reference();
+    let mut text = style.reference(&o.reference(), kind_len(o));
     let mut notes: Vec<String> = Vec::new();
     if let Some(m) = o.murano.as_deref() {
         text.push_str(&format!(" ({}", m.type_name));
@@ -64,9 +73,9 @@ fn line_text(objects: &[Object], rels: &[Relation], view: &GraphView, line: &Tre
         notes.push(format!("+{} not shown", line.hidden));
     }
     for n in notes {
-        text.push_str(" [");
-        text.push_str(&n);
-        text.push(']');
+        text.push(' ');
+        let paint = if alarming(&n) { Paint::Warning } else { Paint::Quiet };
+        style.push(paint, &format!("[{n}]"), &mut text);
     }
     text
 }
@@ -75,7 +84,8 @@ fn line_text(objects: &[Object], rels: &[Relation], view: &GraphView, line: &Tre
 /// would otherwise print gigabytes of indentation); they say their depth.
 const MAX_INDENT: usize = 32;
 
-pub fn tree(objects: &[Object], rels: &[Relation], view: &GraphView) -> String {
+/// The tree; with colour, kinds and notes are painted.
+pub fn tree(objects: &[Object], rels: &[Relation], view: &GraphView, style: Style) -> String {
     let mut out = String::new();
     // continues[d]: the ancestor at depth d has siblings below it.
     let mut continues: Vec<bool> = Vec::new();
@@ -86,9 +96,10 @@ pub fn tree(objects: &[Object], rels: &[Relation], view: &GraphView) -> String {
             }
             out.push_str(if line.last { "└── " } else { "├── " });
         }
-        out.push_str(&line_text(objects, rels, view, line));
+        out.push_str(&line_text(objects, rels, view, line, style));
         if line.depth > MAX_INDENT {
-            out.push_str(&format!(" [depth {}]", line.depth));
+            out.push(' ');
+            style.push(Paint::Quiet, &format!("[depth {}]", line.depth), &mut out);
         }
         out.push('\n');
         continues.truncate(line.depth);
@@ -138,7 +149,8 @@ struct GraphOut<'a> {
     edges: Vec<EdgeOut>,
 }
 
-pub fn json(sources: &Sources, objects: &[Object], rels: &[Relation], view: &GraphView) -> String {
+/// The graph as a document (`-o json`, `-o yaml`).
+fn document<'a>(sources: &'a Sources, objects: &'a [Object], rels: &[Relation], view: &GraphView) -> GraphOut<'a> {
     let nodes = view
         .nodes
         .iter()
@@ -183,10 +195,24 @@ pub fn json(sources: &Sources, objects: &[Object], rels: &[Relation], view: &Gra
         Direction::Dependents => "dependents",
         Direction::Dependencies => "dependencies",
     };
-    let mut s =
-        serde_json::to_string_pretty(&GraphOut { schema_version: 1, direction, nodes, edges }).unwrap_or_default();
+    GraphOut { schema_version: 1, direction, nodes, edges }
+}
+
+pub fn json(sources: &Sources, objects: &[Object], rels: &[Relation], view: &GraphView) -> String {
+    let mut s = serde_json::to_string_pretty(&document(sources, objects, rels, view)).unwrap_or_default();
     s.push('\n');
     s
+}
+
+/// The same document as [`json`], in YAML.
+pub fn yaml(
+    sources: &Sources,
+    objects: &[Object],
+    rels: &[Relation],
+    view: &GraphView,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    super::yaml::write(&document(sources, objects, rels, view), out)
 }
 
 fn dot_escape(s: &str) -> String {

@@ -9,6 +9,8 @@ pub mod graph;
 pub mod json;
 pub mod kubectl;
 pub mod man;
+pub mod names;
+pub mod paint;
 pub mod parts;
 pub mod plan;
 pub mod reconcile;

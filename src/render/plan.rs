@@ -2,7 +2,9 @@
 //! Formatting only: every reason, warning and place is in the plan.
 
 use super::count;
+use super::diagnostics::Style;
 use super::json;
+use super::paint::{kind_len, Paint};
 use crate::load::Snapshot;
 use crate::model::{Link, ObjId, Object, RelKind};
 use crate::plan::reasons::{self, Names};
@@ -17,8 +19,9 @@ use std::io::{self, Write};
 const BATCH: usize = 1 << 14;
 
 /// The plan as a kubectl-style table: STEP, ACTION, OBJECT, REASON. (The
-/// warnings and summary go to stderr.)
-pub fn table(plan: &Plan, out: &mut dyn Write) -> io::Result<()> {
+/// warnings and summary go to stderr.) With colour, actions and the
+/// objects' kinds are painted.
+pub fn table(plan: &Plan, objects: &[Object], style: Style, out: &mut dyn Write) -> io::Result<()> {
     let names = plan.names();
     let orphaned: Vec<(String, String)> = plan
         .orphaned
@@ -39,6 +42,15 @@ pub fn table(plan: &Plan, out: &mut dyn Write) -> io::Result<()> {
     let actions = [("delete", plan.deleted_count()), ("orphan", orphaned.len()), ("keep", kept.len())];
     widths[1] = actions.iter().filter(|(_, n)| *n > 0).map(|(a, _)| a.len()).fold(widths[1], usize::max);
     let columns = super::columns::Columns { widths };
+    let row = |cells: [&str; 4], id: ObjId, action: Paint, out: &mut String| match style.color {
+        false => columns.line(cells, out),
+        true => {
+            let kind = Some((Paint::Kind, kind_len(&objects[id.index()])));
+            let [step, act, object, reason] = cells;
+            let cells = [(step, None), (act, Some((action, usize::MAX))), (object, kind), (reason, None)];
+            columns.line_painted(cells, style, out)
+        }
+    };
     let mut text = String::new();
     columns.line(["STEP", "ACTION", "OBJECT", "REASON"], &mut text);
     out.write_all(text.as_bytes())?;
@@ -51,7 +63,7 @@ pub fn table(plan: &Plan, out: &mut dyn Write) -> io::Result<()> {
                     let mut s = String::with_capacity(ids.len() * 100);
                     for &id in ids {
                         let reason = reasons::message(plan.reasons.of(id), &names);
-                        columns.line([&label, "delete", names.of(id), &reason], &mut s);
+                        row([&label, "delete", names.of(id), &reason], id, Paint::Delete, &mut s);
                     }
                     s
                 })
@@ -63,10 +75,10 @@ pub fn table(plan: &Plan, out: &mut dyn Write) -> io::Result<()> {
     }
     text.clear();
     for (&(id, _), (step, reason)) in plan.orphaned.iter().zip(&orphaned) {
-        columns.line([step, "orphan", names.of(id), reason], &mut text);
+        row([step, "orphan", names.of(id), reason], id, Paint::Orphan, &mut text);
     }
     for (&(id, _), reason) in plan.kept.iter().zip(&kept) {
-        columns.line(["-", "keep", names.of(id), reason], &mut text);
+        row(["-", "keep", names.of(id), reason], id, Paint::Keep, &mut text);
     }
     out.write_all(text.as_bytes())?;
     // Without subscriptions the events only repeat the steps.
@@ -113,22 +125,32 @@ fn events_table(plan: &Plan) -> String {
     text
 }
 
-/// The warnings, one a line, for stderr (formats that do not carry them).
+/// The warnings, one a line (for the header of a script).
 pub fn warnings(plan: &Plan) -> String {
+    warnings_painted(plan, Style { color: false })
+}
+
+/// The warnings, one a line, for stderr (formats that do not carry them),
+/// `warning[…]` painted with colour.
+pub fn warnings_painted(plan: &Plan, style: Style) -> String {
     let names = plan.names();
     let mut out = String::new();
     for w in &plan.warnings {
-        match w.rule() {
-            Some(rule) => out.push_str(&format!("warning[{}]: {}\n", rule.id(), w.message(&names))),
-            None => out.push_str(&format!("warning: {}\n", w.message(&names))),
-        }
+        let head = match w.rule() {
+            Some(rule) => format!("warning[{}]", rule.id()),
+            None => String::from("warning"),
+        };
+        style.push(Paint::Warning, &head, &mut out);
+        out.push_str(": ");
+        out.push_str(&w.message(&names));
+        out.push('\n');
     }
     out
 }
 
 /// Warnings and the one-line summary, for stderr under `-o table`.
-pub fn summary(plan: &Plan) -> String {
-    let mut out = warnings(plan);
+pub fn summary(plan: &Plan, style: Style) -> String {
+    let mut out = warnings_painted(plan, style);
     let mut line = format!(
         "{} in {}, {} kept",
         count(plan.deleted_count(), "object", "objects"),
@@ -144,15 +166,16 @@ pub fn summary(plan: &Plan) -> String {
     out
 }
 
-/// One reference a line, in plan order (ready for `xargs`).
-pub fn names(plan: &Plan, out: &mut dyn Write) -> io::Result<()> {
-    for step in &plan.steps {
-        for id in step {
-            out.write_all(plan.refs[id.index()].as_bytes())?;
-            out.write_all(b"\n")?;
-        }
-    }
-    Ok(())
+/// `-o names`: one object a line in plan order, as `xargs -L1 kubectl
+/// delete` takes it (see [`super::names`]). The objects must have been
+/// found printable.
+pub fn names(plan: &Plan, objects: &[Object], out: &mut dyn Write) -> io::Result<()> {
+    super::names::kubectl(objects, plan.steps.iter().flatten().copied(), out)
+}
+
+/// `-o refs`: one full reference a line, in plan order.
+pub fn refs(plan: &Plan, out: &mut dyn Write) -> io::Result<()> {
+    super::names::refs(plan.steps.iter().flatten().map(|id| plan.refs[id.index()].as_str()), out)
 }
 
 /// A typed reason in JSON: its id and what it points at.

@@ -1,0 +1,209 @@
+//! Whether objects can be printed as `-o names` lines: lines that `xargs
+//! -L1 kubectl delete` reads as one command naming exactly that object
+//! (see `render::names` for the form). Anything xargs would split or
+//! unquote, anything kubectl would read otherwise or refuse, is refused
+//! before a line is printed (exit 2), naming the object and where it is
+//! written.
+
+use crate::error::Error;
+use crate::load::Snapshot;
+use crate::model::kube::{builtin_group, builtin_namespaced};
+use crate::model::{anchor, Identity, ObjId, Object};
+use rayon::prelude::*;
+
+/// Refuse (exit 2) unless every object of `lists` (each object once) can
+/// be printed by `-o names` (`flag`, for the message). Checked in
+/// parallel: a plan may hold a million objects.
+pub(super) fn printable<L: AsRef<[ObjId]>>(snapshot: &Snapshot, lists: &[L], flag: &str) -> Result<(), Error> {
+    let objects = &snapshot.objects;
+    let mut bad: Vec<(ObjId, String)> = Vec::new();
+    for ids in lists {
+        let found = ids.as_ref().par_iter().filter_map(|&id| problem(&objects[id.index()]).map(|why| (id, why)));
+        bad.par_extend(found);
+    }
+    let more = bad.len().saturating_sub(1);
+    let first = bad.into_iter().next();
+    let Some((id, why)) = first else { return Ok(()) };
+    let o = &objects[id.index()];
+    let file = snapshot.sources.get(o.span.file);
+    let line = file.line_index(anchor::object(&snapshot.sources, o).start) + 1;
+    let more = match more {
+        0 => String::new(),
+        n => format!(" ({n} more {} cannot be printed either)", if n == 1 { "object" } else { "objects" }),
+    };
+    Err(Error::Usage(format!(
+        "{flag}: {} ({}:{line}) {why}{more}; {flag} prints no line that `xargs -L1 kubectl delete` could misread (-o refs prints the references as they are)",
+        shown(&o.reference()),
+        file.name,
+    )))
+}
+
+/// Why `o` cannot be printed, if it cannot.
+fn problem(o: &Object) -> Option<String> {
+    match o.identity() {
+        Identity::Id | Identity::Token => for_xargs("id", &o.name),
+        Identity::Coordinates | Identity::Ref => {
+            if !is_kind(&o.kind) {
+                return Some(format!(
+                    "has the kind `{}`, which is not a kind kubectl can be given (ASCII letters and digits, from a letter)",
+                    shown(&o.kind)
+                ));
+            }
+            if o.group.is_empty() && o.identity() == Identity::Coordinates && builtin_namespaced("", &o.kind).is_none()
+            {
+                // A kind without a group is looked for in every group.
+                return Some(format!(
+                    "is of the core group, which has no kind `{}`: kubectl would look for `{}` in every API group",
+                    shown(&o.kind),
+                    shown(&o.kind.to_ascii_lowercase())
+                ));
+            }
+            if !o.group.is_empty() {
+                if !is_subdomain(&o.group) {
+                    return Some(format!(
+                        "has the group `{}`, which is not a DNS subdomain as kubectl reads a group",
+                        shown(&o.group)
+                    ));
+                }
+                if let Some((version, rest)) = o.group.split_once('.').filter(|(v, _)| is_version(v)) {
+                    return Some(format!(
+                        "has the group `{}`, which kubectl would read as version {version} of the group {rest}",
+                        shown(&o.group)
+                    ));
+                }
+            }
+            if let Some(why) = for_xargs("name", &o.name) {
+                return Some(why);
+            }
+            if matches!(&*o.name, "." | "..") || o.name.contains(['/', '%']) {
+                return Some(format!(
+                    "has the name `{}`, which is not a Kubernetes name (none holds `/` or `%`, or is `.` or `..`)",
+                    shown(&o.name)
+                ));
+            }
+            if let Some(ns) = &o.namespace {
+                if let Some(why) = for_xargs("namespace", ns) {
+                    return Some(why);
+                }
+                if !is_label(ns) {
+                    return Some(format!(
+                        "is in the namespace `{}`, which is not a DNS label (lower-case letters, digits, `-`) as every Kubernetes namespace is",
+                        shown(ns)
+                    ));
+                }
+            }
+            if o.identity() == Identity::Ref {
+                // Krake: the api stands where the group does. A Kubernetes
+                // group kubectl could find in a cluster would make the line
+                // name a Kubernetes object.
+                // (`core` taken as the core group, in case kubectl does.)
+                let could = match &*o.group {
+                    "core" => builtin_namespaced("", &o.kind).is_some(),
+                    g => g.contains('.') || builtin_group(g),
+                };
+                if could {
+                    return Some(format!(
+                        "is a Krake resource of the api `{}`, which kubectl could read as a Kubernetes API group: the line could name a Kubernetes object",
+                        shown(&o.group)
+                    ));
+                }
+            }
+            None
+        }
+    }
+}
+
+/// Why `value` (an id, name or namespace) cannot be an argument that xargs
+/// passes as it is: empty, or holding a blank, a line break, a control
+/// character, a quote or a backslash.
+fn for_xargs(what: &str, value: &str) -> Option<String> {
+    if value.is_empty() {
+        return Some(format!("has an empty {what}"));
+    }
+    let plain = |b: u8| b.is_ascii_graphic() && !matches!(b, b'\'' | b'"' | b'\\');
+    if value.bytes().all(|b| plain(b) || b >= 0x80) && !value.chars().any(|c| c.is_whitespace() || c.is_control()) {
+        return None;
+    }
+    let c = value.chars().find(|&c| c.is_whitespace() || c.is_control() || matches!(c, '\'' | '"' | '\\'))?;
+    let (this, does) = match c {
+        ' ' => ("a space", "split the line at it"),
+        '\t' => ("a tab", "split the line at it"),
+        '\n' | '\r' => ("a line break", "split the line at it"),
+        '\'' => ("a single quote", "read it as quoting"),
+        '"' => ("a double quote", "read it as quoting"),
+        '\\' => ("a backslash", "read it as an escape"),
+        c if c.is_control() => ("a control character", "not pass it as it is"),
+        _ => ("a blank", "not pass it as it is"),
+    };
+    Some(format!("has the {what} `{}`, which holds {this}: xargs would {does}", shown(value)))
+}
+
+/// A kind as kubectl takes one: ASCII letters and digits, from a letter.
+fn is_kind(kind: &str) -> bool {
+    kind.bytes().next().is_some_and(|b| b.is_ascii_alphabetic()) && kind.bytes().all(|b| b.is_ascii_alphanumeric())
+}
+
+/// A DNS label (RFC 1123): lower-case letters, digits and `-`, from and to
+/// a letter or digit, at most 63 characters.
+fn is_label(s: &str) -> bool {
+    let b = s.as_bytes();
+    let inner = |c: &u8| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-';
+    !b.is_empty() && b.len() <= 63 && b.iter().all(inner) && b[0] != b'-' && b[b.len() - 1] != b'-'
+}
+
+/// A DNS subdomain (RFC 1123): labels joined by `.`, at most 253 characters.
+fn is_subdomain(s: &str) -> bool {
+    s.len() <= 253 && s.split('.').all(is_label)
+}
+
+/// An API version as Kubernetes writes one: `v1`, `v2beta3`.
+fn is_version(s: &str) -> bool {
+    let Some(rest) = s.strip_prefix('v') else { return false };
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    if digits == 0 {
+        return false;
+    }
+    let rest = &rest[digits..];
+    rest.is_empty()
+        || ["alpha", "beta"]
+            .iter()
+            .any(|p| rest.strip_prefix(p).is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit())))
+}
+
+/// Text for a message: control characters escaped, so that the message
+/// stays one line.
+fn shown(s: &str) -> String {
+    s.chars().map(|c| if c.is_control() { c.escape_default().to_string() } else { c.to_string() }).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_xargs_passes_as_they_are() {
+        assert_eq!(for_xargs("name", "web-1.a_b:c"), None);
+        assert_eq!(for_xargs("name", "é"), None);
+        assert!(for_xargs("name", "").unwrap().contains("empty name"));
+        assert!(for_xargs("name", "a b").unwrap().contains("a space"));
+        assert!(for_xargs("id", "a'b").unwrap().contains("a single quote"));
+        assert!(for_xargs("id", "a\"b").unwrap().contains("a double quote"));
+        assert!(for_xargs("id", "a\\b").unwrap().contains("a backslash"));
+        assert!(for_xargs("id", "a\u{a0}b").unwrap().contains("a blank"));
+        assert!(for_xargs("id", "a\u{7}b").unwrap().contains("a control character"));
+    }
+
+    #[test]
+    fn kubectl_grammar_parts() {
+        assert!(is_kind("Deployment") && !is_kind("9x") && !is_kind("Foo.bar") && !is_kind(""));
+        assert!(is_label("shop") && is_label("a-1") && !is_label("-a") && !is_label("Shop") && !is_label(""));
+        assert!(is_subdomain("apps") && is_subdomain("rbac.authorization.k8s.io") && !is_subdomain("a..b"));
+        assert!(
+            is_version("v1")
+                && is_version("v2beta3")
+                && !is_version("v")
+                && !is_version("vb")
+                && !is_version("v1gamma1")
+        );
+    }
+}

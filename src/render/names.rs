@@ -1,0 +1,66 @@
+//! `-o names` and `-o refs`: one object a line. Formatting only: which
+//! objects, in which order, and whether each can be printed for kubectl at
+//! all are decided before (`commands::names`).
+//!
+//! `names` is what `xargs -L1 kubectl delete` takes, one line one command:
+//! `KIND[.GROUP]/NAME`, KIND the kind in lower case as `kubectl get -o name`
+//! prints it (`deployment.apps/web`, `pod/web`), then ` -n NAMESPACE` for
+//! every namespaced object, even in `default`, so that kubectl's current
+//! namespace never decides. Objects known by an id alone (Murano, native,
+//! tsort pairs) are their id. `refs` is the full reference,
+//! `Kind[.group]/[namespace/]name`, or the id.
+
+use crate::model::{Identity, ObjId, Object};
+use std::io::{self, Write};
+
+/// Write one `names` line of `o` (without its line break) to `buf`.
+pub fn kubectl_line(o: &Object, buf: &mut Vec<u8>) {
+    match o.identity() {
+        Identity::Id | Identity::Token => buf.extend_from_slice(o.name.as_bytes()),
+        Identity::Coordinates | Identity::Ref => {
+            buf.extend(o.kind.bytes().map(|b| b.to_ascii_lowercase()));
+            if !o.group.is_empty() {
+                buf.push(b'.');
+                buf.extend_from_slice(o.group.as_bytes());
+            }
+            buf.push(b'/');
+            buf.extend_from_slice(o.name.as_bytes());
+            if let Some(ns) = &o.namespace {
+                buf.extend_from_slice(b" -n ");
+                buf.extend_from_slice(ns.as_bytes());
+            }
+        }
+    }
+}
+
+/// `-o names`: the objects `ids`, one a line.
+pub fn kubectl(objects: &[Object], ids: impl Iterator<Item = ObjId>, out: &mut dyn Write) -> io::Result<()> {
+    let mut buf = Vec::with_capacity(1 << 16);
+    for id in ids {
+        kubectl_line(&objects[id.index()], &mut buf);
+        buf.push(b'\n');
+        if buf.len() >= 1 << 16 {
+            out.write_all(&buf)?;
+            buf.clear();
+        }
+    }
+    out.write_all(&buf)
+}
+
+/// `-o refs`: these references, one a line.
+pub fn refs<'a>(refs: impl Iterator<Item = &'a str>, out: &mut dyn Write) -> io::Result<()> {
+    for r in refs {
+        out.write_all(r.as_bytes())?;
+        out.write_all(b"\n")?;
+    }
+    Ok(())
+}
+
+/// `-o refs` of objects: their references, one a line.
+pub fn object_refs(objects: &[Object], ids: impl Iterator<Item = ObjId>, out: &mut dyn Write) -> io::Result<()> {
+    for id in ids {
+        out.write_all(objects[id.index()].reference().as_bytes())?;
+        out.write_all(b"\n")?;
+    }
+    Ok(())
+}
