@@ -13,9 +13,8 @@ fn repo() -> &'static Path {
 
 /// A directory holding only `teardown` (the binary under test), for PATH.
 fn bin_dir() -> tempfile::TempDir {
-    let bin = std::env::var_os("TEARDOWN_BIN")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| assert_cmd::cargo::cargo_bin("teardown"));
+    let bin =
+        std::env::var_os("TEARDOWN_BIN").map(PathBuf::from).unwrap_or_else(|| assert_cmd::cargo::cargo_bin("teardown"));
     let dir = tempfile::tempdir().unwrap();
     std::os::unix::fs::symlink(bin, dir.path().join("teardown")).unwrap();
     dir

@@ -694,6 +694,8 @@ fn in_process(args: &[&str], terminal: bool, no_color: bool) -> String {
         stderr: &mut stderr,
         stdout_is_terminal: terminal,
         progress: false,
+        quiet: false,
+        stdin_is_terminal: false,
         no_color,
     };
     teardown::commands::run(cli, env).unwrap();
