@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The benchmark: generates inputs with ../shared/bench/gen_cluster.py (cached
-# in bench-data/), times teardown against its floors with hyperfine, and
+# The benchmark: generates inputs with the cluster snapshot generator
+# gen_cluster.py, which is not part of this repository (GEN=PATH; by default
+# ../shared/bench/gen_cluster.py beside the clone), cached in bench-data/, times teardown against its floors with hyperfine, and
 # prints the ratios the scale issue asks for.
 #
 #   scripts/bench.sh          100k-object snapshots, linearity, a million pairs
@@ -12,7 +13,8 @@ cd "$(dirname "$0")/.."
 full=false
 [ "${1:-}" = "--full" ] && full=true
 
-gen=../shared/bench/gen_cluster.py
+gen=${GEN:-../shared/bench/gen_cluster.py}
+[ -f "$gen" ] || [ -s bench-data/c200k.json ] || { echo "scripts/bench.sh: no snapshot generator at $gen; set GEN=path/to/gen_cluster.py" >&2; exit 2; }
 data=bench-data
 mkdir -p "$data"
 make() { # file resources format
