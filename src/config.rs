@@ -19,8 +19,8 @@
 //! ```
 
 use crate::cli::ConfigArgs;
+use crate::controls::{self, Remover, RuleList};
 use crate::error::Error;
-use crate::settings::{self, Remover, RuleList};
 use std::path::{Path, PathBuf};
 use toml::de::{DeTable, DeValue};
 use toml::Spanned;
@@ -174,7 +174,7 @@ pub fn parse(text: &str, path: &str) -> Result<Config, Error> {
         }
     }
     if let (Some(select), Some(ignore)) = (&config.select, &config.ignore) {
-        settings::contradiction(select, ignore).map_err(|(rule, offset)| {
+        controls::contradiction(select, ignore).map_err(|(rule, offset)| {
             file.error(offset, format!("{rule} is both in `select` and in `ignore`; keep it in one"))
         })?;
     }
@@ -236,7 +236,7 @@ fn finalizers(file: &File, value: &Spanned<DeValue>) -> Result<Vec<(String, Remo
         }
         let mut removers = Vec::new();
         for word in &words {
-            let remover = settings::remover(word.get_ref()).map_err(|m| file.error(word.span().start, m))?;
+            let remover = controls::remover(word.get_ref()).map_err(|m| file.error(word.span().start, m))?;
             removers.push(remover);
         }
         if words.len() > 1 && removers.iter().any(|r| matches!(r, Remover::External)) {

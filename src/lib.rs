@@ -15,6 +15,7 @@ pub mod apply;
 pub mod cli;
 pub mod commands;
 pub mod config;
+pub mod controls;
 pub mod dialect;
 pub mod error;
 pub mod findings;

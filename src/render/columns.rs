@@ -18,17 +18,7 @@ pub type Painted = Option<(Paint, usize)>;
 impl<const N: usize> Columns<N> {
     /// Append one line; cells wider than their column push the rest right.
     pub fn line(&self, cells: [&str; N], out: &mut String) {
-        let start = out.len();
-        for (i, cell) in cells.iter().enumerate() {
-            out.push_str(cell);
-            if i + 1 < N {
-                let pad = self.widths[i].saturating_sub(cell.chars().count()) + 2;
-                out.extend(std::iter::repeat_n(' ', pad));
-            }
-        }
-        let trimmed = out[start..].trim_end().len();
-        out.truncate(start + trimmed);
-        out.push('\n');
+        self.line_painted(cells.map(|c| (c, None)), Style { color: false }, out);
     }
 
     /// [`Columns::line`] with parts of cells painted. Padding counts only
