@@ -50,7 +50,7 @@ fn two_commands_first_and_ci_runs_the_second() {
     let before = &text[..text.find("```sh").unwrap()];
     assert_eq!(before.trim(), "# teardown", "the two commands come first");
     let ci = std::fs::read_to_string(repo().join(".ci/run")).unwrap();
-    let last = ci.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')).next_back().unwrap();
+    let last = ci.lines().map(str::trim).rfind(|l| !l.is_empty() && !l.starts_with('#')).unwrap();
     assert_eq!(last, "cargo test", "CI runs the README's test command");
 }
 
