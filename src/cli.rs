@@ -520,6 +520,12 @@ pub enum SimulateFormat {
     Table,
     /// The trace as an event list, with the summary.
     Json,
+    /// The same document as JSON, in YAML.
+    Yaml,
+    /// One removed object a line, in removal order, for `xargs -L1 kubectl delete`.
+    Names,
+    /// One full reference a line of the objects removed, in removal order.
+    Refs,
 }
 
 #[derive(Args, Debug)]

@@ -733,3 +733,40 @@ fn lists_are_never_painted() {
         }
     }
 }
+
+#[test]
+fn simulate_speaks_yaml_names_and_refs() {
+    let cases: [&[&str]; 3] = [
+        &["simulate", "--controller", "kubernetes", "--delete", "deploy/shop/web", "fixtures/shop"],
+        &["simulate", "--controller", "kubernetes", "--cascade", "foreground", "--delete", "ns/shop", "fixtures/shop"],
+        &["simulate", "--controller", "krake", "--delete", "role/team/A", "fixtures/krake/tree.yaml"],
+    ];
+    for args in cases {
+        let with = |format: &str| {
+            let mut a = args.to_vec();
+            a.extend(["-o", format]);
+            let (code, out, err) = run(&a);
+            assert_eq!(code, 0, "{a:?}: {err}");
+            out
+        };
+        let json: Value = serde_json::from_str(&with("json")).unwrap();
+        let text = with("yaml");
+        let yaml: Value = serde_yaml::from_str(&text).unwrap();
+        assert_eq!(yaml, json, "{args:?}: YAML is the same document");
+        assert!(text.starts_with("schemaVersion: 1\n"), "keys in JSON's order: {text}");
+        // The objects removed, in the order they went: the summary's list.
+        let removed: Vec<&str> =
+            json["summary"]["removed"].as_array().unwrap().iter().map(|r| r.as_str().unwrap()).collect();
+        let refs = with("refs");
+        assert_eq!(lines(&refs), removed, "{args:?}");
+        assert!(!removed.is_empty());
+        let names = with("names");
+        assert_eq!(lines(&names).len(), removed.len());
+        for (n, r) in lines(&names).iter().zip(&removed) {
+            check_line(n, r, &format!("{args:?}"));
+        }
+    }
+    let (_, out, _) =
+        run(&["simulate", "--controller", "kubernetes", "--delete", "deploy/shop/web", "-o", "names", "fixtures/shop"]);
+    assert_eq!(out, "deployment.apps/web -n shop\nreplicaset.apps/web-5d4f -n shop\npod/web-5d4f-a -n shop\npod/web-5d4f-b -n shop\n");
+}

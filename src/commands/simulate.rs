@@ -68,6 +68,12 @@ pub fn run(args: SimulateArgs, env: Env, style: Style) -> Result<Status, Error> 
     let written = match args.output {
         SimulateFormat::Table => render::simulate::table(&sim, &refs, out),
         SimulateFormat::Json => render::simulate::json(&sim, &refs, out),
+        SimulateFormat::Yaml => render::simulate::yaml(&sim, &refs, out),
+        SimulateFormat::Names => {
+            super::names::printable(&snapshot, &[&sim.removed], "-o names")?;
+            render::names::kubectl(objects, sim.removed.iter().copied(), out)
+        }
+        SimulateFormat::Refs => render::names::refs(sim.removed.iter().map(|id| refs[id.index()].as_str()), out),
     };
     written.map_err(Error::Output)?;
     timer.lap("render");

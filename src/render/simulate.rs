@@ -139,6 +139,15 @@ struct StalledOut<'a> {
 
 /// The trace as an event list (CONTRACT §6: an object with
 /// `schemaVersion`), written as it is made.
+/// The JSON document, as YAML, its keys in the same order (JSON is YAML:
+/// serde_yaml's mappings keep the order they are read in).
+pub fn yaml(sim: &Simulation, refs: &[String], out: &mut dyn Write) -> io::Result<()> {
+    let mut text = Vec::new();
+    json(sim, refs, &mut text)?;
+    let value: serde_yaml::Value = serde_yaml::from_slice(&text).map_err(io::Error::other)?;
+    super::yaml::write(&value, out)
+}
+
 pub fn json(sim: &Simulation, refs: &[String], out: &mut dyn Write) -> io::Result<()> {
     let mut buf = Vec::new();
     let mut doc = json::Object::begin(&mut buf, 0);
