@@ -454,6 +454,12 @@ pub struct PlanFlags {
     /// resource list.
     #[arg(long)]
     pub allow_empty_new: bool,
+
+    /// Leave out the default ordering rules (a ServiceAccount and its
+    /// bindings after the workloads that run as it; claim, volume, storage
+    /// class): only owner references and declared dependencies order the plan.
+    #[arg(long)]
+    pub no_default_rules: bool,
 }
 
 #[derive(Args, Debug)]

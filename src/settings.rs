@@ -37,6 +37,8 @@ pub struct PlanSettings {
     pub skip_invalid: bool,
     pub closed_world: bool,
     pub allow_empty_new: bool,
+    /// The default ordering rules apply (no `--no-default-rules`).
+    pub default_rules: bool,
 }
 
 impl PlanSettings {
@@ -90,6 +92,7 @@ impl PlanSettings {
             finalizer_controllers,
             skip_invalid: flags.skip_invalid,
             closed_world: flags.closed_world,
+            default_rules: !flags.no_default_rules,
             allow_empty_new: flags.allow_empty_new,
         })
     }

@@ -110,6 +110,7 @@ proptest! {
                 closed_world: false,
                 declared_in_new: if prune { declared.clone() } else { Vec::new() },
                 detail: plan::Detail::ALL,
+                default_rules: teardown::model::DefaultRule::ALL.to_vec(),
             };
             let p = match plan::build(&snapshot, &options) {
                 Ok(p) => p,

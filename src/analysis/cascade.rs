@@ -301,7 +301,7 @@ pub fn cascade(
                 }
             }
             match r.kind {
-                RelKind::DestroyAfter | RelKind::Finalizer | RelKind::ComponentOrder => continue,
+                RelKind::DestroyAfter | RelKind::Finalizer | RelKind::ComponentOrder | RelKind::Rule(_) => continue,
                 // A Namespace's and a CRD's contents go with them, whatever
                 // the propagation policy.
                 RelKind::Contains | RelKind::Defines => {}

@@ -6,6 +6,7 @@ pub mod cycles;
 pub mod gc;
 pub mod order;
 pub mod reconcile;
+pub mod rules;
 pub mod scc;
 pub mod simulate;
 pub mod tracking;

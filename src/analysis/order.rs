@@ -19,6 +19,11 @@
 //!    through others), A's own ownership links in the cycle are relaxed, and
 //!    the walk goes on.
 //!
+//! Edges of the default rules (`RelKind::Rule`, only between objects of the
+//! set) are weaker still: they take part in no cycle group, and when the
+//! walk stalls on a cycle that holds one, a rule edge is relaxed first —
+//! before any ownership edge — and listed as relaxed.
+//!
 //! A node's step is its weight (1 for a group that holds objects of the set,
 //! 0 otherwise) plus the largest step of what must go before it.
 //! O((V + E) log V).
@@ -103,6 +108,8 @@ struct Edge {
     to: u32,
     rel: u32,
     hard: bool,
+    /// A default rule's edge (never hard).
+    rule: bool,
 }
 
 /// The cycles (components of two or more nodes, or one with a self-loop)
@@ -145,10 +152,11 @@ pub fn order(input: &Input) -> Result<Order, OwnershipCycle> {
         if r.kind.is_ownership() && r.link != Link::Solid {
             continue;
         }
-        let hard = r.kind.is_destruction();
+        let rule = r.kind.rule().is_some();
+        let hard = r.kind.is_destruction() && !rule;
         let from = node(r.from.index(), hard, &mut weight, &mut rank, &mut objects_of);
         let to = node(r.to.index(), hard, &mut weight, &mut rank, &mut objects_of);
-        edges.push(Edge { from, to, rel: ri as u32, hard });
+        edges.push(Edge { from, to, rel: ri as u32, hard, rule });
     }
     let count = weight.len();
     let mut groups = Groups { parent: (0..count as u32).collect() };
@@ -165,7 +173,7 @@ pub fn order(input: &Input) -> Result<Order, OwnershipCycle> {
     }
 
     // 1. Cycles of ownership alone.
-    for cycle in cycles_of(count, edges.iter().filter(|e| !e.hard).map(|e| (e.from, e.to))) {
+    for cycle in cycles_of(count, edges.iter().filter(|e| !e.hard && !e.rule).map(|e| (e.from, e.to))) {
         let members = members_of(&cycle, &objects_of);
         if !members.is_empty() {
             if !input.allow_cycles {
@@ -227,13 +235,18 @@ struct Adj {
 }
 
 const HARD: u32 = 1 << 31;
+/// A default rule's edge (see `Edge::rule`).
+const RULE: u32 = 1 << 30;
 
 impl Adj {
     fn index(self) -> usize {
-        (self.edge & !HARD) as usize
+        (self.edge & !(HARD | RULE)) as usize
     }
     fn hard(self) -> bool {
         self.edge & HARD != 0
+    }
+    fn rule(self) -> bool {
+        self.edge & RULE != 0
     }
 }
 
@@ -275,7 +288,7 @@ fn csr(count: usize, edges: &[Edge], rep: &[u32]) -> (Csr, Csr) {
         if f == t {
             continue;
         }
-        let edge = n as u32 | if e.hard { HARD } else { 0 };
+        let edge = n as u32 | if e.hard { HARD } else { 0 } | if e.rule { RULE } else { 0 };
         out[o[f as usize] as usize] = Adj { group: t, edge };
         o[f as usize] += 1;
         inn[i[t as usize] as usize] = Adj { group: f, edge };
@@ -506,8 +519,9 @@ struct Stall<'a, F: Fn(usize) -> bool> {
     is_group: &'a F,
 }
 
-/// Ownership edges to relax: (waiting group, edge), and the destruction
-/// dependency they give way to.
+/// Ownership (or default rules') edges to relax: (waiting group, edge), and
+/// the edge they give way to (a destruction dependency; for a rule's edge,
+/// the first edge of a path back).
 struct Relax {
     edges: Vec<(usize, usize)>,
     because: Option<usize>,
@@ -560,6 +574,22 @@ fn unblock<F: Fn(usize) -> bool>(s: &Stall<F>) -> Vec<Relax> {
             continue;
         }
         let in_component = |g: usize| component[g] == c;
+        // Default rules give way first: the first group (in reference
+        // order) that waits by a rule on the component has those edges
+        // relaxed.
+        let ruled = members
+            .iter()
+            .copied()
+            .filter(|&a| pending(a).any(|e| e.rule() && in_component(e.group as usize)))
+            .min_by_key(|&a| (s.rank[a], a));
+        if let Some(a) = ruled {
+            let edges: Vec<(usize, usize)> =
+                pending(a).filter(|e| e.rule() && in_component(e.group as usize)).map(|e| (a, e.index())).collect();
+            let first = pending(a).find(|e| e.rule() && in_component(e.group as usize));
+            let because = first.and_then(|e| path_back(&pending, e.group as usize, a, &in_component));
+            freed.push(Relax { edges, because });
+            continue;
+        }
         let chosen = members
             .iter()
             .copied()
@@ -593,10 +623,61 @@ fn unblock<F: Fn(usize) -> bool>(s: &Stall<F>) -> Vec<Relax> {
     }
     freed
 }
+/// The first edge of a shortest path from `from` back to `to` inside the
+/// component: what a relaxed rule's edge `to → from` contradicted.
+fn path_back<P, I>(pending: &P, from: usize, to: usize, in_component: &dyn Fn(usize) -> bool) -> Option<usize>
+where
+    P: Fn(usize) -> I,
+    I: Iterator<Item = Adj>,
+{
+    // Breadth first, remembering the first edge each group was reached by.
+    let mut first: rustc_hash::FxHashMap<usize, usize> = rustc_hash::FxHashMap::default();
+    let mut queue = VecDeque::new();
+    queue.push_back(from);
+    first.insert(from, usize::MAX);
+    while let Some(g) = queue.pop_front() {
+        for e in pending(g) {
+            let t = e.group as usize;
+            if !in_component(t) || first.contains_key(&t) {
+                continue;
+            }
+            let f = match first[&g] {
+                usize::MAX => e.index(),
+                f => f,
+            };
+            if t == to {
+                return Some(f);
+            }
+            first.insert(t, f);
+            queue.push_back(t);
+        }
+    }
+    None
+}
+
 /// TD012: an ownership relation relaxed because a destruction dependency
 /// contradicts it (A is destroyed after B, B owns A through this relation).
 pub fn conflict_message(refs: &[String], relaxed: &Relation, because: Option<&Relation>) -> String {
     let (owner, owned) = (&refs[relaxed.from.index()], &refs[relaxed.to.index()]);
+    if let Some(edge) = relaxed.kind.rule() {
+        // A default rule's edge: `owner` would go after `owned`.
+        let rule = edge.rule().id();
+        let why = match because {
+            Some(d) => {
+                let (a, b) = (&refs[d.from.index()], &refs[d.to.index()]);
+                let through = if d.to == relaxed.from { String::new() } else { String::from(", and through others") };
+                match d.kind.rule() {
+                    Some(e) => format!(" ({a} after {b} by default rule {}{through})", e.rule().id()),
+                    None if d.kind.is_ownership() => format!(" ({a} {} {b}{through})", d.kind.as_str()),
+                    None => format!(" ({a} is destroyed after {b}{through})"),
+                }
+            }
+            None => String::new(),
+        };
+        return format!(
+            "ordering conflict: default rule {rule} would destroy {owner} after {owned}, but {owned} must go after it{why}; the rule's edge is relaxed"
+        );
+    }
     let how = relaxed.kind.as_str();
     match because {
         Some(d) => {

@@ -211,6 +211,10 @@ pub(super) fn make(
         closed_world: settings.closed_world,
         declared_in_new,
         detail,
+        default_rules: match settings.default_rules {
+            true => crate::model::DefaultRule::ALL.to_vec(),
+            false => Vec::new(),
+        },
     };
     let mut timer = crate::timing::Timer::start();
     let plan = match plan::build(&snapshot, &options) {

@@ -232,6 +232,7 @@ fn convert(raw: RawResource, span: Span, text: &str, out: &mut Vec<Finding>) -> 
         crd: None,
         murano: None,
         tracking: None,
+        facts: None,
         desired_state: Default::default(),
         span,
     })

@@ -19,8 +19,8 @@ use crate::model::intern::intern;
 use crate::model::kube::group_of;
 use crate::model::lifecycle::{Lifecycle, Said};
 use crate::model::{
-    Collector, CrdDef, DepDecl, DepKind, DepTarget, Fields, Identity, Object, Origin, OwnerRef, StateKeys, Str,
-    TrackingKeys,
+    kube::Facts, Collector, CrdDef, DepDecl, DepKind, DepTarget, Fields, Identity, Object, Origin, OwnerRef, StateKeys,
+    Str, TrackingKeys,
 };
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde::Deserialize;
@@ -488,6 +488,11 @@ impl<'de> Deserialize<'de> for KeptAnnotations {
 /// The parts of `spec` teardown reads. A CustomResourceDefinition's
 /// `group`, `scope` and `names.kind`; a custom resource's desired `state`
 /// (crd-reconciler's: `reconcile` finds custom resources by it).
+///
+/// What the default ordering rules read (`model::kube::Facts`): a Pod's
+/// `serviceAccountName` (and the deprecated `serviceAccount`), a Pod
+/// template's (`template.spec`, a CronJob's `jobTemplate.spec.template.spec`),
+/// a claim's `volumeName`, a volume's `claimRef`, and `storageClassName`.
 #[derive(Clone, Debug, Default)]
 pub struct LenientSpec {
     pub group: Option<Str>,
@@ -495,6 +500,150 @@ pub struct LenientSpec {
     pub names_kind: Option<Str>,
     pub names_plural: Option<Str>,
     pub state: Said,
+    pub pod: LenientPodSpec,
+    pub template: LenientTemplate,
+    pub job_template: LenientJobTemplate,
+    pub volume_name: Option<Str>,
+    pub claim_ref: LenientClaimRef,
+    pub storage_class_name: Option<Str>,
+}
+
+/// A lenient map with these keys, each read as its own lenient type; any
+/// other key, or a value that is not a map, is skipped.
+macro_rules! lenient_map {
+    ($(#[$doc:meta])* $name:ident { $($key:literal => $field:ident: $ty:ty),* $(,)? }) => {
+        $(#[$doc])*
+        #[derive(Clone, Debug, Default)]
+        pub struct $name {
+            $(pub $field: $ty),*
+        }
+
+        impl<'de> Deserialize<'de> for $name {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<$name, D::Error> {
+                struct V;
+                impl<'de> Visitor<'de> for V {
+                    type Value = $name;
+                    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                        f.write_str("anything")
+                    }
+                    fn visit_str<E: de::Error>(self, _: &str) -> Result<$name, E> {
+                        Ok($name::default())
+                    }
+                    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<$name, A::Error> {
+                        let mut out = $name::default();
+                        while let Some(Key(k)) = map.next_key::<Key>()? {
+                            match &*k {
+                                $($key => out.$field = map.next_value::<$ty>()?,)*
+                                _ => {
+                                    map.next_value::<IgnoredAny>()?;
+                                }
+                            }
+                        }
+                        Ok(out)
+                    }
+                    lenient_other_arms!($name);
+                }
+                d.deserialize_any(V)
+            }
+        }
+    };
+}
+
+lenient_map!(
+    /// A Pod spec: the ServiceAccount it runs as.
+    LenientPodSpec {
+        "serviceAccountName" => service_account_name: LenientStr,
+        "serviceAccount" => service_account: LenientStr,
+    }
+);
+
+impl LenientPodSpec {
+    /// `serviceAccountName`, else the deprecated `serviceAccount` (the API
+    /// server fills one from the other).
+    fn account(self) -> Option<Str> {
+        self.service_account_name.0.or(self.service_account.0).filter(|s| !s.is_empty())
+    }
+}
+
+lenient_map!(
+    /// A Pod template.
+    LenientTemplate { "spec" => spec: LenientPodSpec }
+);
+
+lenient_map!(
+    /// A Job spec: its Pod template.
+    LenientJobSpec { "template" => template: LenientTemplate }
+);
+
+lenient_map!(
+    /// A CronJob's `jobTemplate`.
+    LenientJobTemplate { "spec" => spec: LenientJobSpec }
+);
+
+lenient_map!(
+    /// A PersistentVolume's `claimRef`.
+    LenientClaimRef {
+        "namespace" => namespace: LenientStr,
+        "name" => name: LenientStr,
+    }
+);
+
+lenient_map!(
+    /// A subject of a RoleBinding or ClusterRoleBinding.
+    LenientSubject {
+        "kind" => kind: LenientStr,
+        "namespace" => namespace: LenientStr,
+        "name" => name: LenientStr,
+    }
+);
+
+/// A binding's `subjects`: a list of subjects (anything else reads as none).
+#[derive(Clone, Debug, Default)]
+pub struct LenientSubjects(pub Vec<LenientSubject>);
+
+impl<'de> Deserialize<'de> for LenientSubjects {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<LenientSubjects, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = LenientSubjects;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("anything")
+            }
+            fn visit_str<E: de::Error>(self, _: &str) -> Result<LenientSubjects, E> {
+                Ok(LenientSubjects::default())
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<LenientSubjects, A::Error> {
+                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(LenientSubjects::default())
+            }
+            fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<LenientSubjects, A::Error> {
+                let mut out = Vec::new();
+                while let Some(s) = seq.next_element::<LenientSubject>()? {
+                    out.push(s);
+                }
+                Ok(LenientSubjects(out))
+            }
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<LenientSubjects, E> {
+                Ok(LenientSubjects::default())
+            }
+            fn visit_i64<E: de::Error>(self, _: i64) -> Result<LenientSubjects, E> {
+                Ok(LenientSubjects::default())
+            }
+            fn visit_u64<E: de::Error>(self, _: u64) -> Result<LenientSubjects, E> {
+                Ok(LenientSubjects::default())
+            }
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<LenientSubjects, E> {
+                Ok(LenientSubjects::default())
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<LenientSubjects, E> {
+                Ok(LenientSubjects::default())
+            }
+            fn visit_none<E: de::Error>(self) -> Result<LenientSubjects, E> {
+                Ok(LenientSubjects::default())
+            }
+        }
+        d.deserialize_any(V)
+    }
 }
 
 impl<'de> Deserialize<'de> for LenientSpec {
@@ -519,6 +668,13 @@ impl<'de> Deserialize<'de> for LenientSpec {
                             (spec.names_kind, spec.names_plural) = (names.kind, names.plural);
                         }
                         "state" => spec.state = Said::from_text(map.next_value::<LenientStr>()?.0.as_deref()),
+                        "serviceAccountName" => spec.pod.service_account_name = map.next_value()?,
+                        "serviceAccount" => spec.pod.service_account = map.next_value()?,
+                        "template" => spec.template = map.next_value()?,
+                        "jobTemplate" => spec.job_template = map.next_value()?,
+                        "volumeName" => spec.volume_name = map.next_value::<LenientStr>()?.0,
+                        "claimRef" => spec.claim_ref = map.next_value()?,
+                        "storageClassName" => spec.storage_class_name = map.next_value::<LenientStr>()?.0,
                         _ => {
                             map.next_value::<IgnoredAny>()?;
                         }
@@ -609,6 +765,9 @@ pub struct RawObject {
     pub metadata: Option<RawMeta>,
     #[serde(default)]
     pub spec: LenientSpec,
+    /// A binding's subjects (the default rules read its ServiceAccounts).
+    #[serde(default)]
+    pub subjects: LenientSubjects,
 }
 
 /// What a `List` tells its items: typed lists (`PodList`) may leave out the
@@ -632,7 +791,13 @@ impl<'a> ListContext<'a> {
 /// Turn one parsed object into a model object. Problems are reported as TD001
 /// findings; an object without a kind or a name is dropped (it cannot be
 /// identified), any other problem keeps the object.
-pub fn convert(raw: RawObject, span: Span, text: &str, list: ListContext, out: &mut Vec<Finding>) -> Option<Object> {
+pub fn convert(
+    mut raw: RawObject,
+    span: Span,
+    text: &str,
+    list: ListContext,
+    out: &mut Vec<Finding>,
+) -> Option<Object> {
     let head = Span::new(span.file, locate::head(text, span.range()));
     let crd_shape = crd_by_shape(&raw);
     let kind: Str = match (raw.kind, list.item_kind) {
@@ -764,6 +929,8 @@ pub fn convert(raw: RawObject, span: Span, text: &str, list: ListContext, out: &
         }
     }
 
+    let facts = facts(&group, &kind, namespace.as_ref(), &mut raw.spec, std::mem::take(&mut raw.subjects));
+
     let crd = if &*kind == "CustomResourceDefinition" && &*group == "apiextensions.k8s.io" {
         match (raw.spec.group, raw.spec.names_kind) {
             (Some(g), Some(k)) => {
@@ -776,6 +943,7 @@ pub fn convert(raw: RawObject, span: Span, text: &str, list: ListContext, out: &
     };
 
     Some(Object {
+        facts,
         origin: &ORIGIN,
         group,
         kind,
@@ -800,6 +968,55 @@ pub fn convert(raw: RawObject, span: Span, text: &str, list: ListContext, out: &
         desired_state: raw.spec.state,
         span,
     })
+}
+
+/// What the default ordering rules read of an object of a kind they look
+/// at; `None` for other kinds, or when nothing is written.
+fn facts(
+    group: &str,
+    kind: &str,
+    namespace: Option<&Str>,
+    spec: &mut LenientSpec,
+    subjects: LenientSubjects,
+) -> Option<Box<Facts>> {
+    use crate::model::kube::{is_binding, pod_spec_at, PodSpecAt};
+    let mut f = Facts::default();
+    if let Some(at) = pod_spec_at(group, kind) {
+        f.service_account = match at {
+            PodSpecAt::Pod => std::mem::take(&mut spec.pod).account(),
+            PodSpecAt::Template => std::mem::take(&mut spec.template.spec).account(),
+            PodSpecAt::JobTemplate => std::mem::take(&mut spec.job_template.spec.template.spec).account(),
+        }
+        .map(|s| intern(&s));
+    } else if group.is_empty() && kind == "PersistentVolumeClaim" {
+        f.volume_name = spec.volume_name.take().filter(|s| !s.is_empty());
+        f.storage_class = spec.storage_class_name.take().filter(|s| !s.is_empty()).map(|s| intern(&s));
+    } else if group.is_empty() && kind == "PersistentVolume" {
+        let claim = std::mem::take(&mut spec.claim_ref);
+        f.claim_ref = match (claim.namespace.0, claim.name.0) {
+            (Some(ns), Some(name)) if !ns.is_empty() && !name.is_empty() => Some((intern(&ns), name)),
+            _ => None,
+        };
+        f.storage_class = spec.storage_class_name.take().filter(|s| !s.is_empty()).map(|s| intern(&s));
+    } else if is_binding(group, kind) {
+        f.subjects = subjects
+            .0
+            .into_iter()
+            .filter(|s| s.kind.0.as_deref() == Some("ServiceAccount"))
+            .filter_map(|s| {
+                let name = s.name.0.filter(|n| !n.is_empty())?;
+                // A RoleBinding's ServiceAccount is in its own namespace unless
+                // it says otherwise (`default` when none is written).
+                let own = || match kind {
+                    "RoleBinding" => Some(namespace.cloned().unwrap_or_else(|| intern("default"))),
+                    _ => None,
+                };
+                let ns = s.namespace.0.filter(|n| !n.is_empty()).or_else(own)?;
+                Some((intern(&ns), name))
+            })
+            .collect();
+    }
+    (f != Facts::default()).then(|| Box::new(f))
 }
 
 /// A cli-utils object reference: `group/kind/name` (cluster-scoped) or

@@ -360,6 +360,7 @@ impl Reader<'_> {
             span,
             murano: None,
             tracking: None,
+            facts: None,
             desired_state: Default::default(),
         });
         self.infos.push(MuranoInfo {

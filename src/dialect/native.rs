@@ -138,6 +138,7 @@ pub fn convert(raw: RawNative, span: Span, text: &str, out: &mut Vec<Finding>) -
         crd: None,
         murano: None,
         tracking: None,
+        facts: None,
         desired_state: Default::default(),
         span,
     })

@@ -91,6 +91,7 @@ fn object(empty: &Empty, name: &str, span: Span) -> Object {
         crd: None,
         murano: None,
         tracking: None,
+        facts: None,
         desired_state: Default::default(),
         span,
     }

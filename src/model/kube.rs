@@ -402,3 +402,54 @@ mod tests {
         assert_eq!(selector_group("v2alpha1.example.com"), "example.com");
     }
 }
+
+/// What the built-in ordering rules read of a Kubernetes object (`plan`'s
+/// default rules, [`crate::analysis::rules`]). Kept only for the kinds the
+/// rules look at, and only when something is written.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Facts {
+    /// A Pod's `spec.serviceAccountName` (or the deprecated
+    /// `serviceAccount`), or that of a workload's Pod template. `None`: not
+    /// written (the Pod runs as `default`).
+    pub service_account: Option<Str>,
+    /// A PersistentVolumeClaim's `spec.volumeName`.
+    pub volume_name: Option<Str>,
+    /// A PersistentVolume's `spec.claimRef`: namespace and name.
+    pub claim_ref: Option<(Str, Str)>,
+    /// A PersistentVolume's or PersistentVolumeClaim's `spec.storageClassName`.
+    pub storage_class: Option<Str>,
+    /// A RoleBinding's or ClusterRoleBinding's ServiceAccount subjects:
+    /// namespace (a RoleBinding's own when not written) and name.
+    pub subjects: Box<[(Str, Str)]>,
+}
+
+/// What a kind runs Pods as: where the rules find its ServiceAccount.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PodSpecAt {
+    /// A Pod: `spec`.
+    Pod,
+    /// Deployment, StatefulSet, DaemonSet, ReplicaSet, Job: `spec.template.spec`.
+    Template,
+    /// CronJob: `spec.jobTemplate.spec.template.spec`.
+    JobTemplate,
+}
+
+/// Where a built-in kind that runs Pods keeps its Pod spec.
+pub fn pod_spec_at(group: &str, kind: &str) -> Option<PodSpecAt> {
+    match (group, kind) {
+        ("", "Pod") => Some(PodSpecAt::Pod),
+        ("apps", "Deployment" | "StatefulSet" | "DaemonSet" | "ReplicaSet") | ("batch", "Job") => {
+            Some(PodSpecAt::Template)
+        }
+        ("batch", "CronJob") => Some(PodSpecAt::JobTemplate),
+        _ => None,
+    }
+}
+
+/// The RBAC group.
+pub const RBAC: &str = "rbac.authorization.k8s.io";
+
+/// Is it a RoleBinding or ClusterRoleBinding?
+pub fn is_binding(group: &str, kind: &str) -> bool {
+    group == RBAC && matches!(kind, "RoleBinding" | "ClusterRoleBinding")
+}

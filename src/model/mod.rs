@@ -250,6 +250,9 @@ pub struct Object {
     pub murano: Option<Box<MuranoInfo>>,
     /// What only the objects of a tracking application (KubeVela) have.
     pub tracking: Option<Box<tracking::Tracking>>,
+    /// What the default ordering rules read (Kubernetes objects of the kinds
+    /// they look at; `None` for all others).
+    pub facts: Option<Box<kube::Facts>>,
     /// Its desired state in crd-reconciler's terms (`spec.state`):
     /// `reconcile` finds custom resources by it. (The rest of its states is
     /// read again, for the objects `reconcile` looks at.)
@@ -443,12 +446,78 @@ pub enum RelKind {
     /// A component's resources go before those of a component it depends
     /// on (declared by the Application): a destruction dependency.
     ComponentOrder,
+    /// A default ordering rule of `plan` (`--no-default-rules` turns them
+    /// off): the weakest edge, relaxed whenever it contradicts the others.
+    /// Only between objects both in the plan; never cascades.
+    Rule(RuleEdge),
+}
+
+/// A built-in ordering rule, on by default in `plan` and `explain`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum DefaultRule {
+    /// PersistentVolumeClaim, then PersistentVolume, then StorageClass.
+    Storage,
+    /// A ServiceAccount, and the bindings that grant it, after the
+    /// workloads that run as it.
+    ServiceAccount,
+}
+
+impl DefaultRule {
+    pub const ALL: [DefaultRule; 2] = [DefaultRule::Storage, DefaultRule::ServiceAccount];
+
+    pub fn id(self) -> &'static str {
+        match self {
+            DefaultRule::Storage => "storage-after-claims",
+            DefaultRule::ServiceAccount => "serviceaccount-after-workloads",
+        }
+    }
+}
+
+/// Why a default rule puts one object (`from`) after another (`to`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RuleEdge {
+    /// A PersistentVolume after the claim bound to it (`spec.volumeName`
+    /// of the claim, `spec.claimRef` of the volume).
+    BoundClaim,
+    /// A StorageClass after the volumes and claims of its class.
+    OfClass,
+    /// A ServiceAccount after a workload that runs as it.
+    RunsAs,
+    /// A RoleBinding or ClusterRoleBinding after a workload that runs as a
+    /// ServiceAccount it names as a subject.
+    Grants,
+}
+
+impl RuleEdge {
+    pub fn rule(self) -> DefaultRule {
+        match self {
+            RuleEdge::BoundClaim | RuleEdge::OfClass => DefaultRule::Storage,
+            RuleEdge::RunsAs | RuleEdge::Grants => DefaultRule::ServiceAccount,
+        }
+    }
+
+    pub fn id(self) -> &'static str {
+        match self {
+            RuleEdge::BoundClaim => "bound-claim",
+            RuleEdge::OfClass => "of-class",
+            RuleEdge::RunsAs => "runs-as",
+            RuleEdge::Grants => "grants",
+        }
+    }
 }
 
 impl RelKind {
     /// Ownership-like relations cascade: deleting `from` deletes `to`.
     pub fn is_ownership(self) -> bool {
         matches!(self, RelKind::Owns | RelKind::Contains | RelKind::Defines | RelKind::Manages)
+    }
+    /// A default rule's edge: soft, relaxed before any other.
+    pub fn rule(self) -> Option<RuleEdge> {
+        match self {
+            RelKind::Rule(e) => Some(e),
+            _ => None,
+        }
     }
     /// Destruction dependencies order objects but do not cascade.
     pub fn is_destruction(self) -> bool {
@@ -463,6 +532,7 @@ impl RelKind {
             RelKind::Finalizer => "finalizer",
             RelKind::Manages => "manages",
             RelKind::ComponentOrder => "component-order",
+            RelKind::Rule(_) => "rule",
         }
     }
 }

@@ -8,6 +8,7 @@ use crate::analysis::cascade::{self, Cascade, Cause, KeptBy};
 use crate::analysis::cycles;
 use crate::analysis::gc;
 use crate::analysis::order::{self, Order};
+use crate::analysis::rules;
 use crate::analysis::tracking;
 use crate::graph::{Graph, LazyGraph};
 use crate::load::Snapshot;
@@ -155,6 +156,17 @@ pub fn build(snapshot: &Snapshot, options: &Options) -> Result<Plan, PlanError> 
     cascade.kept.sort_by_key(|(id, _)| rank[id.index()]);
     cascade.orphaned.sort_by_key(|(id, _)| rank[id.index()]);
     let in_set: Vec<bool> = cascade.cause.iter().map(Option::is_some).collect();
+    // The default rules order what the plan already deletes, never more.
+    let ruled = rules::relations(objects, &in_set, &options.default_rules);
+    let lazy = match ruled.is_empty() {
+        true => lazy,
+        false => {
+            relations.extend(ruled);
+            LazyGraph::new(objects.len())
+        }
+    };
+    let graph = || lazy.get(&relations);
+    t.lap("  rules");
     let order = match order::order(&order::Input {
         relations: &relations,
         in_set: &in_set,
@@ -201,6 +213,7 @@ pub fn build(snapshot: &Snapshot, options: &Options) -> Result<Plan, PlanError> 
             absent_owner: &owners.absent,
             owner_ref: &owners.at,
             marks: &marks,
+            after: &order.after,
         }),
         false => reasons::Reasons::default(),
     };

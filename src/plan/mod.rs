@@ -26,7 +26,7 @@ use crate::analysis::cascade::{Cascade, CascadeMode, Gate, MultiOwner};
 use crate::analysis::cycles::Cycle;
 use crate::analysis::order::Order;
 use crate::graph::{Graph, LazyGraph};
-use crate::model::{ObjId, Object, Relation};
+use crate::model::{DefaultRule, ObjId, Object, Relation};
 use std::collections::HashMap;
 
 /// Which objects the plan starts from.
@@ -84,6 +84,9 @@ pub struct Options {
     /// `--prune`: which objects of the input NEW declares (else empty).
     pub declared_in_new: Vec<bool>,
     pub detail: Detail,
+    /// The default ordering rules that apply (all of them unless
+    /// `--no-default-rules`).
+    pub default_rules: Vec<DefaultRule>,
 }
 
 /// Why a plan cannot be made (exit 1).
@@ -132,7 +135,8 @@ pub struct Plan {
     /// The rule the cascade followed (`by-dialect` when the snapshot's
     /// dialects differ and no `--multi-owner` was given).
     pub multi_owner: MultiOwner,
-    /// The snapshot's relations, then those `--finalizer-controller` adds.
+    /// The snapshot's relations, then those `--finalizer-controller` adds,
+    /// then the default rules' edges between objects of the plan.
     pub relations: Vec<Relation>,
     /// Relations the collector of a tracking application (KubeVela) does not
     /// follow, by relation index (empty: none): what a tracker releases

@@ -7,7 +7,7 @@ use super::Mode;
 use crate::analysis::cascade::{self, Cascade, Cause, Keep, KeptBy, RuleKeep};
 use crate::analysis::tracking::{tracker_of, Mark};
 use crate::graph::Graph;
-use crate::model::{DepKind, Identity, Link, ObjId, Object, RelKind, Relation, Str};
+use crate::model::{DepKind, Identity, Link, ObjId, Object, RelKind, Relation, RuleEdge, Str};
 use rayon::prelude::*;
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -127,6 +127,21 @@ pub enum Reason {
         finalizer: Str,
         removed_by: Option<ObjId>,
     },
+    /// A default rule decided its step: it goes right after this object.
+    Rule {
+        edge: RuleEdge,
+        after: ObjId,
+    },
+}
+
+/// Why a default rule puts an object after another, said of the other.
+pub fn rule_why(e: RuleEdge) -> &'static str {
+    match e {
+        RuleEdge::BoundClaim => "the claim bound to it",
+        RuleEdge::OfClass => "which is of its storage class",
+        RuleEdge::RunsAs => "which runs as it",
+        RuleEdge::Grants => "which runs as a ServiceAccount it binds",
+    }
 }
 
 impl Reason {
@@ -146,6 +161,7 @@ impl Reason {
             Reason::After { .. } => "after",
             Reason::SubscribedTo(_) => "subscribed-to",
             Reason::WaitsFor { .. } => "waits-for",
+            Reason::Rule { .. } => "rule",
         }
     }
 
@@ -160,7 +176,8 @@ impl Reason {
             | Reason::Notifies(x)
             | Reason::DependsOn(x)
             | Reason::DestroyedAfter(x)
-            | Reason::SubscribedTo(x) => Some(*x),
+            | Reason::SubscribedTo(x)
+            | Reason::Rule { after: x, .. } => Some(*x),
             Reason::Garbage(
                 Garbage::OwnerUidMismatch(x)
                 | Garbage::OwnerInOtherNamespace(x)
@@ -206,6 +223,9 @@ impl Reason {
                 write!(out, "waits for finalizer {finalizer} (removed by {})", names.of(*x))
             }
             Reason::WaitsFor { finalizer, removed_by: None } => write!(out, "waits for finalizer {finalizer}"),
+            Reason::Rule { edge, after } => {
+                write!(out, "after {}, {} (default rule {})", names.of(*after), rule_why(*edge), edge.rule().id())
+            }
         };
     }
 }
@@ -469,6 +489,8 @@ pub(super) struct Context<'a> {
     pub owner_ref: &'a HashMap<(ObjId, u32), u32>,
     /// `--gc`: each resource tracker's Application and mark.
     pub marks: &'a HashMap<ObjId, (Option<ObjId>, Mark)>,
+    /// Each object's relation to what goes right before it (the order's).
+    pub after: &'a [Option<u32>],
 }
 
 /// The reasons of every deleted object, made in parallel.
@@ -541,7 +563,9 @@ fn of(cx: &Context, id: ObjId, out: &mut Vec<Reason>) {
                 RelKind::Contains => Reason::InNamespace(rel.from),
                 RelKind::Defines => Reason::DefinedBy(rel.from),
                 RelKind::Manages => Reason::ManagedBy(rel.from),
-                RelKind::DestroyAfter | RelKind::Finalizer | RelKind::ComponentOrder => Reason::With(rel.from),
+                RelKind::DestroyAfter | RelKind::Finalizer | RelKind::ComponentOrder | RelKind::Rule(_) => {
+                    Reason::With(rel.from)
+                }
             });
         }
         None => {}
@@ -594,6 +618,12 @@ fn of(cx: &Context, id: ObjId, out: &mut Vec<Reason>) {
         .collect();
     subscribed.sort_unstable();
     out.extend(subscribed.into_iter().map(|r| Reason::SubscribedTo(rels[r as usize].to)));
+    // A default rule that decided its step.
+    if let Some(r) = cx.after.get(id.index()).copied().flatten().map(|r| &rels[r as usize]) {
+        if let Some(edge) = r.kind.rule() {
+            out.push(Reason::Rule { edge, after: r.to });
+        }
+    }
     for f in o.finalizers.iter().filter(|f| super::waits_for_finalizer(o, f)) {
         let controller = cx.graph.around(id).map(|r| &rels[r as usize]).find(|r| {
             r.kind == RelKind::Finalizer && r.to == id && o.finalizers.get(r.decl as usize).is_some_and(|x| x == f)

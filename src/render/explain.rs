@@ -17,7 +17,7 @@ fn cascade_verb(r: &Relation) -> &'static str {
         RelKind::Contains => "contains",
         RelKind::Defines => "defines",
         RelKind::Manages => "manages",
-        RelKind::DestroyAfter | RelKind::Finalizer | RelKind::ComponentOrder => "goes after",
+        RelKind::DestroyAfter | RelKind::Finalizer | RelKind::ComponentOrder | RelKind::Rule(_) => "goes after",
     }
 }
 
@@ -43,6 +43,9 @@ fn order_phrase(plan: &Plan, r: &Relation, next: &str) -> String {
         RelKind::DestroyAfter if r.declared_by == r.to => format!("goes after {next}, which depends on it"),
         RelKind::DestroyAfter => format!("is destroyed after {next}"),
         RelKind::Finalizer => format!("goes after {next}, whose finalizer its controller removes"),
+        RelKind::Rule(e) => {
+            format!("goes after {next}, {} (default rule {})", crate::plan::reasons::rule_why(e), e.rule().id())
+        }
     }
 }
 

@@ -242,7 +242,9 @@ pub fn dot(objects: &[Object], rels: &[Relation], view: &GraphView) -> String {
         let style = match r.kind {
             RelKind::Owns | RelKind::Manages => "",
             RelKind::Contains | RelKind::Defines => ", style=dashed, color=gray50",
-            RelKind::DestroyAfter | RelKind::Finalizer | RelKind::ComponentOrder => ", style=bold, color=\"#1f77b4\"",
+            RelKind::DestroyAfter | RelKind::Finalizer | RelKind::ComponentOrder | RelKind::Rule(_) => {
+                ", style=bold, color=\"#1f77b4\""
+            }
         };
         let broken = if r.link == Link::Solid { "" } else { ", color=red, fontcolor=red" };
         let label = match r.link {
@@ -269,7 +271,7 @@ pub fn mermaid(objects: &[Object], rels: &[Relation], view: &GraphView) -> Strin
         let arrow = match r.kind {
             RelKind::Owns | RelKind::Manages => "-->",
             RelKind::Contains | RelKind::Defines => "-.->",
-            RelKind::DestroyAfter | RelKind::Finalizer | RelKind::ComponentOrder => "==>",
+            RelKind::DestroyAfter | RelKind::Finalizer | RelKind::ComponentOrder | RelKind::Rule(_) => "==>",
         };
         out.push_str(&format!("  n{} {arrow}|{}| n{}\n", r.from.0, r.kind.as_str(), r.to.0));
     }

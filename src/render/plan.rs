@@ -6,7 +6,7 @@ use super::diagnostics::Style;
 use super::json;
 use super::paint::{kind_len, Paint};
 use crate::load::Snapshot;
-use crate::model::{Link, ObjId, Object, RelKind};
+use crate::model::{Link, ObjId, Object, RelKind, RuleEdge};
 use crate::plan::reasons::{self, Names};
 use crate::plan::{EventKind, Garbage, Kept, Plan, Reason, Root};
 use rayon::prelude::*;
@@ -187,6 +187,9 @@ struct ReasonOut<'a> {
     /// For `garbage`: which rule of the collector.
     #[serde(skip_serializing_if = "Option::is_none")]
     why: Option<&'static str>,
+    /// For `rule`: which default rule.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    rule: Option<&'static str>,
     #[serde(rename = "ref", skip_serializing_if = "Option::is_none")]
     reference: Option<&'a str>,
     /// An owner reference that names no object, as written.
@@ -223,6 +226,10 @@ fn reason_out<'a>(r: &'a Reason, names: &Names<'a>) -> ReasonOut<'a> {
             out.more = Some(*more);
         }
         Reason::WaitsFor { finalizer, .. } => out.finalizer = Some(finalizer),
+        Reason::Rule { edge, .. } => {
+            out.why = Some(edge.id());
+            out.rule = Some(edge.rule().id());
+        }
         _ => {}
     }
     out
@@ -353,7 +360,10 @@ struct StepOut<'a> {
 struct RelaxedOut<'a> {
     owner: &'a str,
     dependent: &'a str,
-    kind: RelKind,
+    kind: &'static str,
+    /// A default rule's edge: the rule.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    rule: Option<&'static str>,
 }
 
 #[derive(Serialize)]
@@ -495,7 +505,12 @@ fn plan_out<'a>(snapshot: &'a Snapshot, plan: &'a Plan) -> PlanOut<'a> {
         .iter()
         .map(|&r| {
             let rel = &plan.relations[r as usize];
-            RelaxedOut { owner: names.of(rel.from), dependent: names.of(rel.to), kind: rel.kind }
+            RelaxedOut {
+                owner: names.of(rel.from),
+                dependent: names.of(rel.to),
+                kind: rel.kind.as_str(),
+                rule: rel.kind.rule().map(|e| e.rule().id()),
+            }
         })
         .collect();
     let cycles = plan
@@ -579,6 +594,7 @@ fn write_resource(buf: &mut Vec<u8>, depth: usize, r: &ResourceOut) {
             let mut w = json::Object::begin(buf, depth + 2);
             w.str(buf, "type", why.kind);
             w.opt_str(buf, "why", why.why);
+            w.opt_str(buf, "rule", why.rule);
             w.opt_str(buf, "ref", why.reference);
             w.opt_str(buf, "owner", why.owner);
             if !why.refs.is_empty() {
@@ -702,6 +718,12 @@ fn along(kind: RelKind) -> &'static str {
         RelKind::Finalizer => "finalizer removed by",
         RelKind::Manages => "managed by",
         RelKind::ComponentOrder => "component before",
+        RelKind::Rule(e) => match e {
+            RuleEdge::BoundClaim => "bound to",
+            RuleEdge::OfClass => "of class",
+            RuleEdge::RunsAs => "runs as",
+            RuleEdge::Grants => "runs as a subject of",
+        },
     }
 }
 
@@ -777,7 +799,7 @@ mod tests {
     fn json_in_parts_is_serde_json_pretty() {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
         let mut files: Vec<std::path::PathBuf> = Vec::new();
-        for dir in ["plan", "owners", "prune", "murano", "pairs"] {
+        for dir in ["plan", "owners", "prune", "murano", "pairs", "rules"] {
             if let Ok(entries) = std::fs::read_dir(root.join(dir)) {
                 files.extend(entries.flatten().map(|e| e.path()).filter(|p| p.is_file()));
             }
@@ -800,6 +822,7 @@ mod tests {
                     closed_world: false,
                     declared_in_new: Vec::new(),
                     detail: Detail::ALL,
+                    default_rules: crate::model::DefaultRule::ALL.to_vec(),
                 };
                 let Ok(plan) = build(&snapshot, &options) else { continue };
                 let mut fast = Vec::new();
