@@ -265,3 +265,56 @@ fn check_sees_the_cycle_and_hang_a_finalizer_controller_makes() {
     assert!(td008[0]["help"].as_str().unwrap().contains("it hangs if the controller goes first"), "{out}");
     assert_eq!(report["summary"]["edges"], 1, "the snapshot's own edges");
 }
+
+/// Every fixture file and directory the CLI can plan.
+fn fixture_inputs() -> Vec<(String, Vec<&'static str>)> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut out = Vec::new();
+    let mut dirs = vec![root.join("fixtures")];
+    while let Some(dir) = dirs.pop() {
+        out.push((dir.strip_prefix(root).unwrap().display().to_string(), vec![]));
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            let name = path.strip_prefix(root).unwrap().display().to_string();
+            match path.extension().and_then(|e| e.to_str()) {
+                _ if path.is_dir() => dirs.push(path),
+                Some("yaml" | "yml" | "json") => out.push((name, vec![])),
+                Some("txt") => out.push((name, vec!["--dialect", "pairs"])),
+                _ => {}
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn under_all_every_object_is_deleted_or_kept_exactly_once_with_or_without_the_default_rules() {
+    let mut planned = 0;
+    for (input, extra) in fixture_inputs() {
+        let mut graph = vec!["graph", "-o", "refs", &input];
+        graph.extend(&extra);
+        let (code, out, _) = run(&graph);
+        if code != 0 {
+            continue; // input a graph cannot be made of: no plan either
+        }
+        let mut all: Vec<String> = out.lines().map(String::from).collect();
+        all.sort();
+        for rules in [None, Some("--no-default-rules")] {
+            let mut args = vec!["--all", "--allow-cycles", &input];
+            args.extend(&extra);
+            args.extend(rules);
+            let (code, plan, err) = plan_json(&args);
+            if code != 0 {
+                assert!(plan.is_null(), "{input}: exit {code} with a plan printed: {err}");
+                continue;
+            }
+            let mut seen: Vec<String> =
+                steps(&plan).into_iter().flatten().chain(kept(&plan).into_iter().map(|(r, _)| r)).collect();
+            seen.sort();
+            assert_eq!(seen, all, "{input} {rules:?}: every object once, deleted or kept");
+            planned += 1;
+        }
+    }
+    assert!(planned > 300, "{planned} plans");
+}
