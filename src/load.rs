@@ -539,8 +539,8 @@ fn read_problem(sources: &Sources, skip: &mut [bool], problem: ReadProblem) -> F
         ReadProblem::Skipped { name, what } => Finding::new(Rule::Td015, format!("{name}: not read: {what}"))
             .in_file(name)
             .help("only regular files are read from a directory; name a FIFO on the command line to read it"),
-        ReadProblem::NoFiles { name } => Finding::new(Rule::Td013, format!("{name}: no *.yaml, *.yml or *.json file in this directory"))
-            .in_file(name)
+        ReadProblem::NoFiles { .. } => Finding::new(Rule::Td013, problem.to_string())
+            .in_file(problem.name())
             .help("teardown reads *.yaml, *.yml and *.json files from a directory (not hidden ones); name another file to read it"),
         other => Finding::new(Rule::Td001, other.to_string()).in_file(other.name()).fatal(),
     }

@@ -764,6 +764,12 @@ fn kind_distance(want: &KindSel, group: &str, kind: &str) -> usize {
     d
 }
 
+/// The kinds of the snapshot closest to one that named nothing (reconcile's
+/// `--kind`), as selectors rank them.
+pub fn closest_kinds_of(kind: &KindSel, objects: &[Object]) -> Vec<String> {
+    closest_kinds(kind.word(), Some(kind), &kinds_of(objects), &[], false)
+}
+
 /// The kinds (of the snapshot, then built-in) and ids closest to a word.
 /// `builtins`: suggest built-in kinds the snapshot lacks too.
 fn closest_kinds(

@@ -44,7 +44,6 @@ pub struct PlanSettings {
 impl PlanSettings {
     /// `default_all`: without a mode flag, plan everything (`explain`).
     pub fn new(flags: &PlanFlags, default_all: bool) -> Result<PlanSettings, Error> {
-        let finalizer_controllers = finalizer_controllers(&flags.finalizer_controller)?;
         let targets = selection(&flags.delete, &flags.select)?;
         let narrowing = targets.narrowing();
         // -n/-l choose targets; they narrow no other mode, and teardown
@@ -89,25 +88,14 @@ impl PlanSettings {
             cascade: flags.cascade,
             multi_owner: flags.multi_owner,
             allow_cycles: flags.allow_cycles,
-            finalizer_controllers,
+            // Flags and the settings file, once combined (`with_controls`).
+            finalizer_controllers: Vec::new(),
             skip_invalid: flags.skip_invalid,
             closed_world: flags.closed_world,
             default_rules: !flags.no_default_rules,
             allow_empty_new: flags.allow_empty_new,
         })
     }
-}
-
-/// `FINALIZER=SELECTOR` pairs of `--finalizer-controller` (those that name
-/// objects of the snapshot; `FINALIZER=external` names none).
-pub fn finalizer_controllers(values: &[String]) -> Result<Vec<(String, Query)>, Error> {
-    Ok(finalizer_flags(values)?
-        .into_iter()
-        .filter_map(|(f, r)| match r {
-            Remover::Objects(q) => Some((f, q)),
-            Remover::External => None,
-        })
-        .collect())
 }
 
 /// `--finalizer-controller FINALIZER=SELECTOR|external`, each parsed; one
@@ -190,12 +178,9 @@ pub fn controls(rules: &RuleArgs, config: &ConfigArgs, finalizer_flags_given: &[
     }
     let from_file = file.as_ref().map(|f| f.finalizers.as_slice()).unwrap_or(&[]);
     let mut finalizers = Finalizers::default();
-    let entries = flagged.into_iter().chain(
-        from_file
-            .iter()
-            .filter(|(f, _)| !finalizer_flags_given.iter().any(|v| v.split_once('=').is_some_and(|(g, _)| g == f)))
-            .cloned(),
-    );
+    // A finalizer the flags map is theirs alone; the file maps the others.
+    let from_file: Vec<_> = from_file.iter().filter(|(f, _)| !flagged.iter().any(|(g, _)| g == f)).cloned().collect();
+    let entries = flagged.into_iter().chain(from_file);
     for (f, r) in entries {
         match r {
             Remover::External => {

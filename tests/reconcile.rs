@@ -231,6 +231,11 @@ fn kinds_are_found_or_named() {
     let (code, _, err) = run(&["reconcile", "fixtures/reconcile/row-16.yaml", "--kind", "Streem.example.com"]);
     assert_eq!(code, 1, "{err}");
     assert!(err.contains("`--kind Streem.example.com` matches nothing; closest: Stream.example.com"), "{err}");
+    // A kind without its group is ranked as selectors rank kinds (before:
+    // compared with `Kind.group`, it suggested nothing).
+    let (code, _, err) = run(&["reconcile", "fixtures/reconcile/row-16.yaml", "--kind", "streem"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("`--kind streem` matches nothing; closest: Stream.example.com"), "{err}");
     // No custom resource at all: said, exit 0, empty report.
     let (code, out, err) = run(&["reconcile", "fixtures/shop", "-o", "json"]);
     assert_eq!(code, 0, "{err}");

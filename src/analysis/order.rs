@@ -153,7 +153,7 @@ pub fn order(input: &Input) -> Result<Order, OwnershipCycle> {
             continue;
         }
         let rule = r.kind.rule().is_some();
-        let hard = r.kind.is_destruction() && !rule;
+        let hard = r.kind.is_destruction();
         let from = node(r.from.index(), hard, &mut weight, &mut rank, &mut objects_of);
         let to = node(r.to.index(), hard, &mut weight, &mut rank, &mut objects_of);
         edges.push(Edge { from, to, rel: ri as u32, hard, rule });

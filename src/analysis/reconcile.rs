@@ -376,6 +376,12 @@ pub fn reconcile(input: &Input) -> Result<Reconciliation, Vec<(Problem, ObjId)>>
             live_subs.keys().map(|&id| (objects[id.index()].reference(), id)).collect();
         let all_live: std::collections::HashSet<String> =
             objects.iter().filter(|o| o.has_coordinates()).map(Object::reference).collect();
+        // Kubernetes objects by group, kind and name, in input order: where
+        // an absent sub-resource's custom resource is looked for.
+        let mut by_name: HashMap<(&str, &str, &str), Vec<ObjId>> = HashMap::new();
+        for (i, o) in objects.iter().enumerate().filter(|(_, o)| o.is_kubernetes()) {
+            by_name.entry((&*o.group, &*o.kind, &*o.name)).or_default().push(ObjId(i as u32));
+        }
         for (i, d) in desired.objects.iter().enumerate() {
             let did = ObjId(i as u32);
             if !d.is_kubernetes() || (input.custom)(&d.group, &d.kind) {
@@ -395,16 +401,15 @@ pub fn reconcile(input: &Input) -> Result<Reconciliation, Vec<(Problem, ObjId)>>
                 continue;
             };
             let r = &d.owners[j];
-            let present = objects.iter().position(|o| {
-                o.is_kubernetes()
-                    && *o.group == *r.group
-                    && *o.kind == *r.kind
-                    && *o.name == *r.name
-                    && (o.namespace.is_none() || o.namespace == d.namespace)
+            let present = by_name.get(&(&*r.group, &*r.kind, &*r.name)).and_then(|ids| {
+                ids.iter().copied().find(|id| {
+                    let o = &objects[id.index()];
+                    o.namespace.is_none() || o.namespace == d.namespace
+                })
             });
             // Neither the custom resource nor the sub-resource exists: nothing to do.
             if let Some(cr) = present {
-                missing.push((Owner::Present(ObjId(cr as u32)), did));
+                missing.push((Owner::Present(cr), did));
             }
         }
     }

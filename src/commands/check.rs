@@ -36,21 +36,24 @@ pub fn run(args: CheckArgs, env: Env, style: Style) -> Result<Status, Error> {
     let report = check::check(&snapshot, &graph, &options);
     timer.lap("check");
     let sources = &snapshot.sources;
+    // -q: no summary line under the tables.
+    let summary = (!env.quiet).then_some(&report.counts);
     let text = match (args.statistics, args.output) {
         (true, CheckFormat::Json) => {
             render::findings::statistics_json(&check::statistics(&report.findings), &report.counts)
         }
-        (true, _) => render::findings::statistics_table(&check::statistics(&report.findings), &report.counts),
-        (false, CheckFormat::Table) => render::diagnostics::render(sources, &report.findings, &report.counts, style),
+        (true, _) => render::findings::statistics_table(&check::statistics(&report.findings), summary),
+        (false, CheckFormat::Table) => render::diagnostics::render(sources, &report.findings, summary, style),
         (false, CheckFormat::Json) => render::findings::json(sources, &report.findings, &report.counts),
         (false, CheckFormat::Yaml) => render::findings::yaml(sources, &report.findings, &report.counts),
         (false, CheckFormat::Sarif) => render::findings::sarif(sources, &report.findings),
         (false, CheckFormat::Github) => render::findings::github(sources, &report.findings),
     };
-    // -q: the findings without the summary line under them (the tables'
-    // last line).
+    // -q: the findings without the summary line under them, nor the blank
+    // line that would part them from it.
     let text = match (env.quiet, args.output) {
-        (true, CheckFormat::Table) => without_last_line(&text),
+        (true, CheckFormat::Table) if text.trim_end().is_empty() => String::new(),
+        (true, CheckFormat::Table) => format!("{}\n", text.trim_end()),
         _ => text,
     };
     timer.lap("render");
@@ -63,19 +66,4 @@ pub fn run(args: CheckArgs, env: Env, style: Style) -> Result<Status, Error> {
     } else {
         Status::Success
     })
-}
-
-/// A table's text without its last line (and the blank line before it).
-fn without_last_line(text: &str) -> String {
-    match text.trim_end().rsplit_once('\n') {
-        Some((body, _)) => {
-            let body = body.trim_end();
-            if body.is_empty() {
-                String::new()
-            } else {
-                format!("{body}\n")
-            }
-        }
-        None => String::new(),
-    }
 }

@@ -14,7 +14,7 @@ mod simulate;
 use crate::analysis::check as checks;
 use crate::cli::{Cli, ColorWhen, Command};
 use crate::error::Error;
-use crate::findings::{Finding, Rule, RuleSet, Severity};
+use crate::findings::{Finding, Rule, RuleSet};
 use crate::load::{self, LoadOptions, Snapshot};
 use crate::render::diagnostics::Style;
 use clap::CommandFactory;
@@ -186,14 +186,6 @@ fn load_usable(how: &Loading, stdin: &mut dyn Read, stderr: &mut Vec<u8>) -> Res
     if findings.is_empty() {
         return Ok(snapshot);
     }
-    let mut counts = checks::Counts::default();
-    for f in findings {
-        match f.severity {
-            Severity::Error => counts.errors += 1,
-            Severity::Warning => counts.warnings += 1,
-            Severity::Note => counts.notes += 1,
-        }
-    }
     let unreadable = findings.iter().filter(|f| f.rule == Rule::Td001 && f.primary.is_none()).count();
     let invalid = findings.iter().filter(|f| f.rule == Rule::Td001).count() - unreadable;
     let stop = if unreadable > 0 {
@@ -214,7 +206,7 @@ fn load_usable(how: &Loading, stdin: &mut dyn Read, stderr: &mut Vec<u8>) -> Res
         .cloned()
         .collect();
     if !said.is_empty() {
-        diagnostics(&snapshot, &said, &counts, how.style, stderr);
+        diagnostics(&snapshot, &said, how.style, stderr);
     }
     match stop {
         Some(e) => Err(e),
@@ -223,11 +215,9 @@ fn load_usable(how: &Loading, stdin: &mut dyn Read, stderr: &mut Vec<u8>) -> Res
 }
 
 /// Findings as diagnostics on stderr, without `check`'s summary line.
-fn diagnostics(snapshot: &Snapshot, findings: &[Finding], counts: &checks::Counts, style: Style, out: &mut Vec<u8>) {
-    let text = crate::render::diagnostics::render(&snapshot.sources, findings, counts, style);
-    let body = text.trim_end().rsplit_once('\n').map(|(b, _)| b).unwrap_or("");
-    out.extend_from_slice(body.as_bytes());
-    out.push(b'\n');
+fn diagnostics(snapshot: &Snapshot, findings: &[Finding], style: Style, out: &mut Vec<u8>) {
+    let text = crate::render::diagnostics::render(&snapshot.sources, findings, None, style);
+    out.extend_from_slice(text.as_bytes());
 }
 
 /// Two different documents that give one object (TD002) stop a plan: which
@@ -240,7 +230,6 @@ fn refuse_duplicates(snapshot: &Snapshot, what: &'static str, style: Style, stde
     if findings.is_empty() {
         return Ok(());
     }
-    let counts = checks::Counts { errors: findings.len(), ..checks::Counts::default() };
-    diagnostics(snapshot, &findings, &counts, style, stderr);
+    diagnostics(snapshot, &findings, style, stderr);
     Err(Error::Duplicates { what, objects: findings.len() })
 }

@@ -236,8 +236,7 @@ pub(super) fn make(
 pub(super) fn say_places(snapshot: &Snapshot, error: &PlanError, style: Style, stderr: &mut Vec<u8>) {
     if let PlanError::OwnershipCycle { found: Some(cycle), .. } = error {
         let finding = checks::cycle_finding(snapshot, cycle, Rule::Td007);
-        let counts = checks::Counts { errors: 1, ..checks::Counts::default() };
-        diagnostics(snapshot, &[finding], &counts, style, stderr);
+        diagnostics(snapshot, &[finding], style, stderr);
     }
 }
 

@@ -1,7 +1,6 @@
 //! `teardown reconcile`: crd-reconciler's decision table over a snapshot.
 
 use super::{diagnostics, load_usable, refuse_duplicates, Env, Loading, Status};
-use crate::analysis::check as checks;
 use crate::analysis::reconcile::{self, DesiredSet, Input, Problem, Spec};
 use crate::cli::{ReconcileArgs, ReconcileFormat};
 use crate::dialect;
@@ -12,7 +11,6 @@ use crate::model::lifecycle::{Lifecycle, Said};
 use crate::model::{anchor, ObjId, Object};
 use crate::render;
 use crate::render::diagnostics::Style;
-use crate::select::KindSel;
 use crate::settings::ReconcileSettings;
 use rayon::prelude::*;
 use std::collections::HashSet;
@@ -46,7 +44,7 @@ pub fn run(args: ReconcileArgs, env: Env, style: Style) -> Result<Status, Error>
         if !named {
             return Err(Error::NoMatch {
                 selector: format!("--kind {}", kind.text),
-                suggestions: kinds_like(kind, &snapshot),
+                suggestions: crate::select::closest_kinds_of(kind, &snapshot.objects),
             });
         }
     }
@@ -92,8 +90,7 @@ pub fn run(args: ReconcileArgs, env: Env, style: Style) -> Result<Status, Error>
         Err(problems) => {
             let findings: Vec<Finding> =
                 problems.iter().map(|&(p, _)| problem(&snapshot, p, settings.kinds.is_empty())).collect();
-            let counts = checks::Counts { errors: findings.len(), ..checks::Counts::default() };
-            diagnostics(&snapshot, &findings, &counts, style, env.stderr);
+            diagnostics(&snapshot, &findings, style, env.stderr);
             return Err(Error::Unreconcilable { objects: findings.len() });
         }
     };
@@ -171,17 +168,4 @@ fn problem(snapshot: &Snapshot, p: Problem, found_kinds: bool) -> Finding {
         None => anchor::object(sources, o),
     };
     Finding::new(rule, format!("{} {message}", o.reference())).at(span, label).refs([o.reference()]).help(help)
-}
-
-/// The kinds of the snapshot closest to one that named nothing.
-fn kinds_like(kind: &KindSel, snapshot: &Snapshot) -> Vec<String> {
-    let mut kinds: Vec<String> = snapshot
-        .objects
-        .iter()
-        .filter(|o| o.is_kubernetes())
-        .map(|o| if o.group.is_empty() { o.kind.to_string() } else { format!("{}.{}", o.kind, o.group) })
-        .collect();
-    kinds.sort();
-    kinds.dedup();
-    crate::select::closest_words(&kind.text, kinds)
 }

@@ -215,9 +215,9 @@ impl<'de> Deserialize<'de> for Key<'de> {
     }
 }
 
-/// Implements the non-map arms of a lenient visitor: any other value is
-/// consumed and gives the default.
-macro_rules! lenient_other_arms {
+/// Implements the scalar arms of a lenient visitor: a scalar or null gives
+/// the default.
+macro_rules! lenient_scalar_arms {
     ($t:ty) => {
         fn visit_bool<E: serde::de::Error>(self, _: bool) -> Result<$t, E> {
             Ok(<$t>::default())
@@ -240,6 +240,14 @@ macro_rules! lenient_other_arms {
         fn visit_none<E: serde::de::Error>(self) -> Result<$t, E> {
             Ok(<$t>::default())
         }
+    };
+}
+
+/// Implements the non-map arms of a lenient visitor: any other value is
+/// consumed and gives the default.
+macro_rules! lenient_other_arms {
+    ($t:ty) => {
+        lenient_scalar_arms!($t);
         fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<$t, A::Error> {
             while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {}
             Ok(<$t>::default())

@@ -623,24 +623,7 @@ impl<'de> Deserialize<'de> for LenientSubjects {
                 }
                 Ok(LenientSubjects(out))
             }
-            fn visit_bool<E: de::Error>(self, _: bool) -> Result<LenientSubjects, E> {
-                Ok(LenientSubjects::default())
-            }
-            fn visit_i64<E: de::Error>(self, _: i64) -> Result<LenientSubjects, E> {
-                Ok(LenientSubjects::default())
-            }
-            fn visit_u64<E: de::Error>(self, _: u64) -> Result<LenientSubjects, E> {
-                Ok(LenientSubjects::default())
-            }
-            fn visit_f64<E: de::Error>(self, _: f64) -> Result<LenientSubjects, E> {
-                Ok(LenientSubjects::default())
-            }
-            fn visit_unit<E: de::Error>(self) -> Result<LenientSubjects, E> {
-                Ok(LenientSubjects::default())
-            }
-            fn visit_none<E: de::Error>(self) -> Result<LenientSubjects, E> {
-                Ok(LenientSubjects::default())
-            }
+            lenient_scalar_arms!(LenientSubjects);
         }
         d.deserialize_any(V)
     }

@@ -519,9 +519,10 @@ impl RelKind {
             _ => None,
         }
     }
-    /// Destruction dependencies order objects but do not cascade.
+    /// Destruction dependencies order objects but do not cascade; they are
+    /// hard (never relaxed). A default rule's edge is neither.
     pub fn is_destruction(self) -> bool {
-        !self.is_ownership()
+        !self.is_ownership() && self.rule().is_none()
     }
     pub fn as_str(self) -> &'static str {
         match self {

@@ -178,10 +178,18 @@ pub fn build(snapshot: &Snapshot, options: &Options) -> Result<Plan, PlanError> 
     };
     t.lap("  order");
     let mut steps: Vec<Vec<ObjId>> = vec![Vec::new(); order.steps as usize];
+    let mut unplaced = Vec::new();
     for (i, &s) in order.step.iter().enumerate() {
-        if in_set[i] && s > 0 {
-            steps[s as usize - 1].push(ObjId(i as u32));
+        match (in_set[i], s) {
+            (false, _) => {}
+            (true, 0) => unplaced.push(i),
+            (true, s) => steps[s as usize - 1].push(ObjId(i as u32)),
         }
+    }
+    // Every object of the deletion set has a step, or there is no plan: a
+    // plan that leaves one out would delete less than it says.
+    if let Some(&first) = unplaced.first() {
+        return Err(PlanError::Unplaced { objects: unplaced.len(), first: refs[first].clone() });
     }
     for step in &mut steps {
         step.sort_by_key(|o| rank[o.index()]);

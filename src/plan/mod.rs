@@ -101,6 +101,9 @@ pub enum PlanError {
     /// An object would wait forever for a finalizer whose controller is
     /// deleted in an earlier step.
     Hang { object: String, finalizer: String, controller: String, object_step: u32, controller_step: u32 },
+    /// Objects of the deletion set the order gave no step (a cycle it
+    /// could not relax): never a plan without them.
+    Unplaced { objects: usize, first: String },
 }
 
 impl std::fmt::Display for PlanError {
@@ -117,6 +120,14 @@ impl std::fmt::Display for PlanError {
             PlanError::Hang { object, finalizer, controller, object_step, controller_step } => write!(
                 f,
                 "{object} (step {object_step}) would hang: its finalizer {finalizer} is removed by {controller}, which is deleted earlier (step {controller_step})"
+            ),
+            PlanError::Unplaced { objects, first } => write!(
+                f,
+                "no order deletes {first}{}: the constraints between them cannot all be met; this is a bug in teardown, please report it with the input",
+                match objects {
+                    1 => String::new(),
+                    n => format!(" and {} more", n - 1),
+                }
             ),
         }
     }

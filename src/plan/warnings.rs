@@ -12,9 +12,8 @@ use crate::model::{Link, ObjId, RelKind, Relation, Str};
 #[derive(Clone, Debug)]
 pub enum Warning {
     /// A finding about the input, carried into the plan (`--skip-invalid`,
-    /// TD013…), at its place.
-    /// A finding about the input; `line` 0: about a whole file or directory
-    /// not read, which its message names.
+    /// TD013…), at its place; `line` 0: about a whole file or directory not
+    /// read, which its message names.
     Input { rule: Rule, file: String, line: usize, column: usize, message: String, refs: Vec<String> },
     /// Objects that must each be destroyed after another (TD008): one step.
     DestructionCycle { members: Vec<ObjId>, step: u32 },

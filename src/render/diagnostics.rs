@@ -202,8 +202,9 @@ fn diag<'a>(sources: &'a Sources, f: &Finding) -> Diag<'a> {
     d
 }
 
-/// The human report of `check`: one diagnostic per finding, then a summary.
-pub fn render(sources: &Sources, findings: &[Finding], counts: &Counts, style: Style) -> String {
+/// The human report of `check`: one diagnostic per finding, each followed
+/// by a blank line, then the summary line of `counts` when given.
+pub fn render(sources: &Sources, findings: &[Finding], counts: Option<&Counts>, style: Style) -> String {
     let theme = if style.color { GraphicalTheme::unicode() } else { GraphicalTheme::unicode_nocolor() };
     let handler = GraphicalReportHandler::new_themed(theme).with_width(10_000).with_links(false);
     let mut out = String::new();
@@ -216,8 +217,10 @@ pub fn render(sources: &Sources, findings: &[Finding], counts: &Counts, style: S
         }
         out.push('\n');
     }
-    out.push_str(&summary(counts));
-    out.push('\n');
+    if let Some(counts) = counts {
+        out.push_str(&summary(counts));
+        out.push('\n');
+    }
     out
 }
 

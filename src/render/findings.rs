@@ -353,7 +353,7 @@ struct StatisticsOut<'a> {
 
 /// `check --statistics` as a Markdown table (pastes into a pull request
 /// or a CI job summary as it is), then the summary line.
-pub fn statistics_table(stats: &[RuleCount], counts: &Counts) -> String {
+pub fn statistics_table(stats: &[RuleCount], counts: Option<&Counts>) -> String {
     use comfy_table::{presets, CellAlignment, Table};
     let mut out = String::new();
     if !stats.is_empty() {
@@ -373,8 +373,10 @@ pub fn statistics_table(stats: &[RuleCount], counts: &Counts) -> String {
         out.push_str(&table.trim_fmt());
         out.push_str("\n\n");
     }
-    out.push_str(&super::diagnostics::summary(counts));
-    out.push('\n');
+    if let Some(counts) = counts {
+        out.push_str(&super::diagnostics::summary(counts));
+        out.push('\n');
+    }
     out
 }
 

@@ -137,8 +137,6 @@ struct StalledOut<'a> {
     waits_for: Vec<&'a str>,
 }
 
-/// The trace as an event list (CONTRACT §6: an object with
-/// `schemaVersion`), written as it is made.
 /// The JSON document, as YAML, its keys in the same order (JSON is YAML:
 /// serde_yaml's mappings keep the order they are read in).
 pub fn yaml(sim: &Simulation, refs: &[String], out: &mut dyn Write) -> io::Result<()> {
@@ -148,6 +146,8 @@ pub fn yaml(sim: &Simulation, refs: &[String], out: &mut dyn Write) -> io::Resul
     super::yaml::write(&value, out)
 }
 
+/// The trace as an event list (CONTRACT §6: an object with
+/// `schemaVersion`), written as it is made.
 pub fn json(sim: &Simulation, refs: &[String], out: &mut dyn Write) -> io::Result<()> {
     let mut buf = Vec::new();
     let mut doc = json::Object::begin(&mut buf, 0);
