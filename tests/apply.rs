@@ -313,3 +313,24 @@ fn a_plan_file_says_where_each_object_is() {
     assert_eq!(inputs[0]["path"], "manifests/10-web.yaml");
     assert_eq!(inputs[0]["sha256"].as_str().map(str::len), Some(64));
 }
+
+#[test]
+fn a_symlinked_input_edits_the_file_it_points_to_and_stays_a_link() {
+    // Before: the link was replaced by a regular file holding the edit, and
+    // the file it pointed to kept every object; exit 0.
+    let dir = workdir();
+    let real = dir.path().join("real");
+    fs::create_dir(&real).expect("mkdir");
+    fs::rename(dir.path().join("manifests/10-web.yaml"), real.join("web.yaml")).expect("mv");
+    std::os::unix::fs::symlink("../real/web.yaml", dir.path().join("manifests/10-web.yaml")).expect("ln -s");
+    plan_file(dir.path(), &["--delete", "deploy/shop/web", "manifests"]);
+    let (code, _, err) = run_in(dir.path(), &["apply", "plan.json"]);
+    assert_eq!(code, 0, "{err}");
+    let link = dir.path().join("manifests/10-web.yaml");
+    assert!(fs::symlink_metadata(&link).expect("link").file_type().is_symlink(), "still a link");
+    assert_eq!(read(real.join("web.yaml")), fixture("expected/10-web.yaml"), "the file it points to is edited");
+    assert_eq!(read(real.join("web.yaml.bak")), fixture("manifests/10-web.yaml"), "its backup beside it");
+    assert_eq!(read(dir.path().join("manifests/20-pods.json")), fixture("expected/20-pods.json"));
+    let (code, _, err) = run_in(dir.path(), &["check", "manifests"]);
+    assert_eq!(code, 0, "{err}");
+}

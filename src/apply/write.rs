@@ -59,6 +59,17 @@ fn sync_dir(path: &Path) {
     }
 }
 
+/// The file a change is written to: the input itself, or, when the input
+/// is a symbolic link, the file it points to (renaming over the link would
+/// replace the link and leave that file as it was).
+fn target(path: &str) -> PathBuf {
+    let link = fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
+    match link.then(|| fs::canonicalize(path)) {
+        Some(Ok(real)) => real,
+        _ => PathBuf::from(path),
+    }
+}
+
 /// Write every change: temporary files first (nothing is changed if one
 /// fails), then renames.
 pub fn write(changes: &[Change], backup: bool) -> Result<Vec<Written>, WriteError> {
@@ -71,8 +82,9 @@ pub fn write(changes: &[Change], backup: bool) -> Result<Vec<Written>, WriteErro
             }
         }
     };
-    for c in changes {
-        let path = Path::new(&c.path);
+    let targets: Vec<PathBuf> = changes.iter().map(|c| target(&c.path)).collect();
+    for (c, path) in changes.iter().zip(&targets) {
+        let path = path.as_path();
         let fail = |error, staged: &[_]| {
             undo(staged);
             WriteError { path: c.path.clone(), error, changed: Vec::new() }
@@ -102,9 +114,9 @@ pub fn write(changes: &[Change], backup: bool) -> Result<Vec<Written>, WriteErro
         staged.push((c, new, bak));
     }
     let mut written = Vec::new();
-    for (i, (c, new, bak)) in staged.iter().enumerate() {
-        let path = Path::new(&c.path);
-        let backup_path = format!("{}.bak", c.path);
+    for (i, ((c, new, bak), path)) in staged.iter().zip(&targets).enumerate() {
+        let path = path.as_path();
+        let backup_path = format!("{}.bak", path.display());
         let step = (|| {
             if let Some(b) = bak {
                 fs::rename(b, &backup_path)?;
