@@ -7,7 +7,6 @@ use crate::cli::{CheckArgs, CheckFormat, ConfigArgs, Deny, PlanFlags, PlanFormat
 use crate::controls::{contradiction, remover, Remover, RuleList};
 use crate::error::Error;
 use crate::findings::RuleSet;
-use crate::plan::roots::KUBECTL_DIALECTS;
 use crate::select::{KindSel, Query};
 use std::path::PathBuf;
 
@@ -217,16 +216,36 @@ pub fn check(args: &CheckArgs) -> Result<Controls, Error> {
     Ok(controls)
 }
 
-/// `plan`'s rules between its output and its input flags: `-o kubectl`
+/// `plan`'s rules between its output and its other flags: `-o kubectl`
 /// with `--dialect` forced to one whose objects are not Kubernetes
-/// resources cannot print a single kubectl command.
-pub fn plan_output(output: PlanFormat, dialect: Option<&str>) -> Result<(), Error> {
-    match dialect {
-        Some(d) if output == PlanFormat::Kubectl && !KUBECTL_DIALECTS.contains(&d) => Err(Error::Usage(format!(
-            "-o kubectl prints kubectl commands, but --dialect {d} reads objects that are not Kubernetes resources; kubectl cannot delete them"
-        ))),
-        _ => Ok(()),
+/// resources cannot print a single kubectl command; with `--multi-owner
+/// any`, it would plan deletions Kubernetes' collector does not make.
+pub fn plan_output(output: PlanFormat, dialect: Option<&str>, multi_owner: Option<MultiOwner>) -> Result<(), Error> {
+    if output != PlanFormat::Kubectl {
+        return Ok(());
     }
+    // Objects a dialect reads are Kubernetes resources when they are known
+    // by their coordinates (`Object::is_kubernetes`).
+    let foreign = |d: &str| {
+        let found = crate::dialect::by_name(d).map(|i| crate::dialect::REGISTRY[i].origin().identity);
+        found != Some(crate::model::Identity::Coordinates)
+    };
+    match dialect {
+        Some(d) if foreign(d) => {
+            return Err(Error::Usage(format!(
+                "-o kubectl prints kubectl commands, but --dialect {d} reads objects that are not Kubernetes resources; kubectl cannot delete them"
+            )))
+        }
+        _ => {}
+    }
+    if multi_owner == Some(MultiOwner::Any) {
+        // A dependent the plan deletes with one owner while another stays is
+        // no cascade root, and the collector would keep it.
+        return Err(Error::Usage(String::from(
+            "-o kubectl --multi-owner any: Kubernetes' garbage collector deletes a dependent only when all its owners are gone, so an object the plan deletes with one owner while another stays would never be deleted by the script; plan without --multi-owner any, or print -o names",
+        )));
+    }
+    Ok(())
 }
 
 /// The kinds crd-reconciler's controllers may recreate safely, unless told

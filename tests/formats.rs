@@ -480,6 +480,70 @@ fn what_xargs_or_kubectl_would_misread_is_refused() {
     assert!(err.contains("-o names: Pod/x/c d"), "{err}");
 }
 
+#[test]
+fn a_guessed_scope_is_refused() {
+    // A custom resource with no CRD in the input and no namespace: taken
+    // as cluster-scoped, so a line without -n would leave the namespace to
+    // kubectl's context.
+    let d = tempfile::tempdir().unwrap();
+    let widget = "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\n";
+    let p = write(&d, "widget.yaml", widget);
+    for command in [&["plan", "--all"][..], &["graph"][..]] {
+        let mut args = command.to_vec();
+        args.extend(["-o", "names", &p]);
+        let (code, out, err) = run(&args);
+        assert_eq!((code, out.as_str()), (2, ""), "{command:?}: {err}");
+        assert_eq!(
+            err,
+            format!("teardown: error: -o names: Widget.example.com/w ({p}:3) has no namespace written and its kind is neither built in nor defined by a CRD in the input, so its scope is only guessed (cluster-scoped): if it is namespaced, kubectl's current namespace would decide what is deleted; add its CRD to the input or give its namespace{REFS_HINT}")
+        );
+    }
+    let (code, out, _) = run(&["plan", "--all", "-o", "refs", &p]);
+    assert_eq!((code, out.as_str()), (0, "Widget.example.com/w\n"));
+    // A namespace written: that namespace, whatever the scope.
+    let p = write(&d, "written.yaml", "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w, namespace: a}\n");
+    let (code, out, err) = run(&["plan", "--all", "-o", "names", &p]);
+    assert_eq!((code, out.as_str()), (0, "widget.example.com/w -n a\n"), "{err}");
+    // The CRD in the input says the scope.
+    let crd = |scope: &str| {
+        format!("apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {{name: widgets.example.com}}\nspec:\n  group: example.com\n  scope: {scope}\n  names: {{kind: Widget, plural: widgets}}\n---\n{widget}")
+    };
+    let p = write(&d, "namespaced.yaml", &crd("Namespaced"));
+    let (code, out, err) = run(&["plan", "--delete", "widget.example.com/w", "-o", "names", &p]);
+    assert_eq!((code, out.as_str()), (0, "widget.example.com/w -n default\n"), "{err}");
+    let p = write(&d, "cluster.yaml", &crd("Cluster"));
+    let (code, out, err) = run(&["plan", "--delete", "widget.example.com/w", "-o", "names", &p]);
+    assert_eq!((code, out.as_str()), (0, "widget.example.com/w\n"), "{err}");
+}
+
+#[test]
+fn ids_kubectl_would_read_as_a_resource_or_a_flag_are_refused() {
+    // A token that is a resource/name, or a flag: kubectl would delete a
+    // real object, or read an option.
+    let cases = [
+        (
+            "deployment.apps/web b\n",
+            "has the id `deployment.apps/web`, which holds `/`: kubectl would read it as TYPE/NAME",
+        ),
+        ("a -k.\n", "has the id `-k.`, which starts with `-`: kubectl would read it as a flag"),
+    ];
+    for (input, says) in cases {
+        let (code, out, err) = common::run_stdin(&["plan", "--all", "--dialect", "pairs", "-o", "names"], input);
+        assert_eq!((code, out.as_str()), (2, ""), "{input}: {err}");
+        assert!(err.starts_with("teardown: error: -o names: "), "{err}");
+        assert!(err.contains("(<stdin>:1) ") && err.contains(says), "{err}");
+        assert!(err.ends_with(REFS_HINT), "{err}");
+        let (code, _, err) = common::run_stdin(&["plan", "--all", "--dialect", "pairs", "-o", "refs"], input);
+        assert_eq!(code, 0, "{err}");
+    }
+    // Native ids likewise.
+    let d = tempfile::tempdir().unwrap();
+    let p = write(&d, "native.yaml", "resources:\n- id: pod/web\n");
+    let (code, out, err) = run(&["plan", "--all", "-o", "names", &p]);
+    assert_eq!((code, out.as_str()), (2, ""), "{err}");
+    assert!(err.contains(&format!("-o names: pod/web ({p}:2) has the id `pod/web`, which holds `/`")), "{err}");
+}
+
 // ---------------------------------------------------------------------------
 // graph and explain: yaml, names, refs; explain's table.
 

@@ -287,13 +287,70 @@ fn an_object_with_an_owner_the_plan_keeps_is_never_deleted() {
         s.contains("#   Pod/prod/shared (goes with ReplicaSet.apps/prod/left and ReplicaSet.apps/prod/right)\n"),
         "{s}"
     );
-    // `--multi-owner any`: the plan deletes the Pod with `left`; the script
-    // still names only `left`.
-    let s = script(&["--delete", "rs/left", "--multi-owner", "any", "fixtures/plan/two-owners.yaml"]);
-    assert_eq!(
-        commands(&s),
-        ["kubectl delete replicaset.apps left -n prod --cascade=background --wait --ignore-not-found"]
-    );
+}
+
+#[test]
+fn multi_owner_any_is_refused_as_the_collector_would_keep_what_it_deletes() {
+    // `--multi-owner any`: the plan deletes the Pod with `left`, although
+    // `right` stays. Deleting `left` does not take the Pod (the collector
+    // waits for every owner), and the Pod is no cascade root: a script would
+    // name only `left`, and the Pod would never be deleted.
+    let (code, out, _) =
+        run(&["plan", "-o", "names", "--delete", "rs/left", "--multi-owner", "any", "fixtures/plan/two-owners.yaml"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("pod/shared -n prod\n"), "{out}");
+    let message = "teardown: error: -o kubectl --multi-owner any: Kubernetes' garbage collector deletes a dependent only when all its owners are gone, so an object the plan deletes with one owner while another stays would never be deleted by the script; plan without --multi-owner any, or print -o names\n";
+    let (code, out, err) =
+        run(&["plan", "-o", "kubectl", "--delete", "rs/left", "--multi-owner", "any", "fixtures/plan/two-owners.yaml"]);
+    assert_eq!((code, out.as_str(), err.as_str()), (2, "", message));
+    // Refused before any input is read (this one does not exist).
+    let (code, _, err) = run(&["plan", "-o", "kubectl", "--all", "--multi-owner", "any", "no/such/input.yaml"]);
+    assert_eq!((code, err.as_str()), (2, message));
+    // `--multi-owner all` is fine.
+    script(&["--delete", "rs/left", "--multi-owner", "all", "fixtures/plan/two-owners.yaml"]);
+}
+
+#[test]
+fn what_kubectl_would_read_as_another_object_is_refused() {
+    // The grammar -o names checks (less what only xargs misreads): a
+    // command kubectl would read otherwise is never printed.
+    let dir = tempfile::tempdir().unwrap();
+    let cases = [
+        (
+            "apiVersion: v1\nkind: Widget\nmetadata: {name: w, namespace: a}\n",
+            "-o kubectl: Widget/a/w ({p}:3) is of the core group, which has no kind `Widget`: kubectl would look for `widget` in every API group",
+        ),
+        (
+            "apiVersion: v1.foo.com/v1\nkind: Widget\nmetadata: {name: w, namespace: a}\n",
+            "-o kubectl: Widget.v1.foo.com/a/w ({p}:3) has the group `v1.foo.com`, which kubectl would read as version v1 of the group foo.com",
+        ),
+        (
+            "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\n",
+            "-o kubectl: Widget.example.com/w ({p}:3) has no namespace written and its kind is neither built in nor defined by a CRD in the input, so its scope is only guessed (cluster-scoped): if it is namespaced, kubectl's current namespace would decide what is deleted; add its CRD to the input or give its namespace",
+        ),
+        (
+            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: \"a/b\", namespace: a}\n",
+            "-o kubectl: ConfigMap/a/a/b ({p}:3) has the name `a/b`, which is not a Kubernetes name",
+        ),
+        (
+            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: \"team a\"}\n",
+            "-o kubectl: ConfigMap/team a/c ({p}:3) is in the namespace `team a`, which is not a DNS label",
+        ),
+    ];
+    for (i, (text, says)) in cases.iter().enumerate() {
+        let p = dir.path().join(format!("{i}.yaml"));
+        std::fs::write(&p, text).unwrap();
+        let p = p.to_string_lossy();
+        let (code, out, err) = run(&["plan", "-o", "kubectl", "--all", &p]);
+        assert_eq!((code, out.as_str()), (2, ""), "{text}: {err}");
+        assert!(err.starts_with(&format!("teardown: error: {}", says.replace("{p}", &p))), "{text}: {err}");
+        assert!(
+            err.ends_with("; -o kubectl prints no command that kubectl could read as another object (-o refs prints the references as they are)\n"),
+            "{err}"
+        );
+        // -o names refuses it too.
+        assert_eq!(run(&["plan", "-o", "names", "--all", &p]).0, 2, "{text}");
+    }
 }
 
 #[test]
@@ -363,7 +420,7 @@ fn scripts_pass_bash_and_shellcheck() {
 const ODD: &str = r#"
 apiVersion: v1
 kind: ConfigMap
-metadata: {name: "it's here", namespace: "team a", uid: u1}
+metadata: {name: "it's here", namespace: team-a, uid: u1}
 ---
 apiVersion: v1
 kind: ConfigMap
@@ -383,7 +440,7 @@ metadata: {name: "new\nline", namespace: plain, uid: u5}
 ---
 apiVersion: v1
 kind: ConfigMap
-metadata: {name: 'ends\', namespace: 'it''s', uid: u6}
+metadata: {name: 'ends\', namespace: its, uid: u6}
 "#;
 
 #[test]
@@ -450,11 +507,11 @@ fn odd_names_reach_kubectl_as_one_word_each() {
         }
     }
     let want: BTreeSet<(String, Option<String>, String)> = [
-        ("configmap", Some("team a"), "it's here"),
+        ("configmap", Some("team-a"), "it's here"),
         ("configmap", Some("plain"), "-dash"),
         ("configmap", Some("plain"), "$(touch pwned) `touch pwned` $HOME *"),
         ("configmap", Some("plain"), "new\nline"),
-        ("configmap", Some("it's"), "ends\\"),
+        ("configmap", Some("its"), "ends\\"),
         ("clusterrole.rbac.authorization.k8s.io", None, "a b"),
     ]
     .into_iter()
@@ -551,6 +608,8 @@ struct Covered {
     scripts: usize,
     /// Scripts in which some deleted object goes with its owners.
     carried: usize,
+    /// Scripts refused because kubectl would misread a root.
+    refused: usize,
 }
 
 /// The property, for one input read with `dialect` (extra flags), under
@@ -581,6 +640,13 @@ fn property(input: &str, dialect: &[&str], strict: bool, covered: &mut Covered) 
             let (code, s, err) = run(&args);
             if code == 2 && err.contains("-o kubectl --cascade orphan: the script would delete") {
                 continue; // checked below: a controller would recreate a root
+            }
+            if code == 2 && err.contains("; -o kubectl prints no command that kubectl could read as another object") {
+                // kubectl would misread a root: -o names refuses the plan too.
+                args[2] = "names";
+                assert_eq!(run(&args).0, 2, "{args:?}: -o kubectl refused, -o names did not: {err}");
+                covered.refused += 1;
+                continue;
             }
             assert_eq!(code, 0, "{args:?}: {err}");
             let orphan = cascade == "orphan";
@@ -638,7 +704,8 @@ fn named_objects_and_what_they_carry_are_the_plan() {
     });
     let scripts: usize = covered.iter().map(|c| c.scripts).sum();
     let carried: usize = covered.iter().map(|c| c.carried).sum();
-    eprintln!("{scripts} scripts checked, {carried} with objects that go with their owners");
+    let refused: usize = covered.iter().map(|c| c.refused).sum();
+    eprintln!("{scripts} scripts checked, {carried} with objects that go with their owners; {refused} refused");
     assert!(scripts >= 200 && carried >= 50, "too few cases: {scripts} scripts, {carried} carrying");
 }
 

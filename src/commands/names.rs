@@ -15,10 +15,36 @@ use rayon::prelude::*;
 /// be printed by `-o names` (`flag`, for the message). Checked in
 /// parallel: a plan may hold a million objects.
 pub(super) fn printable<L: AsRef<[ObjId]>>(snapshot: &Snapshot, lists: &[L], flag: &str) -> Result<(), Error> {
+    let tail = format!(
+        "{flag} prints no line that `xargs -L1 kubectl delete` could misread (-o refs prints the references as they are)"
+    );
+    refuse(snapshot, lists, flag, &tail, problem)
+}
+
+/// Refuse (exit 2) unless kubectl would read every object of `lists` as
+/// that object when a command (`-o kubectl`, which quotes every word for
+/// the shell) names it by kind, group, name and namespace.
+pub(super) fn nameable<L: AsRef<[ObjId]>>(snapshot: &Snapshot, lists: &[L], flag: &str) -> Result<(), Error> {
+    let tail = format!(
+        "{flag} prints no command that kubectl could read as another object (-o refs prints the references as they are)"
+    );
+    refuse(snapshot, lists, flag, &tail, for_kubectl)
+}
+
+/// The first object of `lists` that `check` finds a problem with, as an
+/// error naming it and where it is written, how many more there are, and
+/// `tail`.
+fn refuse<L: AsRef<[ObjId]>>(
+    snapshot: &Snapshot,
+    lists: &[L],
+    flag: &str,
+    tail: &str,
+    check: fn(&Object) -> Option<String>,
+) -> Result<(), Error> {
     let objects = &snapshot.objects;
     let mut bad: Vec<(ObjId, String)> = Vec::new();
     for ids in lists {
-        let found = ids.as_ref().par_iter().filter_map(|&id| problem(&objects[id.index()]).map(|why| (id, why)));
+        let found = ids.as_ref().par_iter().filter_map(|&id| check(&objects[id.index()]).map(|why| (id, why)));
         bad.par_extend(found);
     }
     let more = bad.len().saturating_sub(1);
@@ -31,17 +57,42 @@ pub(super) fn printable<L: AsRef<[ObjId]>>(snapshot: &Snapshot, lists: &[L], fla
         0 => String::new(),
         n => format!(" ({n} more {} cannot be printed either)", if n == 1 { "object" } else { "objects" }),
     };
-    Err(Error::Usage(format!(
-        "{flag}: {} ({}:{line}) {why}{more}; {flag} prints no line that `xargs -L1 kubectl delete` could misread (-o refs prints the references as they are)",
-        shown(&o.reference()),
-        file.name,
-    )))
+    Err(Error::Usage(format!("{flag}: {} ({}:{line}) {why}{more}; {tail}", shown(&o.reference()), file.name)))
 }
 
-/// Why `o` cannot be printed, if it cannot.
+/// Why `o` cannot be printed as a `-o names` line, if it cannot: what
+/// xargs would not pass as it is, then what kubectl would misread.
 fn problem(o: &Object) -> Option<String> {
-    match o.identity() {
+    let words = match o.identity() {
         Identity::Id | Identity::Token => for_xargs("id", &o.name),
+        Identity::Coordinates | Identity::Ref => {
+            for_xargs("name", &o.name).or_else(|| o.namespace.as_deref().and_then(|ns| for_xargs("namespace", ns)))
+        }
+    };
+    words.or_else(|| for_kubectl(o))
+}
+
+/// Why kubectl, given `o`'s words as they are (its id; or its kind, group,
+/// name and namespace), could read another object than `o`, or none, if
+/// it could. Whether xargs or a shell passes those words as they are is
+/// not asked here.
+pub(super) fn for_kubectl(o: &Object) -> Option<String> {
+    match o.identity() {
+        Identity::Id | Identity::Token => {
+            if o.name.contains('/') {
+                return Some(format!(
+                    "has the id `{}`, which holds `/`: kubectl would read it as TYPE/NAME, and could delete that object",
+                    shown(&o.name)
+                ));
+            }
+            if o.name.starts_with('-') {
+                return Some(format!(
+                    "has the id `{}`, which starts with `-`: kubectl would read it as a flag",
+                    shown(&o.name)
+                ));
+            }
+            None
+        }
         Identity::Coordinates | Identity::Ref => {
             if !is_kind(&o.kind) {
                 return Some(format!(
@@ -72,9 +123,6 @@ fn problem(o: &Object) -> Option<String> {
                     ));
                 }
             }
-            if let Some(why) = for_xargs("name", &o.name) {
-                return Some(why);
-            }
             if matches!(&*o.name, "." | "..") || o.name.contains(['/', '%']) {
                 return Some(format!(
                     "has the name `{}`, which is not a Kubernetes name (none holds `/` or `%`, or is `.` or `..`)",
@@ -82,15 +130,19 @@ fn problem(o: &Object) -> Option<String> {
                 ));
             }
             if let Some(ns) = &o.namespace {
-                if let Some(why) = for_xargs("namespace", ns) {
-                    return Some(why);
-                }
                 if !is_label(ns) {
                     return Some(format!(
                         "is in the namespace `{}`, which is not a DNS label (lower-case letters, digits, `-`) as every Kubernetes namespace is",
                         shown(ns)
                     ));
                 }
+            }
+            if o.is_kubernetes() && !o.scope_known {
+                // Taken as cluster-scoped: without `-n`, kubectl would look
+                // for a namespaced one in its current namespace.
+                return Some(String::from(
+                    "has no namespace written and its kind is neither built in nor defined by a CRD in the input, so its scope is only guessed (cluster-scoped): if it is namespaced, kubectl's current namespace would decide what is deleted; add its CRD to the input or give its namespace",
+                ));
             }
             if o.identity() == Identity::Ref {
                 // Krake: the api stands where the group does. A Kubernetes

@@ -17,7 +17,7 @@ use std::path::PathBuf;
 
 pub fn run(args: PlanArgs, env: Env, style: Style) -> Result<Status, Error> {
     let mut settings = PlanSettings::new(&args.plan, false)?;
-    crate::settings::plan_output(args.output, args.input.dialect.as_deref())?;
+    crate::settings::plan_output(args.output, args.input.dialect.as_deref(), settings.multi_owner)?;
     let controls = crate::settings::controls(&args.rules, &args.config, &args.plan.finalizer_controller)?;
     crate::settings::with_controls(&mut settings, &controls);
     let voice = Voice { style, progress: env.progress, rules: controls.rules, quiet: env.quiet };
@@ -77,22 +77,17 @@ pub fn run(args: PlanArgs, env: Env, style: Style) -> Result<Status, Error> {
 }
 
 /// The cascade roots `-o kubectl` deletes, or why it cannot: every object
-/// the plan deletes must be a Kubernetes resource (read by the kubernetes
-/// or kubevela dialect) with a name a shell command can pass, and under
-/// `--cascade orphan` no root may go while its controller is there to
-/// recreate it. Known only once the input is read.
+/// the plan deletes must be a Kubernetes resource (read by a dialect whose
+/// objects are, `Object::is_kubernetes`) with a name a shell command can
+/// pass; kubectl must read every root the script names as that object
+/// (the grammar `-o names` checks, less what only xargs would misread);
+/// and under `--cascade orphan` no root may go while its controller is
+/// there to recreate it. Known only once the input is read.
 fn kubectl_roots(snapshot: &Snapshot, plan: &Plan) -> Result<plan::roots::Roots, Error> {
     let objects = &snapshot.objects;
     let deleted = || plan.steps.iter().flatten().map(|id| &objects[id.index()]);
-    let foreign = |o: &&crate::model::Object| !plan::roots::KUBECTL_DIALECTS.contains(&o.origin.dialect);
+    let foreign = |o: &&crate::model::Object| !o.is_kubernetes();
     if let Some(o) = deleted().find(foreign) {
-        let what = match o.origin.dialect {
-            "murano" => "a Murano object",
-            "native" => "an object of the native dialect",
-            "pairs" => "a token of tsort pairs",
-            "krake" => "a Krake resource",
-            _ => "an object of another dialect",
-        };
         let name = match o.identity() {
             Identity::Id | Identity::Token => format!("id:{}", o.name),
             Identity::Coordinates | Identity::Ref => o.reference(),
@@ -102,7 +97,8 @@ fn kubectl_roots(snapshot: &Snapshot, plan: &Plan) -> Result<plan::roots::Roots,
             n => format!(" ({n} objects of the plan are not Kubernetes resources)"),
         };
         return Err(Error::Usage(format!(
-            "-o kubectl: {name} is {what}, not a Kubernetes resource; kubectl cannot delete it{more}"
+            "-o kubectl: {name} is {}, not a Kubernetes resource; kubectl cannot delete it{more}",
+            o.origin.noun
         )));
     }
     let unpassable = |o: &&crate::model::Object| {
@@ -115,6 +111,7 @@ fn kubectl_roots(snapshot: &Snapshot, plan: &Plan) -> Result<plan::roots::Roots,
         )));
     }
     let roots = plan::roots::cascade_roots(objects, plan);
+    super::names::nameable(snapshot, &roots.steps, "-o kubectl")?;
     if let Some((x, controller)) = plan::roots::recreated(objects, plan, &roots) {
         let step = |id: ObjId| plan.order.step.get(id.index()).copied().unwrap_or(0);
         return Err(Error::Usage(format!(

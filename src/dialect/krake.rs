@@ -38,6 +38,7 @@ pub const CASCADE_DELETION: &str = "cascade_deletion";
 
 pub static ORIGIN: Origin = Origin {
     dialect: "krake",
+    noun: "a Krake resource",
     identity: Identity::Ref,
     fields: Fields {
         name: &["metadata", "name"],
@@ -67,6 +68,10 @@ impl super::Dialect for Krake {
 
     fn name(&self) -> &'static str {
         "krake"
+    }
+
+    fn origin(&self) -> &'static Origin {
+        &ORIGIN
     }
 
     fn about(&self) -> &'static str {
@@ -215,6 +220,7 @@ fn convert(raw: RawResource, span: Span, text: &str, out: &mut Vec<Finding>) -> 
         group: intern(&api),
         kind: intern(&kind),
         namespace_written: namespace.is_some(),
+        scope_known: false,
         namespace,
         name,
         uid: nonempty(meta.uid),

@@ -30,6 +30,7 @@ pub struct Kubernetes;
 
 pub static ORIGIN: Origin = Origin {
     dialect: "kubernetes",
+    noun: "a Kubernetes resource",
     identity: Identity::Coordinates,
     fields: Fields {
         name: &["metadata", "name"],
@@ -55,6 +56,10 @@ impl super::Dialect for Kubernetes {
 
     fn name(&self) -> &'static str {
         "kubernetes"
+    }
+
+    fn origin(&self) -> &'static Origin {
+        &ORIGIN
     }
 
     fn about(&self) -> &'static str {
@@ -931,6 +936,7 @@ pub fn convert(
         group,
         kind,
         namespace_written: namespace.is_some(),
+        scope_known: false,
         namespace,
         name,
         uid: meta.uid.map(|u| u.0).filter(|u| !u.is_empty()),

@@ -48,6 +48,7 @@ const FINALIZERS: &[&str] = &["app.oam.dev/resource-tracker-finalizer", "resourc
 
 pub static ORIGIN: Origin = Origin {
     dialect: "kubevela",
+    noun: "a KubeVela object",
     identity: Identity::Coordinates,
     fields: Fields {
         name: &["metadata", "name"],
@@ -93,6 +94,10 @@ impl Dialect for KubeVela {
         "kubevela"
     }
 
+    fn origin(&self) -> &'static Origin {
+        &ORIGIN
+    }
+
     fn about(&self) -> &'static str {
         "KubeVela Applications and ResourceTrackers (`core.oam.dev`), lists of them"
     }
@@ -135,6 +140,8 @@ impl Dialect for KubeVela {
             Err(finding) => return out.findings.push(finding),
         };
         let head = at(unit, &["metadata", "name"], &object.name);
+        // The scope of its own kinds is known, CRD or no CRD in the input.
+        object.scope_known = matches!(&*object.kind, "Application" | "ResourceTracker");
         let tracking = match &*object.kind {
             "Application" => {
                 // Applications are namespaced: one written without a namespace is in `default`.

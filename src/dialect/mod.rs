@@ -23,7 +23,7 @@ pub mod status;
 use crate::findings::{Finding, Rule};
 use crate::input::{FileId, Node, Shape, Sources, Unit};
 use crate::model::lifecycle::Lifecycle;
-use crate::model::{Object, Relation};
+use crate::model::{Object, Origin, Relation};
 
 /// One kind of input.
 pub trait Dialect: Sync {
@@ -32,6 +32,9 @@ pub trait Dialect: Sync {
 
     /// What its documents look like, one line (for `--help` and messages).
     fn about(&self) -> &'static str;
+
+    /// What the objects it reads are (every object it reads has this origin).
+    fn origin(&self) -> &'static Origin;
 
     /// Is this unit (a document, or an item of a list: `unit.list`) this
     /// dialect's? Look at `unit.shape()` and `unit.outline()` (made when

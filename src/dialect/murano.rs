@@ -27,6 +27,7 @@ pub struct Murano;
 
 pub static ORIGIN: Origin = Origin {
     dialect: "murano",
+    noun: "a Murano object",
     identity: Identity::Id,
     fields: Fields {
         name: &["id"],
@@ -49,6 +50,10 @@ impl super::Dialect for Murano {
 
     fn name(&self) -> &'static str {
         "murano"
+    }
+
+    fn origin(&self) -> &'static Origin {
+        &ORIGIN
     }
 
     fn about(&self) -> &'static str {
@@ -349,6 +354,7 @@ impl Reader<'_> {
             kind,
             namespace: None,
             namespace_written: false,
+            scope_known: false,
             name: id.clone(),
             uid: Some(id.clone()),
             labels: Box::default(),

@@ -23,6 +23,7 @@ pub struct Native;
 
 pub static ORIGIN: Origin = Origin {
     dialect: "native",
+    noun: "an object of the native dialect",
     identity: Identity::Id,
     fields: Fields {
         name: &["id"],
@@ -45,6 +46,10 @@ impl super::Dialect for Native {
 
     fn name(&self) -> &'static str {
         "native"
+    }
+
+    fn origin(&self) -> &'static Origin {
+        &ORIGIN
     }
 
     fn about(&self) -> &'static str {
@@ -128,6 +133,7 @@ pub fn convert(raw: RawNative, span: Span, text: &str, out: &mut Vec<Finding>) -
         kind: "".into(),
         namespace: None,
         namespace_written: false,
+        scope_known: false,
         uid: Some(id.clone()),
         name: id,
         labels: Box::default(),

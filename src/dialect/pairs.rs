@@ -17,6 +17,7 @@ pub struct Pairs;
 
 pub static ORIGIN: Origin = Origin {
     dialect: "pairs",
+    noun: "a token of tsort pairs",
     identity: Identity::Token,
     fields: Fields {
         name: &[""],
@@ -35,6 +36,10 @@ pub static ORIGIN: Origin = Origin {
 impl super::Dialect for Pairs {
     fn name(&self) -> &'static str {
         "pairs"
+    }
+
+    fn origin(&self) -> &'static Origin {
+        &ORIGIN
     }
 
     fn about(&self) -> &'static str {
@@ -81,6 +86,7 @@ fn object(empty: &Empty, name: &str, span: Span) -> Object {
         kind: empty.0.clone(),
         namespace: None,
         namespace_written: false,
+        scope_known: false,
         name: name.into(),
         uid: None,
         labels: Box::default(),

@@ -55,6 +55,8 @@ pub enum Identity {
 #[derive(Debug)]
 pub struct Origin {
     pub dialect: &'static str,
+    /// One of its objects, in a message: `a Murano object`.
+    pub noun: &'static str,
     pub identity: Identity,
     pub fields: Fields,
     pub collector: Collector,
@@ -246,6 +248,13 @@ pub struct Object {
     /// Whether `metadata.namespace` was written (scope is decided once all
     /// CRDs are known; see `resolve`).
     pub namespace_written: bool,
+    /// Kubernetes objects: whether its scope is known rather than guessed:
+    /// a built-in kind, a kind a CRD of the snapshot defines, a kind its
+    /// dialect knows (KubeVela's), or a namespace written (it is namespaced,
+    /// in that namespace). False: nothing says, and it is taken as
+    /// cluster-scoped, which in a cluster it may not be. Set by
+    /// `resolve::assign_scopes` (and by a dialect for its own kinds).
+    pub scope_known: bool,
     /// What only Murano objects have.
     pub murano: Option<Box<MuranoInfo>>,
     /// What only the objects of a tracking application (KubeVela) have.

@@ -161,7 +161,9 @@ impl<'a> Index<'a> {
 
 /// Decide every object's scope: cluster-scoped objects lose any namespace
 /// they were written with, namespaced ones without a namespace are in
-/// `default` (as `kubectl apply` would put them).
+/// `default` (as `kubectl apply` would put them). A kind neither built in
+/// nor defined by a CRD of the snapshot is namespaced when a namespace is
+/// written, else taken as cluster-scoped (its scope not known).
 pub fn assign_scopes(objects: &mut [Object]) {
     // CRDs of the snapshot: group → kind → namespaced (first one wins).
     let mut crd_scope: FxHashMap<super::Str, FxHashMap<super::Str, bool>> = FxHashMap::default();
@@ -174,9 +176,12 @@ pub fn assign_scopes(objects: &mut [Object]) {
         if !o.is_kubernetes() {
             continue;
         }
-        let namespaced = builtin_namespaced(&o.group, &o.kind)
-            .or_else(|| crd_scope.get(&*o.group).and_then(|kinds| kinds.get(&*o.kind)).copied())
-            .unwrap_or(o.namespace_written);
+        let known = builtin_namespaced(&o.group, &o.kind)
+            .or_else(|| crd_scope.get(&*o.group).and_then(|kinds| kinds.get(&*o.kind)).copied());
+        let namespaced = known.unwrap_or(o.namespace_written);
+        // Else, written without a namespace, it is taken as cluster-scoped,
+        // which it may not be.
+        o.scope_known |= known.is_some() || o.namespace_written;
         if !namespaced {
             o.namespace = None;
         } else if o.namespace.is_none() {

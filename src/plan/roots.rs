@@ -28,10 +28,6 @@ use crate::analysis::cascade::CascadeMode;
 use crate::model::{Link, ObjId, Object, RelKind};
 use std::collections::VecDeque;
 
-/// The dialects whose objects are Kubernetes resources, which kubectl can
-/// delete. (Murano, native, pairs and Krake objects are not.)
-pub const KUBECTL_DIALECTS: &[&str] = &["kubernetes", "kubevela"];
-
 /// How many of the roots an object goes with are named.
 pub const SHOWN: usize = 3;
 
