@@ -37,6 +37,14 @@ impl Snapshot {
     pub fn has_fatal(&self) -> bool {
         self.findings.iter().any(|f| f.fatal)
     }
+
+    /// The other places `id` is written (its copies), in file order: a
+    /// slice of `copies`, which is sorted by object.
+    pub fn copies_of(&self, id: ObjId) -> &[(ObjId, Span)] {
+        let from = self.copies.partition_point(|(o, _)| *o < id);
+        let to = from + self.copies[from..].partition_point(|(o, _)| *o == id);
+        &self.copies[from..to]
+    }
 }
 
 #[derive(Clone, Debug, Default)]

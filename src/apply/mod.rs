@@ -169,7 +169,7 @@ pub fn prepare(plan: &PlanFile, snapshot: &Snapshot, options: &LoadOptions) -> R
             places.push(find(&r.reference, c)?);
         }
         let listed = 1 + r.copies.len();
-        let written = 1 + snapshot.copies.iter().filter(|(o, _)| *o == id).count();
+        let written = 1 + snapshot.copies_of(id).len();
         if listed != written {
             return Err(ApplyError::Mismatch {
                 file: r.place.file.clone(),
@@ -224,7 +224,7 @@ pub fn prepare(plan: &PlanFile, snapshot: &Snapshot, options: &LoadOptions) -> R
             )));
         }
         strips.push(Work { decl: Some(rel.decl), ..w });
-        for (copy, span) in snapshot.copies.iter().filter(|(c, _)| *c == id) {
+        for (copy, span) in snapshot.copies_of(id) {
             strips.push(Work { id: *copy, span: *span, decl: Some(rel.decl), start: span.start });
         }
     }

@@ -10,7 +10,9 @@
 //! lines and indentation (the layout `kubectl get -o yaml` and most
 //! manifests use). Anything else is [`Unsupported`], never guessed at.
 
+use std::collections::HashMap;
 use std::ops::Range;
+use std::rc::Rc;
 
 /// A replacement of `range` by `text`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -77,16 +79,40 @@ fn is_filler(line: &str) -> bool {
     t.is_empty() || t.starts_with('#')
 }
 
-/// The lines of `text[range]`: (start, line without its newline).
-fn lines_in(text: &str, range: Range<usize>) -> Vec<(usize, &str)> {
-    let mut out = Vec::new();
+/// The lines of `text[range]`: (start, line without its newline), read as
+/// they are asked for (a collection stops reading at its end).
+fn lines_in(text: &str, range: Range<usize>) -> impl Iterator<Item = (usize, &str)> {
     let mut at = range.start;
-    while at < range.end {
+    std::iter::from_fn(move || {
+        if at >= range.end {
+            return None;
+        }
         let end = text[at..range.end].find('\n').map_or(range.end, |i| at + i);
-        out.push((at, text[at..end].trim_end_matches('\r')));
+        let line = (at, text[at..end].trim_end_matches('\r'));
         at = end + 1;
+        Some(line)
+    })
+}
+
+/// How much work the edit layer did, for tests that would catch it growing
+/// with the square of a list's length: collections parsed, and the bytes
+/// or lines walked back to find where a list starts.
+#[cfg(test)]
+mod counted {
+    use std::cell::Cell;
+
+    thread_local! {
+        pub static PARSES: Cell<usize> = const { Cell::new(0) };
+        pub static STEPS_BACK: Cell<usize> = const { Cell::new(0) };
     }
-    out
+
+    pub fn parse() {
+        PARSES.with(|c| c.set(c.get() + 1));
+    }
+
+    pub fn step_back() {
+        STEPS_BACK.with(|c| c.set(c.get() + 1));
+    }
 }
 
 /// Skip whitespace forwards from `at`.
@@ -174,6 +200,8 @@ fn flow_value_end(text: &str, at: usize, limit: usize) -> R<usize> {
 
 /// The entries of the flow collection whose opening bracket is at `open`.
 fn flow_collection(text: &str, open: usize) -> R<Collection> {
+    #[cfg(test)]
+    counted::parse();
     let b = text.as_bytes();
     let is_map = b[open] == b'{';
     let end = flow_value_end(text, open, text.len())?;
@@ -267,12 +295,13 @@ fn block_key(line: &str) -> Option<(String, usize)> {
 /// The block collection whose first entry starts at `first` (a key, or a
 /// `- ` of a sequence), ending before `limit`.
 fn block_collection(text: &str, first: usize, limit: usize) -> R<Collection> {
+    #[cfg(test)]
+    counted::parse();
     let col = first - line_start(text, first);
     let seq = text[first..].starts_with("- ") || text[first..].starts_with("-\n") || &text[first..] == "-";
-    let lines = lines_in(text, line_start(text, first)..limit);
     let mut entries: Vec<Entry> = Vec::new();
     let mut last_content = None;
-    for (i, &(start, line)) in lines.iter().enumerate() {
+    for (i, (start, line)) in lines_in(text, line_start(text, first)..limit).enumerate() {
         let opens = if i == 0 {
             true
         } else if is_filler(line) {
@@ -434,7 +463,99 @@ enum Place {
     Alone(Edit),
     /// An entry of a collection, removed together with its siblings:
     /// what is left when every entry goes.
-    Entry { list: Collection, index: usize, when_empty: Edit },
+    Entry { list: Rc<Collection>, index: usize, when_empty: Edit },
+}
+
+/// What one `edits` call has found out about the text, so that each list
+/// is parsed once and each walk back to where a list starts is made once,
+/// however many of its items go.
+struct Seen<'t> {
+    text: &'t str,
+    /// Where each line starts (made when first needed).
+    lines: Vec<usize>,
+    /// Parsed lists: flow ones by their opening bracket, block ones by
+    /// their first item's dash.
+    lists: HashMap<usize, Rc<Collection>>,
+    /// Walks back to a flow list's opening bracket: from just after a comma
+    /// between two of its elements, the bracket found (`None`: none).
+    opens: HashMap<usize, Option<usize>>,
+    /// Walks back to a block sequence's first item: from the line of one of
+    /// its items, where the walk ended.
+    firsts: HashMap<usize, FirstItem<'t>>,
+}
+
+/// A block sequence's first item's line, and the line above the sequence
+/// (its start and text), if it is not the file's first.
+type FirstItem<'t> = (usize, Option<(usize, &'t str)>);
+
+impl<'t> Seen<'t> {
+    fn new(text: &'t str) -> Seen<'t> {
+        Seen { text, lines: Vec::new(), lists: HashMap::new(), opens: HashMap::new(), firsts: HashMap::new() }
+    }
+
+    /// `line_start`, by a table of the lines rather than a search back
+    /// (a file of JSON on one line would make that a walk to its start).
+    fn line_start(&mut self, at: usize) -> usize {
+        if self.lines.is_empty() {
+            self.lines.push(0);
+            self.lines.extend(self.text.match_indices('\n').map(|(i, _)| i + 1));
+        }
+        self.lines[self.lines.partition_point(|&l| l <= at) - 1]
+    }
+
+    /// The flow list opening at `open`, parsed once.
+    fn flow_list(&mut self, open: usize) -> R<Rc<Collection>> {
+        if let Some(list) = self.lists.get(&open) {
+            return Ok(list.clone());
+        }
+        let list = Rc::new(flow_collection(self.text, open)?);
+        self.lists.insert(open, list.clone());
+        Ok(list)
+    }
+
+    /// The block sequence whose first item's dash is at `first`, parsed once.
+    fn block_list(&mut self, first: usize) -> R<Rc<Collection>> {
+        if let Some(list) = self.lists.get(&first) {
+            return Ok(list.clone());
+        }
+        let list = Rc::new(block_collection(self.text, first, self.text.len())?);
+        self.lists.insert(first, list.clone());
+        Ok(list)
+    }
+
+    /// The bracket that opens the flow collection holding the element
+    /// after `prev`: back over earlier elements. Each walk stops where an
+    /// earlier one passed, so the elements of one list are walked over once.
+    fn flow_open(&mut self, prev: usize) -> Option<usize> {
+        let b = self.text.as_bytes();
+        let mut depth = 0usize;
+        let mut i = prev;
+        let mut passed = Vec::new();
+        let open = loop {
+            if depth == 0 && i > 0 && b[i - 1] == b',' {
+                if let Some(&open) = self.opens.get(&i) {
+                    break open;
+                }
+                passed.push(i);
+            }
+            if i == 0 {
+                break None;
+            }
+            #[cfg(test)]
+            counted::step_back();
+            i -= 1;
+            match b[i] {
+                b']' | b'}' => depth += 1,
+                b'[' | b'{' if depth == 0 => break Some(i),
+                b'[' | b'{' => depth -= 1,
+                _ => {}
+            }
+        };
+        for at in passed {
+            self.opens.insert(at, open);
+        }
+        open
+    }
 }
 
 /// The edits for `ops` on `text`, sorted and checked not to overlap.
@@ -442,18 +563,24 @@ enum Place {
 /// right and an emptied list is written `[]` (or its key goes).
 pub fn edits(text: &str, ops: &[Op]) -> R<Vec<Edit>> {
     let mut out = Vec::new();
-    // Collections, by where their entries start, with the entries to remove.
-    let mut groups: Vec<(usize, Collection, Vec<usize>, Edit)> = Vec::new();
-    let mut join = |list: Collection, index: usize, when_empty: Edit| {
+    let mut seen = Seen::new(text);
+    // Collections, in the order first met, with the entries to remove; by
+    // where their entries start.
+    let mut groups: Vec<(Rc<Collection>, Vec<usize>, Edit)> = Vec::new();
+    let mut group_at: HashMap<usize, usize> = HashMap::new();
+    let mut join = |list: Rc<Collection>, index: usize, when_empty: Edit| {
         let key = list.entries.first().map_or(list.inner.start, |e| e.whole.start);
-        match groups.iter_mut().find(|g| g.0 == key) {
-            Some(g) => g.2.push(index),
-            None => groups.push((key, list, vec![index], when_empty)),
+        match group_at.get(&key) {
+            Some(&g) => groups[g].1.push(index),
+            None => {
+                group_at.insert(key, groups.len());
+                groups.push((list, vec![index], when_empty));
+            }
         }
     };
     for op in ops {
         match op {
-            Op::Remove { span } => match remove_value(text, span.clone())? {
+            Op::Remove { span } => match remove_value(&mut seen, span.clone())? {
                 Place::Alone(e) => out.push(e),
                 Place::Entry { list, index, when_empty } => join(list, index, when_empty),
             },
@@ -470,12 +597,12 @@ pub fn edits(text: &str, ops: &[Op]) -> R<Vec<Edit>> {
                     Some(mut e) if e.len() == 1 => e.remove(0),
                     _ => return unsupported(span.start, format!("`{}` is all the object holds", path.join("."))),
                 };
-                join(list, *index, when_empty);
+                join(Rc::new(list), *index, when_empty);
             }
             Op::SetTrue { span, path, key } => out.push(set_true(text, span.clone(), path, key)?),
         }
     }
-    for (_, list, mut removed, when_empty) in groups {
+    for (list, mut removed, when_empty) in groups {
         removed.sort_unstable();
         removed.dedup();
         match remove_entries(&list, &removed) {
@@ -547,28 +674,29 @@ fn set_true(text: &str, span: Range<usize>, path: &[&str], key: &str) -> R<Edit>
     Ok(Edit { range: ls..ls, text: format!("{}{key}: true\n", " ".repeat(col)) })
 }
 
-fn remove_value(text: &str, span: Range<usize>) -> R<Place> {
-    let ls = line_start(text, span.start);
+fn remove_value(seen: &mut Seen, span: Range<usize>) -> R<Place> {
+    let text = seen.text;
+    let ls = seen.line_start(span.start);
     let before = &text[ls..span.start];
     let body = &text[span.clone()];
     let dash_in = body.starts_with("- ") || body.starts_with("-\n");
     if (dash_in && before.trim().is_empty()) || before.trim() == "-" {
-        return block_item(text, span, ls);
+        return block_item(seen, span, ls);
     }
     // The first thing before the value, skipping blanks and comment lines.
     let mut at = skip_ws_back(text, span.start, 0);
     loop {
-        let l = line_start(text, at);
+        let l = seen.line_start(at);
         if at > 0 && text[l..at].trim_start().starts_with('#') {
             at = skip_ws_back(text, l, 0);
             continue;
         }
         break;
     }
-    let prev_line = &text[line_start(text, at)..at];
+    let prev_line = &text[seen.line_start(at)..at];
     let prev = text[..at].chars().next_back();
     match prev {
-        Some('[' | ',') => flow_element(text, span, at),
+        Some('[' | ',') => flow_element(seen, span, at),
         Some(':') if !is_separator(prev_line) => Ok(Place::Alone(Edit { range: span, text: "null".into() })),
         _ if at == 0 || is_separator(prev_line) || prev_line.trim_start().starts_with("...") => {
             Ok(Place::Alone(document(text, span)))
@@ -627,38 +755,58 @@ fn document(text: &str, span: Range<usize>) -> Edit {
 }
 
 /// An item of a block sequence, found among its siblings.
-fn block_item(text: &str, span: Range<usize>, ls: usize) -> R<Place> {
+fn block_item(seen: &mut Seen, span: Range<usize>, ls: usize) -> R<Place> {
+    let text = seen.text;
     let dash = ls + indent_of(&text[ls..]);
     let col = dash - ls;
     let sibling = |line: &str| {
         let ind = indent_of(line);
         ind == col && (line[ind..].starts_with("- ") || &line[ind..] == "-")
     };
-    // Back to the sequence's first item, and the line above it.
-    let mut first = ls;
-    let mut above = None;
-    let mut l = ls;
-    while l > 0 {
-        let p = line_start(text, l - 1);
-        let line = text[p..l].trim_end_matches(['\n', '\r']);
-        l = p;
-        if is_filler(line) {
-            continue;
+    // Back to the sequence's first item, and the line above it; from an
+    // item's line, the walk goes as it went from there before.
+    let (first, above) = match seen.firsts.get(&ls) {
+        Some(&found) => found,
+        None => {
+            let mut first = ls;
+            let mut above = None;
+            let mut passed = vec![ls];
+            let mut l = ls;
+            while l > 0 {
+                #[cfg(test)]
+                counted::step_back();
+                let p = line_start(text, l - 1);
+                let line = text[p..l].trim_end_matches(['\n', '\r']);
+                l = p;
+                if is_filler(line) {
+                    continue;
+                }
+                if sibling(line) {
+                    if let Some(&found) = seen.firsts.get(&p) {
+                        (first, above) = found;
+                        break;
+                    }
+                    first = p;
+                    passed.push(p);
+                    continue;
+                }
+                let ind = indent_of(line);
+                if ind < col || (ind == col && !sibling(line)) || is_separator(line) {
+                    above = Some((p, line));
+                    break;
+                }
+            }
+            for p in passed {
+                seen.firsts.insert(p, (first, above));
+            }
+            (first, above)
         }
-        if sibling(line) {
-            first = p;
-            continue;
-        }
-        let ind = indent_of(line);
-        if ind < col || (ind == col && !sibling(line)) || is_separator(line) {
-            above = Some((p, line));
-            break;
-        }
-    }
-    let list = block_collection(text, first + col, text.len())?;
-    let Some(index) = list.entries.iter().position(|e| e.whole.start == ls) else {
-        return unsupported(span.start, "an item not found in its sequence");
     };
+    let list = seen.block_list(first + col)?;
+    let index = list.entries.partition_point(|e| e.whole.start < ls);
+    if list.entries.get(index).is_none_or(|e| e.whole.start != ls) {
+        return unsupported(span.start, "an item not found in its sequence");
+    }
     let end = list.entries.last().map_or(ls, |e| e.whole.end);
     let when_empty = match above {
         // `key:` above: the key keeps an empty list.
@@ -678,30 +826,19 @@ fn block_item(text: &str, span: Range<usize>, ls: usize) -> R<Place> {
 }
 
 /// An element of a flow sequence or JSON array.
-fn flow_element(text: &str, span: Range<usize>, prev: usize) -> R<Place> {
+fn flow_element(seen: &mut Seen, span: Range<usize>, prev: usize) -> R<Place> {
     // Find the opening bracket: back over earlier elements.
-    let b = text.as_bytes();
-    let mut depth = 0usize;
-    let mut i = prev;
-    let open = loop {
-        if i == 0 {
-            return unsupported(span.start, "an element whose list does not open");
-        }
-        i -= 1;
-        match b[i] {
-            b']' | b'}' => depth += 1,
-            b'[' | b'{' if depth == 0 => break i,
-            b'[' | b'{' => depth -= 1,
-            _ => {}
-        }
+    let Some(open) = seen.flow_open(prev) else {
+        return unsupported(span.start, "an element whose list does not open");
     };
-    if b[open] != b'[' {
+    if seen.text.as_bytes()[open] != b'[' {
         return unsupported(open, "a value inside a flow mapping");
     }
-    let list = flow_collection(text, open)?;
-    let Some(index) = list.entries.iter().position(|e| e.whole.start == span.start) else {
+    let list = seen.flow_list(open)?;
+    let index = list.entries.partition_point(|e| e.whole.start < span.start);
+    if list.entries.get(index).is_none_or(|e| e.whole.start != span.start) {
         return unsupported(span.start, "an element not found in its list");
-    };
+    }
     let when_empty = Edit::cut(list.inner.clone());
     Ok(Place::Entry { list, index, when_empty })
 }
@@ -885,6 +1022,52 @@ mod tests {
         let s = "xs:\n- name: n\n  \"?\": {id: 1}\n- name: m\n";
         let at = s.find("\"?\"").expect("key");
         assert_eq!(&s[holder_of_key(s, at).expect("holder")], "- name: n\n  \"?\": {id: 1}\n");
+    }
+
+    /// Edits of `ops`, with the lists parsed and the steps walked back.
+    fn counted_run(text: &str, ops: &[Op]) -> (String, usize, usize) {
+        counted::PARSES.with(|c| c.set(0));
+        counted::STEPS_BACK.with(|c| c.set(0));
+        let out = run(text, ops);
+        (out, counted::PARSES.with(|c| c.get()), counted::STEPS_BACK.with(|c| c.get()))
+    }
+
+    /// Taking N items out of one list parses it once and walks back over
+    /// it once, in any order (it was once parsed again for every item).
+    #[test]
+    fn a_list_is_parsed_once_however_many_items_go() {
+        const N: usize = 1000;
+        let json = format!(
+            "{{\"kind\": \"List\", \"items\": [\n{}\n]}}\n",
+            (0..N).map(|i| format!("  {}", item_json(i))).collect::<Vec<_>>().join(",\n")
+        );
+        let yaml = format!(
+            "kind: List\nitems:\n{}",
+            (0..N).map(|i| format!("- name: n{i}\n  v:\n  - {i}\n")).collect::<Vec<_>>().join("")
+        );
+        let yaml_item = |i: usize| format!("- name: n{i}\n  v:\n  - {i}\n");
+        for (text, item) in [(&json, &item_json as &dyn Fn(usize) -> String), (&yaml, &yaml_item)] {
+            // Every other item, first to last and last to first; then all
+            // but the first.
+            let odd: Vec<usize> = (1..N).step_by(2).collect();
+            let rest: Vec<usize> = (1..N).collect();
+            for gone in [odd.clone(), odd.iter().rev().copied().collect(), rest] {
+                let ops: Vec<Op> = gone.iter().map(|&i| remove(text, &item(i))).collect();
+                let (out, parses, steps) = counted_run(text, &ops);
+                assert_eq!(parses, 1, "the list parsed once");
+                assert!(steps <= text.len(), "{steps} steps back over {} bytes", text.len());
+                for i in 0..N {
+                    assert_eq!(out.contains(&item(i)), !gone.contains(&i), "item {i}");
+                }
+            }
+        }
+        // What stays is what was written, less the items.
+        let ops: Vec<Op> = (1..N).map(|i| remove(&json, &item_json(i))).collect();
+        assert_eq!(run(&json, &ops), format!("{{\"kind\": \"List\", \"items\": [\n  {}\n]}}\n", item_json(0)));
+    }
+
+    fn item_json(i: usize) -> String {
+        format!("{{\"name\": \"n{i}\", \"v\": [{i}]}}")
     }
 
     #[test]

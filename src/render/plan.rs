@@ -442,14 +442,9 @@ fn resource<'a>(snapshot: &'a Snapshot, plan: &'a Plan, id: ObjId, action: &'sta
 
 /// The other places `id` is written, in file order.
 fn copies(snapshot: &Snapshot, id: ObjId) -> Vec<PlaceOut<'_>> {
-    let all = &snapshot.copies;
-    if all.is_empty() {
-        return Vec::new();
-    }
-    let from = all.partition_point(|(o, _)| *o < id);
-    all[from..]
+    snapshot
+        .copies_of(id)
         .iter()
-        .take_while(|(o, _)| *o == id)
         .map(|(_, span)| {
             let file = snapshot.sources.get(span.file);
             PlaceOut {
