@@ -448,9 +448,28 @@ fn named(doc: &Unit) -> bool {
     doc.child("metadata").is_some_and(|m| m.str("name").is_some_and(|n| !n.is_empty()))
 }
 
-/// The annotations teardown reads; all others are skipped.
+/// The annotations teardown reads; all others are skipped: cli-utils'
+/// depends-on, and those of the tools whose ordering and keep metadata
+/// `plan` reads (kept in [`Facts::annotations`]).
 pub const KEPT_ANNOTATIONS: [&str; 1] = [DEPENDS_ON];
 pub const DEPENDS_ON: &str = "config.kubernetes.io/depends-on";
+
+/// The key prefixes of other tools' annotations: Argo CD, kapp, Helm, Flux
+/// and cli-utils (`config.kubernetes.io/`, `client.lifecycle.config.k8s.io/`).
+pub const TOOL_ANNOTATION_PREFIXES: [&str; 7] = [
+    "argocd.argoproj.io/",
+    "kapp.k14s.io/",
+    "helm.sh/",
+    "meta.helm.sh/",
+    "kustomize.toolkit.fluxcd.io/",
+    "config.kubernetes.io/",
+    "client.lifecycle.config.k8s.io/",
+];
+
+/// Whether teardown keeps an annotation with this key.
+pub fn kept_annotation(key: &str) -> bool {
+    KEPT_ANNOTATIONS.contains(&key) || TOOL_ANNOTATION_PREFIXES.iter().any(|p| key.starts_with(p))
+}
 
 #[derive(Clone, Debug, Default)]
 pub struct KeptAnnotations(pub Vec<(Str, Str)>);
@@ -476,7 +495,7 @@ impl<'de> Deserialize<'de> for KeptAnnotations {
                 let mut out = Vec::new();
                 while let Some(TextKey(k)) = map.next_key::<TextKey>()? {
                     // Every value must be a string; those teardown reads are kept.
-                    if KEPT_ANNOTATIONS.contains(&&*k) {
+                    if kept_annotation(&k) {
                         let v = map.next_value::<Option<Text>>()?;
                         out.push((k.into_owned().into(), v.map(|v| v.0).unwrap_or_default()));
                     } else {
@@ -511,6 +530,8 @@ pub struct LenientSpec {
     pub volume_name: Option<Str>,
     pub claim_ref: LenientClaimRef,
     pub storage_class_name: Option<Str>,
+    /// A Flux Kustomization's or HelmRelease's `dependsOn`.
+    pub depends_on: LenientList<LenientDependency>,
 }
 
 /// A lenient map with these keys, each read as its own lenient type; any
@@ -602,37 +623,62 @@ lenient_map!(
     }
 );
 
-/// A binding's `subjects`: a list of subjects (anything else reads as none).
-#[derive(Clone, Debug, Default)]
-pub struct LenientSubjects(pub Vec<LenientSubject>);
+lenient_map!(
+    /// A RoleBinding's or ClusterRoleBinding's `roleRef`.
+    LenientRoleRef {
+        "kind" => kind: LenientStr,
+        "name" => name: LenientStr,
+    }
+);
 
-impl<'de> Deserialize<'de> for LenientSubjects {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<LenientSubjects, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = LenientSubjects;
+lenient_map!(
+    /// An item of a Flux Kustomization's or HelmRelease's `spec.dependsOn`.
+    LenientDependency {
+        "namespace" => namespace: LenientStr,
+        "name" => name: LenientStr,
+    }
+);
+
+/// A list of lenient items (anything but a list reads as none).
+#[derive(Clone, Debug)]
+pub struct LenientList<T>(pub Vec<T>);
+
+impl<T> Default for LenientList<T> {
+    fn default() -> Self {
+        LenientList(Vec::new())
+    }
+}
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for LenientList<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<LenientList<T>, D::Error> {
+        struct V<T>(std::marker::PhantomData<T>);
+        impl<'de, T: Deserialize<'de>> Visitor<'de> for V<T> {
+            type Value = LenientList<T>;
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
                 f.write_str("anything")
             }
-            fn visit_str<E: de::Error>(self, _: &str) -> Result<LenientSubjects, E> {
-                Ok(LenientSubjects::default())
+            fn visit_str<E: de::Error>(self, _: &str) -> Result<LenientList<T>, E> {
+                Ok(LenientList::default())
             }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<LenientSubjects, A::Error> {
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<LenientList<T>, A::Error> {
                 while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-                Ok(LenientSubjects::default())
+                Ok(LenientList::default())
             }
-            fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<LenientSubjects, A::Error> {
+            fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<LenientList<T>, A::Error> {
                 let mut out = Vec::new();
-                while let Some(s) = seq.next_element::<LenientSubject>()? {
+                while let Some(s) = seq.next_element::<T>()? {
                     out.push(s);
                 }
-                Ok(LenientSubjects(out))
+                Ok(LenientList(out))
             }
-            lenient_scalar_arms!(LenientSubjects);
+            lenient_scalar_arms!(LenientList<T>);
         }
-        d.deserialize_any(V)
+        d.deserialize_any(V(std::marker::PhantomData))
     }
 }
+
+/// A binding's `subjects`: a list of subjects (anything else reads as none).
+pub type LenientSubjects = LenientList<LenientSubject>;
 
 impl<'de> Deserialize<'de> for LenientSpec {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<LenientSpec, D::Error> {
@@ -663,6 +709,7 @@ impl<'de> Deserialize<'de> for LenientSpec {
                         "volumeName" => spec.volume_name = map.next_value::<LenientStr>()?.0,
                         "claimRef" => spec.claim_ref = map.next_value()?,
                         "storageClassName" => spec.storage_class_name = map.next_value::<LenientStr>()?.0,
+                        "dependsOn" => spec.depends_on = map.next_value()?,
                         _ => {
                             map.next_value::<IgnoredAny>()?;
                         }
@@ -756,6 +803,9 @@ pub struct RawObject {
     /// A binding's subjects (the default rules read its ServiceAccounts).
     #[serde(default)]
     pub subjects: LenientSubjects,
+    /// A binding's `roleRef` (the Role or ClusterRole it grants).
+    #[serde(default, rename = "roleRef")]
+    pub role_ref: LenientRoleRef,
 }
 
 /// What a `List` tells its items: typed lists (`PodList`) may leave out the
@@ -917,7 +967,8 @@ pub fn convert(
         }
     }
 
-    let facts = facts(&group, &kind, namespace.as_ref(), &mut raw.spec, std::mem::take(&mut raw.subjects));
+    let facts =
+        facts(&group, &kind, namespace.as_ref(), &mut raw.spec, &mut raw.subjects, &mut raw.role_ref, annotations);
 
     let crd = if &*kind == "CustomResourceDefinition" && &*group == "apiextensions.k8s.io" {
         match (raw.spec.group, raw.spec.names_kind) {
@@ -966,10 +1017,14 @@ fn facts(
     kind: &str,
     namespace: Option<&Str>,
     spec: &mut LenientSpec,
-    subjects: LenientSubjects,
+    subjects: &mut LenientSubjects,
+    role_ref: &mut LenientRoleRef,
+    annotations: KeptAnnotations,
 ) -> Option<Box<Facts>> {
-    use crate::model::kube::{is_binding, pod_spec_at, PodSpecAt};
+    use crate::model::kube::{is_binding, pod_spec_at, PodSpecAt, FLUX_DEPENDENT_KINDS};
     let mut f = Facts::default();
+    f.annotations =
+        annotations.0.into_iter().filter(|(k, _)| &**k != DEPENDS_ON).map(|(k, v)| (intern(&k), v)).collect();
     if let Some(at) = pod_spec_at(group, kind) {
         f.service_account = match at {
             PodSpecAt::Pod => std::mem::take(&mut spec.pod).account(),
@@ -988,7 +1043,12 @@ fn facts(
         };
         f.storage_class = spec.storage_class_name.take().filter(|s| !s.is_empty()).map(|s| intern(&s));
     } else if is_binding(group, kind) {
-        f.subjects = subjects
+        let role = std::mem::take(role_ref);
+        f.role_ref = match (role.kind.0, role.name.0) {
+            (Some(k), Some(n)) if !k.is_empty() && !n.is_empty() => Some((intern(&k), n)),
+            _ => None,
+        };
+        f.subjects = std::mem::take(subjects)
             .0
             .into_iter()
             .filter(|s| s.kind.0.as_deref() == Some("ServiceAccount"))
@@ -1002,6 +1062,18 @@ fn facts(
                 };
                 let ns = s.namespace.0.filter(|n| !n.is_empty()).or_else(own)?;
                 Some((intern(&ns), name))
+            })
+            .collect();
+    } else if FLUX_DEPENDENT_KINDS.contains(&(group, kind)) {
+        // An item without a namespace names one in the object's own.
+        let own = namespace.cloned().unwrap_or_else(|| intern("default"));
+        f.depends_on = std::mem::take(&mut spec.depends_on)
+            .0
+            .into_iter()
+            .filter_map(|d| {
+                let name = d.name.0.filter(|n| !n.is_empty())?;
+                let ns = d.namespace.0.filter(|n| !n.is_empty()).map(|n| intern(&n));
+                Some((ns.unwrap_or_else(|| own.clone()), name))
             })
             .collect();
     }
@@ -1051,6 +1123,31 @@ mod tests {
         let a = m.annotations.unwrap();
         assert_eq!(a.0.len(), 1);
         assert_eq!(a.get(DEPENDS_ON), Some("/namespaces/x/Secret/y"));
+    }
+
+    #[test]
+    fn tool_metadata_is_kept_in_facts() {
+        let text = "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: apps\n  namespace: flux-system\n  annotations:\n    a: b\n    argocd.argoproj.io/sync-wave: '-2'\n    kapp.k14s.io/change-group.db: x\n    config.kubernetes.io/depends-on: /namespaces/x/Secret/y\nspec:\n  dependsOn:\n  - name: infra\n  - name: crds\n    namespace: other\n  - namespace: nameless\n";
+        let raw: RawObject = serde_yaml::from_str(text).unwrap();
+        let span = Span::new(crate::input::FileId(0), 0..text.len());
+        let o = convert(raw, span, text, ListContext::default(), &mut Vec::new()).unwrap();
+        assert_eq!(o.annotation("argocd.argoproj.io/sync-wave"), Some("-2"));
+        assert_eq!(o.annotation("kapp.k14s.io/change-group.db"), Some("x"));
+        assert_eq!(o.annotation("a"), None);
+        let f = o.facts.unwrap();
+        assert_eq!(f.annotations.len(), 2, "depends-on is read as a dependency, not kept twice");
+        let deps: Vec<(&str, &str)> = f.depends_on.iter().map(|(n, m)| (&**n, &**m)).collect();
+        assert_eq!(deps, [("flux-system", "infra"), ("other", "crds")]);
+
+        let text = "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata: {name: b}\nroleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: gk-role}\nsubjects: []\n";
+        let raw: RawObject = serde_yaml::from_str(text).unwrap();
+        let span = Span::new(crate::input::FileId(0), 0..text.len());
+        let o = convert(raw, span, text, ListContext::default(), &mut Vec::new()).unwrap();
+        let role = o.facts.unwrap().role_ref.unwrap();
+        assert_eq!((&*role.0, &*role.1), ("ClusterRole", "gk-role"));
+        // A roleRef of the wrong shape reads as none.
+        let raw: RawObject = serde_yaml::from_str("kind: RoleBinding\nroleRef: [1]\ndependsOn: 3\n").unwrap();
+        assert!(raw.role_ref.name.0.is_none());
     }
 
     #[test]

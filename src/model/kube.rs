@@ -421,7 +421,28 @@ pub struct Facts {
     /// A RoleBinding's or ClusterRoleBinding's ServiceAccount subjects:
     /// namespace (a RoleBinding's own when not written) and name.
     pub subjects: Box<[(Str, Str)]>,
+    /// A RoleBinding's or ClusterRoleBinding's `roleRef`: kind (`Role` or
+    /// `ClusterRole`) and name.
+    pub role_ref: Option<(Str, Str)>,
+    /// A Flux Kustomization's or HelmRelease's `spec.dependsOn`: namespace
+    /// (the object's own when not written) and name.
+    pub depends_on: Box<[(Str, Str)]>,
+    /// Other tools' annotations, as written (keys with one of
+    /// `dialect::kubernetes::TOOL_ANNOTATION_PREFIXES`), in written order;
+    /// on every Kubernetes object that has one.
+    pub annotations: Box<[(Str, Str)]>,
 }
+
+impl Facts {
+    /// The value of an annotation kept in [`Facts::annotations`].
+    pub fn annotation(&self, key: &str) -> Option<&str> {
+        self.annotations.iter().find(|(k, _)| &**k == key).map(|(_, v)| &**v)
+    }
+}
+
+/// The Flux kinds whose `spec.dependsOn` names objects of their own kind.
+pub const FLUX_DEPENDENT_KINDS: [(&str, &str); 2] =
+    [("kustomize.toolkit.fluxcd.io", "Kustomization"), ("helm.toolkit.fluxcd.io", "HelmRelease")];
 
 /// What a kind runs Pods as: where the rules find its ServiceAccount.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -322,6 +322,11 @@ pub struct MuranoInfo {
 }
 
 impl Object {
+    /// The value of one of other tools' annotations (see [`kube::Facts::annotations`]).
+    pub fn annotation(&self, key: &str) -> Option<&str> {
+        self.facts.as_deref().and_then(|f| f.annotation(key))
+    }
+
     pub fn identity(&self) -> Identity {
         self.origin.identity
     }
