@@ -1022,9 +1022,15 @@ fn facts(
     annotations: KeptAnnotations,
 ) -> Option<Box<Facts>> {
     use crate::model::kube::{is_binding, pod_spec_at, PodSpecAt, FLUX_DEPENDENT_KINDS};
-    let mut f = Facts::default();
-    f.annotations =
-        annotations.0.into_iter().filter(|(k, _)| &**k != DEPENDS_ON).map(|(k, v)| (intern(&k), v)).collect();
+    let mut f = Facts {
+        annotations: annotations
+            .0
+            .into_iter()
+            .filter(|(k, _)| &**k != DEPENDS_ON)
+            .map(|(k, v)| (intern(&k), v))
+            .collect(),
+        ..Facts::default()
+    };
     if let Some(at) = pod_spec_at(group, kind) {
         f.service_account = match at {
             PodSpecAt::Pod => std::mem::take(&mut spec.pod).account(),
