@@ -450,25 +450,13 @@ fn named(doc: &Unit) -> bool {
 
 /// The annotations teardown reads; all others are skipped: cli-utils'
 /// depends-on, and those of the tools whose ordering and keep metadata
-/// `plan` reads (kept in [`Facts::annotations`]).
+/// `plan` reads (`dialect::tools`).
 pub const KEPT_ANNOTATIONS: [&str; 1] = [DEPENDS_ON];
 pub const DEPENDS_ON: &str = "config.kubernetes.io/depends-on";
 
-/// The key prefixes of other tools' annotations: Argo CD, kapp, Helm, Flux
-/// and cli-utils (`config.kubernetes.io/`, `client.lifecycle.config.k8s.io/`).
-pub const TOOL_ANNOTATION_PREFIXES: [&str; 7] = [
-    "argocd.argoproj.io/",
-    "kapp.k14s.io/",
-    "helm.sh/",
-    "meta.helm.sh/",
-    "kustomize.toolkit.fluxcd.io/",
-    "config.kubernetes.io/",
-    "client.lifecycle.config.k8s.io/",
-];
-
 /// Whether teardown keeps an annotation with this key.
 pub fn kept_annotation(key: &str) -> bool {
-    KEPT_ANNOTATIONS.contains(&key) || TOOL_ANNOTATION_PREFIXES.iter().any(|p| key.starts_with(p))
+    KEPT_ANNOTATIONS.contains(&key) || super::tools::PREFIXES.iter().any(|p| key.starts_with(p))
 }
 
 #[derive(Clone, Debug, Default)]
@@ -967,8 +955,18 @@ pub fn convert(
         }
     }
 
-    let facts =
-        facts(&group, &kind, namespace.as_ref(), &mut raw.spec, &mut raw.subjects, &mut raw.role_ref, annotations);
+    let labels: Box<[(Str, Str)]> =
+        meta.labels.map(|l| l.0).unwrap_or_default().into_iter().map(|(k, v)| (intern(&k), intern(&v))).collect();
+    let subject = super::tools::Subject {
+        group: &group,
+        kind: &kind,
+        namespace: namespace.as_deref(),
+        name: &name,
+        crd: raw.spec.group.as_deref().zip(raw.spec.names_kind.as_deref()),
+        labels: &labels,
+    };
+    let tools = super::tools::read(&subject, &annotations, span, text, out);
+    let facts = facts(&group, &kind, namespace.as_ref(), &mut raw.spec, &mut raw.subjects, &mut raw.role_ref, tools);
 
     let crd = if &*kind == "CustomResourceDefinition" && &*group == "apiextensions.k8s.io" {
         match (raw.spec.group, raw.spec.names_kind) {
@@ -991,13 +989,7 @@ pub fn convert(
         namespace,
         name,
         uid: meta.uid.map(|u| u.0).filter(|u| !u.is_empty()),
-        labels: meta
-            .labels
-            .map(|l| l.0)
-            .unwrap_or_default()
-            .into_iter()
-            .map(|(k, v)| (intern(&k), intern(&v)))
-            .collect(),
+        labels,
         owners: owners.into(),
         deps: deps.into(),
         finalizers: meta.finalizers.unwrap_or_default().into_iter().map(|f| intern(&f.0)).collect(),
@@ -1019,18 +1011,10 @@ fn facts(
     spec: &mut LenientSpec,
     subjects: &mut LenientSubjects,
     role_ref: &mut LenientRoleRef,
-    annotations: KeptAnnotations,
+    tools: crate::model::kube::Tools,
 ) -> Option<Box<Facts>> {
     use crate::model::kube::{is_binding, pod_spec_at, PodSpecAt, FLUX_DEPENDENT_KINDS};
-    let mut f = Facts {
-        annotations: annotations
-            .0
-            .into_iter()
-            .filter(|(k, _)| &**k != DEPENDS_ON)
-            .map(|(k, v)| (intern(&k), v))
-            .collect(),
-        ..Facts::default()
-    };
+    let mut f = Facts { tools, ..Facts::default() };
     if let Some(at) = pod_spec_at(group, kind) {
         f.service_account = match at {
             PodSpecAt::Pod => std::mem::take(&mut spec.pod).account(),
@@ -1073,7 +1057,7 @@ fn facts(
     } else if FLUX_DEPENDENT_KINDS.contains(&(group, kind)) {
         // An item without a namespace names one in the object's own.
         let own = namespace.cloned().unwrap_or_else(|| intern("default"));
-        f.depends_on = std::mem::take(&mut spec.depends_on)
+        f.tools.flux_depends_on = std::mem::take(&mut spec.depends_on)
             .0
             .into_iter()
             .filter_map(|d| {
@@ -1133,17 +1117,32 @@ mod tests {
 
     #[test]
     fn tool_metadata_is_kept_in_facts() {
-        let text = "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: apps\n  namespace: flux-system\n  annotations:\n    a: b\n    argocd.argoproj.io/sync-wave: '-2'\n    kapp.k14s.io/change-group.db: x\n    config.kubernetes.io/depends-on: /namespaces/x/Secret/y\nspec:\n  dependsOn:\n  - name: infra\n  - name: crds\n    namespace: other\n  - namespace: nameless\n";
+        let text = "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: apps\n  namespace: flux-system\n  labels:\n    app.kubernetes.io/instance: shop\n  annotations:\n    a: b\n    argocd.argoproj.io/sync-wave: '-2'\n    kapp.k14s.io/change-group.db: x/{name}\n    kapp.k14s.io/change-rule: delete before deleting y\n    helm.sh/resource-policy: keep\n    config.kubernetes.io/depends-on: /namespaces/x/Secret/y\nspec:\n  dependsOn:\n  - name: infra\n  - name: crds\n    namespace: other\n  - namespace: nameless\n";
         let raw: RawObject = serde_yaml::from_str(text).unwrap();
         let span = Span::new(crate::input::FileId(0), 0..text.len());
-        let o = convert(raw, span, text, ListContext::default(), &mut Vec::new()).unwrap();
-        assert_eq!(o.annotation("argocd.argoproj.io/sync-wave"), Some("-2"));
-        assert_eq!(o.annotation("kapp.k14s.io/change-group.db"), Some("x"));
-        assert_eq!(o.annotation("a"), None);
-        let f = o.facts.unwrap();
-        assert_eq!(f.annotations.len(), 2, "depends-on is read as a dependency, not kept twice");
-        let deps: Vec<(&str, &str)> = f.depends_on.iter().map(|(n, m)| (&**n, &**m)).collect();
+        let mut findings = Vec::new();
+        let o = convert(raw, span, text, ListContext::default(), &mut findings).unwrap();
+        assert!(findings.is_empty(), "{findings:?}");
+        let t = o.tools().unwrap();
+        assert_eq!(t.sync_wave, Some(-2));
+        assert_eq!(t.argocd_app.as_deref(), Some("shop"));
+        assert_eq!(t.kapp_groups.iter().map(|g| &**g).collect::<Vec<_>>(), ["x/apps"]);
+        assert_eq!(t.kapp_rules.len(), 1);
+        assert!(t.helm_keep);
+        assert_eq!(o.deps.len(), 1, "depends-on is still a dependency");
+        let deps: Vec<(&str, &str)> = t.flux_depends_on.iter().map(|(n, m)| (&**n, &**m)).collect();
         assert_eq!(deps, [("flux-system", "infra"), ("other", "crds")]);
+
+        // A value a tool would misread is a TD001 at its line; the object stays.
+        let text = "kind: ConfigMap\napiVersion: v1\nmetadata:\n  name: c\n  annotations:\n    argocd.argoproj.io/sync-wave: soon\n";
+        let raw: RawObject = serde_yaml::from_str(text).unwrap();
+        let span = Span::new(crate::input::FileId(0), 0..text.len());
+        let mut findings = Vec::new();
+        let o = convert(raw, span, text, ListContext::default(), &mut findings).unwrap();
+        assert!(o.facts.is_none());
+        assert_eq!(findings.len(), 1);
+        let at = findings[0].primary.as_ref().unwrap().span;
+        assert_eq!(&text[at.start..at.end], "soon");
 
         let text = "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata: {name: b}\nroleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: gk-role}\nsubjects: []\n";
         let raw: RawObject = serde_yaml::from_str(text).unwrap();

@@ -19,6 +19,7 @@ pub mod murano;
 pub mod native;
 pub mod pairs;
 pub mod status;
+pub mod tools;
 
 use crate::findings::{Finding, Rule};
 use crate::input::{FileId, Node, Shape, Sources, Unit};

@@ -424,20 +424,80 @@ pub struct Facts {
     /// A RoleBinding's or ClusterRoleBinding's `roleRef`: kind (`Role` or
     /// `ClusterRole`) and name.
     pub role_ref: Option<(Str, Str)>,
-    /// A Flux Kustomization's or HelmRelease's `spec.dependsOn`: namespace
-    /// (the object's own when not written) and name.
-    pub depends_on: Box<[(Str, Str)]>,
-    /// Other tools' annotations, as written (keys with one of
-    /// `dialect::kubernetes::TOOL_ANNOTATION_PREFIXES`), in written order;
-    /// on every Kubernetes object that has one.
-    pub annotations: Box<[(Str, Str)]>,
+    /// Other tools' metadata (Argo CD, kapp, Helm, Flux, cli-utils).
+    pub tools: Tools,
 }
 
-impl Facts {
-    /// The value of an annotation kept in [`Facts::annotations`].
-    pub fn annotation(&self, key: &str) -> Option<&str> {
-        self.annotations.iter().find(|(k, _)| &**k == key).map(|(_, v)| &**v)
-    }
+/// What other tools say about deleting an object, typed (read by
+/// `dialect::tools` from their annotations, labels and specs).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Tools {
+    /// Argo CD's `sync-wave` (higher waves are deleted first).
+    pub sync_wave: Option<i32>,
+    /// The Argo CD application: the tracking id's, else the
+    /// `app.kubernetes.io/instance` label.
+    pub argocd_app: Option<Str>,
+    /// Argo CD `sync-options` `Delete=false`: never deleted by Argo CD.
+    pub argocd_no_delete: bool,
+    /// Argo CD `sync-options` `Prune=false`: never pruned.
+    pub argocd_no_prune: bool,
+    /// kapp's change groups (placeholders expanded).
+    pub kapp_groups: Vec<Str>,
+    /// kapp's change rules.
+    pub kapp_rules: Vec<KappRule>,
+    /// kapp `delete-strategy: orphan`.
+    pub kapp_orphan: bool,
+    /// The kapp app (`kapp.k14s.io/app` label).
+    pub kapp_app: Option<Str>,
+    /// Helm hooks (`helm.sh/hook`).
+    pub helm_hooks: Vec<HelmHook>,
+    /// `helm.sh/hook-weight` (0 when not written).
+    pub hook_weight: i32,
+    /// `helm.sh/resource-policy: keep`.
+    pub helm_keep: bool,
+    /// The Helm release: namespace and name.
+    pub helm_release: Option<(Str, Str)>,
+    /// A Flux Kustomization's or HelmRelease's `spec.dependsOn`: namespace
+    /// (the object's own when not written) and name, of its own kind.
+    pub flux_depends_on: Box<[(Str, Str)]>,
+    /// `kustomize.toolkit.fluxcd.io/prune: disabled`.
+    pub flux_prune_disabled: bool,
+    /// The Flux Kustomization that applied it (its labels): namespace, name.
+    pub flux_owner: Option<(Str, Str)>,
+    /// cli-utils `client.lifecycle.config.k8s.io/deletion: detach`.
+    pub detach: bool,
+    /// cli-utils `apply-time-mutation` source references.
+    pub mutation_sources: Box<[super::DepTarget]>,
+}
+
+/// A Helm hook an object is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HelmHook {
+    PreDelete,
+    PostDelete,
+    /// Any other hook (install, upgrade, rollback, test).
+    Other,
+}
+
+/// kapp's change rule: `<action> <when> <other>ing <group>`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KappRule {
+    pub action: KappAction,
+    pub when: KappWhen,
+    pub other: KappAction,
+    pub group: Str,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KappAction {
+    Upsert,
+    Delete,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KappWhen {
+    Before,
+    After,
 }
 
 /// The Flux kinds whose `spec.dependsOn` names objects of their own kind.

@@ -322,9 +322,10 @@ pub struct MuranoInfo {
 }
 
 impl Object {
-    /// The value of one of other tools' annotations (see [`kube::Facts::annotations`]).
-    pub fn annotation(&self, key: &str) -> Option<&str> {
-        self.facts.as_deref().and_then(|f| f.annotation(key))
+    /// What other tools say about deleting it (none for objects that are
+    /// not Kubernetes objects, or say nothing the rules read).
+    pub fn tools(&self) -> Option<&kube::Tools> {
+        self.facts.as_deref().map(|f| &f.tools)
     }
 
     pub fn identity(&self) -> Identity {

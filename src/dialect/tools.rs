@@ -1,0 +1,306 @@
+//! Other tools' metadata on Kubernetes objects, read by the Kubernetes
+//! dialect into typed [`Tools`]: the annotations and labels through which
+//! Argo CD, kapp, Helm, Flux and cli-utils order, group and keep what they
+//! delete. Only this file knows those keys and value grammars.
+//!
+//! A value a tool would misread is a TD001 finding at its line; the object
+//! is kept without that piece of metadata.
+
+use super::kubernetes::{parse_depends_on, KeptAnnotations};
+use crate::findings::{Finding, Rule};
+use crate::input::{locate, Span};
+use crate::model::intern::intern;
+use crate::model::kube::{HelmHook, KappAction, KappRule, KappWhen, Tools};
+use crate::model::{DepTarget, Str};
+use serde::Deserialize;
+
+/// The key prefixes of the annotations read here (all others are skipped
+/// when an object is read).
+pub const PREFIXES: [&str; 7] = [
+    "argocd.argoproj.io/",
+    "kapp.k14s.io/",
+    "helm.sh/",
+    "meta.helm.sh/",
+    "kustomize.toolkit.fluxcd.io/",
+    "config.kubernetes.io/",
+    "client.lifecycle.config.k8s.io/",
+];
+
+/// Argo CD: the sync wave, and the application an object belongs to.
+pub const ARGOCD_SYNC_WAVE: &str = "argocd.argoproj.io/sync-wave";
+pub const ARGOCD_SYNC_OPTIONS: &str = "argocd.argoproj.io/sync-options";
+pub const ARGOCD_TRACKING_ID: &str = "argocd.argoproj.io/tracking-id";
+/// Argo CD's default tracking label (and Helm's chart convention).
+pub const INSTANCE_LABEL: &str = "app.kubernetes.io/instance";
+pub const MANAGED_BY_LABEL: &str = "app.kubernetes.io/managed-by";
+pub const KAPP_CHANGE_GROUP: &str = "kapp.k14s.io/change-group";
+pub const KAPP_CHANGE_RULE: &str = "kapp.k14s.io/change-rule";
+pub const KAPP_DELETE_STRATEGY: &str = "kapp.k14s.io/delete-strategy";
+pub const KAPP_APP_LABEL: &str = "kapp.k14s.io/app";
+pub const HELM_HOOK: &str = "helm.sh/hook";
+pub const HELM_HOOK_WEIGHT: &str = "helm.sh/hook-weight";
+pub const HELM_RESOURCE_POLICY: &str = "helm.sh/resource-policy";
+pub const HELM_RELEASE_NAME: &str = "meta.helm.sh/release-name";
+pub const HELM_RELEASE_NAMESPACE: &str = "meta.helm.sh/release-namespace";
+pub const FLUX_PRUNE: &str = "kustomize.toolkit.fluxcd.io/prune";
+pub const FLUX_NAME_LABEL: &str = "kustomize.toolkit.fluxcd.io/name";
+pub const FLUX_NAMESPACE_LABEL: &str = "kustomize.toolkit.fluxcd.io/namespace";
+pub const CLI_UTILS_DELETION: &str = "client.lifecycle.config.k8s.io/deletion";
+pub const CLI_UTILS_MUTATION: &str = "config.kubernetes.io/apply-time-mutation";
+
+/// What an object is, for kapp's change-group placeholders.
+pub struct Subject<'a> {
+    pub group: &'a str,
+    pub kind: &'a str,
+    pub namespace: Option<&'a str>,
+    pub name: &'a str,
+    /// A CRD's `spec.group` and `spec.names.kind`.
+    pub crd: Option<(&'a str, &'a str)>,
+    pub labels: &'a [(Str, Str)],
+}
+
+/// Read the tools' metadata of one object. `span` is its document in
+/// `text` (to point findings at a value).
+pub fn read(subject: &Subject, annotations: &KeptAnnotations, span: Span, text: &str, out: &mut Vec<Finding>) -> Tools {
+    let label = |k: &str| subject.labels.iter().find(|(key, _)| &**key == k).map(|(_, v)| &**v);
+    let reference = || format!("{}/{}", subject.kind, subject.name);
+    let mut bad = |key: &str, value: &str, what: &str, help: &str| {
+        let range = locate::value_after(text, span.range(), &["annotations", key], value)
+            .or_else(|| locate::key_after(text, span.range(), key))
+            .unwrap_or(span.range());
+        out.push(
+            Finding::new(Rule::Td001, format!("{}: annotation `{key}: {value}` {what}", reference()))
+                .at(Span::new(span.file, range), "this value")
+                .refs([reference()])
+                .help(help.to_string()),
+        );
+    };
+    let mut t = Tools::default();
+
+    // Argo CD. The wave is an integer (Argo CD parses it with Atoi and
+    // falls back to the Helm hook weight, then 0, on anything else: a
+    // misspelt wave silently moves the object, so it is refused here).
+    if let Some(v) = annotations.get(ARGOCD_SYNC_WAVE) {
+        match v.trim().parse::<i32>() {
+            Ok(w) => t.sync_wave = Some(w),
+            Err(_) => bad(
+                ARGOCD_SYNC_WAVE,
+                v,
+                "is not an integer",
+                "Argo CD would put this object in the Helm hook weight's wave, or 0",
+            ),
+        }
+    }
+    if let Some(v) = annotations.get(ARGOCD_SYNC_OPTIONS) {
+        for option in v.split(',').map(str::trim) {
+            match option {
+                "Delete=false" => t.argocd_no_delete = true,
+                "Prune=false" => t.argocd_no_prune = true,
+                _ => {}
+            }
+        }
+    }
+    // The tracking id is `<app>:<group>/<kind>:<namespace>/<name>`; the
+    // instance label is Argo CD's default tracking method.
+    t.argocd_app = annotations
+        .get(ARGOCD_TRACKING_ID)
+        .and_then(|id| id.split_once(':'))
+        .map(|(app, _)| app)
+        .or_else(|| label(INSTANCE_LABEL))
+        .filter(|a| !a.is_empty())
+        .map(intern);
+
+    // kapp: `change-group` and `change-group.<anything>` (as many as one
+    // likes), the same for `change-rule`.
+    for (key, value) in &annotations.0 {
+        let suffixed = |base: &str| key.strip_prefix(base).is_some_and(|rest| rest.is_empty() || rest.starts_with('.'));
+        if suffixed(KAPP_CHANGE_GROUP) {
+            t.kapp_groups.push(intern(&expand_placeholders(value, subject)));
+        } else if suffixed(KAPP_CHANGE_RULE) {
+            match parse_kapp_rule(value) {
+                Some(rule) => t.kapp_rules.push(rule),
+                None => bad(
+                    key,
+                    value,
+                    "is not a kapp change rule",
+                    "write `(upsert|delete) (before|after) (upserting|deleting) <change group>`",
+                ),
+            }
+        }
+    }
+    t.kapp_orphan = annotations.get(KAPP_DELETE_STRATEGY) == Some("orphan");
+    t.kapp_app = label(KAPP_APP_LABEL).filter(|a| !a.is_empty()).map(intern);
+
+    // Helm. A hook's weight is an integer (Helm sorts by it, 0 when absent).
+    if let Some(v) = annotations.get(HELM_HOOK) {
+        for hook in v.split(',').map(str::trim) {
+            match hook {
+                "pre-delete" => t.helm_hooks.push(HelmHook::PreDelete),
+                "post-delete" => t.helm_hooks.push(HelmHook::PostDelete),
+                _ => t.helm_hooks.push(HelmHook::Other),
+            }
+        }
+    }
+    if let Some(v) = annotations.get(HELM_HOOK_WEIGHT) {
+        match v.trim().parse::<i32>() {
+            Ok(w) => t.hook_weight = w,
+            Err(_) => bad(HELM_HOOK_WEIGHT, v, "is not an integer", "Helm orders hooks by this weight"),
+        }
+    }
+    t.helm_keep = annotations.get(HELM_RESOURCE_POLICY) == Some("keep");
+    // The release: Helm's ownership annotations (Helm 3.2+), else the
+    // chart convention's labels (`managed-by: Helm` and `instance`), in the
+    // object's namespace.
+    t.helm_release = match (annotations.get(HELM_RELEASE_NAME), annotations.get(HELM_RELEASE_NAMESPACE)) {
+        (Some(name), ns) if !name.is_empty() => {
+            Some((intern(ns.filter(|n| !n.is_empty()).or(subject.namespace).unwrap_or("default")), intern(name)))
+        }
+        _ if label(MANAGED_BY_LABEL) == Some("Helm") => label(INSTANCE_LABEL)
+            .filter(|n| !n.is_empty())
+            .map(|name| (intern(subject.namespace.unwrap_or("default")), intern(name))),
+        _ => None,
+    };
+
+    // Flux.
+    t.flux_prune_disabled = annotations.get(FLUX_PRUNE) == Some("disabled");
+    t.flux_owner = match (label(FLUX_NAMESPACE_LABEL), label(FLUX_NAME_LABEL)) {
+        (Some(ns), Some(name)) if !ns.is_empty() && !name.is_empty() => Some((intern(ns), intern(name))),
+        _ => None,
+    };
+
+    // cli-utils.
+    t.detach = annotations.get(CLI_UTILS_DELETION) == Some("detach");
+    if let Some(v) = annotations.get(CLI_UTILS_MUTATION) {
+        match mutation_sources(v) {
+            Some(sources) => t.mutation_sources = sources,
+            None => bad(
+                CLI_UTILS_MUTATION,
+                v.lines().next().unwrap_or(""),
+                "is not a list of substitutions with a `sourceRef` (kind and name)",
+                "see cli-utils' apply-time-mutation: `- sourceRef: {group: …, kind: …, name: …, namespace: …}`",
+            ),
+        }
+    }
+    t
+}
+
+/// kapp's change-group placeholders: `{api-group}`, `{kind}`, `{name}`,
+/// `{namespace}`, and a CRD's `{crd-group}`, `{crd-kind}`. Others stay as
+/// written.
+fn expand_placeholders(value: &str, s: &Subject) -> String {
+    if !value.contains('{') {
+        return value.to_string();
+    }
+    let mut v = value
+        .replace("{api-group}", s.group)
+        .replace("{kind}", s.kind)
+        .replace("{name}", s.name)
+        .replace("{namespace}", s.namespace.unwrap_or(""));
+    if let Some((group, kind)) = s.crd {
+        v = v.replace("{crd-group}", group).replace("{crd-kind}", kind);
+    }
+    v
+}
+
+/// `upsert after upserting apps.big.co/db` and the like.
+fn parse_kapp_rule(s: &str) -> Option<KappRule> {
+    let mut words = s.split_whitespace();
+    let action = match words.next()? {
+        "upsert" => KappAction::Upsert,
+        "delete" => KappAction::Delete,
+        _ => return None,
+    };
+    let when = match words.next()? {
+        "before" => KappWhen::Before,
+        "after" => KappWhen::After,
+        _ => return None,
+    };
+    let other = match words.next()? {
+        "upserting" => KappAction::Upsert,
+        "deleting" => KappAction::Delete,
+        _ => return None,
+    };
+    let group = words.next()?;
+    words.next().is_none().then(|| KappRule { action, when, other, group: intern(group) })
+}
+
+/// The `sourceRef`s of an apply-time-mutation value (a YAML list of
+/// substitutions). `None` when it is not such a list.
+fn mutation_sources(value: &str) -> Option<Box<[DepTarget]>> {
+    #[derive(Deserialize)]
+    struct Substitution {
+        #[serde(rename = "sourceRef")]
+        source_ref: SourceRef,
+    }
+    #[derive(Deserialize)]
+    struct SourceRef {
+        #[serde(default)]
+        group: String,
+        #[serde(rename = "apiVersion")]
+        api_version: Option<String>,
+        kind: String,
+        name: String,
+        #[serde(default)]
+        namespace: String,
+    }
+    let list: Vec<Substitution> = serde_yaml::from_str(value).ok()?;
+    list.into_iter()
+        .map(|s| {
+            let r = s.source_ref;
+            let group = match r.api_version.as_deref() {
+                Some(v) if r.group.is_empty() => v.rsplit_once('/').map(|(g, _)| g).unwrap_or(""),
+                _ => &r.group,
+            };
+            // The same grammar as depends-on, so both resolve alike.
+            let text = match r.namespace.as_str() {
+                "" => format!("{group}/{}/{}", r.kind, r.name),
+                ns => format!("{group}/namespaces/{ns}/{}/{}", r.kind, r.name),
+            };
+            parse_depends_on(&text)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kapp_rules() {
+        let r = parse_kapp_rule("upsert after upserting apps.big.co/db").unwrap();
+        assert_eq!(
+            (r.action, r.when, r.other, &*r.group),
+            (KappAction::Upsert, KappWhen::After, KappAction::Upsert, "apps.big.co/db")
+        );
+        let r = parse_kapp_rule(" delete  before deleting x ").unwrap();
+        assert_eq!((r.action, r.when, r.other), (KappAction::Delete, KappWhen::Before, KappAction::Delete));
+        assert!(parse_kapp_rule("upsert after x").is_none());
+        assert!(parse_kapp_rule("upsert after upserting a b").is_none());
+        assert!(parse_kapp_rule("remove after upserting a").is_none());
+    }
+
+    #[test]
+    fn placeholders() {
+        let s =
+            Subject { group: "apps", kind: "Deployment", namespace: Some("ns"), name: "web", crd: None, labels: &[] };
+        assert_eq!(
+            expand_placeholders("g/{api-group}-{kind}-{namespace}-{name}-{crd-kind}", &s),
+            "g/apps-Deployment-ns-web-{crd-kind}"
+        );
+    }
+
+    #[test]
+    fn mutations() {
+        let v = "- sourceRef:\n    kind: ConfigMap\n    name: cm\n    namespace: ns\n  sourcePath: $.data.x\n  targetPath: $.spec.x\n- sourceRef:\n    apiVersion: example.com/v1\n    kind: Thing\n    name: t\n";
+        let s = mutation_sources(v).unwrap();
+        assert_eq!(s.len(), 2);
+        match &s[1] {
+            DepTarget::Object { group, kind, namespace, name } => {
+                assert_eq!((&**group, &**kind, namespace.is_none(), &**name), ("example.com", "Thing", true, "t"))
+            }
+            DepTarget::Id(_) => panic!("an object reference"),
+        }
+        assert!(mutation_sources("just text").is_none());
+        assert!(mutation_sources("- sourceRef: {kind: X}").is_none());
+    }
+}
