@@ -125,8 +125,8 @@ fn a_rule_against_an_owner_reference_or_a_depends_on_is_relaxed_and_listed() {
     assert_eq!(
         v["relaxed"],
         serde_json::json!([
-            {"owner": "ServiceAccount/gk/ctrl", "dependent": "Deployment.apps/gk/ctrl", "kind": "rule", "rule": "serviceaccount-after-workloads"},
-            {"owner": "PersistentVolume/pv-data", "dependent": "PersistentVolumeClaim/gk/data", "kind": "rule", "rule": "storage-after-claims"},
+            {"owner": "ServiceAccount/gk/ctrl", "dependent": "Deployment.apps/gk/ctrl", "kind": "rule", "rule": "serviceaccount-after-workloads", "why": "runs-as"},
+            {"owner": "PersistentVolume/pv-data", "dependent": "PersistentVolumeClaim/gk/data", "kind": "rule", "rule": "storage-after-claims", "why": "bound-claim"},
         ])
     );
     let warnings = v["warnings"].as_array().unwrap();

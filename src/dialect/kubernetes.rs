@@ -1314,7 +1314,10 @@ mod tests {
         assert_eq!(pairs(&f.selector), ["app=gk", "tier="]);
         // A selector that is not a map of strings is not read (never half of it).
         assert!(facts_of("apiVersion: v1\nkind: Service\nmetadata: {name: s, namespace: gk}\nspec:\n  selector:\n    app: gk\n    n: 1\n").is_none());
-        assert!(facts_of("apiVersion: v1\nkind: Service\nmetadata: {name: s, namespace: gk}\nspec:\n  selector: [app]\n").is_none());
+        assert!(facts_of(
+            "apiVersion: v1\nkind: Service\nmetadata: {name: s, namespace: gk}\nspec:\n  selector: [app]\n"
+        )
+        .is_none());
         // Only a Service's selector is kept.
         assert!(facts_of("apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: s, namespace: gk}\nspec:\n  selector:\n    matchLabels: {app: gk}\n").is_none());
 
