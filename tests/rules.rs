@@ -212,7 +212,7 @@ fn explain_says_which_rule_decided_the_step() {
 fn the_same_order_from_json_input() {
     let dir = std::env::temp_dir().join(format!("teardown-rules-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    for fixture in [SA, ROLES, WEBHOOK, NAMESPACE, CYCLES] {
+    for fixture in [SA, ROLES, WEBHOOK, NAMESPACE, CYCLES, GATEKEEPER] {
         let yaml = plan(&["--all", fixture]);
         let docs: Vec<serde_json::Value> = std::fs::read_to_string(fixture)
             .unwrap()
@@ -236,6 +236,7 @@ const ROLES: &str = "fixtures/rules/roles.yaml";
 const WEBHOOK: &str = "fixtures/rules/webhook.yaml";
 const NAMESPACE: &str = "fixtures/rules/namespace.yaml";
 const CYCLES: &str = "fixtures/rules/cycles.yaml";
+const GATEKEEPER: &str = "fixtures/rules/gatekeeper.yaml";
 
 /// Every resource's reason types, and whether any is a rule's.
 fn any_rule_reason(v: &Value) -> bool {
@@ -370,6 +371,32 @@ fn a_webhook_configuration_goes_before_its_service_and_the_workloads_behind_it()
         ])
     );
     assert!(!any_rule_reason(&off));
+}
+
+#[test]
+fn deleting_a_service_a_kept_webhook_configuration_calls_is_a_warning() {
+    let v = plan(&["--delete", "svc/gk/hook,svc/kube-system/metrics-server", WEBHOOK]);
+    // inject fails closed; soft says `failurePolicy: Ignore`: no warning for it.
+    assert_eq!(
+        v["warnings"],
+        serde_json::json!([
+            {
+                "type": "webhook-stays",
+                "rule": null,
+                "message": "Service/gk/hook is deleted but MutatingWebhookConfiguration.admissionregistration.k8s.io/inject stays and calls it: every admission request it intercepts fails from then on (\"failed calling webhook\")",
+                "refs": ["Service/gk/hook", "MutatingWebhookConfiguration.admissionregistration.k8s.io/inject"],
+            },
+            {
+                "type": "webhook-stays",
+                "rule": null,
+                "message": "Service/kube-system/metrics-server is deleted but APIService.apiregistration.k8s.io/v1beta1.metrics.k8s.io stays and is served by it: every request to its API fails from then on, and API discovery with it (namespace deletions hang)",
+                "refs": ["Service/kube-system/metrics-server", "APIService.apiregistration.k8s.io/v1beta1.metrics.k8s.io"],
+            },
+        ])
+    );
+    // Deleted together: nothing stays to call it.
+    let v = plan(&["--delete", "svc/gk/hook,mutatingwebhookconfiguration/inject", WEBHOOK]);
+    assert!(v["warnings"].as_array().unwrap().is_empty(), "{}", v["warnings"]);
 }
 
 #[test]
@@ -565,5 +592,98 @@ fn each_new_rule_that_would_close_a_cycle_is_relaxed_and_listed() {
     assert_eq!(
         v["warnings"][0]["message"],
         "ordering conflict: default rule serviceaccount-after-workloads would destroy ClusterRole.rbac.authorization.k8s.io/r after Deployment.apps/x/d, but Deployment.apps/x/d must go after it (Deployment.apps/x/d after the Pods of Namespace/x by default rule pods-first-in-namespace, and through others); the rule's edge is relaxed"
+    );
+}
+
+/// Issue 18's acceptance: a Gatekeeper-like snapshot
+/// (fixtures/rules/gatekeeper.yaml). Worked out by hand:
+///
+/// plan --all
+///   1  the ValidatingWebhookConfiguration: nothing goes before it.
+///   2  the Pod: webhooks-before-backends (the Service the webhook calls
+///      selects it).
+///   3  the ReplicaSet (owns the Pod) and the Service (after the webhook
+///      configuration; pods-first-in-namespace puts it after the Pod too).
+///   4  the Deployment (owns the ReplicaSet; behind the Service too).
+///   5  the ServiceAccount, the ClusterRoleBinding that names it and the
+///      ClusterRole that binding grants: serviceaccount-after-workloads,
+///      after the Deployment (and its ReplicaSet and Pod) that run as it.
+///   6  Namespace gk: it holds the ServiceAccount (step 5).
+///
+/// plan --delete ns/gk: the Namespace takes what it holds; the webhook
+/// configuration, the binding and the ClusterRole stay.
+///   1 Pod; 2 ReplicaSet, Service (pods first); 3 Deployment;
+///   4 ServiceAccount; 5 Namespace — and a warning: the webhook
+///   configuration the plan keeps calls the Service it deletes (one of its
+///   webhooks says `failurePolicy: Fail`).
+#[test]
+fn gatekeeper_webhook_first_service_account_after_namespace_last() {
+    const VWC: &str =
+        "ValidatingWebhookConfiguration.admissionregistration.k8s.io/gatekeeper-validating-webhook-configuration";
+    const SVC: &str = "Service/gk/gatekeeper-webhook-service";
+    let v = plan(&["--all", GATEKEEPER]);
+    assert_eq!(
+        steps(&v),
+        s(&[
+            &[VWC],
+            &["Pod/gk/gatekeeper-controller-manager-6b7d9c-x2kqp"],
+            &["ReplicaSet.apps/gk/gatekeeper-controller-manager-6b7d9c", SVC],
+            &["Deployment.apps/gk/gatekeeper-controller-manager"],
+            &[
+                "ClusterRole.rbac.authorization.k8s.io/gatekeeper-manager-role",
+                "ClusterRoleBinding.rbac.authorization.k8s.io/gatekeeper-manager-rolebinding",
+                "ServiceAccount/gk/gatekeeper-admin",
+            ],
+            &["Namespace/gk"],
+        ])
+    );
+    assert!(v["warnings"].as_array().unwrap().is_empty());
+    assert!(v["relaxed"].as_array().unwrap().is_empty());
+
+    let message = format!(
+        "{SVC} is deleted but {VWC} stays and calls it: every admission request it intercepts fails from then on (\"failed calling webhook\")"
+    );
+    let v = plan(&["--delete", "ns/gk", GATEKEEPER]);
+    assert_eq!(
+        steps(&v),
+        s(&[
+            &["Pod/gk/gatekeeper-controller-manager-6b7d9c-x2kqp"],
+            &["ReplicaSet.apps/gk/gatekeeper-controller-manager-6b7d9c", SVC],
+            &["Deployment.apps/gk/gatekeeper-controller-manager"],
+            &["ServiceAccount/gk/gatekeeper-admin"],
+            &["Namespace/gk"],
+        ])
+    );
+    assert_eq!(
+        v["warnings"],
+        serde_json::json!([{"type": "webhook-stays", "rule": null, "message": message, "refs": [SVC, VWC]}])
+    );
+    // In every format that shows warnings: the table's stderr, YAML, the
+    // kubectl script's header.
+    let (code, _, err) = run(&["plan", "--delete", "ns/gk", GATEKEEPER]);
+    assert_eq!(code, 0);
+    assert!(err.contains(&format!("warning: {message}\n")), "{err}");
+    let (_, out, _) = run(&["plan", "--delete", "ns/gk", "-o", "yaml", GATEKEEPER]);
+    assert!(out.contains("type: webhook-stays"), "{out}");
+    let (_, out, _) = run(&["plan", "--delete", "ns/gk", "-o", "kubectl", GATEKEEPER]);
+    assert!(out.contains(&format!("# warning: {message}")), "{out}");
+
+    // Each rule off: owner references and the namespace alone.
+    let off = plan(&["--all", "--no-default-rules", GATEKEEPER]);
+    assert_eq!(
+        steps(&off),
+        s(&[
+            &[
+                "ClusterRole.rbac.authorization.k8s.io/gatekeeper-manager-role",
+                "ClusterRoleBinding.rbac.authorization.k8s.io/gatekeeper-manager-rolebinding",
+                "Pod/gk/gatekeeper-controller-manager-6b7d9c-x2kqp",
+                SVC,
+                "ServiceAccount/gk/gatekeeper-admin",
+                VWC,
+            ],
+            &["ReplicaSet.apps/gk/gatekeeper-controller-manager-6b7d9c"],
+            &["Deployment.apps/gk/gatekeeper-controller-manager"],
+            &["Namespace/gk"],
+        ])
     );
 }
