@@ -455,9 +455,12 @@ pub struct PlanFlags {
     #[arg(long)]
     pub allow_empty_new: bool,
 
-    /// Leave out the default ordering rules (a ServiceAccount and its
-    /// bindings after the workloads that run as it; claim, volume, storage
-    /// class): only owner references and declared dependencies order the plan.
+    /// Leave out the default ordering rules (a ServiceAccount, its bindings
+    /// and their roles after the workloads that run as it; claim, volume,
+    /// storage class; a webhook configuration or APIService before its
+    /// Service and the workloads behind it; a deleted namespace's Pods before
+    /// the rest of it): only owner references and declared dependencies
+    /// order the plan.
     #[arg(long)]
     pub no_default_rules: bool,
 }

@@ -176,3 +176,91 @@ fn transitivity_passes_outside_objects_of_one_kind_only() {
         .unwrap();
     assert_eq!((o.step[0], o.step[2], o.steps), (1, 1, 1));
 }
+
+/// A namespace's barrier (pods-first-in-namespace: `PodFirst` from the
+/// Namespace to each Pod, `AfterPods` from each other object to the
+/// Namespace) orders as the P × R pairwise rule edges it stands for, with
+/// P + R edges: the same steps whenever nothing is relaxed, and otherwise
+/// every object whose own edge is kept still goes after every Pod. The
+/// Namespace is object 0; objects 1.. are Pods or not at random, in the set
+/// or not; owner references and destruction dependencies at random.
+/// (object count, edges (from, to, destruction?), in the set, a Pod).
+type Namespaced = (usize, Vec<(usize, usize, bool)>, Vec<bool>, Vec<bool>);
+
+fn namespaces() -> impl Strategy<Value = Namespaced> {
+    (2usize..12).prop_flat_map(|n| {
+        (
+            Just(n),
+            proptest::collection::vec((1..n, 1..n, any::<bool>()), 0..(2 * n)),
+            proptest::collection::vec(proptest::bool::weighted(0.85), n),
+            proptest::collection::vec(proptest::bool::weighted(0.4), n),
+        )
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 3000, ..ProptestConfig::default() })]
+
+    #[test]
+    fn a_namespace_barrier_orders_as_the_pairwise_edges((n, edges, mut in_set, pod) in namespaces()) {
+        use teardown::model::RuleEdge;
+        in_set[0] = true;
+        let base: Vec<Relation> = edges
+            .iter()
+            .map(|&(a, b, dd)| rel(a, b, if dd { RelKind::DestroyAfter } else { RelKind::Owns }))
+            .collect();
+        let (set, pods) = (&in_set, &pod);
+        let members = |p: bool| (1..n).filter(move |&i| set[i] && pods[i] == p);
+        let mut barrier = base.clone();
+        let mut pairs = base.clone();
+        // Object 0 holds everything (the namespace's Contains edges).
+        for i in 1..n {
+            barrier.push(rel(0, i, RelKind::Contains));
+            pairs.push(rel(0, i, RelKind::Contains));
+        }
+        if members(true).next().is_some() {
+            barrier.extend(members(true).map(|p| rel(0, p, RelKind::Rule(RuleEdge::PodFirst))));
+            barrier.extend(members(false).map(|x| rel(x, 0, RelKind::Rule(RuleEdge::AfterPods))));
+            for x in members(false) {
+                pairs.extend(members(true).map(|p| rel(x, p, RelKind::Rule(RuleEdge::RunsAs))));
+            }
+        }
+        let rank: Vec<u32> = (0..n as u32).collect();
+        let input = |rels| Input { relations: rels, in_set: &in_set, rank: &rank, allow_cycles: true };
+        let (Ok(b), Ok(p)) = (order(&input(&barrier)), order(&input(&pairs))) else {
+            return Ok(());
+        };
+        // A Pod's edge from the barrier is never what gives way.
+        for &r in &b.relaxed {
+            prop_assert_ne!(barrier[r as usize].kind, RelKind::Rule(RuleEdge::PodFirst));
+        }
+        let relaxed_rule = |o: &teardown::analysis::order::Order, rels: &[Relation]| {
+            o.relaxed.iter().any(|&r| rels[r as usize].kind.rule().is_some())
+        };
+        if !relaxed_rule(&b, &barrier) && !relaxed_rule(&p, &pairs) && b.groups.is_empty() && p.groups.is_empty() {
+            prop_assert_eq!(&b.step, &p.step);
+        }
+        // Whatever was relaxed: an object whose edge to the barrier stands
+        // goes after every Pod (outside a group planned together).
+        let kept_barrier = |x: usize| {
+            barrier.iter().enumerate().any(|(i, r)| {
+                r.kind == RelKind::Rule(RuleEdge::AfterPods) && r.from.index() == x && !b.relaxed.contains(&(i as u32))
+            })
+        };
+        let grouped = |x: usize, y: usize| {
+            b.groups.iter().any(|g| g.members.contains(&ObjId(x as u32)) && g.members.contains(&ObjId(y as u32)))
+        };
+        for x in members(false).filter(|&x| kept_barrier(x)) {
+            for q in members(true).filter(|&q| !grouped(x, q)) {
+                prop_assert!(b.step[x] > b.step[q], "{} after Pod {}: steps {} and {}", x, q, b.step[x], b.step[q]);
+            }
+            // The order says which Pod it goes right after, when that decided.
+            if let Some(r) = b.after[x] {
+                if barrier[r as usize].kind == RelKind::Rule(RuleEdge::PodFirst) {
+                    let q = barrier[r as usize].to.index();
+                    prop_assert_eq!(b.step[q] + 1, b.step[x]);
+                }
+            }
+        }
+    }
+}

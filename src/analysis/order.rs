@@ -22,13 +22,18 @@
 //! Edges of the default rules (`RelKind::Rule`, only between objects of the
 //! set) are weaker still: they take part in no cycle group, and when the
 //! walk stalls on a cycle that holds one, a rule edge is relaxed first —
-//! before any ownership edge — and listed as relaxed.
+//! before any ownership edge — and listed as relaxed. A rule that orders
+//! every member of one class after every member of another (the rest of a
+//! namespace after its Pods) meets at a barrier: one node per namespace
+//! that takes no step, after each Pod and before each other object, so
+//! that its edges are as many as its objects, never their product
+//! ([`RuleEdge::PodFirst`], [`RuleEdge::AfterPods`]).
 //!
 //! A node's step is its weight (1 for a group that holds objects of the set,
 //! 0 otherwise) plus the largest step of what must go before it.
 //! O((V + E) log V).
 
-use crate::model::{Link, ObjId, Relation};
+use crate::model::{Link, ObjId, RelKind, Relation, RuleEdge};
 use rayon::prelude::*;
 use std::collections::VecDeque;
 
@@ -146,19 +151,42 @@ pub fn order(input: &Input) -> Result<Order, OwnershipCycle> {
             }
             node_of[i][k]
         };
+    // A namespace's barrier: a node of its own, after the namespace's Pods
+    // and before the rest of it, that takes no step.
+    let mut barrier_of: rustc_hash::FxHashMap<usize, u32> = rustc_hash::FxHashMap::default();
+    let mut barrier =
+        |i: usize, weight: &mut Vec<u8>, rank: &mut Vec<u64>, objects_of: &mut Vec<Option<ObjId>>| -> u32 {
+            *barrier_of.entry(i).or_insert_with(|| {
+                weight.push(0);
+                rank.push(3 * (n as u64) + input.rank[i] as u64);
+                objects_of.push(None);
+                weight.len() as u32 - 1
+            })
+        };
     let mut edges = Vec::with_capacity(rels.len());
     for (ri, r) in rels.iter().enumerate() {
         // An owner link Kubernetes ignores (TD004–TD006) orders nothing.
         if r.kind.is_ownership() && r.link != Link::Solid {
             continue;
         }
-        let rule = r.kind.rule().is_some();
+        let ruled = r.kind.rule();
+        let rule = ruled.is_some();
         let hard = r.kind.is_destruction();
-        let from = node(r.from.index(), hard, &mut weight, &mut rank, &mut objects_of);
-        let to = node(r.to.index(), hard, &mut weight, &mut rank, &mut objects_of);
+        let from = match ruled.is_some_and(RuleEdge::from_is_barrier) {
+            true => barrier(r.from.index(), &mut weight, &mut rank, &mut objects_of),
+            false => node(r.from.index(), hard, &mut weight, &mut rank, &mut objects_of),
+        };
+        let to = match ruled.is_some_and(RuleEdge::to_is_barrier) {
+            true => barrier(r.to.index(), &mut weight, &mut rank, &mut objects_of),
+            false => node(r.to.index(), hard, &mut weight, &mut rank, &mut objects_of),
+        };
         edges.push(Edge { from, to, rel: ri as u32, hard, rule });
     }
     let count = weight.len();
+    let mut is_barrier = vec![false; count];
+    for &b in barrier_of.values() {
+        is_barrier[b as usize] = true;
+    }
     let mut groups = Groups { parent: (0..count as u32).collect() };
     let mut found: Vec<Group> = Vec::new();
     let members_of = |nodes: &[u32], objects_of: &[Option<ObjId>]| -> Vec<ObjId> {
@@ -169,7 +197,7 @@ pub fn order(input: &Input) -> Result<Order, OwnershipCycle> {
 
     // Most graphs have no cycle at all: layer them as they are.
     if let Some(plain) = layer_acyclic(count, &edges, &weight) {
-        return Ok(finish(input, &node_of, &edges, plain, Vec::new()));
+        return Ok(finish(input, &node_of, &edges, &is_barrier, plain, Vec::new()));
     }
 
     // 1. Cycles of ownership alone.
@@ -212,8 +240,8 @@ pub fn order(input: &Input) -> Result<Order, OwnershipCycle> {
 
     // 3. Kahn's algorithm over the groups, relaxing ownership when stalled.
     let rep: Vec<u32> = (0..count as u32).map(|x| groups.find(x)).collect();
-    let lay = layer(count, &edges, rep, &weight, &rank);
-    Ok(finish(input, &node_of, &edges, lay, found))
+    let lay = layer(count, &edges, rep, &weight, &rank, &is_barrier);
+    Ok(finish(input, &node_of, &edges, &is_barrier, lay, found))
 }
 
 /// The result of Kahn's walk over groups of layering nodes.
@@ -371,7 +399,7 @@ fn layer_acyclic(count: usize, edges: &[Edge], weight: &[u8]) -> Option<Layering
 /// Kahn's algorithm over the groups `rep` defines: each group's step is its
 /// weight plus the largest step of what must go before it. When stalled,
 /// relax ownership edges.
-fn layer(count: usize, edges: &[Edge], rep: Vec<u32>, weight: &[u8], rank: &[u64]) -> Layering {
+fn layer(count: usize, edges: &[Edge], rep: Vec<u32>, weight: &[u8], rank: &[u64], barrier: &[bool]) -> Layering {
     let mut g_weight = vec![0u8; count];
     let mut g_rank = vec![u64::MAX; count];
     for x in 0..count {
@@ -417,6 +445,7 @@ fn layer(count: usize, edges: &[Edge], rep: Vec<u32>, weight: &[u8], rank: &[u64
                 pending_soft: &pending_soft,
                 rank: &g_rank,
                 is_group: &is_group,
+                barrier,
             });
             if freed.is_empty() {
                 break;
@@ -473,8 +502,16 @@ fn layer(count: usize, edges: &[Edge], rep: Vec<u32>, weight: &[u8], rank: &[u64
     Layering { rep, step, after_edge, relaxed_edge, relaxed_because }
 }
 
-/// Steps of objects from steps of groups.
-fn finish(input: &Input, node_of: &[[u32; 2]], edges: &[Edge], lay: Layering, mut found: Vec<Group>) -> Order {
+/// Steps of objects from steps of groups. An object right after a
+/// namespace's barrier is said to be right after the barrier's last Pod.
+fn finish(
+    input: &Input,
+    node_of: &[[u32; 2]],
+    edges: &[Edge],
+    barrier: &[bool],
+    lay: Layering,
+    mut found: Vec<Group>,
+) -> Order {
     let n = input.in_set.len();
     let Layering { rep, step, after_edge, relaxed_edge, relaxed_because } = lay;
     let mut obj_step = vec![0u32; n];
@@ -485,7 +522,14 @@ fn finish(input: &Input, node_of: &[[u32; 2]], edges: &[Edge], lay: Layering, mu
         if input.in_set[i] {
             let g = rep[node_of[i][0] as usize] as usize;
             obj_step[i] = step[g];
-            after[i] = after_edge[g].map(|e| edges[e].rel);
+            let through = |e: usize| {
+                let b = edges[e].to as usize;
+                match barrier[b] {
+                    true => after_edge[rep[b] as usize].unwrap_or(e),
+                    false => e,
+                }
+            };
+            after[i] = after_edge[g].map(|e| edges[through(e)].rel);
             steps = steps.max(step[g]);
         } else {
             for k in 0..2 {
@@ -517,6 +561,8 @@ struct Stall<'a, F: Fn(usize) -> bool> {
     pending_soft: &'a [u32],
     rank: &'a [u64],
     is_group: &'a F,
+    /// Is the group a namespace's barrier?
+    barrier: &'a [bool],
 }
 
 /// Ownership (or default rules') edges to relax: (waiting group, edge), and
@@ -586,7 +632,8 @@ fn unblock<F: Fn(usize) -> bool>(s: &Stall<F>) -> Vec<Relax> {
             let edges: Vec<(usize, usize)> =
                 pending(a).filter(|e| e.rule() && in_component(e.group as usize)).map(|e| (a, e.index())).collect();
             let first = pending(a).find(|e| e.rule() && in_component(e.group as usize));
-            let because = first.and_then(|e| path_back(&pending, e.group as usize, a, &in_component));
+            let barrier = |g: usize| s.barrier[g];
+            let because = first.and_then(|e| path_back(&pending, e.group as usize, a, &in_component, &barrier));
             freed.push(Relax { edges, because });
             continue;
         }
@@ -624,8 +671,16 @@ fn unblock<F: Fn(usize) -> bool>(s: &Stall<F>) -> Vec<Relax> {
     freed
 }
 /// The first edge of a shortest path from `from` back to `to` inside the
-/// component: what a relaxed rule's edge `to → from` contradicted.
-fn path_back<P, I>(pending: &P, from: usize, to: usize, in_component: &dyn Fn(usize) -> bool) -> Option<usize>
+/// component: what a relaxed rule's edge `to → from` contradicted. From a
+/// namespace's barrier (no object), the first edge out of the Pod it leads
+/// to (the barrier's own edge when that Pod is `to`'s group).
+fn path_back<P, I>(
+    pending: &P,
+    from: usize,
+    to: usize,
+    in_component: &dyn Fn(usize) -> bool,
+    barrier: &dyn Fn(usize) -> bool,
+) -> Option<usize>
 where
     P: Fn(usize) -> I,
     I: Iterator<Item = Adj>,
@@ -642,11 +697,12 @@ where
                 continue;
             }
             let f = match first[&g] {
+                usize::MAX if barrier(g) => usize::MAX,
                 usize::MAX => e.index(),
                 f => f,
             };
             if t == to {
-                return Some(f);
+                return Some(if f == usize::MAX { e.index() } else { f });
             }
             first.insert(t, f);
             queue.push_back(t);
@@ -662,16 +718,26 @@ pub fn conflict_message(refs: &[String], relaxed: &Relation, because: Option<&Re
     if let Some(edge) = relaxed.kind.rule() {
         // A default rule's edge: `owner` would go after `owned`.
         let rule = edge.rule().id();
+        if edge == RuleEdge::AfterPods {
+            // `owned` is the Namespace, standing for its Pods; the Pod that
+            // must go after `owner` is where the path back leaves from (or
+            // the barrier's edge to it).
+            let pod_first = |d: &Relation| d.kind == RelKind::Rule(RuleEdge::PodFirst);
+            let pod = because.map(|d| if pod_first(d) { d.to } else { d.from });
+            let later = match pod {
+                Some(p) => format!("{} must go after it", refs[p.index()]),
+                None => String::from("one of them must go after it"),
+            };
+            let why = match because.filter(|d| !pod_first(d)) {
+                Some(d) => format!(" ({})", describe(refs, d, relaxed.from)),
+                None => String::new(),
+            };
+            return format!(
+                "ordering conflict: default rule {rule} would destroy {owner} after the Pods of {owned}, but {later}{why}; the rule's edge is relaxed"
+            );
+        }
         let why = match because {
-            Some(d) => {
-                let (a, b) = (&refs[d.from.index()], &refs[d.to.index()]);
-                let through = if d.to == relaxed.from { String::new() } else { String::from(", and through others") };
-                match d.kind.rule() {
-                    Some(e) => format!(" ({a} after {b} by default rule {}{through})", e.rule().id()),
-                    None if d.kind.is_ownership() => format!(" ({a} {} {b}{through})", d.kind.as_str()),
-                    None => format!(" ({a} is destroyed after {b}{through})"),
-                }
-            }
+            Some(d) => format!(" ({})", describe(refs, d, relaxed.from)),
             None => String::new(),
         };
         return format!(
@@ -690,6 +756,25 @@ pub fn conflict_message(refs: &[String], relaxed: &Relation, because: Option<&Re
         None => format!(
             "ordering conflict: {owner} {how} {owned}, but destruction dependencies put {owned} after it; the ownership edge is relaxed"
         ),
+    }
+}
+
+/// A relation that goes back to `back` (the object a relaxed rule's edge
+/// would have put later), in the words of a conflict message.
+fn describe(refs: &[String], d: &Relation, back: ObjId) -> String {
+    let (a, b) = (&refs[d.from.index()], &refs[d.to.index()]);
+    let through = if d.to == back { "" } else { ", and through others" };
+    match d.kind.rule() {
+        // (The Namespace stands for its Pods, or for the rest of it.)
+        Some(e @ RuleEdge::AfterPods) => {
+            format!("{a} after the Pods of {b} by default rule {}, and through others", e.rule().id())
+        }
+        Some(e @ RuleEdge::PodFirst) => {
+            format!("the rest of {a} after {b} by default rule {}, and through others", e.rule().id())
+        }
+        Some(e) => format!("{a} after {b} by default rule {}{through}", e.rule().id()),
+        None if d.kind.is_ownership() => format!("{a} {} {b}{through}", d.kind.as_str()),
+        None => format!("{a} is destroyed after {b}{through}"),
     }
 }
 

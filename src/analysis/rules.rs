@@ -12,40 +12,95 @@
 //! - `serviceaccount-after-workloads` (kapp #579, Flux #997, Helm #12627):
 //!   a ServiceAccount after every workload of the plan that runs as it (a
 //!   Pod's `serviceAccountName`, a Pod template's), and the RoleBindings
-//!   and ClusterRoleBindings that name it as a subject after those
-//!   workloads too. A workload that names none runs as `default`: that
-//!   ServiceAccount, and the bindings that name it, are ordered only when
-//!   the plan deletes them.
+//!   and ClusterRoleBindings that name it as a subject, and the Roles and
+//!   ClusterRoles those bindings grant (`roleRef`; a RoleBinding's Role is
+//!   in the binding's namespace), after those workloads too — whether or
+//!   not the plan deletes the binding. A workload that names none runs as
+//!   `default`: that ServiceAccount, and the bindings that name it, are
+//!   ordered only when the plan deletes them.
+//! - `webhooks-before-backends` (Gatekeeper #1769, Helm #12360,
+//!   egressgateway #748; kapp deletes CRDs before everything else so that
+//!   conversion webhooks' backends outlive their calls): a
+//!   ValidatingWebhookConfiguration, MutatingWebhookConfiguration or
+//!   APIService before the Service it calls (`webhooks[].clientConfig.service`,
+//!   `spec.service`), and before the workloads behind that Service: the
+//!   Pods its `spec.selector` selects, their controllers up the chain
+//!   (ReplicaSet, Deployment, and what controls that), and the workloads
+//!   whose Pod template labels it selects. The Service is looked up in the
+//!   whole snapshot: the plan need not delete it for its workloads to be
+//!   ordered. Otherwise every admission call, the deletions that follow
+//!   among them, fails ("failed calling webhook").
+//! - `pods-first-in-namespace` (KEP-5080, ordered namespace deletion): in a
+//!   Namespace the plan deletes, its Pods before everything else in it.
+//!   Drawn through one barrier per namespace ([`RuleEdge::PodFirst`],
+//!   [`RuleEdge::AfterPods`]): P Pods and R other objects make P + R edges.
 //!
-//! O(objects + edges): one pass to index the plan's ServiceAccounts,
-//! volumes, claims, classes and bindings by name, one to draw the edges.
+//! O(objects + relations + edges), and for the webhook rule the Pods and
+//! workloads of the namespaces of the Services called, once per Service.
 
-use crate::model::kube::{is_binding, pod_spec_at, Facts};
+use crate::model::kube::{calls_services, is_binding, pod_spec_at, selects, Facts, PodSpecAt, RBAC};
 use crate::model::{DefaultRule, Link, ObjId, Object, RelKind, Relation, RuleEdge, Str};
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 /// The edges of the default rules `enabled` between objects of the plan
-/// (`in_set`), in object order, without repeats. `from` goes after `to`.
-pub fn relations(objects: &[Object], in_set: &[bool], enabled: &[DefaultRule]) -> Vec<Relation> {
-    let storage = enabled.contains(&DefaultRule::Storage);
-    let accounts = enabled.contains(&DefaultRule::ServiceAccount);
-    if !storage && !accounts {
-        return Vec::new();
+/// (`in_set`), in object order, without repeats. `from` goes after `to`
+/// (see [`RuleEdge::PodFirst`] and [`RuleEdge::AfterPods`] for the two
+/// that stand for a namespace's barrier). `owners`: the snapshot's
+/// relations, where the webhook rule finds Pods' controllers.
+pub fn relations(objects: &[Object], owners: &[Relation], in_set: &[bool], enabled: &[DefaultRule]) -> Vec<Relation> {
+    let on = |r: DefaultRule| enabled.contains(&r);
+    let mut out = Vec::new();
+    if on(DefaultRule::Storage) || on(DefaultRule::ServiceAccount) {
+        storage_and_accounts(objects, in_set, on(DefaultRule::Storage), on(DefaultRule::ServiceAccount), &mut out);
     }
-    type Key<'a> = (&'a str, &'a str);
+    if on(DefaultRule::Webhooks) {
+        webhooks(objects, owners, in_set, &mut out);
+    }
+    if on(DefaultRule::NamespacePods) {
+        namespace_pods(objects, owners, in_set, &mut out);
+    }
+    // A claim and its volume may both say they are bound, two Pods of one
+    // ReplicaSet lead to it: one edge.
+    out.sort_by_key(|r| (r.from, r.to, r.kind));
+    out.dedup_by_key(|r| (r.from, r.to, r.kind));
+    out
+}
+
+fn edge(kind: RuleEdge, from: ObjId, to: ObjId, declared_by: ObjId) -> Relation {
+    Relation { kind: RelKind::Rule(kind), from, to, link: Link::Solid, declared_by, decl: 0, controller: false }
+}
+
+type Key<'a> = (&'a str, &'a str);
+
+fn storage_and_accounts(objects: &[Object], in_set: &[bool], storage: bool, accounts: bool, out: &mut Vec<Relation>) {
     // The plan's objects the rules point at, by namespace and name.
     let mut service_accounts: FxHashMap<Key, ObjId> = FxHashMap::default();
     let mut volumes: FxHashMap<&str, ObjId> = FxHashMap::default();
     let mut claims: FxHashMap<Key, ObjId> = FxHashMap::default();
     let mut classes: FxHashMap<&str, ObjId> = FxHashMap::default();
+    let mut roles: FxHashMap<Key, ObjId> = FxHashMap::default();
+    let mut cluster_roles: FxHashMap<&str, ObjId> = FxHashMap::default();
+    // Every binding of the snapshot: one the plan keeps still says which
+    // roles the ServiceAccount has.
     let mut bindings: FxHashMap<Key, Vec<ObjId>> = FxHashMap::default();
-    let kube = |i: usize| in_set[i] && objects[i].is_kubernetes();
-    for (i, o) in objects.iter().enumerate().filter(|&(i, _)| kube(i)) {
+    for (i, o) in objects.iter().enumerate().filter(|(_, o)| o.is_kubernetes()) {
         let id = ObjId(i as u32);
         let ns = o.namespace.as_deref().unwrap_or("");
         match (&*o.group, &*o.kind) {
+            (g, k) if accounts && is_binding(g, k) => {
+                for (sns, sname) in o.facts.iter().flat_map(|f| f.subjects.iter()) {
+                    bindings.entry((sns, sname)).or_default().push(id);
+                }
+            }
+            _ if !in_set[i] => {}
             ("", "ServiceAccount") if accounts => {
                 service_accounts.insert((ns, &o.name), id);
+            }
+            (RBAC, "Role") if accounts => {
+                roles.insert((ns, &o.name), id);
+            }
+            (RBAC, "ClusterRole") if accounts => {
+                cluster_roles.insert(&o.name, id);
             }
             ("", "PersistentVolume") if storage => {
                 volumes.insert(&o.name, id);
@@ -56,39 +111,37 @@ pub fn relations(objects: &[Object], in_set: &[bool], enabled: &[DefaultRule]) -
             ("storage.k8s.io", "StorageClass") if storage => {
                 classes.insert(&o.name, id);
             }
-            (g, k) if accounts && is_binding(g, k) => {
-                for (sns, sname) in o.facts.iter().flat_map(|f| f.subjects.iter()) {
-                    bindings.entry((sns, sname)).or_default().push(id);
-                }
-            }
             _ => {}
         }
     }
-    let mut out = Vec::new();
-    let mut edge = |edge: RuleEdge, from: ObjId, to: ObjId, declared_by: ObjId| {
-        out.push(Relation {
-            kind: RelKind::Rule(edge),
-            from,
-            to,
-            link: Link::Solid,
-            declared_by,
-            decl: 0,
-            controller: false,
-        });
+    // The role a binding grants, if the plan deletes it.
+    let granted = |b: ObjId| -> Option<ObjId> {
+        let o = &objects[b.index()];
+        let (kind, name) = o.facts.as_deref()?.role_ref.as_ref()?;
+        match &**kind {
+            "Role" if &*o.kind == "RoleBinding" => roles.get(&(o.namespace.as_deref().unwrap_or(""), &**name)).copied(),
+            "ClusterRole" => cluster_roles.get(&**name).copied(),
+            _ => None,
+        }
     };
     const DEFAULT: &str = "default";
     let none = Facts::default();
-    for (i, o) in objects.iter().enumerate().filter(|&(i, _)| kube(i)) {
+    for (i, o) in objects.iter().enumerate().filter(|&(i, o)| in_set[i] && o.is_kubernetes()) {
         let id = ObjId(i as u32);
         let ns = o.namespace.as_deref().unwrap_or("");
         let f = o.facts.as_deref().unwrap_or(&none);
         if accounts && pod_spec_at(&o.group, &o.kind).is_some() {
             let account: &str = f.service_account.as_deref().unwrap_or(DEFAULT);
             if let Some(&sa) = service_accounts.get(&(ns, account)) {
-                edge(RuleEdge::RunsAs, sa, id, id);
+                out.push(edge(RuleEdge::RunsAs, sa, id, id));
             }
             for &b in bindings.get(&(ns, account)).into_iter().flatten() {
-                edge(RuleEdge::Grants, b, id, id);
+                if in_set[b.index()] {
+                    out.push(edge(RuleEdge::Grants, b, id, id));
+                }
+                if let Some(role) = granted(b) {
+                    out.push(edge(RuleEdge::GrantedRole, role, id, id));
+                }
             }
             continue;
         }
@@ -99,26 +152,158 @@ pub fn relations(objects: &[Object], in_set: &[bool], enabled: &[DefaultRule]) -
         match &*o.kind {
             "PersistentVolumeClaim" => {
                 if let Some(&pv) = f.volume_name.as_deref().and_then(|v| volumes.get(v)) {
-                    edge(RuleEdge::BoundClaim, pv, id, id);
+                    out.push(edge(RuleEdge::BoundClaim, pv, id, id));
                 }
                 if let Some(sc) = class(f) {
-                    edge(RuleEdge::OfClass, sc, id, id);
+                    out.push(edge(RuleEdge::OfClass, sc, id, id));
                 }
             }
             "PersistentVolume" => {
                 let bound = f.claim_ref.as_ref().and_then(|(cns, cname): &(Str, Str)| claims.get(&(&**cns, &**cname)));
                 if let Some(&pvc) = bound {
-                    edge(RuleEdge::BoundClaim, id, pvc, id);
+                    out.push(edge(RuleEdge::BoundClaim, id, pvc, id));
                 }
                 if let Some(sc) = class(f) {
-                    edge(RuleEdge::OfClass, sc, id, id);
+                    out.push(edge(RuleEdge::OfClass, sc, id, id));
                 }
             }
             _ => {}
         }
     }
-    // A claim and its volume may both say they are bound: one edge.
-    out.sort_by_key(|r| (r.from, r.to, r.kind));
-    out.dedup_by_key(|r| (r.from, r.to, r.kind));
-    out
+}
+
+/// Longest controller chain followed up from a Pod (a guard against
+/// ownership cycles, which `check` reports as TD007).
+const CHAIN: usize = 16;
+
+/// `webhooks-before-backends`.
+fn webhooks(objects: &[Object], owners: &[Relation], in_set: &[bool], out: &mut Vec<Relation>) {
+    // The callers of the plan, and the Services they call.
+    let mut callers: Vec<(ObjId, Key)> = Vec::new();
+    for (i, o) in objects.iter().enumerate() {
+        if !(in_set[i] && o.is_kubernetes() && calls_services(&o.group, &o.kind)) {
+            continue;
+        }
+        for c in o.facts.iter().flat_map(|f| f.calls.iter()) {
+            callers.push((ObjId(i as u32), (&c.namespace, &c.name)));
+        }
+    }
+    if callers.is_empty() {
+        return;
+    }
+    let called: FxHashSet<Key> = callers.iter().map(|&(_, k)| k).collect();
+    let namespaces: FxHashSet<&str> = called.iter().map(|&(ns, _)| ns).collect();
+    // The Services called, and the Pods and workloads of their namespaces.
+    let mut services: FxHashMap<Key, ObjId> = FxHashMap::default();
+    let mut pods: FxHashMap<&str, Vec<ObjId>> = FxHashMap::default();
+    let mut workloads: FxHashMap<&str, Vec<ObjId>> = FxHashMap::default();
+    for (i, o) in objects.iter().enumerate().filter(|(_, o)| o.is_kubernetes()) {
+        let Some(ns) = o.namespace.as_deref().filter(|ns| namespaces.contains(ns)) else { continue };
+        let id = ObjId(i as u32);
+        match (&*o.group, &*o.kind, pod_spec_at(&o.group, &o.kind)) {
+            ("", "Service", _) if called.contains(&(ns, &*o.name)) => {
+                services.insert((ns, &o.name), id);
+            }
+            (_, _, Some(PodSpecAt::Pod)) => pods.entry(ns).or_default().push(id),
+            (_, _, Some(_)) => workloads.entry(ns).or_default().push(id),
+            _ => {}
+        }
+    }
+    // Each object's controller (a solid owner reference with `controller: true`).
+    let mut controller: FxHashMap<ObjId, ObjId> = FxHashMap::default();
+    if !pods.is_empty() {
+        for r in owners.iter().filter(|r| r.kind == RelKind::Owns && r.controller && r.link == Link::Solid) {
+            if r.from != r.to {
+                controller.entry(r.to).or_insert(r.from);
+            }
+        }
+    }
+    let none = Facts::default();
+    let facts = |id: ObjId| objects[id.index()].facts.as_deref().unwrap_or(&none);
+    // The workloads behind each Service, found once.
+    let mut behind: FxHashMap<ObjId, Vec<ObjId>> = FxHashMap::default();
+    for (caller, key) in callers {
+        let Some(&service) = services.get(&key) else { continue };
+        if in_set[service.index()] {
+            out.push(edge(RuleEdge::CallsService, service, caller, caller));
+        }
+        let backends = behind.entry(service).or_insert_with(|| {
+            let selector = &facts(service).selector;
+            let mut found = Vec::new();
+            if selector.is_empty() {
+                return found;
+            }
+            let mut seen: FxHashSet<ObjId> = FxHashSet::default();
+            for &p in pods.get(key.0).into_iter().flatten() {
+                if !selects(selector, &objects[p.index()].labels) {
+                    continue;
+                }
+                // The Pod, then its controllers, until one already found.
+                let mut at = Some(p);
+                for _ in 0..CHAIN {
+                    let Some(x) = at.filter(|&x| seen.insert(x)) else { break };
+                    found.push(x);
+                    at = controller.get(&x).copied();
+                }
+            }
+            for &w in workloads.get(key.0).into_iter().flatten() {
+                if selects(selector, &facts(w).template_labels) {
+                    found.push(w);
+                }
+            }
+            found.sort_unstable();
+            found.dedup();
+            found
+        });
+        for &b in backends.iter().filter(|b| in_set[b.index()]) {
+            out.push(edge(RuleEdge::CallsBackend, b, caller, caller));
+        }
+    }
+}
+
+/// `pods-first-in-namespace`: in each Namespace the plan deletes that
+/// holds Pods of the plan, a [`RuleEdge::PodFirst`] edge from the Namespace
+/// to each of them and an [`RuleEdge::AfterPods`] edge from each other
+/// object of the plan in it to the Namespace — but for an object whose
+/// finalizer a controller of the plan in the same namespace removes
+/// (`--finalizer-controller`): that controller's Pods must still run when
+/// it goes.
+fn namespace_pods(objects: &[Object], relations: &[Relation], in_set: &[bool], out: &mut Vec<Relation>) {
+    let kube = |i: usize| in_set[i] && objects[i].is_kubernetes();
+    let deleted: FxHashMap<&str, ObjId> = (0..objects.len())
+        .filter(|&i| kube(i) && objects[i].is_namespace())
+        .map(|i| (&*objects[i].name, ObjId(i as u32)))
+        .collect();
+    if deleted.is_empty() {
+        return;
+    }
+    let namespace_of = |o: &Object| o.namespace.as_deref().and_then(|ns| deleted.get(ns)).copied();
+    let is_pod = |o: &Object| o.group.is_empty() && &*o.kind == "Pod";
+    let mut with_pods: FxHashSet<ObjId> = FxHashSet::default();
+    for (i, o) in objects.iter().enumerate().filter(|&(i, o)| kube(i) && is_pod(o)) {
+        if let Some(ns) = namespace_of(o) {
+            out.push(edge(RuleEdge::PodFirst, ns, ObjId(i as u32), ns));
+            with_pods.insert(ns);
+        }
+    }
+    if with_pods.is_empty() {
+        return;
+    }
+    let finalized_here: FxHashSet<ObjId> = relations
+        .iter()
+        .filter(|r| r.kind == RelKind::Finalizer && in_set[r.from.index()])
+        .filter(|r| {
+            objects[r.from.index()].namespace.is_some()
+                && objects[r.from.index()].namespace == objects[r.to.index()].namespace
+        })
+        .map(|r| r.to)
+        .collect();
+    for (i, o) in objects.iter().enumerate().filter(|&(i, o)| kube(i) && !is_pod(o)) {
+        if finalized_here.contains(&ObjId(i as u32)) {
+            continue;
+        }
+        if let Some(ns) = namespace_of(o).filter(|ns| with_pods.contains(ns)) {
+            out.push(edge(RuleEdge::AfterPods, ObjId(i as u32), ns, ns));
+        }
+    }
 }

@@ -16,7 +16,7 @@ use crate::findings::{Finding, Rule};
 use crate::input::outline::Value;
 use crate::input::{locate, Node, Shape, Span, Unit};
 use crate::model::intern::intern;
-use crate::model::kube::group_of;
+use crate::model::kube::{group_of, ServiceCall};
 use crate::model::lifecycle::{Lifecycle, Said};
 use crate::model::{
     kube::Facts, Collector, CrdDef, DepDecl, DepKind, DepTarget, Fields, Identity, Object, Origin, OwnerRef, StateKeys,
@@ -504,7 +504,9 @@ impl<'de> Deserialize<'de> for KeptAnnotations {
 /// What the default ordering rules read (`model::kube::Facts`): a Pod's
 /// `serviceAccountName` (and the deprecated `serviceAccount`), a Pod
 /// template's (`template.spec`, a CronJob's `jobTemplate.spec.template.spec`),
-/// a claim's `volumeName`, a volume's `claimRef`, and `storageClassName`.
+/// a claim's `volumeName`, a volume's `claimRef`, and `storageClassName`;
+/// a Service's `selector`, an APIService's `service`, a Pod template's
+/// labels.
 #[derive(Clone, Debug, Default)]
 pub struct LenientSpec {
     pub group: Option<Str>,
@@ -520,6 +522,10 @@ pub struct LenientSpec {
     pub storage_class_name: Option<Str>,
     /// A Flux Kustomization's or HelmRelease's `dependsOn`.
     pub depends_on: LenientList<LenientDependency>,
+    /// A Service's `selector`.
+    pub selector: LenientLabels,
+    /// An APIService's `service`.
+    pub service: LenientServiceRef,
 }
 
 /// A lenient map with these keys, each read as its own lenient type; any
@@ -580,9 +586,76 @@ impl LenientPodSpec {
 }
 
 lenient_map!(
-    /// A Pod template.
-    LenientTemplate { "spec" => spec: LenientPodSpec }
+    /// A Pod template: its labels and its Pod spec.
+    LenientTemplate {
+        "metadata" => metadata: LenientTemplateMeta,
+        "spec" => spec: LenientPodSpec,
+    }
 );
+
+lenient_map!(
+    /// A Pod template's `metadata`.
+    LenientTemplateMeta { "labels" => labels: LenientLabels }
+);
+
+lenient_map!(
+    /// A Service reference (`namespace`, `name`): a webhook's
+    /// `clientConfig.service`, an APIService's `spec.service`.
+    LenientServiceRef {
+        "namespace" => namespace: LenientStr,
+        "name" => name: LenientStr,
+    }
+);
+
+lenient_map!(
+    /// A webhook's `clientConfig`.
+    LenientClientConfig { "service" => service: LenientServiceRef }
+);
+
+lenient_map!(
+    /// One webhook of a webhook configuration: the Service it calls, and
+    /// what a failed call does.
+    LenientWebhook {
+        "clientConfig" => client_config: LenientClientConfig,
+        "failurePolicy" => failure_policy: LenientStr,
+    }
+);
+
+/// A map of strings (labels, a Service's selector). `None` when it is not
+/// one: a value that is a number, a boolean, a map or a list makes the whole
+/// map unreadable (the API server refuses it), never a map with that pair
+/// left out, which would select more. A `null` value is the empty string.
+#[derive(Clone, Debug, Default)]
+pub struct LenientLabels(pub Option<Vec<(Str, Str)>>);
+
+impl<'de> Deserialize<'de> for LenientLabels {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<LenientLabels, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = LenientLabels;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("anything")
+            }
+            fn visit_str<E: de::Error>(self, _: &str) -> Result<LenientLabels, E> {
+                Ok(LenientLabels::default())
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<LenientLabels, A::Error> {
+                let mut out = Some(Vec::new());
+                while let Some(Key(k)) = map.next_key::<Key>()? {
+                    let v = map.next_value::<Option<LenientStr>>()?;
+                    match (v, &mut out) {
+                        (None, Some(o)) => o.push((intern(&k), intern(""))),
+                        (Some(LenientStr(Some(v))), Some(o)) => o.push((intern(&k), intern(&v))),
+                        _ => out = None,
+                    }
+                }
+                Ok(LenientLabels(out))
+            }
+            lenient_other_arms!(LenientLabels);
+        }
+        d.deserialize_any(V)
+    }
+}
 
 lenient_map!(
     /// A Job spec: its Pod template.
@@ -698,6 +771,8 @@ impl<'de> Deserialize<'de> for LenientSpec {
                         "claimRef" => spec.claim_ref = map.next_value()?,
                         "storageClassName" => spec.storage_class_name = map.next_value::<LenientStr>()?.0,
                         "dependsOn" => spec.depends_on = map.next_value()?,
+                        "selector" => spec.selector = map.next_value()?,
+                        "service" => spec.service = map.next_value()?,
                         _ => {
                             map.next_value::<IgnoredAny>()?;
                         }
@@ -794,6 +869,9 @@ pub struct RawObject {
     /// A binding's `roleRef` (the Role or ClusterRole it grants).
     #[serde(default, rename = "roleRef")]
     pub role_ref: LenientRoleRef,
+    /// A webhook configuration's webhooks (the Services they call).
+    #[serde(default)]
+    pub webhooks: LenientList<LenientWebhook>,
 }
 
 /// What a `List` tells its items: typed lists (`PodList`) may leave out the
@@ -966,7 +1044,14 @@ pub fn convert(
         labels: &labels,
     };
     let tools = super::tools::read(&subject, &annotations, span, text, out);
-    let facts = facts(&group, &kind, namespace.as_ref(), &mut raw.spec, &mut raw.subjects, &mut raw.role_ref, tools);
+    let facts = facts(
+        &group,
+        &kind,
+        namespace.as_ref(),
+        &mut raw.spec,
+        Wire { subjects: &mut raw.subjects, role_ref: &mut raw.role_ref, webhooks: &mut raw.webhooks },
+        tools,
+    );
 
     let crd = if &*kind == "CustomResourceDefinition" && &*group == "apiextensions.k8s.io" {
         match (raw.spec.group, raw.spec.names_kind) {
@@ -1002,6 +1087,13 @@ pub fn convert(
     })
 }
 
+/// The top-level fields (beside `spec`) the default rules read.
+struct Wire<'a> {
+    subjects: &'a mut LenientSubjects,
+    role_ref: &'a mut LenientRoleRef,
+    webhooks: &'a mut LenientList<LenientWebhook>,
+}
+
 /// What the default ordering rules read of an object of a kind they look
 /// at; `None` for other kinds, or when nothing is written.
 fn facts(
@@ -1009,19 +1101,50 @@ fn facts(
     kind: &str,
     namespace: Option<&Str>,
     spec: &mut LenientSpec,
-    subjects: &mut LenientSubjects,
-    role_ref: &mut LenientRoleRef,
+    wire: Wire,
     tools: crate::model::kube::Tools,
 ) -> Option<Box<Facts>> {
-    use crate::model::kube::{is_binding, pod_spec_at, PodSpecAt, FLUX_DEPENDENT_KINDS};
+    use crate::model::kube::{calls_services, is_binding, pod_spec_at, PodSpecAt, FLUX_DEPENDENT_KINDS};
+    let Wire { subjects, role_ref, webhooks } = wire;
     let mut f = Facts { tools, ..Facts::default() };
     if let Some(at) = pod_spec_at(group, kind) {
-        f.service_account = match at {
-            PodSpecAt::Pod => std::mem::take(&mut spec.pod).account(),
-            PodSpecAt::Template => std::mem::take(&mut spec.template.spec).account(),
-            PodSpecAt::JobTemplate => std::mem::take(&mut spec.job_template.spec.template.spec).account(),
+        let template = match at {
+            PodSpecAt::Pod => None,
+            PodSpecAt::Template => Some(std::mem::take(&mut spec.template)),
+            PodSpecAt::JobTemplate => Some(std::mem::take(&mut spec.job_template.spec.template)),
+        };
+        let pod = match template {
+            Some(t) => {
+                f.template_labels = t.metadata.labels.0.unwrap_or_default().into();
+                t.spec
+            }
+            None => std::mem::take(&mut spec.pod),
+        };
+        f.service_account = pod.account().map(|s| intern(&s));
+    } else if group.is_empty() && kind == "Service" {
+        f.selector = std::mem::take(&mut spec.selector).0.unwrap_or_default().into();
+    } else if calls_services(group, kind) {
+        let mut calls: Vec<ServiceCall> = Vec::new();
+        let mut call = |service: LenientServiceRef, fails_closed: bool| {
+            let (Some(ns), Some(name)) = (service.namespace.0, service.name.0) else { return };
+            if ns.is_empty() || name.is_empty() {
+                return;
+            }
+            match calls.iter_mut().find(|c| *c.namespace == *ns && *c.name == *name) {
+                Some(c) => c.fails_closed |= fails_closed,
+                None => calls.push(ServiceCall { namespace: intern(&ns), name, fails_closed }),
+            }
+        };
+        if kind == "APIService" {
+            call(std::mem::take(&mut spec.service), true);
+        } else {
+            for w in std::mem::take(webhooks).0 {
+                // Not written: `Fail`, admissionregistration.k8s.io/v1's default.
+                let fails_closed = w.failure_policy.0.as_deref() != Some("Ignore");
+                call(w.client_config.service, fails_closed);
+            }
         }
-        .map(|s| intern(&s));
+        f.calls = calls.into();
     } else if group.is_empty() && kind == "PersistentVolumeClaim" {
         f.volume_name = spec.volume_name.take().filter(|s| !s.is_empty());
         f.storage_class = spec.storage_class_name.take().filter(|s| !s.is_empty()).map(|s| intern(&s));
@@ -1153,6 +1276,59 @@ mod tests {
         // A roleRef of the wrong shape reads as none.
         let raw: RawObject = serde_yaml::from_str("kind: RoleBinding\nroleRef: [1]\ndependsOn: 3\n").unwrap();
         assert!(raw.role_ref.name.0.is_none());
+    }
+
+    /// An object read by the YAML fast path (which must answer) and by
+    /// serde_yaml: the same facts.
+    fn facts_of(text: &str) -> Option<Box<Facts>> {
+        let read = |raw: RawObject| {
+            let span = Span::new(crate::input::FileId(0), 0..text.len());
+            convert(raw, span, text, ListContext::default(), &mut Vec::new()).and_then(|o| o.facts)
+        };
+        let fast = crate::input::fast::Doc::document(text).expect("fast path").parse::<RawObject>().expect("fast path");
+        let slow = read(serde_yaml::from_str(text).unwrap());
+        assert_eq!(read(fast), slow, "{text}");
+        slow
+    }
+
+    #[test]
+    fn services_called_selectors_and_template_labels_are_kept_in_facts() {
+        let f = facts_of(
+            "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingWebhookConfiguration\nmetadata:\n  name: gk\nwebhooks:\n- name: a\n  failurePolicy: Ignore\n  clientConfig:\n    service: {namespace: gk, name: svc}\n- name: b\n  clientConfig:\n    service: {namespace: gk, name: svc}\n- name: c\n  failurePolicy: Ignore\n  clientConfig: {url: 'https://example.com'}\n- name: d\n  failurePolicy: Ignore\n  clientConfig:\n    service: {namespace: other, name: svc2}\n- 3\n",
+        )
+        .unwrap();
+        let calls: Vec<(&str, &str, bool)> =
+            f.calls.iter().map(|c| (&*c.namespace, &*c.name, c.fails_closed)).collect();
+        // One call a Service; it fails closed when one webhook calling it does.
+        assert_eq!(calls, [("gk", "svc", true), ("other", "svc2", false)]);
+        let f = facts_of(
+            "apiVersion: apiregistration.k8s.io/v1\nkind: APIService\nmetadata: {name: v1beta1.metrics.k8s.io}\nspec:\n  service: {namespace: kube-system, name: metrics-server}\n",
+        )
+        .unwrap();
+        assert_eq!((&*f.calls[0].name, f.calls[0].fails_closed), ("metrics-server", true));
+        // A local APIService (served by the API server itself) calls nothing.
+        assert!(facts_of("apiVersion: apiregistration.k8s.io/v1\nkind: APIService\nmetadata: {name: v1.apps}\nspec:\n  service: null\n").is_none());
+
+        let pairs = |p: &[(Str, Str)]| p.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>();
+        let f = facts_of("apiVersion: v1\nkind: Service\nmetadata: {name: s, namespace: gk}\nspec:\n  selector:\n    app: gk\n    tier: ''\n").unwrap();
+        assert_eq!(pairs(&f.selector), ["app=gk", "tier="]);
+        // A selector that is not a map of strings is not read (never half of it).
+        assert!(facts_of("apiVersion: v1\nkind: Service\nmetadata: {name: s, namespace: gk}\nspec:\n  selector:\n    app: gk\n    n: 1\n").is_none());
+        assert!(facts_of(
+            "apiVersion: v1\nkind: Service\nmetadata: {name: s, namespace: gk}\nspec:\n  selector: [app]\n"
+        )
+        .is_none());
+        // Only a Service's selector is kept.
+        assert!(facts_of("apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: s, namespace: gk}\nspec:\n  selector:\n    matchLabels: {app: gk}\n").is_none());
+
+        let f = facts_of("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d, namespace: gk}\nspec:\n  selector:\n    matchLabels: {app: gk}\n  template:\n    metadata:\n      labels: {app: gk, 'control-plane': controller-manager}\n    spec:\n      serviceAccountName: gk-admin\n").unwrap();
+        assert_eq!(pairs(&f.template_labels), ["app=gk", "control-plane=controller-manager"]);
+        assert_eq!(f.service_account.as_deref(), Some("gk-admin"));
+        let f = facts_of("apiVersion: batch/v1\nkind: CronJob\nmetadata: {name: c, namespace: gk}\nspec:\n  jobTemplate:\n    spec:\n      template:\n        metadata:\n          labels: {job: audit}\n").unwrap();
+        assert_eq!(pairs(&f.template_labels), ["job=audit"]);
+        // Wrong types where the rules look read as nothing; the object loads.
+        assert!(facts_of("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d, namespace: gk}\nspec:\n  template:\n    metadata: 3\n").is_none());
+        assert!(facts_of("apiVersion: admissionregistration.k8s.io/v1\nkind: MutatingWebhookConfiguration\nmetadata: {name: m}\nwebhooks: {a: 1}\n").is_none());
     }
 
     #[test]

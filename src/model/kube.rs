@@ -426,6 +426,32 @@ pub struct Facts {
     pub role_ref: Option<(Str, Str)>,
     /// Other tools' metadata (Argo CD, kapp, Helm, Flux, cli-utils).
     pub tools: Tools,
+    /// The Services a ValidatingWebhookConfiguration or
+    /// MutatingWebhookConfiguration calls (`webhooks[].clientConfig.service`)
+    /// or an APIService is served by (`spec.service`), each once, in
+    /// written order.
+    pub calls: Box<[ServiceCall]>,
+    /// A Service's `spec.selector` (equality on Pod labels), as written;
+    /// empty when none is written, or when it is not a map of strings (a
+    /// selector teardown cannot read selects nothing: no rule reads it).
+    pub selector: Box<[(Str, Str)]>,
+    /// The labels of a workload's Pod template (`spec.template.metadata.labels`,
+    /// a CronJob's `spec.jobTemplate.spec.template.metadata.labels`), as
+    /// written; empty when not a map of strings.
+    pub template_labels: Box<[(Str, Str)]>,
+}
+
+/// A Service that a webhook configuration or an APIService sends requests to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ServiceCall {
+    pub namespace: Str,
+    pub name: Str,
+    /// A call that fails makes the request fail: a webhook's
+    /// `failurePolicy: Fail` (the default of `admissionregistration.k8s.io/v1`,
+    /// and what `kubectl get -o yaml` always writes out); an APIService's
+    /// always (its API and its discovery fail). `false`: every webhook that
+    /// calls it says `failurePolicy: Ignore`.
+    pub fails_closed: bool,
 }
 
 /// What other tools say about deleting an object, typed (read by
@@ -533,4 +559,23 @@ pub const RBAC: &str = "rbac.authorization.k8s.io";
 /// Is it a RoleBinding or ClusterRoleBinding?
 pub fn is_binding(group: &str, kind: &str) -> bool {
     group == RBAC && matches!(kind, "RoleBinding" | "ClusterRoleBinding")
+}
+
+/// The groups of the kinds that call a Service for the API server: webhook
+/// configurations and APIServices.
+pub const ADMISSION: &str = "admissionregistration.k8s.io";
+pub const AGGREGATION: &str = "apiregistration.k8s.io";
+
+/// Does the API server call a Service for this kind (a webhook
+/// configuration, an APIService)?
+pub fn calls_services(group: &str, kind: &str) -> bool {
+    (group == ADMISSION && matches!(kind, "ValidatingWebhookConfiguration" | "MutatingWebhookConfiguration"))
+        || (group == AGGREGATION && kind == "APIService")
+}
+
+/// Does a Service selector select an object with these labels? Every pair
+/// of the selector must be among the labels; an empty selector selects
+/// nothing (a Service without a selector has no Pods of its own).
+pub fn selects(selector: &[(Str, Str)], labels: &[(Str, Str)]) -> bool {
+    !selector.is_empty() && selector.iter().all(|(k, v)| labels.iter().any(|(lk, lv)| lk == k && lv == v))
 }

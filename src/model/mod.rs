@@ -472,18 +472,26 @@ pub enum RelKind {
 pub enum DefaultRule {
     /// PersistentVolumeClaim, then PersistentVolume, then StorageClass.
     Storage,
-    /// A ServiceAccount, and the bindings that grant it, after the
-    /// workloads that run as it.
+    /// A ServiceAccount, the bindings that grant it and the roles they
+    /// grant, after the workloads that run as it.
     ServiceAccount,
+    /// A webhook configuration or APIService before the Service it calls
+    /// and the workloads behind that Service.
+    Webhooks,
+    /// Inside a Namespace the plan deletes, its Pods before the rest of it.
+    NamespacePods,
 }
 
 impl DefaultRule {
-    pub const ALL: [DefaultRule; 2] = [DefaultRule::Storage, DefaultRule::ServiceAccount];
+    pub const ALL: [DefaultRule; 4] =
+        [DefaultRule::Storage, DefaultRule::ServiceAccount, DefaultRule::Webhooks, DefaultRule::NamespacePods];
 
     pub fn id(self) -> &'static str {
         match self {
             DefaultRule::Storage => "storage-after-claims",
             DefaultRule::ServiceAccount => "serviceaccount-after-workloads",
+            DefaultRule::Webhooks => "webhooks-before-backends",
+            DefaultRule::NamespacePods => "pods-first-in-namespace",
         }
     }
 }
@@ -502,13 +510,36 @@ pub enum RuleEdge {
     /// A RoleBinding or ClusterRoleBinding after a workload that runs as a
     /// ServiceAccount it names as a subject.
     Grants,
+    /// A Role or ClusterRole after a workload that runs as a ServiceAccount
+    /// a binding grants it to (the binding's `roleRef`).
+    GrantedRole,
+    /// A Service after the webhook configuration or APIService that calls it.
+    CallsService,
+    /// A workload behind a Service (a Pod it selects, that Pod's
+    /// controllers, a workload whose Pod template it selects) after the
+    /// webhook configuration or APIService that calls the Service.
+    CallsBackend,
+    /// `from` is a Namespace the plan deletes, standing for the rest of it
+    /// (its objects other than Pods); `to` is one of its Pods: the rest of
+    /// the namespace goes after it. With [`RuleEdge::AfterPods`], the order
+    /// meets them at one node of its own per namespace (the namespace's
+    /// barrier, which takes no step), so that P Pods and R other objects
+    /// make P + R edges, not P × R.
+    PodFirst,
+    /// `from` is an object of a Namespace the plan deletes, other than a
+    /// Pod; `to` is that Namespace, standing for its Pods: `from` goes
+    /// after every one of them (see [`RuleEdge::PodFirst`]). Read alone,
+    /// it does not put `from` after the Namespace itself.
+    AfterPods,
 }
 
 impl RuleEdge {
     pub fn rule(self) -> DefaultRule {
         match self {
             RuleEdge::BoundClaim | RuleEdge::OfClass => DefaultRule::Storage,
-            RuleEdge::RunsAs | RuleEdge::Grants => DefaultRule::ServiceAccount,
+            RuleEdge::RunsAs | RuleEdge::Grants | RuleEdge::GrantedRole => DefaultRule::ServiceAccount,
+            RuleEdge::CallsService | RuleEdge::CallsBackend => DefaultRule::Webhooks,
+            RuleEdge::PodFirst | RuleEdge::AfterPods => DefaultRule::NamespacePods,
         }
     }
 
@@ -518,7 +549,24 @@ impl RuleEdge {
             RuleEdge::OfClass => "of-class",
             RuleEdge::RunsAs => "runs-as",
             RuleEdge::Grants => "grants",
+            RuleEdge::GrantedRole => "granted-role",
+            RuleEdge::CallsService => "calls-service",
+            RuleEdge::CallsBackend => "calls-backend",
+            RuleEdge::PodFirst => "pods-first",
+            RuleEdge::AfterPods => "after-pods",
         }
+    }
+
+    /// Does `from` stand for its namespace's barrier (the rest of the
+    /// namespace), rather than for itself?
+    pub fn from_is_barrier(self) -> bool {
+        self == RuleEdge::PodFirst
+    }
+
+    /// Does `to` stand for its namespace's barrier (the Pods of the
+    /// namespace), rather than for itself?
+    pub fn to_is_barrier(self) -> bool {
+        self == RuleEdge::AfterPods
     }
 }
 

@@ -157,7 +157,7 @@ pub fn build(snapshot: &Snapshot, options: &Options) -> Result<Plan, PlanError> 
     cascade.orphaned.sort_by_key(|(id, _)| rank[id.index()]);
     let in_set: Vec<bool> = cascade.cause.iter().map(Option::is_some).collect();
     // The default rules order what the plan already deletes, never more.
-    let ruled = rules::relations(objects, &in_set, &options.default_rules);
+    let ruled = rules::relations(objects, &relations, &in_set, &options.default_rules);
     let lazy = match ruled.is_empty() {
         true => lazy,
         false => {

@@ -141,6 +141,12 @@ pub fn rule_why(e: RuleEdge) -> &'static str {
         RuleEdge::OfClass => "which is of its storage class",
         RuleEdge::RunsAs => "which runs as it",
         RuleEdge::Grants => "which runs as a ServiceAccount it binds",
+        RuleEdge::GrantedRole => "which runs as a ServiceAccount granted it",
+        RuleEdge::CallsService => "which calls it",
+        RuleEdge::CallsBackend => "which calls a Service in front of it",
+        RuleEdge::PodFirst => "as the Pods of its namespace go first",
+        // (The order names the Pod instead; said of the Namespace.)
+        RuleEdge::AfterPods => "whose Pods go first",
     }
 }
 

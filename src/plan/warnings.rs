@@ -7,7 +7,9 @@ use crate::analysis::order::{conflict_message, GroupKind, Order};
 use crate::findings::Rule;
 use crate::graph::Graph;
 use crate::load::Snapshot;
-use crate::model::{Link, ObjId, RelKind, Relation, Str};
+use crate::model::kube::{calls_services, ServiceCall};
+use crate::model::{Link, ObjId, Object, RelKind, Relation, Str};
+use rustc_hash::{FxHashMap, FxHashSet};
 
 #[derive(Clone, Debug)]
 pub enum Warning {
@@ -23,6 +25,10 @@ pub enum Warning {
     Relaxed { relaxed: Relation, because: Option<Relation> },
     /// A deleted object whose controller stays, and will recreate it.
     ControllerStays { object: ObjId, controller: ObjId },
+    /// A deleted Service that a webhook configuration (or, `api_service`,
+    /// an APIService) the plan keeps still calls: every request that goes
+    /// through it fails from then on.
+    WebhookStays { service: ObjId, webhook: ObjId, api_service: bool },
     /// Two objects with one uid (TD002): owner references went by coordinates.
     SharedUid { first: ObjId, again: ObjId, uid: Str },
     /// An object and the controller of its finalizer in one step.
@@ -37,6 +43,7 @@ impl Warning {
             Warning::OwnershipGroup { .. } => "ownership-cycle",
             Warning::Relaxed { .. } => "relaxed",
             Warning::ControllerStays { .. } => "controller-stays",
+            Warning::WebhookStays { .. } => "webhook-stays",
             Warning::SharedUid { .. } => "shared-uid",
             Warning::FinalizerSameStep { .. } => "finalizer-same-step",
         }
@@ -49,7 +56,7 @@ impl Warning {
             Warning::OwnershipGroup { .. } => Some(Rule::Td007),
             Warning::Relaxed { .. } => Some(Rule::Td012),
             Warning::SharedUid { .. } => Some(Rule::Td002),
-            Warning::ControllerStays { .. } | Warning::FinalizerSameStep { .. } => None,
+            Warning::ControllerStays { .. } | Warning::WebhookStays { .. } | Warning::FinalizerSameStep { .. } => None,
         }
     }
 
@@ -62,6 +69,7 @@ impl Warning {
             }
             Warning::Relaxed { relaxed, .. } => vec![names.of(relaxed.from), names.of(relaxed.to)],
             Warning::ControllerStays { object, controller: other }
+            | Warning::WebhookStays { service: object, webhook: other, .. }
             | Warning::SharedUid { first: object, again: other, .. }
             | Warning::FinalizerSameStep { object, controller: other, .. } => {
                 vec![names.of(*object), names.of(*other)]
@@ -86,6 +94,16 @@ impl Warning {
                 "{} is deleted but its controller {} stays and will recreate it",
                 names.of(*object),
                 names.of(*controller)
+            ),
+            Warning::WebhookStays { service, webhook, api_service: false } => format!(
+                "{} is deleted but {} stays and calls it: every admission request it intercepts fails from then on (\"failed calling webhook\")",
+                names.of(*service),
+                names.of(*webhook)
+            ),
+            Warning::WebhookStays { service, webhook, api_service: true } => format!(
+                "{} is deleted but {} stays and is served by it: every request to its API fails from then on, and API discovery with it (namespace deletions hang)",
+                names.of(*service),
+                names.of(*webhook)
             ),
             Warning::SharedUid { first, again, uid } => format!(
                 "{} and {} share uid {uid}: owner references were resolved by their kind and name, not by this uid",
@@ -113,7 +131,8 @@ pub(super) struct Context<'a> {
 }
 
 /// The plan's warnings, in order: findings about the input, grouped
-/// cycles, relaxed edges, controllers that stay, shared uids.
+/// cycles, relaxed edges, controllers that stay, webhook configurations
+/// that stay, shared uids.
 pub(super) fn collect(cx: &Context) -> Vec<Warning> {
     let (snapshot, relations, cascade) = (cx.snapshot, cx.relations, cx.cascade);
     let objects = &snapshot.objects;
@@ -177,6 +196,7 @@ pub(super) fn collect(cx: &Context) -> Vec<Warning> {
             }
         }
     }
+    warnings.extend(webhooks_stay(objects, cascade));
     // One uid on objects of other coordinates: references went by coordinates.
     for d in snapshot.resolved.duplicates.iter().filter(|d| d.by_uid) {
         if cascade.deleted(d.first) || cascade.deleted(d.again) {
@@ -185,4 +205,49 @@ pub(super) fn collect(cx: &Context) -> Vec<Warning> {
         }
     }
     warnings
+}
+
+/// Webhook configurations and APIServices that stay (not deleted, nor being
+/// deleted) and call a Service the plan deletes, with a call that fails
+/// closed (a webhook's `failurePolicy: Fail`; an APIService always): in
+/// object order, then in the order the calls are written.
+fn webhooks_stay(objects: &[Object], cascade: &Cascade) -> Vec<Warning> {
+    let staying = |(i, o): &(usize, &Object)| {
+        o.is_kubernetes()
+            && calls_services(&o.group, &o.kind)
+            && !cascade.deleted(ObjId(*i as u32))
+            && o.deletion_timestamp.is_none()
+    };
+    let calls: Vec<(ObjId, &ServiceCall, bool)> = objects
+        .iter()
+        .enumerate()
+        .filter(staying)
+        .flat_map(|(i, o)| {
+            let api_service = &*o.kind == "APIService";
+            o.facts.iter().flat_map(|f| f.calls.iter()).map(move |c| (ObjId(i as u32), c, api_service))
+        })
+        .filter(|(_, c, _)| c.fails_closed)
+        .collect();
+    if calls.is_empty() {
+        return Vec::new();
+    }
+    let wanted: FxHashSet<(&str, &str)> = calls.iter().map(|(_, c, _)| (&*c.namespace, &*c.name)).collect();
+    let deleted: FxHashMap<(&str, &str), ObjId> = objects
+        .iter()
+        .enumerate()
+        .filter(|(i, o)| {
+            o.is_kubernetes() && o.group.is_empty() && &*o.kind == "Service" && cascade.deleted(ObjId(*i as u32))
+        })
+        .filter_map(|(i, o)| {
+            let key = (o.namespace.as_deref()?, &*o.name);
+            wanted.contains(&key).then_some((key, ObjId(i as u32)))
+        })
+        .collect();
+    calls
+        .into_iter()
+        .filter_map(|(webhook, c, api_service)| {
+            let &service = deleted.get(&(&*c.namespace, &*c.name))?;
+            Some(Warning::WebhookStays { service, webhook, api_service })
+        })
+        .collect()
 }

@@ -364,6 +364,10 @@ struct RelaxedOut<'a> {
     /// A default rule's edge: the rule.
     #[serde(skip_serializing_if = "Option::is_none")]
     rule: Option<&'static str>,
+    /// A default rule's edge: why, as a rule reason's `why` says it
+    /// (`after-pods`: the dependent is a Namespace, standing for its Pods).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    why: Option<&'static str>,
 }
 
 #[derive(Serialize)]
@@ -505,6 +509,7 @@ fn plan_out<'a>(snapshot: &'a Snapshot, plan: &'a Plan) -> PlanOut<'a> {
                 dependent: names.of(rel.to),
                 kind: rel.kind.as_str(),
                 rule: rel.kind.rule().map(|e| e.rule().id()),
+                why: rel.kind.rule().map(RuleEdge::id),
             }
         })
         .collect();
@@ -718,24 +723,45 @@ fn along(kind: RelKind) -> &'static str {
             RuleEdge::OfClass => "of class",
             RuleEdge::RunsAs => "runs as",
             RuleEdge::Grants => "runs as a subject of",
+            RuleEdge::GrantedRole => "runs as a grantee of",
+            RuleEdge::CallsService => "calls",
+            RuleEdge::CallsBackend => "calls a Service in front of",
+            RuleEdge::PodFirst => "Pods first in namespace",
+            RuleEdge::AfterPods => "after the Pods of",
         },
     }
 }
 
 /// Constraint edges between objects of the plan, earlier → later, labelled
-/// to read along the arrow.
+/// to read along the arrow. The rule that puts the rest of a namespace
+/// after its Pods is drawn from the Pod each object goes right after (its
+/// relations stand for the namespace's barrier, not for the Namespace);
+/// a relaxed one from the Namespace, "after the Pods of".
 fn plan_edges(plan: &Plan) -> Vec<(ObjId, ObjId, &'static str, bool)> {
     let mut relaxed = vec![false; plan.relations.len()];
     for &r in &plan.order.relaxed {
         relaxed[r as usize] = true;
     }
-    plan.relations
+    let mut edges: Vec<_> = plan
+        .relations
         .iter()
         .enumerate()
         .filter(|(_, r)| plan.cascade.deleted(r.from) && plan.cascade.deleted(r.to) && r.from != r.to)
         .filter(|(_, r)| !(r.kind.is_ownership() && r.link != Link::Solid))
+        .filter(|(i, r)| match r.kind.rule() {
+            Some(RuleEdge::PodFirst) => false,
+            Some(RuleEdge::AfterPods) => relaxed[*i],
+            _ => true,
+        })
         .map(|(i, r)| (r.to, r.from, along(r.kind), relaxed[i]))
-        .collect()
+        .collect();
+    for (i, after) in plan.order.after.iter().enumerate() {
+        let Some(r) = after.and_then(|r| plan.relations.get(r as usize)) else { continue };
+        if r.kind == RelKind::Rule(RuleEdge::PodFirst) && plan.cascade.deleted(ObjId(i as u32)) {
+            edges.push((r.to, ObjId(i as u32), along(r.kind), false));
+        }
+    }
+    edges
 }
 
 fn dot_escape(s: &str) -> String {
