@@ -111,6 +111,7 @@ proptest! {
                 declared_in_new: if prune { declared.clone() } else { Vec::new() },
                 detail: plan::Detail::ALL,
                 default_rules: teardown::model::DefaultRule::ALL.to_vec(),
+                named: Vec::new(),
             };
             let p = match plan::build(&snapshot, &options) {
                 Ok(p) => p,

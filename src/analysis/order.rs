@@ -24,11 +24,18 @@
 //! walk stalls on a cycle that holds one, a rule edge is relaxed first —
 //! before any ownership edge — and listed as relaxed.
 //!
+//! Other tools' metadata (`RelKind::Tool`) orders whole groups against
+//! whole groups through hubs: a relation with a hub end is drawn to the
+//! hub's node (numbered by its `decl`), which takes no step, so that "every
+//! object of wave 2 before every object of wave 1" is as many edges as
+//! objects. An object whose longest chain passes a hub is said to go right
+//! after the object behind the hub.
+//!
 //! A node's step is its weight (1 for a group that holds objects of the set,
 //! 0 otherwise) plus the largest step of what must go before it.
 //! O((V + E) log V).
 
-use crate::model::{Link, ObjId, Relation};
+use crate::model::{HubEnd, Link, ObjId, Relation};
 use rayon::prelude::*;
 use std::collections::VecDeque;
 
@@ -146,6 +153,21 @@ pub fn order(input: &Input) -> Result<Order, OwnershipCycle> {
             }
             node_of[i][k]
         };
+    // Hubs of other tools' group orders, by number: nodes of no object.
+    let mut hub_node: Vec<u32> = Vec::new();
+    let mut hub = |h: u32, weight: &mut Vec<u8>, rank: &mut Vec<u64>, objects_of: &mut Vec<Option<ObjId>>| {
+        let h = h as usize;
+        if hub_node.len() <= h {
+            hub_node.resize(h + 1, u32::MAX);
+        }
+        if hub_node[h] == u32::MAX {
+            hub_node[h] = weight.len() as u32;
+            weight.push(0);
+            rank.push(3 * (n as u64) + h as u64);
+            objects_of.push(None);
+        }
+        hub_node[h]
+    };
     let mut edges = Vec::with_capacity(rels.len());
     for (ri, r) in rels.iter().enumerate() {
         // An owner link Kubernetes ignores (TD004–TD006) orders nothing.
@@ -154,8 +176,15 @@ pub fn order(input: &Input) -> Result<Order, OwnershipCycle> {
         }
         let rule = r.kind.rule().is_some();
         let hard = r.kind.is_destruction();
-        let from = node(r.from.index(), hard, &mut weight, &mut rank, &mut objects_of);
-        let to = node(r.to.index(), hard, &mut weight, &mut rank, &mut objects_of);
+        let at_hub = r.kind.tool().map_or(HubEnd::None, |t| t.hub);
+        let from = match at_hub {
+            HubEnd::From => hub(r.decl, &mut weight, &mut rank, &mut objects_of),
+            _ => node(r.from.index(), hard, &mut weight, &mut rank, &mut objects_of),
+        };
+        let to = match at_hub {
+            HubEnd::To => hub(r.decl, &mut weight, &mut rank, &mut objects_of),
+            _ => node(r.to.index(), hard, &mut weight, &mut rank, &mut objects_of),
+        };
         edges.push(Edge { from, to, rel: ri as u32, hard, rule });
     }
     let count = weight.len();
@@ -481,17 +510,27 @@ fn finish(input: &Input, node_of: &[[u32; 2]], edges: &[Edge], lay: Layering, mu
     let mut after = vec![None; n];
     let mut after_outside = vec![[None; 2]; n];
     let mut steps = 0;
+    // The relation to what goes right before a group: through a hub, the
+    // hub's own (whose `to` is the object behind it).
+    let behind = |g: usize| -> Option<u32> {
+        let e = after_edge[g]?;
+        let into_hub = input.relations[edges[e].rel as usize].kind.tool().is_some_and(|t| t.hub == HubEnd::To);
+        match into_hub {
+            true => after_edge[rep[edges[e].to as usize] as usize].or(Some(e)).map(|e| edges[e].rel),
+            false => Some(edges[e].rel),
+        }
+    };
     for i in 0..n {
         if input.in_set[i] {
             let g = rep[node_of[i][0] as usize] as usize;
             obj_step[i] = step[g];
-            after[i] = after_edge[g].map(|e| edges[e].rel);
+            after[i] = behind(g);
             steps = steps.max(step[g]);
         } else {
             for k in 0..2 {
                 if node_of[i][k] != u32::MAX {
                     let g = rep[node_of[i][k] as usize] as usize;
-                    after_outside[i][k] = after_edge[g].map(|e| edges[e].rel);
+                    after_outside[i][k] = behind(g);
                 }
             }
         }
@@ -669,6 +708,10 @@ pub fn conflict_message(refs: &[String], relaxed: &Relation, because: Option<&Re
                 match d.kind.rule() {
                     Some(e) => format!(" ({a} after {b} by default rule {}{through})", e.rule().id()),
                     None if d.kind.is_ownership() => format!(" ({a} {} {b}{through})", d.kind.as_str()),
+                    None if d.kind.tool().is_some() => {
+                        let o = d.kind.tool().map(|t| t.order).unwrap_or(crate::model::ToolOrder::SyncWave);
+                        format!(" ({a} is destroyed after {b} by {} {}{through})", o.tool(), o.key())
+                    }
                     None => format!(" ({a} is destroyed after {b}{through})"),
                 }
             }
@@ -680,6 +723,22 @@ pub fn conflict_message(refs: &[String], relaxed: &Relation, because: Option<&Re
     }
     let how = relaxed.kind.as_str();
     match because {
+        Some(d) if d.kind.tool().is_some() => {
+            let (a, b) = (&refs[d.from.index()], &refs[d.to.index()]);
+            let Some(t) = d.kind.tool() else { return String::new() };
+            let said = format!("{} {}", t.order.tool(), t.order.key());
+            match t.hub {
+                HubEnd::None => {
+                    let through = if owner == b { String::new() } else { format!(" through {owner}") };
+                    format!(
+                        "ordering conflict: {a} is destroyed after {b} ({said}), but {b} {how} it{through}; the ownership edge {owner} {how} {owned} is relaxed"
+                    )
+                }
+                _ => format!(
+                    "ordering conflict: {said} puts {a} after a group of objects ({b} is one), but ownership puts it before one of them; the ownership edge {owner} {how} {owned} is relaxed"
+                ),
+            }
+        }
         Some(d) => {
             let (a, b) = (&refs[d.from.index()], &refs[d.to.index()]);
             let through = if owner == b { String::new() } else { format!(" through {owner}") };

@@ -520,6 +520,10 @@ pub struct LenientSpec {
     pub storage_class_name: Option<Str>,
     /// A Flux Kustomization's or HelmRelease's `dependsOn`.
     pub depends_on: LenientList<LenientDependency>,
+    /// A Crossplane Usage's `of`, `by` and `reason`.
+    pub of: LenientUsageRef,
+    pub by: LenientUsageRef,
+    pub reason: Option<Str>,
 }
 
 /// A lenient map with these keys, each read as its own lenient type; any
@@ -627,6 +631,23 @@ lenient_map!(
     }
 );
 
+lenient_map!(
+    /// `resourceRef` of a Crossplane Usage's `of` or `by`.
+    LenientResourceRef {
+        "namespace" => namespace: LenientStr,
+        "name" => name: LenientStr,
+    }
+);
+
+lenient_map!(
+    /// A Crossplane Usage's `of` or `by`.
+    LenientUsageRef {
+        "apiVersion" => api_version: LenientStr,
+        "kind" => kind: LenientStr,
+        "resourceRef" => resource_ref: LenientResourceRef,
+    }
+);
+
 /// A list of lenient items (anything but a list reads as none).
 #[derive(Clone, Debug)]
 pub struct LenientList<T>(pub Vec<T>);
@@ -698,6 +719,9 @@ impl<'de> Deserialize<'de> for LenientSpec {
                         "claimRef" => spec.claim_ref = map.next_value()?,
                         "storageClassName" => spec.storage_class_name = map.next_value::<LenientStr>()?.0,
                         "dependsOn" => spec.depends_on = map.next_value()?,
+                        "of" => spec.of = map.next_value()?,
+                        "by" => spec.by = map.next_value()?,
+                        "reason" => spec.reason = map.next_value::<LenientStr>()?.0,
                         _ => {
                             map.next_value::<IgnoredAny>()?;
                         }
@@ -966,6 +990,18 @@ pub fn convert(
         labels: &labels,
     };
     let tools = super::tools::read(&subject, &annotations, span, text, out);
+    // cli-utils' apply-time-mutation: a dependency on each source, resolved
+    // and reported (TD010) as depends-on is.
+    for target in tools.mutation_sources.iter() {
+        let text = match target {
+            DepTarget::Object { group, kind, namespace: Some(ns), name } => {
+                format!("{group}/namespaces/{ns}/{kind}/{name}")
+            }
+            DepTarget::Object { group, kind, namespace: None, name } => format!("{group}/{kind}/{name}"),
+            DepTarget::Id(id) => id.to_string(),
+        };
+        deps.push(DepDecl { target: target.clone(), kind: DepKind::ApplyTimeMutation, text: text.into() });
+    }
     let facts = facts(&group, &kind, namespace.as_ref(), &mut raw.spec, &mut raw.subjects, &mut raw.role_ref, tools);
 
     let crd = if &*kind == "CustomResourceDefinition" && &*group == "apiextensions.k8s.io" {
@@ -1066,6 +1102,10 @@ fn facts(
                 Some((ns.unwrap_or_else(|| own.clone()), name))
             })
             .collect();
+    }
+    if crate::model::kube::is_usage(group, kind) {
+        let (of, by) = (std::mem::take(&mut spec.of), std::mem::take(&mut spec.by));
+        f.tools.usage = super::tools::usage(kind, namespace, of, by, spec.reason.take());
     }
     (f != Facts::default()).then(|| Box::new(f))
 }
