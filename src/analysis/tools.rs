@@ -361,3 +361,44 @@ pub fn helm_install_order(kind: &str) -> usize {
     ];
     INSTALL_ORDER.iter().position(|k| *k == kind).unwrap_or(usize::MAX)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::intern::intern;
+
+    fn rule(action: KappAction, when: KappWhen, other: KappAction, group: &str) -> KappRule {
+        KappRule { action, when, other, group: intern(group) }
+    }
+
+    #[test]
+    fn kapp_rules_read_for_a_deletion() {
+        use KappAction::{Delete, Upsert};
+        use KappWhen::{After, Before};
+        assert_eq!(kapp_after(&rule(Delete, After, Delete, "g")), Some(true));
+        assert_eq!(kapp_after(&rule(Delete, Before, Delete, "g")), Some(false));
+        // It needs G: it goes first. G needs it: it goes after G.
+        assert_eq!(kapp_after(&rule(Upsert, After, Upsert, "g")), Some(false));
+        assert_eq!(kapp_after(&rule(Upsert, Before, Upsert, "g")), Some(true));
+        assert_eq!(kapp_after(&rule(Delete, Before, Upsert, "g")), None);
+        assert_eq!(kapp_after(&rule(Upsert, After, Delete, "g")), None);
+        // A delete rule on a group wins over an upsert rule on it.
+        let t = Tools {
+            kapp_rules: vec![
+                rule(Upsert, After, Upsert, "g"),
+                rule(Delete, After, Delete, "g"),
+                rule(Upsert, After, Upsert, "h"),
+            ],
+            ..Tools::default()
+        };
+        let read: Vec<(&str, bool)> = kapp_rules(&t).map(|(r, after)| (&*r.group, after)).collect();
+        assert_eq!(read, [("g", true), ("h", false)]);
+    }
+
+    #[test]
+    fn helm_orders_hooks_of_one_weight_by_install_order() {
+        assert!(helm_install_order("ConfigMap") < helm_install_order("Job"));
+        assert!(helm_install_order("ServiceAccount") < helm_install_order("Pod"));
+        assert_eq!(helm_install_order("Widget"), usize::MAX);
+    }
+}

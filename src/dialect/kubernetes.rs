@@ -1156,6 +1156,43 @@ mod tests {
     }
 
     #[test]
+    fn crossplane_usages_and_mutations_are_read() {
+        let read = |text: &str| {
+            let raw: RawObject = serde_yaml::from_str(text).unwrap();
+            let span = Span::new(crate::input::FileId(0), 0..text.len());
+            let mut findings = Vec::new();
+            let o = convert(raw, span, text, ListContext::default(), &mut findings).unwrap();
+            assert!(findings.is_empty(), "{findings:?}");
+            o
+        };
+        // A namespaced Usage: `by` in its namespace, `of` where it says.
+        let o = read("apiVersion: protection.crossplane.io/v1beta1\nkind: Usage\nmetadata: {name: u, namespace: team}\nspec:\n  of: {apiVersion: s3.aws.m.upbound.io/v1beta1, kind: Bucket, resourceRef: {name: logs, namespace: infra}}\n  by: {apiVersion: v1, kind: Pod, resourceRef: {name: p, namespace: elsewhere}}\n  reason: audit logs\n");
+        let u = o.tools().and_then(|t| t.usage.as_deref()).unwrap();
+        let of = u.of.as_ref().unwrap();
+        assert_eq!(
+            (&*of.group, &*of.kind, of.namespace.as_deref(), of.name.as_deref()),
+            ("s3.aws.m.upbound.io", "Bucket", Some("infra"), Some("logs"))
+        );
+        let by = u.by.as_ref().unwrap();
+        assert_eq!(
+            (&*by.group, &*by.kind, by.namespace.as_deref(), by.name.as_deref()),
+            ("", "Pod", Some("team"), Some("p"))
+        );
+        assert_eq!(u.reason.as_deref(), Some("audit logs"));
+        // A ClusterUsage names cluster-scoped objects; a selector names none.
+        let o = read("apiVersion: protection.crossplane.io/v1beta1\nkind: ClusterUsage\nmetadata: {name: u}\nspec:\n  of: {apiVersion: apiextensions.k8s.io/v1, kind: CustomResourceDefinition, resourceSelector: {matchLabels: {a: b}}}\n  reason: keep\n");
+        let of = o.tools().and_then(|t| t.usage.as_deref()).and_then(|u| u.of.as_ref()).unwrap();
+        assert_eq!((of.namespace.as_deref(), of.name.as_deref()), (None, None));
+        // `of` and `by` of other kinds are not read.
+        let o = read("apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\nspec:\n  of: {kind: X, resourceRef: {name: y}}\n  by: [1, 2]\n");
+        assert!(o.facts.is_none());
+        // apply-time-mutation sources are dependencies of their own kind.
+        let o = read("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  namespace: a\n  annotations:\n    config.kubernetes.io/apply-time-mutation: |\n      - sourceRef: {kind: Secret, name: s, namespace: a}\n        sourcePath: $.data.x\n        targetPath: $.data.y\n");
+        assert_eq!(o.deps.len(), 1);
+        assert_eq!((o.deps[0].kind, &*o.deps[0].text), (DepKind::ApplyTimeMutation, "/namespaces/a/Secret/s"));
+    }
+
+    #[test]
     fn tool_metadata_is_kept_in_facts() {
         let text = "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: apps\n  namespace: flux-system\n  labels:\n    app.kubernetes.io/instance: shop\n  annotations:\n    a: b\n    argocd.argoproj.io/sync-wave: '-2'\n    kapp.k14s.io/change-group.db: x/{name}\n    kapp.k14s.io/change-rule: delete before deleting y\n    helm.sh/resource-policy: keep\n    config.kubernetes.io/depends-on: /namespaces/x/Secret/y\nspec:\n  dependsOn:\n  - name: infra\n  - name: crds\n    namespace: other\n  - namespace: nameless\n";
         let raw: RawObject = serde_yaml::from_str(text).unwrap();
