@@ -329,6 +329,11 @@ fn helm_hooks_run_around_their_release_in_helms_order() {
     assert!(script.contains("# helm uninstall runs these hooks after step 2; this script does not:\n#   Job.batch/shop/notify (post-delete hook of release shop/web, weight 0)\n"), "{script}");
     let (_, out, _) = run(&["explain", "job/notify", "--all", HOOKS]);
     assert!(out.contains("  Helm runs it after step 2 (post-delete hook of release shop/web, weight 0)"), "{out}");
+    // A prune is no uninstall: Helm runs no delete hook (they stay kept).
+    let v = plan(&["--prune", "fixtures/tools/keep-new.yaml", HOOKS]);
+    assert_eq!(steps(&v).concat().len(), 4);
+    assert_eq!(kept_refs(&v).len(), 5);
+    assert!(v.get("hooks").is_none());
     // A hook named on its own is deleted, and nothing of its release runs.
     let v = plan(&["--delete", "job/shop/backup", HOOKS]);
     assert_eq!(steps(&v), s(&[&["Job.batch/shop/backup"]]));

@@ -114,7 +114,8 @@ fn keep_warnings(
 }
 
 /// Helm's hooks of the releases the plan deletes: each `pre-delete` hook
-/// that the plan holds (selected, not named) or takes with something else
+/// that the plan holds (selected, not named; kept as a hook, or for a keep
+/// annotation) or takes with something else
 /// runs before the first step that deletes an object of its release, each
 /// `post-delete` hook after the last; in Helm's order (pkg/action/hooks.go:
 /// weight, then kind in Helm's install order, then name).
@@ -126,12 +127,11 @@ fn hook_runs(
     rank: &[u32],
 ) -> Vec<HookRun> {
     use crate::model::kube::HelmHook;
+    let hook = |id: ObjId| objects[id.index()].tools().and_then(|t| t.delete_hook());
     let hooks: Vec<(ObjId, HelmHook)> = held
         .iter()
-        .filter_map(|&(id, k)| match k {
-            KeptBy::HelmHook(h) if !cascade.deleted(id) => Some((id, h)),
-            _ => None,
-        })
+        .filter(|&&(id, _)| !cascade.deleted(id))
+        .filter_map(|&(id, _)| hook(id).map(|h| (id, h)))
         .chain(cascade.cause.iter().enumerate().filter_map(|(i, c)| {
             let taken = matches!(c, Some(Cause::Relation(_)));
             let h = objects[i].tools().filter(|_| taken).and_then(|t| t.delete_hook())?;
@@ -382,9 +382,11 @@ pub fn build(snapshot: &Snapshot, options: &Options) -> Result<Plan, PlanError> 
     });
     warnings.extend(finalizer_hangs(objects, &options.finalizer_controllers, &in_set, &order, &refs)?);
     warnings.extend(keep_warnings(objects, &relations, &cascade, &options.mode, graph()));
+    // Helm runs delete hooks on uninstall: not for what the collector
+    // takes, nor for a prune (an upgrade runs upgrade hooks).
     let hooks = match options.mode {
-        Mode::Gc => Vec::new(),
-        _ => hook_runs(objects, &cascade, &order, &held, &rank),
+        Mode::Delete(_) | Mode::All => hook_runs(objects, &cascade, &order, &held, &rank),
+        Mode::Gc | Mode::Prune(_) => Vec::new(),
     };
     let events = events::murano_events(objects, &relations, &steps, &rank);
     let still_referenced = events::still_referenced(objects, &cascade, &rank);
