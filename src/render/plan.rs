@@ -964,7 +964,7 @@ mod tests {
     fn json_in_parts_is_serde_json_pretty() {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
         let mut files: Vec<std::path::PathBuf> = Vec::new();
-        for dir in ["plan", "owners", "prune", "murano", "pairs", "rules"] {
+        for dir in ["plan", "owners", "prune", "murano", "pairs", "rules", "tools"] {
             if let Ok(entries) = std::fs::read_dir(root.join(dir)) {
                 files.extend(entries.flatten().map(|e| e.path()).filter(|p| p.is_file()));
             }
