@@ -95,6 +95,8 @@ fn a_wave_order_goes_through_a_hub_and_explain_names_the_object_behind_it() {
     assert_eq!(out.matches("[shape=point").count(), 1, "{out}");
     assert_eq!(out.matches("-> h0").count(), 2, "{out}");
     assert_eq!(out.matches("h0 -> ").count(), 3, "{out}");
+    let (_, out, _) = run(&["plan", "--all", "-o", "mermaid", WAVES]);
+    assert!(out.contains("  h0(( ))\n") && out.contains("  h0 --> n"), "{out}");
     let (code, out, err) = run(&["explain", "deploy/operator", "--all", WAVES]);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("why step 4:"), "{out}");

@@ -946,7 +946,10 @@ pub fn mermaid(plan: &Plan) -> String {
     for (a, b, label, relaxed) in edges {
         let arrow = if relaxed { "-.->" } else { "-->" };
         let label = if relaxed { format!("{label} relaxed") } else { label.to_string() };
-        out.push_str(&format!("  {} {arrow}|{label}| {}\n", a.id(), b.id()));
+        match label.is_empty() {
+            true => out.push_str(&format!("  {} {arrow} {}\n", a.id(), b.id())),
+            false => out.push_str(&format!("  {} {arrow}|{label}| {}\n", a.id(), b.id())),
+        }
     }
     out
 }
