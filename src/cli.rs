@@ -459,8 +459,9 @@ pub struct PlanFlags {
     /// and their roles after the workloads that run as it; claim, volume,
     /// storage class; a webhook configuration or APIService before its
     /// Service and the workloads behind it; a deleted namespace's Pods before
-    /// the rest of it): only owner references and declared dependencies
-    /// order the plan.
+    /// the rest of it) and other tools' ordering metadata (Argo CD waves, kapp
+    /// change rules, Flux dependsOn, Crossplane Usages): only owner
+    /// references and declared dependencies order the plan.
     #[arg(long)]
     pub no_default_rules: bool,
 }

@@ -268,6 +268,22 @@ impl Query {
         Ok(picked.iter().enumerate().filter(|(_, p)| **p).map(|(i, _)| ObjId(i as u32)).collect())
     }
 
+    /// Does a selector name this object one by one (`KIND/NAME`,
+    /// `KIND/NAMESPACE/NAME`, `uid:UID`, `id:ID`, a word that is its id),
+    /// rather than select it by kind, `-n` or `-l`? (Called for objects
+    /// [`Query::select`] picked.)
+    pub fn names(&self, o: &Object) -> bool {
+        self.selectors.iter().any(|(_, sel)| match sel {
+            Selector::Uid(uid) => o.uid.as_deref() == Some(uid.as_str()),
+            Selector::Id(id) | Selector::Word(id, _) => !o.has_coordinates() && *o.name == **id,
+            Selector::Object { kind, namespace, name } => {
+                *o.name == **name
+                    && kind.matches(o)
+                    && namespace.as_deref().is_none_or(|ns| o.namespace.as_deref() == Some(ns))
+            }
+        })
+    }
+
     fn pick_id(
         &self,
         text: &str,

@@ -264,3 +264,66 @@ proptest! {
         }
     }
 }
+
+/// Another tool's group order (every object of `late` after every object
+/// of `early`) drawn through a hub gives the steps the pairwise edges give,
+/// and relaxes the same ownership edges (analysis::tools draws hubs so
+/// that two waves of ten thousand objects are not a hundred million edges).
+fn hubbed() -> impl Strategy<Value = (usize, Vec<usize>, Vec<(usize, usize, bool)>)> {
+    (4usize..12).prop_flat_map(|n| {
+        (
+            Just(n),
+            // Each object: 0 late, 1 early, 2 neither.
+            proptest::collection::vec(0usize..3, n),
+            proptest::collection::vec((0..n, 0..n, any::<bool>()), 0..(2 * n)),
+        )
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
+
+    #[test]
+    fn a_hub_orders_like_every_pair((n, side, edges) in hubbed()) {
+        use teardown::model::{HubEnd, ToolEdge, ToolOrder};
+        let tool = |hub| RelKind::Tool(ToolEdge { order: ToolOrder::SyncWave, hub });
+        let late: Vec<usize> = (0..n).filter(|&i| side[i] == 0).collect();
+        let early: Vec<usize> = (0..n).filter(|&i| side[i] == 1).collect();
+        prop_assume!(!late.is_empty() && !early.is_empty());
+        let base: Vec<Relation> = edges
+            .iter()
+            .map(|&(a, b, dd)| rel(a, b, if dd { RelKind::DestroyAfter } else { RelKind::Owns }))
+            .collect();
+        let mut pairs = base.clone();
+        for &l in &late {
+            for &e in &early {
+                pairs.push(rel(l, e, tool(HubEnd::None)));
+            }
+        }
+        let mut hub = base.clone();
+        for &l in &late {
+            hub.push(Relation { decl: 0, ..rel(l, early[0], tool(HubEnd::To)) });
+        }
+        for &e in &early {
+            hub.push(Relation { decl: 0, ..rel(late[0], e, tool(HubEnd::From)) });
+        }
+        let in_set = vec![true; n];
+        let rank: Vec<u32> = (0..n as u32).collect();
+        let a = order(&Input { relations: &pairs, in_set: &in_set, rank: &rank, allow_cycles: true }).unwrap();
+        let b = order(&Input { relations: &hub, in_set: &in_set, rank: &rank, allow_cycles: true }).unwrap();
+        prop_assert_eq!(&a.step, &b.step);
+        // Relaxed: the same ownership edges (the base relations come first in both).
+        let owned = |o: &teardown::analysis::order::Order| -> Vec<u32> {
+            o.relaxed.iter().copied().filter(|&r| (r as usize) < base.len()).collect()
+        };
+        prop_assert_eq!(owned(&a), owned(&b));
+        // Each object's step is decided by an edge to an object one step
+        // before it (through the hub, the object behind it).
+        for (i, after) in b.after.iter().enumerate() {
+            if let Some(r) = after {
+                let to = hub[*r as usize].to.index();
+                prop_assert!(b.step[to] < b.step[i], "{} after {} at step {}", i, to, b.step[to]);
+            }
+        }
+    }
+}

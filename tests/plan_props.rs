@@ -21,6 +21,8 @@ struct Obj {
     owners: Vec<(usize, bool)>,
     deleting: bool,
     twice: bool,
+    /// `helm.sh/resource-policy: keep`.
+    keep: bool,
 }
 
 const NAMESPACES: [&str; 3] = ["default", "a", "b"];
@@ -32,8 +34,9 @@ fn snapshot() -> impl Strategy<Value = (Vec<Obj>, Vec<bool>, Vec<bool>, Vec<bool
             proptest::collection::vec((0..n + 2, proptest::bool::weighted(0.8)), 0..3),
             proptest::bool::weighted(0.1),
             proptest::bool::weighted(0.1),
+            proptest::bool::weighted(0.3),
         )
-            .prop_map(|(ns, owners, deleting, twice)| Obj { ns, owners, deleting, twice });
+            .prop_map(|(ns, owners, deleting, twice, keep)| Obj { ns, owners, deleting, twice, keep });
         (
             proptest::collection::vec(obj, n),
             proptest::collection::vec(any::<bool>(), NAMESPACES.len()), // Namespace objects present
@@ -59,6 +62,9 @@ fn yaml(objs: &[Obj], namespaces: &[bool], keep: impl Fn(usize) -> bool) -> Stri
         );
         if o.deleting {
             doc.push_str("  deletionTimestamp: \"2026-01-01T00:00:00Z\"\n");
+        }
+        if o.keep {
+            doc.push_str("  annotations: {helm.sh/resource-policy: keep}\n");
         }
         if !o.owners.is_empty() {
             doc.push_str("  ownerReferences:\n");
@@ -111,6 +117,7 @@ proptest! {
                 declared_in_new: if prune { declared.clone() } else { Vec::new() },
                 detail: plan::Detail::ALL,
                 default_rules: teardown::model::DefaultRule::ALL.to_vec(),
+                named: Vec::new(),
             };
             let p = match plan::build(&snapshot, &options) {
                 Ok(p) => p,
@@ -132,6 +139,23 @@ proptest! {
                 // Nothing pruned that NEW declares.
                 if prune && declared[i] {
                     prop_assert!(!deleted, "{} pruned, but NEW declares it", &p.refs[i]);
+                }
+                // A keep annotation keeps what is selected (nothing here is
+                // named); only what deletes it anyway — its Namespace, its
+                // last owner, the collector — takes it, with a warning.
+                let annotated = o.tools().is_some_and(|t| t.helm_keep);
+                if annotated && deleted {
+                    prop_assert!(
+                        !matches!(p.cascade.cause[i], Some(Cause::Target)),
+                        "{} kept by its annotation, but deleted as a target", &p.refs[i]
+                    );
+                    let warned = p.warnings.iter().any(|w| matches!(w, plan::Warning::KeepIgnored { object, .. } if object.index() == i));
+                    prop_assert!(warned, "{} deleted despite its annotation, without a warning", &p.refs[i]);
+                }
+                // Never kept what its deleted Namespace takes.
+                let ns_deleted = p.relations.iter().any(|r| r.kind == RelKind::Contains && r.to.index() == i && p.cascade.cause[r.from.index()].is_some());
+                if ns_deleted && mode != Mode::Gc {
+                    prop_assert!(deleted, "{} kept, but its Namespace is deleted", &p.refs[i]);
                 }
                 // Taken by ownership only when no live solid owner stays.
                 if let Some(Cause::Relation(r)) = p.cascade.cause[i] {

@@ -10,6 +10,7 @@
 //! each object keeps a count of its live solid owners.
 
 use crate::graph::Graph;
+use crate::model::kube::{HelmHook, KeepMark};
 use crate::model::{Link, ObjId, Object, RelKind, Relation};
 use std::collections::VecDeque;
 
@@ -135,6 +136,15 @@ pub enum KeptBy {
     /// The collector of the tracker of this `Manages` relation releases it
     /// rather than deleting it.
     Released { relation: u32, app: Option<ObjId>, keep: Keep },
+    /// Selected, not named, and a tool's annotation says to leave it (the
+    /// cascade still takes it: see `plan::build`).
+    Annotated(KeepMark),
+    /// A Helm `pre-delete` / `post-delete` hook, selected, not named: Helm
+    /// creates and runs it; it is not deleted.
+    HelmHook(HelmHook),
+    /// Crossplane: this Usage refuses its deletion; `by`, what uses it,
+    /// stays (or the Usage names none).
+    InUse { usage: ObjId, by: Option<ObjId> },
 }
 /// Why the collector keeps a resource a tracker manages.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -301,7 +311,11 @@ pub fn cascade(
                 }
             }
             match r.kind {
-                RelKind::DestroyAfter | RelKind::Finalizer | RelKind::ComponentOrder | RelKind::Rule(_) => continue,
+                RelKind::DestroyAfter
+                | RelKind::Finalizer
+                | RelKind::ComponentOrder
+                | RelKind::Rule(_)
+                | RelKind::Tool(_) => continue,
                 // A Namespace's and a CRD's contents go with them, whatever
                 // the propagation policy.
                 RelKind::Contains | RelKind::Defines => {}

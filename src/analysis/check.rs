@@ -314,7 +314,11 @@ pub fn describe_cycle(s: &Snapshot, c: &Cycle) -> String {
             RelKind::Contains => "contains",
             RelKind::Defines => "defines",
             RelKind::Manages => "manages",
-            RelKind::DestroyAfter | RelKind::Finalizer | RelKind::ComponentOrder | RelKind::Rule(_) => "goes after",
+            RelKind::DestroyAfter
+            | RelKind::Finalizer
+            | RelKind::ComponentOrder
+            | RelKind::Rule(_)
+            | RelKind::Tool(_) => "goes after",
         };
         text.push_str(&format!(" {verb} {}", reference(s, next)));
     }
@@ -341,7 +345,11 @@ pub fn cycle_finding(s: &Snapshot, c: &Cycle, rule: Rule) -> Finding {
             RelKind::Contains => "is contained in",
             RelKind::Defines => "is defined by",
             RelKind::Manages => "is managed by",
-            RelKind::DestroyAfter | RelKind::Finalizer | RelKind::ComponentOrder | RelKind::Rule(_) => "goes before",
+            RelKind::DestroyAfter
+            | RelKind::Finalizer
+            | RelKind::ComponentOrder
+            | RelKind::Rule(_)
+            | RelKind::Tool(_) => "goes before",
         };
         let (a, b) = (&s.objects[rel.to.index()], &s.objects[rel.from.index()]);
         (anchor::relation(&s.sources, &s.objects, rel), format!("{} {verb} {}", a.short(), b.short()))

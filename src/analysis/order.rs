@@ -29,11 +29,18 @@
 //! that its edges are as many as its objects, never their product
 //! ([`RuleEdge::PodFirst`], [`RuleEdge::AfterPods`]).
 //!
+//! Other tools' metadata (`RelKind::Tool`) orders whole groups against
+//! whole groups through hubs: a relation with a hub end is drawn to the
+//! hub's node (numbered by its `decl`), which takes no step, so that "every
+//! object of wave 2 before every object of wave 1" is as many edges as
+//! objects. An object whose longest chain passes a hub is said to go right
+//! after the object behind the hub.
+//!
 //! A node's step is its weight (1 for a group that holds objects of the set,
 //! 0 otherwise) plus the largest step of what must go before it.
 //! O((V + E) log V).
 
-use crate::model::{Link, ObjId, RelKind, Relation, RuleEdge};
+use crate::model::{HubEnd, Link, ObjId, RelKind, Relation, RuleEdge};
 use rayon::prelude::*;
 use std::collections::VecDeque;
 
@@ -163,6 +170,21 @@ pub fn order(input: &Input) -> Result<Order, OwnershipCycle> {
                 weight.len() as u32 - 1
             })
         };
+    // Hubs of other tools' group orders, by number: nodes of no object.
+    let mut hub_node: Vec<u32> = Vec::new();
+    let mut hub = |h: u32, weight: &mut Vec<u8>, rank: &mut Vec<u64>, objects_of: &mut Vec<Option<ObjId>>| {
+        let h = h as usize;
+        if hub_node.len() <= h {
+            hub_node.resize(h + 1, u32::MAX);
+        }
+        if hub_node[h] == u32::MAX {
+            hub_node[h] = weight.len() as u32;
+            weight.push(0);
+            rank.push(4 * (n as u64) + h as u64);
+            objects_of.push(None);
+        }
+        hub_node[h]
+    };
     let mut edges = Vec::with_capacity(rels.len());
     for (ri, r) in rels.iter().enumerate() {
         // An owner link Kubernetes ignores (TD004–TD006) orders nothing.
@@ -172,13 +194,16 @@ pub fn order(input: &Input) -> Result<Order, OwnershipCycle> {
         let ruled = r.kind.rule();
         let rule = ruled.is_some();
         let hard = r.kind.is_destruction();
-        let from = match ruled.is_some_and(RuleEdge::from_is_barrier) {
-            true => barrier(r.from.index(), &mut weight, &mut rank, &mut objects_of),
-            false => node(r.from.index(), hard, &mut weight, &mut rank, &mut objects_of),
+        let at_hub = r.kind.tool().map_or(HubEnd::None, |t| t.hub);
+        let from = match (at_hub, ruled.is_some_and(RuleEdge::from_is_barrier)) {
+            (HubEnd::From, _) => hub(r.decl, &mut weight, &mut rank, &mut objects_of),
+            (_, true) => barrier(r.from.index(), &mut weight, &mut rank, &mut objects_of),
+            _ => node(r.from.index(), hard, &mut weight, &mut rank, &mut objects_of),
         };
-        let to = match ruled.is_some_and(RuleEdge::to_is_barrier) {
-            true => barrier(r.to.index(), &mut weight, &mut rank, &mut objects_of),
-            false => node(r.to.index(), hard, &mut weight, &mut rank, &mut objects_of),
+        let to = match (at_hub, ruled.is_some_and(RuleEdge::to_is_barrier)) {
+            (HubEnd::To, _) => hub(r.decl, &mut weight, &mut rank, &mut objects_of),
+            (_, true) => barrier(r.to.index(), &mut weight, &mut rank, &mut objects_of),
+            _ => node(r.to.index(), hard, &mut weight, &mut rank, &mut objects_of),
         };
         edges.push(Edge { from, to, rel: ri as u32, hard, rule });
     }
@@ -518,24 +543,29 @@ fn finish(
     let mut after = vec![None; n];
     let mut after_outside = vec![[None; 2]; n];
     let mut steps = 0;
+    // The relation to what goes right before a group: through a hub or a
+    // namespace's barrier, the hub's own (whose `to` is the object behind
+    // it), the barrier's (to its last Pod).
+    let behind = |g: usize| -> Option<u32> {
+        let e = after_edge[g]?;
+        let into_hub = barrier[edges[e].to as usize]
+            || input.relations[edges[e].rel as usize].kind.tool().is_some_and(|t| t.hub == HubEnd::To);
+        match into_hub {
+            true => after_edge[rep[edges[e].to as usize] as usize].or(Some(e)).map(|e| edges[e].rel),
+            false => Some(edges[e].rel),
+        }
+    };
     for i in 0..n {
         if input.in_set[i] {
             let g = rep[node_of[i][0] as usize] as usize;
             obj_step[i] = step[g];
-            let through = |e: usize| {
-                let b = edges[e].to as usize;
-                match barrier[b] {
-                    true => after_edge[rep[b] as usize].unwrap_or(e),
-                    false => e,
-                }
-            };
-            after[i] = after_edge[g].map(|e| edges[through(e)].rel);
+            after[i] = behind(g);
             steps = steps.max(step[g]);
         } else {
             for k in 0..2 {
                 if node_of[i][k] != u32::MAX {
                     let g = rep[node_of[i][k] as usize] as usize;
-                    after_outside[i][k] = after_edge[g].map(|e| edges[e].rel);
+                    after_outside[i][k] = behind(g);
                 }
             }
         }
@@ -746,6 +776,22 @@ pub fn conflict_message(refs: &[String], relaxed: &Relation, because: Option<&Re
     }
     let how = relaxed.kind.as_str();
     match because {
+        Some(d) if d.kind.tool().is_some() => {
+            let (a, b) = (&refs[d.from.index()], &refs[d.to.index()]);
+            let Some(t) = d.kind.tool() else { return String::new() };
+            let said = format!("{} {}", t.order.tool(), t.order.key());
+            match t.hub {
+                HubEnd::None => {
+                    let through = if owner == b { String::new() } else { format!(" through {owner}") };
+                    format!(
+                        "ordering conflict: {a} is destroyed after {b} ({said}), but {b} {how} it{through}; the ownership edge {owner} {how} {owned} is relaxed"
+                    )
+                }
+                _ => format!(
+                    "ordering conflict: {said} puts {a} after a group of objects ({b} is one), but ownership puts it before one of them; the ownership edge {owner} {how} {owned} is relaxed"
+                ),
+            }
+        }
         Some(d) => {
             let (a, b) = (&refs[d.from.index()], &refs[d.to.index()]);
             let through = if owner == b { String::new() } else { format!(" through {owner}") };
@@ -774,7 +820,10 @@ fn describe(refs: &[String], d: &Relation, back: ObjId) -> String {
         }
         Some(e) => format!("{a} after {b} by default rule {}{through}", e.rule().id()),
         None if d.kind.is_ownership() => format!("{a} {} {b}{through}", d.kind.as_str()),
-        None => format!("{a} is destroyed after {b}{through}"),
+        None => match d.kind.tool() {
+            Some(t) => format!("{a} is destroyed after {b} by {} {}{through}", t.order.tool(), t.order.key()),
+            None => format!("{a} is destroyed after {b}{through}"),
+        },
     }
 }
 

@@ -154,6 +154,7 @@ pub(super) fn make(
     refuse_duplicates(&snapshot, "plan", style, stderr)?;
     let mut declared_in_new = Vec::new();
     let mut root = None;
+    let mut named = Vec::new();
     let mut timer = crate::timing::Timer::start();
     let mode = match &settings.start {
         Start::All => Mode::All,
@@ -174,7 +175,11 @@ pub(super) fn make(
             declared_in_new = in_new;
             Mode::Prune(absent)
         }
-        Start::Delete(targets) => Mode::Delete(targets.select(&snapshot.objects)?),
+        Start::Delete(targets) => {
+            let selected = targets.select(&snapshot.objects)?;
+            named = selected.iter().copied().filter(|id| targets.names(&snapshot.objects[id.index()])).collect();
+            Mode::Delete(selected)
+        }
     };
     timer.lap("select");
     // `--cascade orphan` on a system that cannot orphan would plan what it
@@ -212,6 +217,7 @@ pub(super) fn make(
             true => crate::model::DefaultRule::ALL.to_vec(),
             false => Vec::new(),
         },
+        named,
     };
     let mut timer = crate::timing::Timer::start();
     let plan = match plan::build(&snapshot, &options) {

@@ -526,6 +526,10 @@ pub struct LenientSpec {
     pub selector: LenientLabels,
     /// An APIService's `service`.
     pub service: LenientServiceRef,
+    /// A Crossplane Usage's `of`, `by` and `reason`.
+    pub of: LenientUsageRef,
+    pub by: LenientUsageRef,
+    pub reason: Option<Str>,
 }
 
 /// A lenient map with these keys, each read as its own lenient type; any
@@ -700,6 +704,23 @@ lenient_map!(
     }
 );
 
+lenient_map!(
+    /// `resourceRef` of a Crossplane Usage's `of` or `by`.
+    LenientResourceRef {
+        "namespace" => namespace: LenientStr,
+        "name" => name: LenientStr,
+    }
+);
+
+lenient_map!(
+    /// A Crossplane Usage's `of` or `by`.
+    LenientUsageRef {
+        "apiVersion" => api_version: LenientStr,
+        "kind" => kind: LenientStr,
+        "resourceRef" => resource_ref: LenientResourceRef,
+    }
+);
+
 /// A list of lenient items (anything but a list reads as none).
 #[derive(Clone, Debug)]
 pub struct LenientList<T>(pub Vec<T>);
@@ -773,6 +794,9 @@ impl<'de> Deserialize<'de> for LenientSpec {
                         "dependsOn" => spec.depends_on = map.next_value()?,
                         "selector" => spec.selector = map.next_value()?,
                         "service" => spec.service = map.next_value()?,
+                        "of" => spec.of = map.next_value()?,
+                        "by" => spec.by = map.next_value()?,
+                        "reason" => spec.reason = map.next_value::<LenientStr>()?.0,
                         _ => {
                             map.next_value::<IgnoredAny>()?;
                         }
@@ -1044,6 +1068,18 @@ pub fn convert(
         labels: &labels,
     };
     let tools = super::tools::read(&subject, &annotations, span, text, out);
+    // cli-utils' apply-time-mutation: a dependency on each source, resolved
+    // and reported (TD010) as depends-on is.
+    for target in tools.mutation_sources.iter() {
+        let text = match target {
+            DepTarget::Object { group, kind, namespace: Some(ns), name } => {
+                format!("{group}/namespaces/{ns}/{kind}/{name}")
+            }
+            DepTarget::Object { group, kind, namespace: None, name } => format!("{group}/{kind}/{name}"),
+            DepTarget::Id(id) => id.to_string(),
+        };
+        deps.push(DepDecl { target: target.clone(), kind: DepKind::ApplyTimeMutation, text: text.into() });
+    }
     let facts = facts(
         &group,
         &kind,
@@ -1190,6 +1226,10 @@ fn facts(
             })
             .collect();
     }
+    if crate::model::kube::is_usage(group, kind) {
+        let (of, by) = (std::mem::take(&mut spec.of), std::mem::take(&mut spec.by));
+        f.tools.usage = super::tools::usage(kind, namespace, of, by, spec.reason.take());
+    }
     (f != Facts::default()).then(|| Box::new(f))
 }
 
@@ -1236,6 +1276,43 @@ mod tests {
         let a = m.annotations.unwrap();
         assert_eq!(a.0.len(), 1);
         assert_eq!(a.get(DEPENDS_ON), Some("/namespaces/x/Secret/y"));
+    }
+
+    #[test]
+    fn crossplane_usages_and_mutations_are_read() {
+        let read = |text: &str| {
+            let raw: RawObject = serde_yaml::from_str(text).unwrap();
+            let span = Span::new(crate::input::FileId(0), 0..text.len());
+            let mut findings = Vec::new();
+            let o = convert(raw, span, text, ListContext::default(), &mut findings).unwrap();
+            assert!(findings.is_empty(), "{findings:?}");
+            o
+        };
+        // A namespaced Usage: `by` in its namespace, `of` where it says.
+        let o = read("apiVersion: protection.crossplane.io/v1beta1\nkind: Usage\nmetadata: {name: u, namespace: team}\nspec:\n  of: {apiVersion: s3.aws.m.upbound.io/v1beta1, kind: Bucket, resourceRef: {name: logs, namespace: infra}}\n  by: {apiVersion: v1, kind: Pod, resourceRef: {name: p, namespace: elsewhere}}\n  reason: audit logs\n");
+        let u = o.tools().and_then(|t| t.usage.as_deref()).unwrap();
+        let of = u.of.as_ref().unwrap();
+        assert_eq!(
+            (&*of.group, &*of.kind, of.namespace.as_deref(), of.name.as_deref()),
+            ("s3.aws.m.upbound.io", "Bucket", Some("infra"), Some("logs"))
+        );
+        let by = u.by.as_ref().unwrap();
+        assert_eq!(
+            (&*by.group, &*by.kind, by.namespace.as_deref(), by.name.as_deref()),
+            ("", "Pod", Some("team"), Some("p"))
+        );
+        assert_eq!(u.reason.as_deref(), Some("audit logs"));
+        // A ClusterUsage names cluster-scoped objects; a selector names none.
+        let o = read("apiVersion: protection.crossplane.io/v1beta1\nkind: ClusterUsage\nmetadata: {name: u}\nspec:\n  of: {apiVersion: apiextensions.k8s.io/v1, kind: CustomResourceDefinition, resourceSelector: {matchLabels: {a: b}}}\n  reason: keep\n");
+        let of = o.tools().and_then(|t| t.usage.as_deref()).and_then(|u| u.of.as_ref()).unwrap();
+        assert_eq!((of.namespace.as_deref(), of.name.as_deref()), (None, None));
+        // `of` and `by` of other kinds are not read.
+        let o = read("apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\nspec:\n  of: {kind: X, resourceRef: {name: y}}\n  by: [1, 2]\n");
+        assert!(o.facts.is_none());
+        // apply-time-mutation sources are dependencies of their own kind.
+        let o = read("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  namespace: a\n  annotations:\n    config.kubernetes.io/apply-time-mutation: |\n      - sourceRef: {kind: Secret, name: s, namespace: a}\n        sourcePath: $.data.x\n        targetPath: $.data.y\n");
+        assert_eq!(o.deps.len(), 1);
+        assert_eq!((o.deps[0].kind, &*o.deps[0].text), (DepKind::ApplyTimeMutation, "/namespaces/a/Secret/s"));
     }
 
     #[test]

@@ -6,11 +6,12 @@
 //! A value a tool would misread is a TD001 finding at its line; the object
 //! is kept without that piece of metadata.
 
+use super::kubernetes::LenientUsageRef;
 use super::kubernetes::{parse_depends_on, KeptAnnotations};
 use crate::findings::{Finding, Rule};
 use crate::input::{locate, Span};
 use crate::model::intern::intern;
-use crate::model::kube::{HelmHook, KappAction, KappRule, KappWhen, Tools};
+use crate::model::kube::{group_of, HelmHook, KappAction, KappRule, KappWhen, Tools, Usage, UsageRef};
 use crate::model::{DepTarget, Str};
 use serde::Deserialize;
 
@@ -30,6 +31,7 @@ pub const PREFIXES: [&str; 7] = [
 pub const ARGOCD_SYNC_WAVE: &str = "argocd.argoproj.io/sync-wave";
 pub const ARGOCD_SYNC_OPTIONS: &str = "argocd.argoproj.io/sync-options";
 pub const ARGOCD_TRACKING_ID: &str = "argocd.argoproj.io/tracking-id";
+pub const ARGOCD_HOOK: &str = "argocd.argoproj.io/hook";
 /// Argo CD's default tracking label (and Helm's chart convention).
 pub const INSTANCE_LABEL: &str = "app.kubernetes.io/instance";
 pub const MANAGED_BY_LABEL: &str = "app.kubernetes.io/managed-by";
@@ -91,6 +93,7 @@ pub fn read(subject: &Subject, annotations: &KeptAnnotations, span: Span, text: 
             ),
         }
     }
+    t.argocd_hook = annotations.get(ARGOCD_HOOK).is_some();
     if let Some(v) = annotations.get(ARGOCD_SYNC_OPTIONS) {
         for option in v.split(',').map(str::trim) {
             match option {
@@ -182,6 +185,42 @@ pub fn read(subject: &Subject, annotations: &KeptAnnotations, span: Span, text: 
         }
     }
     t
+}
+
+/// A Crossplane Usage's spec. A namespaced `Usage` (Crossplane v2's
+/// `protection.crossplane.io`) names `by` in its own namespace and `of` in
+/// its own unless `of.resourceRef.namespace` says otherwise; a
+/// `ClusterUsage`, and Crossplane v1's cluster-scoped `Usage`, name
+/// cluster-scoped objects. `None` when neither `of` nor `by` nor a reason
+/// is written.
+pub fn usage(
+    kind: &str,
+    namespace: Option<&Str>,
+    of: LenientUsageRef,
+    by: LenientUsageRef,
+    reason: Option<Str>,
+) -> Option<Box<Usage>> {
+    let own = match kind {
+        "ClusterUsage" => None,
+        _ => namespace.cloned(),
+    };
+    let reference = |r: LenientUsageRef, may_cross: bool| -> Option<UsageRef> {
+        let kind = r.kind.0.filter(|k| !k.is_empty())?;
+        let api_version = r.api_version.0.unwrap_or_default();
+        let written = r.resource_ref.namespace.0.filter(|n| !n.is_empty()).map(|n| intern(&n));
+        let namespace = match (&own, written) {
+            (Some(_), Some(ns)) if may_cross => Some(ns),
+            (own, _) => own.clone(),
+        };
+        Some(UsageRef {
+            group: group_of(&api_version, &kind),
+            kind: intern(&kind),
+            namespace,
+            name: r.resource_ref.name.0.filter(|n| !n.is_empty()),
+        })
+    };
+    let usage = Usage { of: reference(of, true), by: reference(by, false), reason: reason.filter(|r| !r.is_empty()) };
+    (usage.of.is_some() || usage.by.is_some() || usage.reason.is_some()).then(|| Box::new(usage))
 }
 
 /// kapp's change-group placeholders: `{api-group}`, `{kind}`, `{name}`,

@@ -83,7 +83,7 @@ pub fn relation(sources: &Sources, objects: &[Object], r: &Relation) -> Span {
         RelKind::Manages => managed(sources, o, r.decl),
         RelKind::ComponentOrder => component_dependency(sources, o, r.decl),
         // A default rule reads fields the anchor does not point into.
-        RelKind::Rule(_) => object(sources, o),
+        RelKind::Rule(_) | RelKind::Tool(_) => object(sources, o),
     }
 }
 

@@ -494,6 +494,155 @@ pub struct Tools {
     pub detach: bool,
     /// cli-utils `apply-time-mutation` source references.
     pub mutation_sources: Box<[super::DepTarget]>,
+    /// `argocd.argoproj.io/hook` is written: an Argo CD hook, whose wave is
+    /// 0 unless `sync-wave` says otherwise (Argo CD then ignores the Helm
+    /// hook weight).
+    pub argocd_hook: bool,
+    /// A Crossplane Usage or ClusterUsage: what it protects, and from what.
+    pub usage: Option<Box<Usage>>,
+}
+
+impl Tools {
+    /// Argo CD's wave of the object, as gitops-engine's `syncwaves.Wave`
+    /// reads it: the `sync-wave` annotation, else 0 for an Argo CD hook,
+    /// else the Helm hook weight (0 when not written).
+    pub fn wave(&self) -> i32 {
+        match (self.sync_wave, self.argocd_hook) {
+            (Some(w), _) => w,
+            (None, true) => 0,
+            (None, false) => self.hook_weight,
+        }
+    }
+
+    /// The annotation that tells a tool to leave the object, if one applies:
+    /// under `--prune` (`prune`) also those that only stop pruning. Of
+    /// several, the first of [`KeepMark::ALL`].
+    pub fn keep(&self, prune: bool) -> Option<KeepMark> {
+        KeepMark::ALL.into_iter().find(|m| match m {
+            KeepMark::HelmKeep => self.helm_keep,
+            KeepMark::KappOrphan => self.kapp_orphan,
+            KeepMark::ArgoNoDelete => self.argocd_no_delete,
+            KeepMark::ArgoNoPrune => prune && self.argocd_no_prune,
+            KeepMark::FluxPruneDisabled => prune && self.flux_prune_disabled,
+            KeepMark::Detach => self.detach,
+        })
+    }
+
+    /// A Helm `pre-delete` or `post-delete` hook of a known release: the
+    /// first such hook it is (an object may be both; then pre-delete).
+    pub fn delete_hook(&self) -> Option<HelmHook> {
+        self.helm_release.as_ref()?;
+        [HelmHook::PreDelete, HelmHook::PostDelete].into_iter().find(|h| self.helm_hooks.contains(h))
+    }
+}
+
+/// An annotation through which a tool leaves an object behind when it
+/// deletes or prunes what it manages.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum KeepMark {
+    /// `helm.sh/resource-policy: keep` (Helm uninstall and upgrade; Argo CD
+    /// honours it too).
+    HelmKeep,
+    /// `kapp.k14s.io/delete-strategy: orphan`.
+    KappOrphan,
+    /// `argocd.argoproj.io/sync-options: Delete=false`.
+    ArgoNoDelete,
+    /// `argocd.argoproj.io/sync-options: Prune=false` (prune only).
+    ArgoNoPrune,
+    /// `kustomize.toolkit.fluxcd.io/prune: disabled` (prune only).
+    FluxPruneDisabled,
+    /// `client.lifecycle.config.k8s.io/deletion: detach` (cli-utils).
+    Detach,
+}
+
+impl KeepMark {
+    pub const ALL: [KeepMark; 6] = [
+        KeepMark::HelmKeep,
+        KeepMark::KappOrphan,
+        KeepMark::ArgoNoDelete,
+        KeepMark::ArgoNoPrune,
+        KeepMark::FluxPruneDisabled,
+        KeepMark::Detach,
+    ];
+
+    /// A stable id (JSON `why`).
+    pub fn id(self) -> &'static str {
+        match self {
+            KeepMark::HelmKeep => "helm-resource-policy-keep",
+            KeepMark::KappOrphan => "kapp-delete-strategy-orphan",
+            KeepMark::ArgoNoDelete => "argocd-delete-false",
+            KeepMark::ArgoNoPrune => "argocd-prune-false",
+            KeepMark::FluxPruneDisabled => "flux-prune-disabled",
+            KeepMark::Detach => "cli-utils-deletion-detach",
+        }
+    }
+
+    /// The tool, as an id (JSON `tool`).
+    pub fn tool_id(self) -> &'static str {
+        match self {
+            KeepMark::HelmKeep => "helm",
+            KeepMark::KappOrphan => "kapp",
+            KeepMark::ArgoNoDelete | KeepMark::ArgoNoPrune => "argocd",
+            KeepMark::FluxPruneDisabled => "flux",
+            KeepMark::Detach => "cli-utils",
+        }
+    }
+
+    /// The tool the annotation speaks to.
+    pub fn tool(self) -> &'static str {
+        match self {
+            KeepMark::HelmKeep => "Helm",
+            KeepMark::KappOrphan => "kapp",
+            KeepMark::ArgoNoDelete | KeepMark::ArgoNoPrune => "Argo CD",
+            KeepMark::FluxPruneDisabled => "Flux",
+            KeepMark::Detach => "cli-utils",
+        }
+    }
+
+    /// The annotation as written: `key: value`.
+    pub fn annotation(self) -> &'static str {
+        match self {
+            KeepMark::HelmKeep => "helm.sh/resource-policy: keep",
+            KeepMark::KappOrphan => "kapp.k14s.io/delete-strategy: orphan",
+            KeepMark::ArgoNoDelete => "argocd.argoproj.io/sync-options: Delete=false",
+            KeepMark::ArgoNoPrune => "argocd.argoproj.io/sync-options: Prune=false",
+            KeepMark::FluxPruneDisabled => "kustomize.toolkit.fluxcd.io/prune: disabled",
+            KeepMark::Detach => "client.lifecycle.config.k8s.io/deletion: detach",
+        }
+    }
+}
+
+/// A Crossplane `Usage` or `ClusterUsage` (`protection.crossplane.io`;
+/// `apiextensions.crossplane.io` before Crossplane v2): `of` cannot be
+/// deleted while the Usage exists (an admission webhook refuses it); with
+/// `by`, `of` is deleted after `by`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Usage {
+    pub of: Option<UsageRef>,
+    pub by: Option<UsageRef>,
+    /// `spec.reason`: why `of` is protected.
+    pub reason: Option<Str>,
+}
+
+/// `spec.of` or `spec.by` of a Usage.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UsageRef {
+    /// The group of its `apiVersion`.
+    pub group: Str,
+    pub kind: Str,
+    /// `resourceRef.namespace`, else the Usage's own; `None` for a
+    /// ClusterUsage's (and Crossplane v1's cluster-scoped Usage's).
+    pub namespace: Option<Str>,
+    /// `resourceRef.name`; `None` when only a `resourceSelector` is written
+    /// (the Usage controller resolves it and writes the name back: a dump
+    /// of the cluster has it).
+    pub name: Option<Str>,
+}
+
+/// The groups and kinds of Crossplane's Usages.
+pub fn is_usage(group: &str, kind: &str) -> bool {
+    matches!(group, "protection.crossplane.io" | "apiextensions.crossplane.io")
+        && matches!(kind, "Usage" | "ClusterUsage")
 }
 
 /// A Helm hook an object is.

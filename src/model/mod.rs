@@ -195,12 +195,16 @@ pub enum DepKind {
     /// The target subscribed to the declaring object's destruction: it goes
     /// after it, and is told (Murano's `onDestruction`).
     Notifies,
+    /// cli-utils `config.kubernetes.io/apply-time-mutation`: the declaring
+    /// object takes a value from the target (a `sourceRef`) when it is
+    /// applied, so it depends on it and goes first.
+    ApplyTimeMutation,
 }
 
 impl DepKind {
     pub fn side(self) -> DepSide {
         match self {
-            DepKind::DependsOn | DepKind::Notifies => DepSide::Before,
+            DepKind::DependsOn | DepKind::Notifies | DepKind::ApplyTimeMutation => DepSide::Before,
             DepKind::DestroyAfter => DepSide::After,
         }
     }
@@ -465,6 +469,103 @@ pub enum RelKind {
     /// off): the weakest edge, relaxed whenever it contradicts the others.
     /// Only between objects both in the plan; never cascades.
     Rule(RuleEdge),
+    /// Another tool's ordering metadata, as `plan` reads it (Argo CD sync
+    /// waves, kapp change rules, Flux `dependsOn`, Crossplane Usages): a
+    /// destruction dependency, hard like depends-on. Never cascades.
+    Tool(ToolEdge),
+}
+
+/// Another tool's ordering metadata as a destruction dependency of `plan`
+/// (`analysis::tools`): `from` is destroyed after `to`.
+///
+/// Where a tool orders whole groups (every object of Argo CD wave 2 before
+/// every object of wave 1, a kapp change group before the objects whose
+/// rules name it), the order goes through a *hub*, one node that stands for
+/// the group, so that the edges are as many as the objects, not their
+/// product. Such a relation has one end at the hub (`hub`, numbered by the
+/// relation's `decl`); its `from` and `to` are still real objects, and the
+/// relation still holds as written: the object at the hub end is one
+/// member of the group (the first in reference order).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub struct ToolEdge {
+    pub order: ToolOrder,
+    pub hub: HubEnd,
+}
+
+/// Which tool's metadata, and which part of it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ToolOrder {
+    /// Argo CD: `to` is of a higher sync wave of the same application
+    /// (`argocd.argoproj.io/sync-wave`; higher waves are deleted first).
+    SyncWave,
+    /// kapp: a `kapp.k14s.io/change-rule` between `from` and `to` (one of
+    /// them declares it, the other is in the change group it names).
+    KappRule,
+    /// Flux: `to` names `from` in its `spec.dependsOn` (a Kustomization or
+    /// HelmRelease is deleted before what it depends on).
+    FluxDependsOn,
+    /// Crossplane: `from` is the `spec.of` of a Usage whose `spec.by` is
+    /// `to` (the Usage is `declared_by`).
+    UsageBy,
+    /// Crossplane: `from` is the `spec.of` of the Usage `to`, which blocks
+    /// its deletion while it exists.
+    UsageOf,
+}
+
+impl ToolOrder {
+    pub fn id(self) -> &'static str {
+        match self {
+            ToolOrder::SyncWave => "sync-wave",
+            ToolOrder::KappRule => "change-rule",
+            ToolOrder::FluxDependsOn => "depends-on",
+            ToolOrder::UsageBy => "usage-by",
+            ToolOrder::UsageOf => "usage-of",
+        }
+    }
+
+    /// The tool, as an id (JSON `tool`).
+    pub fn tool_id(self) -> &'static str {
+        match self {
+            ToolOrder::SyncWave => "argocd",
+            ToolOrder::KappRule => "kapp",
+            ToolOrder::FluxDependsOn => "flux",
+            ToolOrder::UsageBy | ToolOrder::UsageOf => "crossplane",
+        }
+    }
+
+    /// The tool, as its users name it.
+    pub fn tool(self) -> &'static str {
+        match self {
+            ToolOrder::SyncWave => "Argo CD",
+            ToolOrder::KappRule => "kapp",
+            ToolOrder::FluxDependsOn => "Flux",
+            ToolOrder::UsageBy | ToolOrder::UsageOf => "Crossplane",
+        }
+    }
+
+    /// The annotation or field that says it.
+    pub fn key(self) -> &'static str {
+        match self {
+            ToolOrder::SyncWave => "argocd.argoproj.io/sync-wave",
+            ToolOrder::KappRule => "kapp.k14s.io/change-rule",
+            ToolOrder::FluxDependsOn => "spec.dependsOn",
+            ToolOrder::UsageBy => "Usage spec.by",
+            ToolOrder::UsageOf => "Usage spec.of",
+        }
+    }
+}
+
+/// Which end of a [`ToolEdge`] relation stands for a hub.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum HubEnd {
+    /// Neither: an edge between the two objects.
+    None,
+    /// `to` stands for the hub: `from` goes after every object of its group.
+    To,
+    /// `from` stands for the hub: `to` goes before every object of its group.
+    From,
 }
 
 /// A built-in ordering rule, on by default in `plan` and `explain`.
@@ -582,6 +683,13 @@ impl RelKind {
             _ => None,
         }
     }
+    /// Another tool's metadata (hard, like depends-on).
+    pub fn tool(self) -> Option<ToolEdge> {
+        match self {
+            RelKind::Tool(e) => Some(e),
+            _ => None,
+        }
+    }
     /// Destruction dependencies order objects but do not cascade; they are
     /// hard (never relaxed). A default rule's edge is neither.
     pub fn is_destruction(self) -> bool {
@@ -597,6 +705,7 @@ impl RelKind {
             RelKind::Manages => "manages",
             RelKind::ComponentOrder => "component-order",
             RelKind::Rule(_) => "rule",
+            RelKind::Tool(_) => "tool",
         }
     }
 }

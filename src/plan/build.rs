@@ -3,12 +3,13 @@
 
 use super::reasons::{self, Kept};
 use super::warnings::{self, Warning};
-use super::{events, stages, Input, Mode, Options, Plan, PlanError};
+use super::{events, stages, HookRun, Input, Mode, Options, Plan, PlanError};
 use crate::analysis::cascade::{self, Cascade, Cause, KeptBy};
 use crate::analysis::cycles;
 use crate::analysis::gc;
 use crate::analysis::order::{self, Order};
 use crate::analysis::rules;
+use crate::analysis::tools;
 use crate::analysis::tracking;
 use crate::graph::{Graph, LazyGraph};
 use crate::load::Snapshot;
@@ -56,6 +57,129 @@ fn spare(snapshot: &Snapshot, options: &Options, relations: &[Relation], owners:
         }
     }
     spare
+}
+
+/// What a tool's annotation would keep, or a Helm `pre-delete` /
+/// `post-delete` hook, in this mode: by object (empty when nothing is).
+/// Under `--gc` nothing: the garbage collector reads no annotation.
+fn soft_keeps(objects: &[Object], mode: &Mode) -> Vec<Option<KeptBy>> {
+    let prune = matches!(mode, Mode::Prune(_));
+    if *mode == Mode::Gc {
+        return Vec::new();
+    }
+    let keep = |o: &Object| {
+        let t = o.tools().filter(|_| o.is_kubernetes())?;
+        t.keep(prune).map(KeptBy::Annotated).or_else(|| t.delete_hook().map(KeptBy::HelmHook))
+    };
+    let soft: Vec<Option<KeptBy>> = objects.iter().map(keep).collect();
+    match soft.iter().any(Option::is_some) {
+        true => soft,
+        false => Vec::new(),
+    }
+}
+
+/// Deleted objects whose annotation tells their tool to leave them (the
+/// annotation only stops that tool), and Namespaces and CRDs that never
+/// finish because a Crossplane Usage keeps what they hold.
+fn keep_warnings(
+    objects: &[Object],
+    relations: &[Relation],
+    cascade: &Cascade,
+    mode: &Mode,
+    graph: &Graph,
+) -> Vec<Warning> {
+    let prune = matches!(mode, Mode::Prune(_));
+    let mut out = Vec::new();
+    for (i, cause) in cascade.cause.iter().enumerate() {
+        let Some(cause) = cause else { continue };
+        let o = &objects[i];
+        let Some(mark) = o.tools().filter(|_| o.is_kubernetes()).and_then(|t| t.keep(prune)) else { continue };
+        let by = match *cause {
+            Cause::Target => warnings::Ignored::Named,
+            Cause::Garbage(_) => warnings::Ignored::Collector,
+            Cause::Relation(r) => warnings::Ignored::With(relations[r as usize].kind, relations[r as usize].from),
+        };
+        out.push(Warning::KeepIgnored { object: ObjId(i as u32), mark, by });
+    }
+    for &(id, by) in &cascade.kept {
+        let KeptBy::InUse { usage, .. } = by else { continue };
+        for r in graph.dependencies(id) {
+            let r = &relations[r as usize];
+            if matches!(r.kind, RelKind::Contains | RelKind::Defines) && cascade.deleted(r.from) {
+                out.push(Warning::Hangs { holder: r.from, object: id, usage });
+            }
+        }
+    }
+    out
+}
+
+/// Helm's hooks of the releases the plan deletes: each `pre-delete` hook
+/// that the plan holds (selected, not named; kept as a hook, or for a keep
+/// annotation) or takes with something else
+/// runs before the first step that deletes an object of its release, each
+/// `post-delete` hook after the last; in Helm's order (pkg/action/hooks.go:
+/// weight, then kind in Helm's install order, then name).
+fn hook_runs(
+    objects: &[Object],
+    cascade: &Cascade,
+    order: &Order,
+    held: &[(ObjId, KeptBy)],
+    rank: &[u32],
+) -> Vec<HookRun> {
+    use crate::model::kube::HelmHook;
+    let hook = |id: ObjId| objects[id.index()].tools().and_then(|t| t.delete_hook());
+    let hooks: Vec<(ObjId, HelmHook)> = held
+        .iter()
+        .filter(|&&(id, _)| !cascade.deleted(id))
+        .filter_map(|&(id, _)| hook(id).map(|h| (id, h)))
+        .chain(cascade.cause.iter().enumerate().filter_map(|(i, c)| {
+            let taken = matches!(c, Some(Cause::Relation(_)));
+            let h = objects[i].tools().filter(|_| taken).and_then(|t| t.delete_hook())?;
+            Some((ObjId(i as u32), h))
+        }))
+        .collect();
+    if hooks.is_empty() {
+        return Vec::new();
+    }
+    // Each release's first and last step.
+    let mut span: HashMap<(&str, &str), (u32, u32)> = HashMap::new();
+    for (i, o) in objects.iter().enumerate() {
+        let Some(t) = o.tools().filter(|_| cascade.cause[i].is_some()) else { continue };
+        let Some((ns, name)) = t.helm_release.as_ref().filter(|_| t.delete_hook().is_none()) else { continue };
+        let s = order.step[i];
+        let e = span.entry((ns, name)).or_insert((s, s));
+        *e = (e.0.min(s), e.1.max(s));
+    }
+    let mut runs: Vec<(HookRun, (usize, &str, u32))> = hooks
+        .into_iter()
+        .filter_map(|(id, hook)| {
+            let o = &objects[id.index()];
+            let t = o.tools()?;
+            let (ns, name) = t.helm_release.clone()?;
+            let &(first, last) = span.get(&(&*ns, &*name))?;
+            let step = match hook {
+                HelmHook::PostDelete => last,
+                _ => first,
+            };
+            let kind = tools::helm_install_order(&o.kind);
+            let run = HookRun { object: id, hook, release: (ns, name), weight: t.hook_weight, step };
+            Some((run, (kind, &*o.kind, rank[id.index()])))
+        })
+        .collect();
+    // Where it runs (before step s, after step s: before step s + 1), then
+    // the release, then Helm's order.
+    runs.sort_by(|(a, ka), (b, kb)| {
+        let at = |r: &HookRun| (r.step, r.hook == HelmHook::PostDelete);
+        at(a)
+            .cmp(&at(b))
+            .then_with(|| a.release.cmp(&b.release))
+            .then_with(|| a.weight.cmp(&b.weight))
+            .then_with(|| ka.0.cmp(&kb.0))
+            .then_with(|| ka.1.cmp(kb.1))
+            .then_with(|| objects[a.object.index()].name.cmp(&objects[b.object.index()].name))
+            .then_with(|| ka.2.cmp(&kb.2))
+    });
+    runs.into_iter().map(|(r, _)| r).collect()
 }
 
 /// Destruction dependencies `--finalizer-controller` adds: the controller
@@ -127,19 +251,64 @@ pub fn build(snapshot: &Snapshot, options: &Options) -> Result<Plan, PlanError> 
     };
     let multi_owner = options.multi_owner.unwrap_or_else(|| cascade::MultiOwner::of(objects));
     let owners = OwnerRefs::new(snapshot, &options.mode, &relations);
-    let spare = spare(snapshot, options, &relations, &owners);
+    let mut spare = spare(snapshot, options, &relations, &owners);
     let gates = collection.as_ref().map(|c| c.gates.clone()).unwrap_or_default();
-    let mut cascade = match options.mode {
-        Mode::All => cascade::everything(seeds.iter().map(|&(_, c)| Some(c)).collect(), &spare),
+    // What a tool's annotation keeps, or a Helm hook: selected, not named,
+    // it is no seed; the cascade may still take it (it is not spared).
+    let soft = soft_keeps(objects, &options.mode);
+    let named = |id: ObjId| options.named.binary_search(&id).is_ok();
+    let held: Vec<(ObjId, KeptBy)> = match soft.is_empty() {
+        true => Vec::new(),
+        false => {
+            let mut held: Vec<(ObjId, KeptBy)> =
+                seeds.iter().filter_map(|&(id, _)| soft[id.index()].filter(|_| !named(id)).map(|k| (id, k))).collect();
+            held.sort_by_key(|h| h.0);
+            held.dedup_by_key(|h| h.0);
+            held
+        }
+    };
+    let seeds: Vec<(ObjId, Cause)> = match held.is_empty() {
+        true => seeds,
+        false => seeds.into_iter().filter(|(id, _)| held.binary_search_by_key(id, |h| h.0).is_err()).collect(),
+    };
+    let usages = tools::usages(objects);
+    let run_cascade = |spare: &[Option<KeptBy>]| match (&options.mode, held.is_empty()) {
+        (Mode::All, true) => cascade::everything(seeds.iter().map(|&(_, c)| Some(c)).collect(), spare),
         _ => cascade::cascade(
             objects,
             &relations,
             graph(),
             &seeds,
-            &spare,
+            spare,
             &cascade::Options { cascade: options.cascade, multi_owner, gates: gates.clone() },
         ),
     };
+    let mut cascade = run_cascade(&spare);
+    // Crossplane: the API refuses to delete a Usage's `of` while the Usage
+    // stays and its `by` does too. Keeping it can keep more (what it
+    // holds): until nothing changes, at most once per Usage.
+    for _ in 0..=usages.len() {
+        let mut blocked = false;
+        for u in &usages {
+            let Some(of) = u.of else { continue };
+            let by_goes = u.by.is_some_and(|b| cascade.deleted(b));
+            if cascade.deleted(of) && !cascade.deleted(u.usage) && !by_goes && spare[of.index()].is_none() {
+                spare[of.index()] = Some(KeptBy::InUse { usage: u.usage, by: u.by });
+                blocked = true;
+            }
+        }
+        if !blocked {
+            break;
+        }
+        cascade = run_cascade(&spare);
+    }
+    // Held objects the cascade did not take: kept, for their annotation.
+    if !held.is_empty() {
+        let kept_by: HashMap<ObjId, KeptBy> =
+            held.iter().filter(|(id, _)| !cascade.deleted(*id)).map(|&(id, k)| (id, k)).collect();
+        cascade.kept.retain(|(id, _)| !kept_by.contains_key(id));
+        cascade.kept.extend(kept_by);
+    }
     // A protected namespace kept: how much of what it holds goes.
     for (id, by) in cascade.kept.iter_mut() {
         if let KeptBy::Protected { deleted_inside } = by {
@@ -156,8 +325,14 @@ pub fn build(snapshot: &Snapshot, options: &Options) -> Result<Plan, PlanError> 
     cascade.kept.sort_by_key(|(id, _)| rank[id.index()]);
     cascade.orphaned.sort_by_key(|(id, _)| rank[id.index()]);
     let in_set: Vec<bool> = cascade.cause.iter().map(Option::is_some).collect();
-    // The default rules order what the plan already deletes, never more.
-    let ruled = rules::relations(objects, &relations, &in_set, &options.default_rules);
+    // The default rules order what the plan already deletes, never more;
+    // other tools' metadata orders it too (and chains through what stays).
+    let mut ruled = rules::relations(objects, &relations, &in_set, &options.default_rules);
+    // Both are the contract's ordering knowledge: `--no-default-rules`
+    // turns both off.
+    if !options.default_rules.is_empty() {
+        ruled.extend(tools::relations(objects, &in_set, &rank, &usages));
+    }
     let lazy = match ruled.is_empty() {
         true => lazy,
         false => {
@@ -201,9 +376,22 @@ pub fn build(snapshot: &Snapshot, options: &Options) -> Result<Plan, PlanError> 
         graph: graph(),
         cascade: &cascade,
         order: &order,
-        all: options.mode == Mode::All,
+        // Nothing stays to recreate what --all deletes, but what a tool's
+        // annotation, a Helm hook or a Usage keeps.
+        all: options.mode == Mode::All
+            && !cascade
+                .kept
+                .iter()
+                .any(|(_, k)| matches!(k, KeptBy::Annotated(_) | KeptBy::HelmHook(_) | KeptBy::InUse { .. })),
     });
     warnings.extend(finalizer_hangs(objects, &options.finalizer_controllers, &in_set, &order, &refs)?);
+    warnings.extend(keep_warnings(objects, &relations, &cascade, &options.mode, graph()));
+    // Helm runs delete hooks on uninstall: not for what the collector
+    // takes, nor for a prune (an upgrade runs upgrade hooks).
+    let hooks = match options.mode {
+        Mode::Delete(_) | Mode::All => hook_runs(objects, &cascade, &order, &held, &rank),
+        Mode::Gc | Mode::Prune(_) => Vec::new(),
+    };
     let events = events::murano_events(objects, &relations, &steps, &rank);
     let still_referenced = events::still_referenced(objects, &cascade, &rank);
     let marks: HashMap<ObjId, (Option<ObjId>, tracking::Mark)> =
@@ -232,7 +420,7 @@ pub fn build(snapshot: &Snapshot, options: &Options) -> Result<Plan, PlanError> 
     };
     t.lap("  places");
     let kept: Vec<(ObjId, Kept)> =
-        cascade.kept.iter().map(|&(id, by)| (id, Kept::from_cascade(by, &relations, objects))).collect();
+        cascade.kept.iter().map(|&(id, by)| (id, Kept::from_cascade(id, by, &relations, objects))).collect();
     let stages = match (&collection, &options.mode) {
         (Some(c), Mode::Gc) if !c.trackers.is_empty() => {
             Some(stages::stages(objects, &relations, c, &cascade, &kept, &order, &rank))
@@ -254,6 +442,7 @@ pub fn build(snapshot: &Snapshot, options: &Options) -> Result<Plan, PlanError> 
             _ => Vec::new(),
         },
         stages,
+        hooks,
         dialect: None,
         options_mode: options.mode.clone(),
         cascade_mode: options.cascade,

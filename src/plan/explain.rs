@@ -45,6 +45,8 @@ pub struct Explanation {
     pub origin_reason: Option<super::Reason>,
     /// A resource tracker under `--gc`: what the mark stage decided.
     pub mark: Option<super::stages::MarkStage>,
+    /// A Helm hook the plan lists as run: where.
+    pub run: Option<super::HookRun>,
 }
 
 /// Explain `id` in `plan`.
@@ -119,7 +121,8 @@ pub fn explain(plan: &Plan, id: ObjId) -> Explanation {
         _ => None,
     };
     let mark = plan.stages.as_ref().and_then(|s| s.mark.iter().find(|m| m.tracker == id)).cloned();
-    Explanation { object: id, status, reached, origin, before, reached_via, origin_reason, mark }
+    let run = plan.hooks.iter().find(|h| h.object == id).cloned();
+    Explanation { object: id, status, reached, origin, before, reached_via, origin_reason, mark, run }
 }
 
 /// The objects explanations name, each once, in the order they name them

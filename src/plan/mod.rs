@@ -87,6 +87,10 @@ pub struct Options {
     /// The default ordering rules that apply (all of them unless
     /// `--no-default-rules`).
     pub default_rules: Vec<DefaultRule>,
+    /// `--delete`: the targets named one by one (`KIND/NAME`, `uid:`,
+    /// `id:`), sorted, rather than selected by kind, label or namespace. A
+    /// named target is deleted even when a tool's annotation would keep it.
+    pub named: Vec<ObjId>,
 }
 
 /// Why a plan cannot be made (exit 1).
@@ -130,6 +134,41 @@ impl std::fmt::Display for PlanError {
                 }
             ),
         }
+    }
+}
+
+/// A Helm `pre-delete` or `post-delete` hook the plan lists where Helm
+/// runs it: before the first step (after the last) that deletes an object
+/// of its release. Helm creates the hook's object and waits for it (a Job
+/// to complete) before going on; it is not a deletion, and `-o names`,
+/// `-o kubectl` and `apply` leave it out.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HookRun {
+    pub object: ObjId,
+    pub hook: crate::model::kube::HelmHook,
+    /// The release: namespace and name.
+    pub release: (crate::model::Str, crate::model::Str),
+    /// `helm.sh/hook-weight`.
+    pub weight: i32,
+    /// Pre-delete: it runs before this step; post-delete: after it.
+    pub step: u32,
+}
+
+impl HookRun {
+    /// Where it runs, in words.
+    pub fn message(&self) -> String {
+        let when = match self.hook {
+            crate::model::kube::HelmHook::PostDelete => "after",
+            _ => "before",
+        };
+        format!(
+            "Helm runs it {when} step {} ({} hook of release {}/{}, weight {})",
+            self.step,
+            reasons::hook_name(self.hook),
+            self.release.0,
+            self.release.1,
+            self.weight
+        )
     }
 }
 
@@ -192,6 +231,8 @@ pub struct Plan {
     pub targets: Vec<ObjId>,
     /// `--gc` of a snapshot with resource trackers: the collector's stages.
     pub stages: Option<stages::Stages>,
+    /// Helm hooks that run around the steps, in the order they run.
+    pub hooks: Vec<HookRun>,
 }
 
 impl Plan {

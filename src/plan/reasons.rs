@@ -7,7 +7,8 @@ use super::Mode;
 use crate::analysis::cascade::{self, Cascade, Cause, Keep, KeptBy, RuleKeep};
 use crate::analysis::tracking::{tracker_of, Mark};
 use crate::graph::Graph;
-use crate::model::{DepKind, Identity, Link, ObjId, Object, RelKind, Relation, RuleEdge, Str};
+use crate::model::kube::{HelmHook, KappAction, KappRule, KappWhen, KeepMark};
+use crate::model::{DepKind, Identity, Link, ObjId, Object, RelKind, Relation, RuleEdge, Str, ToolOrder};
 use rayon::prelude::*;
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -132,6 +133,57 @@ pub enum Reason {
         edge: RuleEdge,
         after: ObjId,
     },
+    /// It takes a value from this object when it is applied (cli-utils
+    /// `config.kubernetes.io/apply-time-mutation`): it goes first.
+    MutatesFrom(ObjId),
+    /// Another tool's metadata decided its step: it goes right after this
+    /// object.
+    Tool {
+        why: ToolWhy,
+        after: ObjId,
+    },
+}
+
+/// What another tool's metadata says, for [`Reason::Tool`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ToolWhy {
+    /// Argo CD: it is of sync wave `wave` of application `app`, and `after`
+    /// of the higher wave `after_wave`.
+    SyncWave { app: Str, wave: i32, after_wave: i32 },
+    /// kapp: the change rule `rule` of `declared_by` (the object itself, or
+    /// the one it goes after), against the change group of the other.
+    KappRule { rule: KappRule, declared_by: ObjId },
+    /// Flux: `after` names it in its `spec.dependsOn`.
+    FluxDependsOn,
+    /// Crossplane: `after` uses it, by this Usage.
+    UsageBy { usage: ObjId },
+    /// Crossplane: `after` is a Usage that protects it.
+    UsageOf,
+}
+
+impl ToolWhy {
+    pub fn order(&self) -> ToolOrder {
+        match self {
+            ToolWhy::SyncWave { .. } => ToolOrder::SyncWave,
+            ToolWhy::KappRule { .. } => ToolOrder::KappRule,
+            ToolWhy::FluxDependsOn => ToolOrder::FluxDependsOn,
+            ToolWhy::UsageBy { .. } => ToolOrder::UsageBy,
+            ToolWhy::UsageOf => ToolOrder::UsageOf,
+        }
+    }
+}
+
+/// A kapp change rule as written.
+pub fn kapp_rule_text(r: &KappRule) -> String {
+    let verb = |a: KappAction| match a {
+        KappAction::Upsert => ("upsert", "upserting"),
+        KappAction::Delete => ("delete", "deleting"),
+    };
+    let when = match r.when {
+        KappWhen::Before => "before",
+        KappWhen::After => "after",
+    };
+    format!("{} {when} {} {}", verb(r.action).0, verb(r.other).1, r.group)
 }
 
 /// Why a default rule puts an object after another, said of the other.
@@ -147,6 +199,18 @@ pub fn rule_why(e: RuleEdge) -> &'static str {
         RuleEdge::PodFirst => "as the Pods of its namespace go first",
         // (The order names the Pod instead; said of the Namespace.)
         RuleEdge::AfterPods => "whose Pods go first",
+    }
+}
+
+/// Why another tool's metadata puts an object after another, said of the
+/// other.
+pub fn tool_why(o: ToolOrder) -> &'static str {
+    match o {
+        ToolOrder::SyncWave => "of a higher sync wave of its application",
+        ToolOrder::KappRule => "by a change rule",
+        ToolOrder::FluxDependsOn => "which depends on it",
+        ToolOrder::UsageBy => "which uses it",
+        ToolOrder::UsageOf => "the Usage that protects it",
     }
 }
 
@@ -168,6 +232,8 @@ impl Reason {
             Reason::SubscribedTo(_) => "subscribed-to",
             Reason::WaitsFor { .. } => "waits-for",
             Reason::Rule { .. } => "rule",
+            Reason::MutatesFrom(_) => "apply-time-mutation",
+            Reason::Tool { .. } => "tool",
         }
     }
 
@@ -183,6 +249,8 @@ impl Reason {
             | Reason::DependsOn(x)
             | Reason::DestroyedAfter(x)
             | Reason::SubscribedTo(x)
+            | Reason::MutatesFrom(x)
+            | Reason::Tool { after: x, .. }
             | Reason::Rule { after: x, .. } => Some(*x),
             Reason::Garbage(
                 Garbage::OwnerUidMismatch(x)
@@ -232,7 +300,32 @@ impl Reason {
             Reason::Rule { edge, after } => {
                 write!(out, "after {}, {} (default rule {})", names.of(*after), rule_why(*edge), edge.rule().id())
             }
+            Reason::MutatesFrom(x) => {
+                write!(out, "takes a value from {} (config.kubernetes.io/apply-time-mutation)", names.of(*x))
+            }
+            Reason::Tool { why, after } => write_tool(why, *after, names, out),
         };
+    }
+}
+
+fn write_tool(why: &ToolWhy, after: ObjId, names: &Names, out: &mut String) -> std::fmt::Result {
+    let after = names.of(after);
+    match why {
+        ToolWhy::SyncWave { app, wave, after_wave } => write!(
+            out,
+            "after {after}, of sync wave {after_wave} (Argo CD argocd.argoproj.io/sync-wave: application {app} deletes wave {after_wave} before wave {wave})"
+        ),
+        ToolWhy::KappRule { rule, declared_by } => write!(
+            out,
+            "after {after} (kapp.k14s.io/change-rule `{}` of {})",
+            kapp_rule_text(rule),
+            names.of(*declared_by)
+        ),
+        ToolWhy::FluxDependsOn => write!(out, "after {after}, which depends on it (Flux spec.dependsOn)"),
+        ToolWhy::UsageBy { usage } => {
+            write!(out, "after {after}, which uses it (Crossplane {})", names.of(*usage))
+        }
+        ToolWhy::UsageOf => write!(out, "after {after}, the Crossplane Usage that protects it"),
     }
 }
 
@@ -315,6 +408,15 @@ pub enum Kept {
     DeclaredInNew,
     /// `--prune`: it holds this many objects NEW declares.
     HoldsNew(u32),
+    /// Selected (not named), and this annotation tells its tool to leave it.
+    Annotated(KeepMark),
+    /// A Helm `pre-delete` or `post-delete` hook of this release (namespace,
+    /// name), selected, not named: Helm creates and runs it on uninstall
+    /// (`Plan::hooks` says where), it does not delete it.
+    HelmHook { hook: HelmHook, release: (Str, Str) },
+    /// Crossplane: this Usage refuses its deletion (an admission webhook),
+    /// and stays; `by`: what uses it, which stays too.
+    InUse { usage: ObjId, by: Option<ObjId>, reason: Option<Str> },
 }
 
 impl Kept {
@@ -333,6 +435,9 @@ impl Kept {
             Kept::OwnerNotInSnapshot(_) => "owner-not-in-snapshot",
             Kept::DeclaredInNew => "declared-in-new",
             Kept::HoldsNew(_) => "holds-new",
+            Kept::Annotated(_) => "keep-annotation",
+            Kept::HelmHook { .. } => "helm-hook",
+            Kept::InUse { .. } => "in-use",
         }
     }
 
@@ -344,7 +449,8 @@ impl Kept {
             | Kept::NamespacedOwner(x)
             | Kept::CollectorDone { owner: x, .. }
             | Kept::Released { keep: Keep::SkipGc, tracker: x, .. }
-            | Kept::Released { app: Some(x), .. } => Some(names.of(*x)),
+            | Kept::Released { app: Some(x), .. }
+            | Kept::InUse { usage: x, .. } => Some(names.of(*x)),
             Kept::OwnerNotInSnapshot(k) => Some(names.owner(*k)),
             _ => None,
         }
@@ -404,6 +510,23 @@ impl Kept {
             }
             Kept::DeclaredInNew => "declared in NEW".into(),
             Kept::HoldsNew(n) => format!("still holds {n} {} NEW declares", objects(*n)),
+            Kept::Annotated(m) => {
+                format!("{} ({} leaves it)", m.annotation(), m.tool())
+            }
+            Kept::HelmHook { hook, release: (ns, name) } => format!(
+                "Helm {} hook of release {ns}/{name}: Helm creates and runs it, it does not delete it",
+                hook_name(*hook)
+            ),
+            Kept::InUse { usage, by: Some(by), .. } => format!(
+                "in use by {} (Crossplane {}): the API refuses to delete it while both stay",
+                names.of(*by),
+                names.of(*usage)
+            ),
+            Kept::InUse { usage, by: None, reason } => format!(
+                "protected by Crossplane {}{}: the API refuses to delete it while the Usage stays",
+                names.of(*usage),
+                reason.as_ref().map(|r| format!(" ({r})")).unwrap_or_default()
+            ),
         }
     }
 
@@ -422,10 +545,13 @@ impl Kept {
             Kept::OwnerNotInSnapshot(_) => "its owner may still exist in the cluster",
             Kept::DeclaredInNew => "NEW still declares it",
             Kept::HoldsNew(_) => "it still holds objects NEW declares",
+            Kept::Annotated(_) => "an annotation tells its tool to leave it",
+            Kept::HelmHook { .. } => "it is a Helm hook, which Helm runs",
+            Kept::InUse { .. } => "a Crossplane Usage protects it",
         }
     }
 
-    pub(super) fn from_cascade(by: KeptBy, relations: &[Relation], objects: &[Object]) -> Kept {
+    pub(super) fn from_cascade(id: ObjId, by: KeptBy, relations: &[Relation], objects: &[Object]) -> Kept {
         match by {
             KeptBy::SolidOwner(r) if relations[r as usize].kind == RelKind::Manages => {
                 Kept::StillManagedBy(relations[r as usize].from)
@@ -454,7 +580,25 @@ impl Kept {
             KeptBy::OwnerNotInSnapshot(k) => Kept::OwnerNotInSnapshot(k),
             KeptBy::DeclaredInNew => Kept::DeclaredInNew,
             KeptBy::HoldsNew(n) => Kept::HoldsNew(n),
+            KeptBy::Annotated(m) => Kept::Annotated(m),
+            KeptBy::HelmHook(hook) => {
+                let release = objects.get(id.index()).and_then(|o| o.tools()).and_then(|t| t.helm_release.clone());
+                Kept::HelmHook { hook, release: release.unwrap_or_else(|| (Str::from(""), Str::from(""))) }
+            }
+            KeptBy::InUse { usage, by } => {
+                let spec = objects.get(usage.index()).and_then(|o| o.tools()).and_then(|t| t.usage.as_deref());
+                Kept::InUse { usage, by, reason: spec.and_then(|u| u.reason.clone()) }
+            }
         }
+    }
+}
+
+/// A Helm hook's name as its annotation writes it.
+pub fn hook_name(h: HelmHook) -> &'static str {
+    match h {
+        HelmHook::PreDelete => "pre-delete",
+        HelmHook::PostDelete => "post-delete",
+        HelmHook::Other => "other",
     }
 }
 
@@ -569,9 +713,11 @@ fn of(cx: &Context, id: ObjId, out: &mut Vec<Reason>) {
                 RelKind::Contains => Reason::InNamespace(rel.from),
                 RelKind::Defines => Reason::DefinedBy(rel.from),
                 RelKind::Manages => Reason::ManagedBy(rel.from),
-                RelKind::DestroyAfter | RelKind::Finalizer | RelKind::ComponentOrder | RelKind::Rule(_) => {
-                    Reason::With(rel.from)
-                }
+                RelKind::DestroyAfter
+                | RelKind::Finalizer
+                | RelKind::ComponentOrder
+                | RelKind::Rule(_)
+                | RelKind::Tool(_) => Reason::With(rel.from),
             });
         }
         None => {}
@@ -587,6 +733,7 @@ fn of(cx: &Context, id: ObjId, out: &mut Vec<Reason>) {
             DepKind::Notifies => Reason::Notifies(target.from),
             DepKind::DependsOn => Reason::DependsOn(target.from),
             DepKind::DestroyAfter => Reason::DestroyedAfter(target.to),
+            DepKind::ApplyTimeMutation => Reason::MutatesFrom(target.from),
         });
     }
     if o.identity() == Identity::Token {
@@ -624,10 +771,15 @@ fn of(cx: &Context, id: ObjId, out: &mut Vec<Reason>) {
         .collect();
     subscribed.sort_unstable();
     out.extend(subscribed.into_iter().map(|r| Reason::SubscribedTo(rels[r as usize].to)));
-    // A default rule that decided its step.
+    // A default rule, or another tool's metadata, that decided its step.
     if let Some(r) = cx.after.get(id.index()).copied().flatten().map(|r| &rels[r as usize]) {
         if let Some(edge) = r.kind.rule() {
             out.push(Reason::Rule { edge, after: r.to });
+        }
+        if let (Some(edge), true) = (r.kind.tool(), cx.cascade.deleted(r.to)) {
+            if let Some(why) = tool_why_of(cx.objects, edge.order, id, r) {
+                out.push(Reason::Tool { why, after: r.to });
+            }
         }
     }
     for f in o.finalizers.iter().filter(|f| super::waits_for_finalizer(o, f)) {
@@ -645,6 +797,43 @@ fn of(cx: &Context, id: ObjId, out: &mut Vec<Reason>) {
         }
     }
     out.truncate(kept);
+}
+
+/// What another tool says that puts `id` right after `r.to` (`r` the
+/// order's relation; through a hub, its `from` is another object).
+fn tool_why_of(objects: &[Object], order: ToolOrder, id: ObjId, r: &Relation) -> Option<ToolWhy> {
+    let other = objects[r.to.index()].tools();
+    let me = || objects[id.index()].tools();
+    Some(match order {
+        ToolOrder::FluxDependsOn => ToolWhy::FluxDependsOn,
+        ToolOrder::UsageBy => ToolWhy::UsageBy { usage: r.declared_by },
+        ToolOrder::UsageOf => ToolWhy::UsageOf,
+        ToolOrder::SyncWave => {
+            let me = me()?;
+            ToolWhy::SyncWave {
+                app: me.argocd_app.clone()?,
+                wave: me.wave(),
+                after_wave: other.map_or(0, |t| t.wave()),
+            }
+        }
+        ToolOrder::KappRule => {
+            let (me, other) = (me()?, other?);
+            let in_group = |t: &crate::model::kube::Tools, g: &str| {
+                t.kapp_app == me.kapp_app && t.kapp_groups.iter().any(|x| &**x == g)
+            };
+            // Its own rule puts it after the other's group, or the other's
+            // rule puts the other before its group.
+            let mine =
+                crate::analysis::tools::kapp_rules(me).find(|(rule, after)| *after && in_group(other, &rule.group));
+            let theirs =
+                || crate::analysis::tools::kapp_rules(other).find(|(rule, after)| !*after && in_group(me, &rule.group));
+            match (mine, theirs()) {
+                (Some((rule, _)), _) => ToolWhy::KappRule { rule: rule.clone(), declared_by: id },
+                (None, Some((rule, _))) => ToolWhy::KappRule { rule: rule.clone(), declared_by: r.to },
+                (None, None) => return None,
+            }
+        }
+    })
 }
 
 /// Why the collector takes `id`, with what its owner references say.

@@ -86,7 +86,9 @@ pub fn carries(objects: &[Object], plan: &Plan, ri: usize) -> bool {
                 plan.gates.get(ri).copied().flatten().is_some_and(|g| g.unless_deleted.is_none_or(|x| !deleted(x)));
             r.link == Link::Solid && plan.cascade_mode != CascadeMode::Orphan && !released
         }
-        RelKind::DestroyAfter | RelKind::Finalizer | RelKind::ComponentOrder | RelKind::Rule(_) => false,
+        RelKind::DestroyAfter | RelKind::Finalizer | RelKind::ComponentOrder | RelKind::Rule(_) | RelKind::Tool(_) => {
+            false
+        }
     }
 }
 

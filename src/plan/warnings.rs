@@ -7,7 +7,7 @@ use crate::analysis::order::{conflict_message, GroupKind, Order};
 use crate::findings::Rule;
 use crate::graph::Graph;
 use crate::load::Snapshot;
-use crate::model::kube::{calls_services, ServiceCall};
+use crate::model::kube::{calls_services, KeepMark, ServiceCall};
 use crate::model::{Link, ObjId, Object, RelKind, Relation, Str};
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -33,6 +33,25 @@ pub enum Warning {
     SharedUid { first: ObjId, again: ObjId, uid: Str },
     /// An object and the controller of its finalizer in one step.
     FinalizerSameStep { object: ObjId, controller: ObjId, finalizer: String, step: u32 },
+    /// A deleted object whose annotation tells its tool to leave it: the
+    /// annotation only stops that tool, not what deletes it here.
+    KeepIgnored { object: ObjId, mark: KeepMark, by: Ignored },
+    /// A deleted Namespace (or CRD) that still holds an object a Crossplane
+    /// Usage keeps: it never finishes deleting.
+    Hangs { holder: ObjId, object: ObjId, usage: ObjId },
+}
+
+/// What deletes an object despite its keep annotation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ignored {
+    /// It is named (`--delete KIND/NAME`): the user asks for it.
+    Named,
+    /// Taken with this object by this relation (its Namespace, its last
+    /// owner, its CRD, the tracker that manages it), whose controller reads
+    /// no annotation.
+    With(RelKind, ObjId),
+    /// The garbage collector takes it (`--gc`).
+    Collector,
 }
 
 impl Warning {
@@ -46,6 +65,8 @@ impl Warning {
             Warning::WebhookStays { .. } => "webhook-stays",
             Warning::SharedUid { .. } => "shared-uid",
             Warning::FinalizerSameStep { .. } => "finalizer-same-step",
+            Warning::KeepIgnored { .. } => "keep-ignored",
+            Warning::Hangs { .. } => "hangs",
         }
     }
 
@@ -56,7 +77,11 @@ impl Warning {
             Warning::OwnershipGroup { .. } => Some(Rule::Td007),
             Warning::Relaxed { .. } => Some(Rule::Td012),
             Warning::SharedUid { .. } => Some(Rule::Td002),
-            Warning::ControllerStays { .. } | Warning::WebhookStays { .. } | Warning::FinalizerSameStep { .. } => None,
+            Warning::ControllerStays { .. }
+            | Warning::WebhookStays { .. }
+            | Warning::FinalizerSameStep { .. }
+            | Warning::KeepIgnored { .. }
+            | Warning::Hangs { .. } => None,
         }
     }
 
@@ -74,6 +99,11 @@ impl Warning {
             | Warning::FinalizerSameStep { object, controller: other, .. } => {
                 vec![names.of(*object), names.of(*other)]
             }
+            Warning::KeepIgnored { object, by: Ignored::With(_, other), .. } => {
+                vec![names.of(*object), names.of(*other)]
+            }
+            Warning::KeepIgnored { object, .. } => vec![names.of(*object)],
+            Warning::Hangs { holder, object, usage } => vec![names.of(*holder), names.of(*object), names.of(*usage)],
         }
     }
 
@@ -109,6 +139,35 @@ impl Warning {
                 "{} and {} share uid {uid}: owner references were resolved by their kind and name, not by this uid",
                 names.of(*first),
                 names.of(*again)
+            ),
+            Warning::KeepIgnored { object, mark, by } => {
+                let (object, annotation, tool) = (names.of(*object), mark.annotation(), mark.tool());
+                match by {
+                    Ignored::Named => format!(
+                        "{object} carries {annotation}, which tells {tool} to leave it; it is deleted because it is named"
+                    ),
+                    Ignored::With(kind, x) => {
+                        let how = match kind {
+                            RelKind::Contains => "its namespace: the namespace controller deletes everything in it",
+                            RelKind::Defines => "its CustomResourceDefinition: every custom resource of it goes",
+                            RelKind::Manages => "the tracker that manages it: its collector deletes it",
+                            _ => "its last owner: the garbage collector deletes it",
+                        };
+                        format!(
+                            "{object} carries {annotation}, but it goes with {} ({how}); that annotation only stops {tool}, and will not save it",
+                            names.of(*x)
+                        )
+                    }
+                    Ignored::Collector => format!(
+                        "{object} carries {annotation}, but the garbage collector deletes it: that annotation only stops {tool}"
+                    ),
+                }
+            }
+            Warning::Hangs { holder, object, usage } => format!(
+                "{} will not finish deleting: it holds {}, which Crossplane {} protects (the API refuses to delete it while the Usage stays)",
+                names.of(*holder),
+                names.of(*object),
+                names.of(*usage)
             ),
             Warning::FinalizerSameStep { object, controller, finalizer, step } => format!(
                 "{} and {}, the controller of its finalizer {finalizer}, are deleted in the same step {step}; the object hangs if the controller goes first",

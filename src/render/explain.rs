@@ -17,7 +17,9 @@ fn cascade_verb(r: &Relation) -> &'static str {
         RelKind::Contains => "contains",
         RelKind::Defines => "defines",
         RelKind::Manages => "manages",
-        RelKind::DestroyAfter | RelKind::Finalizer | RelKind::ComponentOrder | RelKind::Rule(_) => "goes after",
+        RelKind::DestroyAfter | RelKind::Finalizer | RelKind::ComponentOrder | RelKind::Rule(_) | RelKind::Tool(_) => {
+            "goes after"
+        }
     }
 }
 
@@ -45,6 +47,14 @@ fn order_phrase(plan: &Plan, r: &Relation, next: &str) -> String {
         RelKind::Finalizer => format!("goes after {next}, whose finalizer its controller removes"),
         RelKind::Rule(e) => {
             format!("goes after {next}, {} (default rule {})", crate::plan::reasons::rule_why(e), e.rule().id())
+        }
+        RelKind::Tool(e) => {
+            format!(
+                "goes after {next}, {} ({} {})",
+                crate::plan::reasons::tool_why(e.order),
+                e.order.tool(),
+                e.order.key()
+            )
         }
     }
 }
@@ -82,6 +92,9 @@ pub fn text(plan: &Plan, objects: &[Object], explanations: &[Explanation], style
             Status::Deleted { step } => {
                 let deleted = style.paint(Paint::Delete, "deleted");
                 out.push_str(&format!("{me}: {deleted} in step {step} of {}\n", plan.order.steps));
+                if let Some(run) = &e.run {
+                    out.push_str(&format!("  {}\n", run.message()));
+                }
                 out.push_str(&format!("\n{}\n", heading("why it is deleted:")));
                 for (i, link) in e.reached.iter().enumerate() {
                     let who = who(link.object);
@@ -112,6 +125,9 @@ pub fn text(plan: &Plan, objects: &[Object], explanations: &[Explanation], style
             Status::Kept(by) => {
                 let kept = style.paint(Paint::Keep, "kept");
                 out.push_str(&format!("{me}: {kept}, {}\n", by.message(&plan.names())));
+                if let Some(run) = &e.run {
+                    out.push_str(&format!("  {}\n", run.message()));
+                }
                 if let Some(r) = e.reached_via {
                     let owner = who(plan.relations[r as usize].from);
                     let because = by.because();
@@ -167,6 +183,9 @@ struct ExplanationOut<'a> {
     reason: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     mark: Option<String>,
+    /// A Helm hook the plan lists as run: where.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    hook: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -212,6 +231,7 @@ fn document<'a>(plan: &'a Plan, explanations: &[Explanation]) -> ExplainOut<'a> 
                 before: links(plan, &e.before, true),
                 reason,
                 mark: e.mark.as_ref().map(|m| m.message(&plan.names())),
+                hook: e.run.as_ref().map(|r| r.message()),
             }
         })
         .collect();

@@ -242,9 +242,11 @@ pub fn dot(objects: &[Object], rels: &[Relation], view: &GraphView) -> String {
         let style = match r.kind {
             RelKind::Owns | RelKind::Manages => "",
             RelKind::Contains | RelKind::Defines => ", style=dashed, color=gray50",
-            RelKind::DestroyAfter | RelKind::Finalizer | RelKind::ComponentOrder | RelKind::Rule(_) => {
-                ", style=bold, color=\"#1f77b4\""
-            }
+            RelKind::DestroyAfter
+            | RelKind::Finalizer
+            | RelKind::ComponentOrder
+            | RelKind::Rule(_)
+            | RelKind::Tool(_) => ", style=bold, color=\"#1f77b4\"",
         };
         let broken = if r.link == Link::Solid { "" } else { ", color=red, fontcolor=red" };
         let label = match r.link {
@@ -271,7 +273,11 @@ pub fn mermaid(objects: &[Object], rels: &[Relation], view: &GraphView) -> Strin
         let arrow = match r.kind {
             RelKind::Owns | RelKind::Manages => "-->",
             RelKind::Contains | RelKind::Defines => "-.->",
-            RelKind::DestroyAfter | RelKind::Finalizer | RelKind::ComponentOrder | RelKind::Rule(_) => "==>",
+            RelKind::DestroyAfter
+            | RelKind::Finalizer
+            | RelKind::ComponentOrder
+            | RelKind::Rule(_)
+            | RelKind::Tool(_) => "==>",
         };
         out.push_str(&format!("  n{} {arrow}|{}| n{}\n", r.from.0, r.kind.as_str(), r.to.0));
     }

@@ -6,6 +6,7 @@
 
 use super::count;
 use crate::analysis::cascade::CascadeMode;
+use crate::model::kube::HelmHook;
 use crate::model::{ObjId, Object};
 use crate::plan::roots::{Roots, With};
 use crate::plan::{Mode, Plan};
@@ -33,6 +34,7 @@ pub fn script(objects: &[Object], plan: &Plan, roots: &Roots, header: &Header, o
     for (i, ids) in plan.steps.iter().enumerate() {
         let mut text = String::with_capacity(64 * ids.len() + 256);
         let named = roots.steps.get(i).map_or(&[][..], Vec::as_slice);
+        hooks(plan, i as u32 + 1, HelmHook::PreDelete, &mut text);
         text.push_str(&format!("\n# step {} of {steps}: {}", i + 1, count(ids.len(), "object", "objects")));
         if !named.is_empty() && named.len() < ids.len() {
             text.push_str(&format!(", {} named here", named.len()));
@@ -56,9 +58,28 @@ pub fn script(objects: &[Object], plan: &Plan, roots: &Roots, header: &Header, o
             }
             false => commands(objects, plan.cascade_mode, named, &mut text),
         }
+        hooks(plan, i as u32 + 1, HelmHook::PostDelete, &mut text);
         out.write_all(text.as_bytes())?;
     }
     Ok(())
+}
+
+/// The Helm hooks that run before (pre-delete) or after (post-delete) a
+/// step, as comments: `helm uninstall` runs them, this script does not.
+fn hooks(plan: &Plan, step: u32, hook: HelmHook, out: &mut String) {
+    let runs: Vec<&crate::plan::HookRun> = plan.hooks.iter().filter(|h| h.step == step && h.hook == hook).collect();
+    if runs.is_empty() {
+        return;
+    }
+    let when = if hook == HelmHook::PreDelete { "before" } else { "after" };
+    out.push_str(&format!("\n# helm uninstall runs these hooks {when} step {step}; this script does not:\n"));
+    for h in runs {
+        out.push_str("#   ");
+        let (name, (ns, release)) = (&plan.refs[h.object.index()], &h.release);
+        let hook = crate::plan::reasons::hook_name(h.hook);
+        out.push_str(&comment(&format!("{name} ({hook} hook of release {ns}/{release}, weight {})", h.weight)));
+        out.push('\n');
+    }
 }
 
 /// The shebang, the shell options and the header comment.

@@ -6,7 +6,7 @@ use super::diagnostics::Style;
 use super::json;
 use super::paint::{kind_len, Paint};
 use crate::load::Snapshot;
-use crate::model::{Link, ObjId, Object, RelKind, RuleEdge};
+use crate::model::{HubEnd, Link, ObjId, Object, RelKind, RuleEdge, ToolOrder};
 use crate::plan::reasons::{self, Names};
 use crate::plan::{EventKind, Garbage, Kept, Plan, Reason, Root};
 use rayon::prelude::*;
@@ -86,11 +86,55 @@ pub fn table(plan: &Plan, objects: &[Object], style: Style, out: &mut dyn Write)
         out.write_all(b"\n")?;
         out.write_all(events_table(plan).as_bytes())?;
     }
+    if !plan.hooks.is_empty() {
+        out.write_all(b"\n")?;
+        out.write_all(hooks_table(plan).as_bytes())?;
+    }
     if let Some(stages) = &plan.stages {
         out.write_all(b"\n")?;
         out.write_all(super::stages::table(&names, stages).as_bytes())?;
     }
     Ok(())
+}
+
+/// `before` or `after` its step.
+fn hook_when(h: &crate::plan::HookRun) -> &'static str {
+    match h.hook {
+        crate::model::kube::HelmHook::PostDelete => "after",
+        _ => "before",
+    }
+}
+
+/// The Helm hooks that run around the steps, in the order they run.
+fn hooks_table(plan: &Plan) -> String {
+    let names = plan.names();
+    let rows: Vec<[String; 5]> = plan
+        .hooks
+        .iter()
+        .map(|h| {
+            [
+                reasons::hook_name(h.hook).to_string(),
+                format!("{} step {}", hook_when(h), h.step),
+                names.of(h.object).to_string(),
+                format!("{}/{}", h.release.0, h.release.1),
+                h.weight.to_string(),
+            ]
+        })
+        .collect();
+    let header = ["HELM HOOK", "RUNS", "OBJECT", "RELEASE", "WEIGHT"];
+    let mut widths = header.map(|h| h.chars().count());
+    for row in &rows {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let columns = super::columns::Columns { widths };
+    let mut text = String::new();
+    columns.line(header, &mut text);
+    for row in &rows {
+        columns.line([&row[0], &row[1], &row[2], &row[3], &row[4]], &mut text);
+    }
+    text
 }
 
 /// Murano's notifications, in the order they happen.
@@ -160,6 +204,9 @@ pub fn summary(plan: &Plan, style: Style) -> String {
     if !plan.orphaned.is_empty() {
         line.push_str(&format!(", {} orphaned", plan.orphaned.len()));
     }
+    if !plan.hooks.is_empty() {
+        line.push_str(&format!(", {} run", count(plan.hooks.len(), "Helm hook", "Helm hooks")));
+    }
     line.push_str(&format!(", {}", count(plan.warnings.len(), "warning", "warnings")));
     out.push_str(&line);
     out.push('\n');
@@ -205,6 +252,13 @@ struct ReasonOut<'a> {
     finalizer: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     count: Option<u32>,
+    /// Another tool's metadata: which tool (`argocd`, `kapp`, `flux`,
+    /// `crossplane`, `helm`, `cli-utils`)…
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tool: Option<&'static str>,
+    /// …and the annotation or field that says it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    annotation: Option<&'static str>,
 }
 
 fn reason_out<'a>(r: &'a Reason, names: &Names<'a>) -> ReasonOut<'a> {
@@ -230,6 +284,16 @@ fn reason_out<'a>(r: &'a Reason, names: &Names<'a>) -> ReasonOut<'a> {
             out.why = Some(edge.id());
             out.rule = Some(edge.rule().id());
         }
+        Reason::Tool { why, .. } => {
+            let order = why.order();
+            out.tool = Some(order.tool_id());
+            out.why = Some(order.id());
+            out.annotation = Some(order.key());
+        }
+        Reason::MutatesFrom(_) => {
+            out.tool = Some("cli-utils");
+            out.annotation = Some("config.kubernetes.io/apply-time-mutation");
+        }
         _ => {}
     }
     out
@@ -243,6 +307,21 @@ fn kept_out<'a>(k: &Kept, names: &Names<'a>) -> ReasonOut<'a> {
         }
         Kept::OwnerNotInSnapshot(o) => out.owner = Some(names.owner(*o)),
         Kept::Protected { deleted_inside: n } | Kept::HoldsNew(n) => out.count = Some(*n),
+        Kept::Annotated(m) => {
+            out.tool = Some(m.tool_id());
+            out.why = Some(m.id());
+            out.annotation = Some(m.annotation());
+        }
+        Kept::HelmHook { hook, .. } => {
+            out.tool = Some("helm");
+            out.why = Some(reasons::hook_name(*hook));
+            out.annotation = Some("helm.sh/hook");
+        }
+        Kept::InUse { usage, by, .. } => {
+            out.tool = Some("crossplane");
+            out.reference = Some(names.of(*usage));
+            out.refs = by.iter().map(|b| names.of(*b)).collect();
+        }
         _ => {}
     }
     out
@@ -387,6 +466,18 @@ struct WarningOut<'a> {
 }
 
 #[derive(Serialize)]
+struct HookOut<'a> {
+    #[serde(rename = "ref")]
+    reference: &'a str,
+    hook: &'static str,
+    release: String,
+    weight: i32,
+    /// `before` (pre-delete) or `after` (post-delete) `step`.
+    runs: &'static str,
+    step: u32,
+}
+
+#[derive(Serialize)]
 struct InputOut<'a> {
     path: &'a str,
     sha256: &'a str,
@@ -410,6 +501,8 @@ struct PlanOut<'a> {
     cycles: Vec<CycleOut<'a>>,
     warnings: Vec<WarningOut<'a>>,
     events: Vec<EventOut<'a>>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    hooks: Vec<HookOut<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     stages: Option<super::stages::StagesOut<'a>>,
     inputs: Vec<InputOut<'a>>,
@@ -560,6 +653,18 @@ fn plan_out<'a>(snapshot: &'a Snapshot, plan: &'a Plan) -> PlanOut<'a> {
                 handlers: e.handlers.iter().map(|h| &**h).collect(),
             })
             .collect(),
+        hooks: plan
+            .hooks
+            .iter()
+            .map(|h| HookOut {
+                reference: names.of(h.object),
+                hook: reasons::hook_name(h.hook),
+                release: format!("{}/{}", h.release.0, h.release.1),
+                weight: h.weight,
+                runs: hook_when(h),
+                step: h.step,
+            })
+            .collect(),
         stages: plan.stages.as_ref().map(|s| super::stages::out(&names, s)),
         inputs: plan.inputs.iter().map(|i| InputOut { path: &i.path, sha256: &i.sha256 }).collect(),
     }
@@ -608,6 +713,8 @@ fn write_resource(buf: &mut Vec<u8>, depth: usize, r: &ResourceOut) {
             if let Some(count) = why.count {
                 w.num(buf, "count", count.into());
             }
+            w.opt_str(buf, "tool", why.tool);
+            w.opt_str(buf, "annotation", why.annotation);
             w.end(buf);
         }
         json::end_array(buf, depth + 2);
@@ -694,6 +801,9 @@ pub fn json(snapshot: &Snapshot, plan: &Plan, out: &mut dyn Write) -> io::Result
     doc.field(&mut buf, "cycles", &p.cycles)?;
     doc.field(&mut buf, "warnings", &p.warnings)?;
     doc.field(&mut buf, "events", &p.events)?;
+    if !p.hooks.is_empty() {
+        doc.field(&mut buf, "hooks", &p.hooks)?;
+    }
     if let Some(stages) = &p.stages {
         doc.field(&mut buf, "stages", stages)?;
     }
@@ -729,39 +839,92 @@ fn along(kind: RelKind) -> &'static str {
             RuleEdge::PodFirst => "Pods first in namespace",
             RuleEdge::AfterPods => "after the Pods of",
         },
+        RelKind::Tool(e) => match e.order {
+            ToolOrder::SyncWave => "higher sync wave than",
+            ToolOrder::KappRule => "change rule before",
+            ToolOrder::FluxDependsOn => "depends on",
+            ToolOrder::UsageBy => "uses",
+            ToolOrder::UsageOf => "protects",
+        },
+    }
+}
+
+/// An end of a plan arrow: an object, or a hub of another tool's group
+/// order (a node that stands for a group, drawn as a point).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum End {
+    Object(ObjId),
+    Hub(u32),
+}
+
+impl End {
+    fn id(self) -> String {
+        match self {
+            End::Object(o) => format!("n{}", o.0),
+            End::Hub(h) => format!("h{h}"),
+        }
     }
 }
 
 /// Constraint edges between objects of the plan, earlier → later, labelled
-/// to read along the arrow. The rule that puts the rest of a namespace
-/// after its Pods is drawn from the Pod each object goes right after (its
-/// relations stand for the namespace's barrier, not for the Namespace);
-/// a relaxed one from the Namespace, "after the Pods of".
-fn plan_edges(plan: &Plan) -> Vec<(ObjId, ObjId, &'static str, bool)> {
+/// to read along the arrow (through hubs: earlier → hub → later). The
+/// rule that puts the rest of a namespace after its Pods is drawn from the
+/// Pod each object goes right after (its relations stand for the
+/// namespace's barrier, not for the Namespace); a relaxed one from the
+/// Namespace, "after the Pods of".
+fn plan_edges(plan: &Plan) -> Vec<(End, End, &'static str, bool)> {
     let mut relaxed = vec![false; plan.relations.len()];
     for &r in &plan.order.relaxed {
         relaxed[r as usize] = true;
     }
+    let deleted = |id: ObjId| plan.cascade.deleted(id);
     let mut edges: Vec<_> = plan
         .relations
         .iter()
         .enumerate()
-        .filter(|(_, r)| plan.cascade.deleted(r.from) && plan.cascade.deleted(r.to) && r.from != r.to)
         .filter(|(_, r)| !(r.kind.is_ownership() && r.link != Link::Solid))
         .filter(|(i, r)| match r.kind.rule() {
             Some(RuleEdge::PodFirst) => false,
             Some(RuleEdge::AfterPods) => relaxed[*i],
             _ => true,
         })
-        .map(|(i, r)| (r.to, r.from, along(r.kind), relaxed[i]))
+        .filter_map(|(i, r)| {
+            let hub = r.kind.tool().map_or(HubEnd::None, |t| t.hub);
+            let (first, then) = match hub {
+                HubEnd::None if deleted(r.from) && deleted(r.to) && r.from != r.to => {
+                    (End::Object(r.to), End::Object(r.from))
+                }
+                HubEnd::To if deleted(r.from) => (End::Hub(r.decl), End::Object(r.from)),
+                HubEnd::From if deleted(r.to) => (End::Object(r.to), End::Hub(r.decl)),
+                _ => return None,
+            };
+            // Out of a hub, the arrow needs no second label.
+            let label = if hub == HubEnd::To { "" } else { along(r.kind) };
+            Some((first, then, label, relaxed[i]))
+        })
         .collect();
     for (i, after) in plan.order.after.iter().enumerate() {
         let Some(r) = after.and_then(|r| plan.relations.get(r as usize)) else { continue };
         if r.kind == RelKind::Rule(RuleEdge::PodFirst) && plan.cascade.deleted(ObjId(i as u32)) {
-            edges.push((r.to, ObjId(i as u32), along(r.kind), false));
+            edges.push((End::Object(r.to), End::Object(ObjId(i as u32)), along(r.kind), false));
         }
     }
     edges
+}
+
+/// The hubs the edges pass, each once, in order.
+fn hubs(edges: &[(End, End, &'static str, bool)]) -> Vec<u32> {
+    let mut hubs: Vec<u32> = edges
+        .iter()
+        .flat_map(|(a, b, ..)| [*a, *b])
+        .filter_map(|e| match e {
+            End::Hub(h) => Some(h),
+            End::Object(_) => None,
+        })
+        .collect();
+    hubs.sort_unstable();
+    hubs.dedup();
+    hubs
 }
 
 fn dot_escape(s: &str) -> String {
@@ -781,10 +944,14 @@ pub fn dot(plan: &Plan) -> String {
         }
         out.push_str("  }\n");
     }
-    for (a, b, label, relaxed) in plan_edges(plan) {
+    let edges = plan_edges(plan);
+    for h in hubs(&edges) {
+        out.push_str(&format!("  h{h} [shape=point, label=\"\"];\n"));
+    }
+    for (a, b, label, relaxed) in edges {
         let style = if relaxed { ", style=dashed, color=red, fontcolor=red" } else { "" };
         let label = if relaxed { format!("{label} (relaxed)") } else { label.to_string() };
-        out.push_str(&format!("  n{} -> n{} [label=\"{}\"{style}];\n", a.0, b.0, label));
+        out.push_str(&format!("  {} -> {} [label=\"{}\"{style}];\n", a.id(), b.id(), label));
     }
     out.push_str("}\n");
     out
@@ -799,10 +966,17 @@ pub fn mermaid(plan: &Plan) -> String {
         }
         out.push_str("  end\n");
     }
-    for (a, b, label, relaxed) in plan_edges(plan) {
+    let edges = plan_edges(plan);
+    for h in hubs(&edges) {
+        out.push_str(&format!("  h{h}(( ))\n"));
+    }
+    for (a, b, label, relaxed) in edges {
         let arrow = if relaxed { "-.->" } else { "-->" };
         let label = if relaxed { format!("{label} relaxed") } else { label.to_string() };
-        out.push_str(&format!("  n{} {arrow}|{label}| n{}\n", a.0, b.0));
+        match label.is_empty() {
+            true => out.push_str(&format!("  {} {arrow} {}\n", a.id(), b.id())),
+            false => out.push_str(&format!("  {} {arrow}|{label}| {}\n", a.id(), b.id())),
+        }
     }
     out
 }
@@ -820,7 +994,7 @@ mod tests {
     fn json_in_parts_is_serde_json_pretty() {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
         let mut files: Vec<std::path::PathBuf> = Vec::new();
-        for dir in ["plan", "owners", "prune", "murano", "pairs", "rules"] {
+        for dir in ["plan", "owners", "prune", "murano", "pairs", "rules", "tools"] {
             if let Ok(entries) = std::fs::read_dir(root.join(dir)) {
                 files.extend(entries.flatten().map(|e| e.path()).filter(|p| p.is_file()));
             }
@@ -844,6 +1018,7 @@ mod tests {
                     declared_in_new: Vec::new(),
                     detail: Detail::ALL,
                     default_rules: crate::model::DefaultRule::ALL.to_vec(),
+                    named: Vec::new(),
                 };
                 let Ok(plan) = build(&snapshot, &options) else { continue };
                 let mut fast = Vec::new();
