@@ -1,7 +1,11 @@
 //! Cascade (CONTRACT §5): which objects a deletion takes with it.
 //!
 //! Starting from the targets, deletion follows ownership: a Namespace takes
-//! its objects, a CRD its custom resources, an owner its dependents. With
+//! its objects, a CRD its custom resources, an owner its dependents; and
+//! the cascades Kubernetes controllers perform outside ownerReferences
+//! ([`crate::model::ControllerEdge`]: a Service its Endpoints, a Node its
+//! Pods, a claim its volume when the volume's reclaim policy is `Delete`),
+//! whatever the propagation policy — the cluster does them. With
 //! `--multi-owner all` a dependent goes only when no *solid* owner remains
 //! (one that exists, is not being deleted, has the referenced uid and is in
 //! the dependent's namespace or cluster-scoped); with `any` it goes with the
@@ -135,6 +139,9 @@ pub enum KeptBy {
     /// The collector of the tracker of this `Manages` relation releases it
     /// rather than deleting it.
     Released { relation: u32, app: Option<ObjId>, keep: Keep },
+    /// A volume whose claim (this relation's) is deleted, and whose reclaim
+    /// policy keeps it.
+    Reclaim(u32),
 }
 /// Why the collector keeps a resource a tracker manages.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -229,9 +236,16 @@ pub fn everything(mut cause: Vec<Option<Cause>>, spare: &[Option<KeptBy>]) -> Ca
     Cascade { cause, kept, orphaned: Vec::new() }
 }
 
+/// Is it spared as a namespace the API server refuses to delete? (The
+/// only reason to spare that a controller's cascade heeds: the others say
+/// what the plan would not delete, not what the cluster does.)
+fn protected(spare: Option<KeptBy>) -> bool {
+    matches!(spare, Some(KeptBy::Protected { .. }))
+}
+
 /// The deletion set from `seeds`, following ownership. An object `spare`
 /// names never enters it: it is kept, with that reason, and nothing
-/// cascades from it.
+/// cascades from it — unless a controller's cascade takes it.
 pub fn cascade(
     objects: &[Object],
     rels: &[Relation],
@@ -256,8 +270,16 @@ pub fn cascade(
     let owning = |r: &Relation| matches!(r.kind, RelKind::Owns | RelKind::Manages);
     // Live solid owners of each object (owners not being deleted).
     let mut alive = vec![0u32; n];
-    for r in rels.iter().filter(|r| owning(r) && live_owner(r)) {
-        alive[r.to.index()] += 1;
+    // Objects whose deletion makes a controller delete what points at them
+    // (a Service, a bound claim): their incoming edges are looked at too.
+    let mut takes_back = vec![false; n];
+    for r in rels {
+        if owning(r) && live_owner(r) {
+            alive[r.to.index()] += 1;
+        }
+        if r.kind.controller().is_some_and(|e| e.taken_by_to()) {
+            takes_back[r.to.index()] = true;
+        }
     }
     let mut reached = vec![false; n];
     let mut target = vec![false; n];
@@ -275,6 +297,7 @@ pub fn cascade(
         }
     }
     let mut buf = Vec::new();
+    let mut back = Vec::new();
     let mut done: Vec<Option<u32>> = vec![None; n];
     let mut released: Vec<Option<KeptBy>> = vec![None; n];
     while let Some(d) = queue.pop_front() {
@@ -289,6 +312,24 @@ pub fn cascade(
             }
             continue;
         }
+        if takes_back[d.index()] {
+            // What a controller deletes once `d` is gone: Endpoints of a
+            // Service, a claim's volume (or, kept by its reclaim policy,
+            // reached only).
+            graph.dependencies_into(d, &mut back);
+            for &ri in &back {
+                let r = &rels[ri as usize];
+                let Some(e) = r.kind.controller().filter(|e| e.taken_by_to()) else { continue };
+                let c = r.from;
+                reached[c.index()] = true;
+                if !e.cascades() {
+                    released[c.index()].get_or_insert(KeptBy::Reclaim(ri));
+                } else if cause[c.index()].is_none() && !protected(spare[c.index()]) {
+                    cause[c.index()] = Some(Cause::Relation(ri));
+                    queue.push_back(c);
+                }
+            }
+        }
         graph.dependents_into(d, &mut buf);
         for &ri in &buf {
             let r = &rels[ri as usize];
@@ -302,6 +343,20 @@ pub fn cascade(
             }
             match r.kind {
                 RelKind::DestroyAfter | RelKind::Finalizer | RelKind::ComponentOrder | RelKind::Rule(_) => continue,
+                // Followed from the other end (above).
+                RelKind::Controller(e) if e.taken_by_to() => continue,
+                // A controller's cascade (the pod garbage collector takes a
+                // Node's Pods) happens whatever the propagation policy and
+                // other owners, and whatever the plan would spare: the
+                // cluster does it.
+                RelKind::Controller(_) => {
+                    reached[c.index()] = true;
+                    if cause[c.index()].is_none() && !protected(spare[c.index()]) {
+                        cause[c.index()] = Some(Cause::Relation(ri));
+                        queue.push_back(c);
+                    }
+                    continue;
+                }
                 // A Namespace's and a CRD's contents go with them, whatever
                 // the propagation policy.
                 RelKind::Contains | RelKind::Defines => {}
@@ -343,7 +398,7 @@ pub fn cascade(
     // Reached but kept: name what keeps each one.
     let mut kept = Vec::new();
     for i in 0..n {
-        if spared[i] {
+        if spared[i] && cause[i].is_none() {
             if let Some(by) = spare[i] {
                 kept.push((ObjId(i as u32), by));
             }

@@ -314,7 +314,11 @@ pub fn describe_cycle(s: &Snapshot, c: &Cycle) -> String {
             RelKind::Contains => "contains",
             RelKind::Defines => "defines",
             RelKind::Manages => "manages",
-            RelKind::DestroyAfter | RelKind::Finalizer | RelKind::ComponentOrder | RelKind::Rule(_) => "goes after",
+            RelKind::DestroyAfter
+            | RelKind::Finalizer
+            | RelKind::ComponentOrder
+            | RelKind::Rule(_)
+            | RelKind::Controller(_) => "goes after",
         };
         text.push_str(&format!(" {verb} {}", reference(s, next)));
     }
@@ -341,7 +345,11 @@ pub fn cycle_finding(s: &Snapshot, c: &Cycle, rule: Rule) -> Finding {
             RelKind::Contains => "is contained in",
             RelKind::Defines => "is defined by",
             RelKind::Manages => "is managed by",
-            RelKind::DestroyAfter | RelKind::Finalizer | RelKind::ComponentOrder | RelKind::Rule(_) => "goes before",
+            RelKind::DestroyAfter
+            | RelKind::Finalizer
+            | RelKind::ComponentOrder
+            | RelKind::Rule(_)
+            | RelKind::Controller(_) => "goes before",
         };
         let (a, b) = (&s.objects[rel.to.index()], &s.objects[rel.from.index()]);
         (anchor::relation(&s.sources, &s.objects, rel), format!("{} {verb} {}", a.short(), b.short()))
@@ -386,7 +394,7 @@ fn conflicts(s: &Snapshot, graph: &Graph, out: &mut Vec<Finding>) {
     // A conflict needs a cycle that mixes ownership and destruction
     // dependencies; most snapshots have none, and then there is nothing to order.
     let rels = &s.resolved.relations;
-    let orders = |r: &crate::model::Relation| r.kind.is_destruction() || r.link == Link::Solid;
+    let orders = |r: &crate::model::Relation| r.kind.orders() && (r.kind.is_destruction() || r.link == Link::Solid);
     let csr = super::scc::Csr::from_edges(
         graph.g.node_count(),
         rels.iter().filter(|r| orders(r)).map(|r| (r.from.0, r.to.0)),

@@ -532,6 +532,40 @@ pub struct LenientSpec {
     pub storage_class_name: Option<Str>,
     /// A Flux Kustomization's or HelmRelease's `dependsOn`.
     pub depends_on: LenientList<LenientDependency>,
+    /// A Pod's `nodeName`.
+    pub node_name: Option<Str>,
+    /// A PersistentVolume's `persistentVolumeReclaimPolicy`.
+    pub reclaim_policy: Option<Str>,
+    /// A Service's `selector` is a map with an entry.
+    pub selects: NonEmptyMap,
+}
+
+/// Whether a value is a map with at least one entry (anything else: no).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NonEmptyMap(pub bool);
+
+impl<'de> Deserialize<'de> for NonEmptyMap {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<NonEmptyMap, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = NonEmptyMap;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("anything")
+            }
+            fn visit_str<E: de::Error>(self, _: &str) -> Result<NonEmptyMap, E> {
+                Ok(NonEmptyMap(false))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<NonEmptyMap, A::Error> {
+                let mut any = false;
+                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {
+                    any = true;
+                }
+                Ok(NonEmptyMap(any))
+            }
+            lenient_other_arms!(NonEmptyMap);
+        }
+        d.deserialize_any(V)
+    }
 }
 
 /// A lenient map with these keys, each read as its own lenient type; any
@@ -611,6 +645,7 @@ lenient_map!(
     LenientClaimRef {
         "namespace" => namespace: LenientStr,
         "name" => name: LenientStr,
+        "uid" => uid: LenientStr,
     }
 );
 
@@ -638,6 +673,26 @@ lenient_map!(
         "name" => name: LenientStr,
     }
 );
+
+lenient_map!(
+    /// A rule of a Role or ClusterRole: what it allows on which groups.
+    LenientPolicyRule {
+        "apiGroups" => api_groups: LenientList<LenientStr>,
+        "resources" => resources: LenientList<LenientStr>,
+        "verbs" => verbs: LenientList<LenientStr>,
+    }
+);
+
+impl LenientPolicyRule {
+    /// Does it allow changing an object's metadata (its finalizers):
+    /// `update`, `patch` or `*` on some resource that is not a subresource
+    /// (a status update leaves the finalizers as they are)?
+    fn updates(&self) -> bool {
+        let said =
+            |l: &LenientList<LenientStr>, f: &dyn Fn(&str) -> bool| l.0.iter().any(|s| s.0.as_deref().is_some_and(f));
+        said(&self.verbs, &|v| matches!(v, "update" | "patch" | "*")) && said(&self.resources, &|r| !r.contains('/'))
+    }
+}
 
 /// A list of lenient items (anything but a list reads as none).
 #[derive(Clone, Debug)]
@@ -710,6 +765,9 @@ impl<'de> Deserialize<'de> for LenientSpec {
                         "claimRef" => spec.claim_ref = map.next_value()?,
                         "storageClassName" => spec.storage_class_name = map.next_value::<LenientStr>()?.0,
                         "dependsOn" => spec.depends_on = map.next_value()?,
+                        "nodeName" => spec.node_name = map.next_value::<LenientStr>()?.0,
+                        "selector" => spec.selects = map.next_value()?,
+                        "persistentVolumeReclaimPolicy" => spec.reclaim_policy = map.next_value::<LenientStr>()?.0,
                         _ => {
                             map.next_value::<IgnoredAny>()?;
                         }
@@ -806,6 +864,9 @@ pub struct RawObject {
     /// A binding's `roleRef` (the Role or ClusterRole it grants).
     #[serde(default, rename = "roleRef")]
     pub role_ref: LenientRoleRef,
+    /// A Role's or ClusterRole's `rules` (what it allows: TD011's candidates).
+    #[serde(default)]
+    pub rules: LenientList<LenientPolicyRule>,
 }
 
 /// What a `List` tells its items: typed lists (`PodList`) may leave out the
@@ -967,8 +1028,14 @@ pub fn convert(
         }
     }
 
-    let facts =
-        facts(&group, &kind, namespace.as_ref(), &mut raw.spec, &mut raw.subjects, &mut raw.role_ref, annotations);
+    let facts = facts(
+        &group,
+        &kind,
+        namespace.as_ref(),
+        &mut raw.spec,
+        &mut Rbac { subjects: &mut raw.subjects, role_ref: &mut raw.role_ref, rules: &mut raw.rules },
+        annotations,
+    );
 
     let crd = if &*kind == "CustomResourceDefinition" && &*group == "apiextensions.k8s.io" {
         match (raw.spec.group, raw.spec.names_kind) {
@@ -1017,11 +1084,11 @@ fn facts(
     kind: &str,
     namespace: Option<&Str>,
     spec: &mut LenientSpec,
-    subjects: &mut LenientSubjects,
-    role_ref: &mut LenientRoleRef,
+    rbac: &mut Rbac,
     annotations: KeptAnnotations,
 ) -> Option<Box<Facts>> {
-    use crate::model::kube::{is_binding, pod_spec_at, PodSpecAt, FLUX_DEPENDENT_KINDS};
+    use crate::model::kube::{is_binding, is_role, pod_spec_at, PodSpecAt, FLUX_DEPENDENT_KINDS};
+    let (subjects, role_ref) = (&mut *rbac.subjects, &mut *rbac.role_ref);
     let mut f = Facts {
         annotations: annotations
             .0
@@ -1038,6 +1105,9 @@ fn facts(
             PodSpecAt::JobTemplate => std::mem::take(&mut spec.job_template.spec.template.spec).account(),
         }
         .map(|s| intern(&s));
+        if at == PodSpecAt::Pod {
+            f.node_name = spec.node_name.take().filter(|s| !s.is_empty()).map(|s| intern(&s));
+        }
     } else if group.is_empty() && kind == "PersistentVolumeClaim" {
         f.volume_name = spec.volume_name.take().filter(|s| !s.is_empty());
         f.storage_class = spec.storage_class_name.take().filter(|s| !s.is_empty()).map(|s| intern(&s));
@@ -1047,6 +1117,8 @@ fn facts(
             (Some(ns), Some(name)) if !ns.is_empty() && !name.is_empty() => Some((intern(&ns), name)),
             _ => None,
         };
+        f.claim_uid = claim.uid.0.filter(|u| !u.is_empty() && f.claim_ref.is_some());
+        f.reclaim_policy = spec.reclaim_policy.take().map(|s| intern(&s));
         f.storage_class = spec.storage_class_name.take().filter(|s| !s.is_empty()).map(|s| intern(&s));
     } else if is_binding(group, kind) {
         let role = std::mem::take(role_ref);
@@ -1070,6 +1142,19 @@ fn facts(
                 Some((intern(&ns), name))
             })
             .collect();
+    } else if group.is_empty() && kind == "Service" {
+        f.selects = spec.selects.0;
+    } else if is_role(group, kind) {
+        let mut groups: Vec<Str> = std::mem::take(rbac.rules)
+            .0
+            .into_iter()
+            .filter(LenientPolicyRule::updates)
+            .flat_map(|r| r.api_groups.0.into_iter().filter_map(|g| g.0))
+            .map(|g| intern(&g))
+            .collect();
+        groups.sort_unstable();
+        groups.dedup();
+        f.updates_groups = groups.into();
     } else if FLUX_DEPENDENT_KINDS.contains(&(group, kind)) {
         // An item without a namespace names one in the object's own.
         let own = namespace.cloned().unwrap_or_else(|| intern("default"));
@@ -1084,6 +1169,13 @@ fn facts(
             .collect();
     }
     (f != Facts::default()).then(|| Box::new(f))
+}
+
+/// What the facts read of a binding or role.
+struct Rbac<'a> {
+    subjects: &'a mut LenientSubjects,
+    role_ref: &'a mut LenientRoleRef,
+    rules: &'a mut LenientList<LenientPolicyRule>,
 }
 
 /// A cli-utils object reference: `group/kind/name` (cluster-scoped) or

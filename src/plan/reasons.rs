@@ -7,7 +7,8 @@ use super::Mode;
 use crate::analysis::cascade::{self, Cascade, Cause, Keep, KeptBy, RuleKeep};
 use crate::analysis::tracking::{tracker_of, Mark};
 use crate::graph::Graph;
-use crate::model::{DepKind, Identity, Link, ObjId, Object, RelKind, Relation, RuleEdge, Str};
+use crate::model::kube::Reclaim;
+use crate::model::{ControllerEdge, DepKind, Identity, Link, ObjId, Object, RelKind, Relation, RuleEdge, Str};
 use rayon::prelude::*;
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -132,6 +133,28 @@ pub enum Reason {
         edge: RuleEdge,
         after: ObjId,
     },
+    /// A Kubernetes controller deletes it once this object is gone (the
+    /// endpoints controller a Service's Endpoints, the pod garbage
+    /// collector a Node's Pods, the volume controller a claim's volume).
+    Controller {
+        edge: ControllerEdge,
+        by: ObjId,
+    },
+}
+
+/// How a controller's cascade takes an object: what it is to the object
+/// that takes it, and what the controller does.
+pub fn controller_why(e: ControllerEdge) -> (&'static str, &'static str) {
+    match e {
+        ControllerEdge::ServiceEndpoints => {
+            ("with", "the endpoints controller deletes the Endpoints of a deleted Service")
+        }
+        ControllerEdge::NodePods => ("bound to", "the pod garbage collector deletes the Pods of a deleted Node"),
+        ControllerEdge::ReclaimDelete => {
+            ("bound to", "reclaim policy Delete: the volume controller deletes the volume of a deleted claim")
+        }
+        ControllerEdge::Released => ("bound to", "its reclaim policy keeps the volume"),
+    }
 }
 
 /// Why a default rule puts an object after another, said of the other.
@@ -162,6 +185,7 @@ impl Reason {
             Reason::SubscribedTo(_) => "subscribed-to",
             Reason::WaitsFor { .. } => "waits-for",
             Reason::Rule { .. } => "rule",
+            Reason::Controller { .. } => "controller",
         }
     }
 
@@ -177,7 +201,8 @@ impl Reason {
             | Reason::DependsOn(x)
             | Reason::DestroyedAfter(x)
             | Reason::SubscribedTo(x)
-            | Reason::Rule { after: x, .. } => Some(*x),
+            | Reason::Rule { after: x, .. }
+            | Reason::Controller { by: x, .. } => Some(*x),
             Reason::Garbage(
                 Garbage::OwnerUidMismatch(x)
                 | Garbage::OwnerInOtherNamespace(x)
@@ -225,6 +250,10 @@ impl Reason {
             Reason::WaitsFor { finalizer, removed_by: None } => write!(out, "waits for finalizer {finalizer}"),
             Reason::Rule { edge, after } => {
                 write!(out, "after {}, {} (default rule {})", names.of(*after), rule_why(*edge), edge.rule().id())
+            }
+            Reason::Controller { edge, by } => {
+                let (lead, why) = controller_why(*edge);
+                write!(out, "{lead} {} ({why})", names.of(*by))
             }
         };
     }
@@ -309,6 +338,8 @@ pub enum Kept {
     DeclaredInNew,
     /// `--prune`: it holds this many objects NEW declares.
     HoldsNew(u32),
+    /// A volume whose claim is deleted, and whose reclaim policy keeps it.
+    Reclaim { claim: ObjId, policy: Reclaim },
 }
 
 impl Kept {
@@ -327,6 +358,7 @@ impl Kept {
             Kept::OwnerNotInSnapshot(_) => "owner-not-in-snapshot",
             Kept::DeclaredInNew => "declared-in-new",
             Kept::HoldsNew(_) => "holds-new",
+            Kept::Reclaim { .. } => "reclaim-policy",
         }
     }
 
@@ -338,7 +370,8 @@ impl Kept {
             | Kept::NamespacedOwner(x)
             | Kept::CollectorDone { owner: x, .. }
             | Kept::Released { keep: Keep::SkipGc, tracker: x, .. }
-            | Kept::Released { app: Some(x), .. } => Some(names.of(*x)),
+            | Kept::Released { app: Some(x), .. }
+            | Kept::Reclaim { claim: x, .. } => Some(names.of(*x)),
             Kept::OwnerNotInSnapshot(k) => Some(names.owner(*k)),
             _ => None,
         }
@@ -398,6 +431,20 @@ impl Kept {
             }
             Kept::DeclaredInNew => "declared in NEW".into(),
             Kept::HoldsNew(n) => format!("still holds {n} {} NEW declares", objects(*n)),
+            Kept::Reclaim { claim, policy } => {
+                let what = match policy {
+                    Reclaim::Delete => "Delete",
+                    Reclaim::Retain => "Retain: the volume controller releases it, with its data",
+                    Reclaim::RetainByDefault => {
+                        "not written, so Retain (the default for a volume created directly): the volume controller releases it, with its data"
+                    }
+                    Reclaim::Recycle => {
+                        "Recycle: the volume controller scrubs it and makes it available again; the object stays"
+                    }
+                    Reclaim::Unknown => "not Delete, Retain or Recycle (the API server refuses it): taken as Retain",
+                };
+                format!("its claim {} is deleted; reclaim policy {what}", names.of(*claim))
+            }
         }
     }
 
@@ -416,6 +463,7 @@ impl Kept {
             Kept::OwnerNotInSnapshot(_) => "its owner may still exist in the cluster",
             Kept::DeclaredInNew => "NEW still declares it",
             Kept::HoldsNew(_) => "it still holds objects NEW declares",
+            Kept::Reclaim { .. } => "its reclaim policy keeps it",
         }
     }
 
@@ -448,6 +496,12 @@ impl Kept {
             KeptBy::OwnerNotInSnapshot(k) => Kept::OwnerNotInSnapshot(k),
             KeptBy::DeclaredInNew => Kept::DeclaredInNew,
             KeptBy::HoldsNew(n) => Kept::HoldsNew(n),
+            KeptBy::Reclaim(r) => {
+                let r = &relations[r as usize];
+                let volume = &objects[r.from.index()];
+                let policy = volume.facts.as_deref().and_then(|f| f.reclaim_policy.as_deref());
+                Kept::Reclaim { claim: r.to, policy: Reclaim::of(policy) }
+            }
         }
     }
 }
@@ -536,7 +590,8 @@ fn of(cx: &Context, id: ObjId, out: &mut Vec<Reason>) {
         Some(Cause::Target) => match cx.mode {
             Mode::Delete(_) => out.push(Reason::Target),
             Mode::Prune(_) => out.push(Reason::AbsentFromNew),
-            // --all: what owns it, if anything does (the first as written).
+            // --all: what owns it, if anything does (the first as written);
+            // else what a controller deletes it with.
             _ => {
                 let first = cx
                     .graph
@@ -546,12 +601,27 @@ fn of(cx: &Context, id: ObjId, out: &mut Vec<Reason>) {
                         r.to == id && matches!(r.kind, RelKind::Owns | RelKind::Manages) && r.link == Link::Solid
                     })
                     .min();
+                let taken = || {
+                    cx.graph
+                        .around(id)
+                        .filter(|&r| {
+                            let r = &rels[r as usize];
+                            r.kind.controller().is_some_and(ControllerEdge::cascades)
+                                && r.reaches().is_some_and(|(_, taken)| taken == id)
+                        })
+                        .min()
+                };
                 if let Some(r) = first {
                     let r = &rels[r as usize];
                     out.push(match r.kind {
                         RelKind::Manages => Reason::ManagedBy(r.from),
                         _ => Reason::OwnedBy(r.from),
                     });
+                } else if let Some(r) = taken() {
+                    let r = &rels[r as usize];
+                    if let RelKind::Controller(edge) = r.kind {
+                        out.push(Reason::Controller { edge, by: r.taker() });
+                    }
                 }
             }
         },
@@ -563,6 +633,7 @@ fn of(cx: &Context, id: ObjId, out: &mut Vec<Reason>) {
                 RelKind::Contains => Reason::InNamespace(rel.from),
                 RelKind::Defines => Reason::DefinedBy(rel.from),
                 RelKind::Manages => Reason::ManagedBy(rel.from),
+                RelKind::Controller(edge) => Reason::Controller { edge, by: rel.taker() },
                 RelKind::DestroyAfter | RelKind::Finalizer | RelKind::ComponentOrder | RelKind::Rule(_) => {
                     Reason::With(rel.from)
                 }

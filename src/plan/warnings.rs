@@ -2,12 +2,12 @@
 //! has one), the objects it is about, and its text.
 
 use super::reasons::Names;
-use crate::analysis::cascade::Cascade;
+use crate::analysis::cascade::{Cascade, Cause};
 use crate::analysis::order::{conflict_message, GroupKind, Order};
 use crate::findings::Rule;
 use crate::graph::Graph;
 use crate::load::Snapshot;
-use crate::model::{Link, ObjId, RelKind, Relation, Str};
+use crate::model::{ControllerEdge, Link, ObjId, RelKind, Relation, Str};
 
 #[derive(Clone, Debug)]
 pub enum Warning {
@@ -27,6 +27,9 @@ pub enum Warning {
     SharedUid { first: ObjId, again: ObjId, uid: Str },
     /// An object and the controller of its finalizer in one step.
     FinalizerSameStep { object: ObjId, controller: ObjId, finalizer: String, step: u32 },
+    /// Endpoints deleted while the Service of their name stays and selects
+    /// Pods: the endpoints controller writes them again.
+    EndpointsRewritten { endpoints: ObjId, service: ObjId },
 }
 
 impl Warning {
@@ -39,6 +42,7 @@ impl Warning {
             Warning::ControllerStays { .. } => "controller-stays",
             Warning::SharedUid { .. } => "shared-uid",
             Warning::FinalizerSameStep { .. } => "finalizer-same-step",
+            Warning::EndpointsRewritten { .. } => "endpoints-rewritten",
         }
     }
 
@@ -49,7 +53,9 @@ impl Warning {
             Warning::OwnershipGroup { .. } => Some(Rule::Td007),
             Warning::Relaxed { .. } => Some(Rule::Td012),
             Warning::SharedUid { .. } => Some(Rule::Td002),
-            Warning::ControllerStays { .. } | Warning::FinalizerSameStep { .. } => None,
+            Warning::ControllerStays { .. }
+            | Warning::FinalizerSameStep { .. }
+            | Warning::EndpointsRewritten { .. } => None,
         }
     }
 
@@ -63,7 +69,8 @@ impl Warning {
             Warning::Relaxed { relaxed, .. } => vec![names.of(relaxed.from), names.of(relaxed.to)],
             Warning::ControllerStays { object, controller: other }
             | Warning::SharedUid { first: object, again: other, .. }
-            | Warning::FinalizerSameStep { object, controller: other, .. } => {
+            | Warning::FinalizerSameStep { object, controller: other, .. }
+            | Warning::EndpointsRewritten { endpoints: object, service: other } => {
                 vec![names.of(*object), names.of(*other)]
             }
         }
@@ -96,6 +103,11 @@ impl Warning {
                 "{} and {}, the controller of its finalizer {finalizer}, are deleted in the same step {step}; the object hangs if the controller goes first",
                 names.of(*object),
                 names.of(*controller)
+            ),
+            Warning::EndpointsRewritten { endpoints, service } => format!(
+                "{} is deleted but {}, which selects Pods, stays: the endpoints controller writes them again",
+                names.of(*endpoints),
+                names.of(*service)
             ),
         }
     }
@@ -155,24 +167,46 @@ pub(super) fn collect(cx: &Context) -> Vec<Warning> {
         warnings
             .push(Warning::Relaxed { relaxed: relations[r as usize], because: because.map(|b| relations[b as usize]) });
     }
-    // A deleted object whose controller stays is recreated by it.
+    // A deleted object whose controller stays is recreated by it — but a
+    // DaemonSet makes no Pod for a Node that is gone: the Pods the pod
+    // garbage collector takes with their Node are not recreated. Endpoints
+    // whose Service stays and selects Pods are written again by the
+    // endpoints controller.
     if !cx.all {
         let mut owners = Vec::new();
         for (i, cause) in cascade.cause.iter().enumerate() {
-            if cause.is_none() {
-                continue;
-            }
+            let Some(cause) = cause else { continue };
             let id = ObjId(i as u32);
+            let with_node = match cause {
+                Cause::Relation(r) => relations[*r as usize].kind == RelKind::Controller(ControllerEdge::NodePods),
+                _ => false,
+            };
             cx.graph.dependencies_into(id, &mut owners);
             for &r in &owners {
                 let rel = &relations[r as usize];
+                let controller = &objects[rel.from.index()];
+                let daemon = with_node && &*controller.group == "apps" && &*controller.kind == "DaemonSet";
                 if rel.kind == RelKind::Owns
                     && rel.controller
                     && rel.link == Link::Solid
                     && !cascade.deleted(rel.from)
-                    && objects[rel.from.index()].deletion_timestamp.is_none()
+                    && controller.deletion_timestamp.is_none()
+                    && !daemon
                 {
                     warnings.push(Warning::ControllerStays { object: id, controller: rel.from });
+                }
+            }
+            let endpoints =
+                objects[i].is_kubernetes() && objects[i].group.is_empty() && &*objects[i].kind == "Endpoints";
+            for r in cx.graph.around(id).filter(|_| endpoints).map(|r| &relations[r as usize]) {
+                let service = &objects[r.to.index()];
+                if r.kind == RelKind::Controller(ControllerEdge::ServiceEndpoints)
+                    && r.from == id
+                    && !cascade.deleted(r.to)
+                    && service.deletion_timestamp.is_none()
+                    && service.facts.as_deref().is_some_and(|f| f.selects)
+                {
+                    warnings.push(Warning::EndpointsRewritten { endpoints: id, service: r.to });
                 }
             }
         }

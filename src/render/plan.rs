@@ -6,7 +6,7 @@ use super::diagnostics::Style;
 use super::json;
 use super::paint::{kind_len, Paint};
 use crate::load::Snapshot;
-use crate::model::{Link, ObjId, Object, RelKind, RuleEdge};
+use crate::model::{ControllerEdge, Link, ObjId, Object, RelKind, RuleEdge};
 use crate::plan::reasons::{self, Names};
 use crate::plan::{EventKind, Garbage, Kept, Plan, Reason, Root};
 use rayon::prelude::*;
@@ -230,6 +230,7 @@ fn reason_out<'a>(r: &'a Reason, names: &Names<'a>) -> ReasonOut<'a> {
             out.why = Some(edge.id());
             out.rule = Some(edge.rule().id());
         }
+        Reason::Controller { edge, .. } => out.why = Some(edge.id()),
         _ => {}
     }
     out
@@ -243,6 +244,10 @@ fn kept_out<'a>(k: &Kept, names: &Names<'a>) -> ReasonOut<'a> {
         }
         Kept::OwnerNotInSnapshot(o) => out.owner = Some(names.owner(*o)),
         Kept::Protected { deleted_inside: n } | Kept::HoldsNew(n) => out.count = Some(*n),
+        Kept::Reclaim { claim, policy } => {
+            out.reference = Some(names.of(*claim));
+            out.why = Some(policy.id());
+        }
         _ => {}
     }
     out
@@ -719,6 +724,11 @@ fn along(kind: RelKind) -> &'static str {
             RuleEdge::RunsAs => "runs as",
             RuleEdge::Grants => "runs as a subject of",
         },
+        RelKind::Controller(e) => match e {
+            ControllerEdge::ServiceEndpoints => "takes (endpoints controller)",
+            ControllerEdge::NodePods => "bound to (pod garbage collector)",
+            ControllerEdge::ReclaimDelete | ControllerEdge::Released => "takes (volume controller)",
+        },
     }
 }
 
@@ -733,7 +743,7 @@ fn plan_edges(plan: &Plan) -> Vec<(ObjId, ObjId, &'static str, bool)> {
         .iter()
         .enumerate()
         .filter(|(_, r)| plan.cascade.deleted(r.from) && plan.cascade.deleted(r.to) && r.from != r.to)
-        .filter(|(_, r)| !(r.kind.is_ownership() && r.link != Link::Solid))
+        .filter(|(_, r)| !(r.kind.is_ownership() && r.link != Link::Solid) && r.kind.orders())
         .map(|(i, r)| (r.to, r.from, along(r.kind), relaxed[i]))
         .collect()
 }
