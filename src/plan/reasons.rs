@@ -689,9 +689,11 @@ fn of(cx: &Context, id: ObjId, out: &mut Vec<Reason>) {
         .collect();
     subscribed.sort_unstable();
     out.extend(subscribed.into_iter().map(|r| Reason::SubscribedTo(rels[r as usize].to)));
-    // A default rule that decided its step.
+    // A default rule that decided its step (unless a controller's cascade
+    // from the same object already says it: a volume after its claim).
     if let Some(r) = cx.after.get(id.index()).copied().flatten().map(|r| &rels[r as usize]) {
-        if let Some(edge) = r.kind.rule() {
+        let said = |x: &Reason| matches!(x, Reason::Controller { by, .. } if *by == r.to);
+        if let Some(edge) = r.kind.rule().filter(|_| !out[from..].iter().any(said)) {
             out.push(Reason::Rule { edge, after: r.to });
         }
     }
