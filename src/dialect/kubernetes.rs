@@ -1248,6 +1248,36 @@ mod tests {
         assert!(raw.role_ref.name.0.is_none());
     }
 
+    fn facts_of(text: &str) -> Facts {
+        let raw: RawObject = serde_yaml::from_str(text).unwrap();
+        let span = Span::new(crate::input::FileId(0), 0..text.len());
+        *convert(raw, span, text, ListContext::default(), &mut Vec::new()).unwrap().facts.unwrap_or_default()
+    }
+
+    #[test]
+    fn what_the_controller_cascades_and_td011_read() {
+        let f = facts_of("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {nodeName: n1}\n");
+        assert_eq!(f.node_name.as_deref(), Some("n1"));
+        let f = facts_of("apiVersion: v1\nkind: Service\nmetadata: {name: s}\nspec: {selector: {app: web}}\n");
+        assert!(f.selects);
+        // An empty selector, or one of the wrong shape, selects nothing.
+        assert_eq!(
+            facts_of("apiVersion: v1\nkind: Service\nmetadata: {name: s}\nspec: {selector: {}}\n"),
+            Facts::default()
+        );
+        assert!(!facts_of("apiVersion: v1\nkind: Service\nmetadata: {name: s}\nspec: {selector: [1]}\n").selects);
+        let f = facts_of("apiVersion: v1\nkind: PersistentVolume\nmetadata: {name: v}\nspec:\n  persistentVolumeReclaimPolicy: Delete\n  claimRef: {namespace: a, name: c, uid: u1}\n");
+        assert_eq!((f.reclaim_policy.as_deref(), f.claim_uid.as_deref()), (Some("Delete"), Some("u1")));
+        let f = facts_of("apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: r}\nrules:\n- {apiGroups: [b.io, a.io], resources: [things], verbs: [get, patch]}\n- {apiGroups: [c.io], resources: [things/status], verbs: [update]}\n- {apiGroups: [d.io], resources: [things], verbs: [get]}\n- {apiGroups: ['*'], resources: ['*'], verbs: ['*']}\n- {apiGroups: 3, verbs: [update]}\n- 7\n");
+        let groups: Vec<&str> = f.updates_groups.iter().map(|g| &**g).collect();
+        assert_eq!(groups, ["*", "a.io", "b.io"], "a subresource or a read does not count");
+        // Rules of the wrong shape read as none; the object still loads.
+        assert_eq!(
+            facts_of("apiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata: {name: r}\nrules: {a: 1}\n"),
+            Facts::default()
+        );
+    }
+
     #[test]
     fn depends_on_references() {
         assert_eq!(
