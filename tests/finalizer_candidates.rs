@@ -79,3 +79,12 @@ fn without_rbac_naming_the_group_by_name_then_by_wildcard_then_none() {
     // No CRD of its domain: the plain help.
     assert_eq!(help(FILE, "ConfigMap/app/plain"), plain("example.com/cleanup"));
 }
+
+#[test]
+fn the_readme_example_names_cert_manager() {
+    let f = "cert-manager.io/cleanup";
+    assert_eq!(
+        help("fixtures/cascades/td011-cert-manager.yaml", "Certificate.cert-manager.io/app/web"),
+        format!("{}; workloads granted update on cert-manager.io (the CRD group of its domain) by RBAC of the snapshot: --finalizer-controller {f}=Deployment.apps/cert-manager/cert-manager", plain(f))
+    );
+}
