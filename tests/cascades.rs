@@ -309,3 +309,29 @@ fn what_a_controller_deletes_is_never_listed_as_kept() {
     assert_eq!(resource(&v, "Endpoints/shop/web")["reasons"][0]["type"], "controller");
     assert!(kept(&v).iter().all(|(r, _)| r != "Endpoints/shop/web"), "{:?}", kept(&v));
 }
+
+#[test]
+fn gc_takes_a_delete_volume_whose_claim_is_gone() {
+    let v = plan(&["--gc", PV]);
+    assert_eq!(steps(&v), s(&[&["PersistentVolume/pv-old"]]));
+    assert_eq!(
+        resource(&v, "PersistentVolume/pv-old")["reason"],
+        "garbage: its claim PersistentVolumeClaim/shop/again was deleted (the claim of that name has another uid); reclaim policy Delete: the volume controller deletes it"
+    );
+    assert_eq!(
+        kept(&v),
+        vec![(
+            "PersistentVolume/pv-gone".to_string(),
+            "its claim PersistentVolumeClaim/shop/gone is not in the snapshot (the cluster may have it; see --closed-world)"
+                .to_string()
+        )]
+    );
+    assert_eq!(v["kept"][0]["reasons"][0]["type"], "claim-not-in-snapshot");
+    let v = plan(&["--gc", "--closed-world", PV]);
+    assert_eq!(steps(&v), s(&[&["PersistentVolume/pv-gone", "PersistentVolume/pv-old"]]));
+    assert_eq!(
+        resource(&v, "PersistentVolume/pv-gone")["reasons"],
+        json!([{"type": "garbage", "why": "claim-gone", "ref": "PersistentVolumeClaim/shop/gone"}])
+    );
+    assert!(kept(&v).is_empty());
+}

@@ -96,6 +96,11 @@ pub enum Garbage {
     Tracker,
     /// A component revision no active tracker uses.
     UnusedRevision,
+    /// A PersistentVolume with reclaim policy `Delete` whose claim is gone:
+    /// its `claimRef` names a claim of another uid (an earlier claim of
+    /// that name), or, with `--closed-world`, one the snapshot lacks. The
+    /// volume controller deletes it. (`replaced`: the first case.)
+    VolumeReleased { replaced: bool },
 }
 
 /// Why an object is in the deletion set.
@@ -132,6 +137,9 @@ pub enum KeptBy {
     /// the snapshot lacks; the cluster may still have it. (The owner's
     /// reference is the plan's `absent_owners[k]`.)
     OwnerNotInSnapshot(u32),
+    /// `--gc` without `--closed-world`: the claim a volume's `claimRef`
+    /// names is not in the snapshot; the cluster may still have it.
+    ClaimNotInSnapshot,
     /// `--prune`: NEW still declares it.
     DeclaredInNew,
     /// `--prune`: a Namespace or CRD that holds this many objects NEW declares.
@@ -221,6 +229,38 @@ pub fn gc_seeds(objects: &[Object], rels: &[Relation], graph: &Graph) -> Vec<(Ob
         }
     }
     seeds
+}
+
+/// Volumes the volume controller would delete now (`--gc`): reclaim policy
+/// `Delete`, a `claimRef` (namespace and name), and that claim gone — the
+/// claim of that name has another uid than the `claimRef`'s (the claim it
+/// was bound to was deleted, and one of the same name made since), or the
+/// snapshot has no claim of that name (which, without `--closed-world`,
+/// the cluster may still have: the plan spares those).
+pub fn released_volumes(objects: &[Object]) -> Vec<(ObjId, Garbage)> {
+    use crate::model::kube::Reclaim;
+    let core = |o: &Object, kind: &str| o.is_kubernetes() && o.group.is_empty() && &*o.kind == kind;
+    let claims: rustc_hash::FxHashMap<(&str, &str), Option<&str>> = objects
+        .iter()
+        .filter(|o| core(o, "PersistentVolumeClaim"))
+        .map(|o| ((o.namespace.as_deref().unwrap_or(""), &*o.name), o.uid.as_deref()))
+        .collect();
+    let mut out = Vec::new();
+    for (i, o) in objects.iter().enumerate() {
+        let Some(f) = o.facts.as_deref().filter(|_| core(o, "PersistentVolume")) else { continue };
+        let Some((ns, name)) = &f.claim_ref else { continue };
+        if Reclaim::of(f.reclaim_policy.as_deref()) != Reclaim::Delete || o.deletion_timestamp.is_some() {
+            continue;
+        }
+        let (gone, replaced) = match claims.get(&(&**ns, &**name)) {
+            Some(uid) => (matches!((uid, f.claim_uid.as_deref()), (Some(a), Some(b)) if *a != b), true),
+            None => (true, false),
+        };
+        if gone {
+            out.push((ObjId(i as u32), Garbage::VolumeReleased { replaced }));
+        }
+    }
+    out
 }
 
 /// Everything goes (`--all`), but what `spare` keeps: nothing to cascade

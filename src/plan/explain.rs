@@ -160,6 +160,9 @@ pub fn origin_text(cause: Cause, mode: &Mode) -> &'static str {
         Cause::Garbage(Garbage::Unreachable) => "garbage: unreachable from the root",
         Cause::Garbage(Garbage::Tracker) => "mark: a resource tracker its application's collector marked",
         Cause::Garbage(Garbage::UnusedRevision) => "garbage: a component revision no active tracker uses",
+        Cause::Garbage(Garbage::VolumeReleased { .. }) => {
+            "garbage: a volume whose claim is gone, reclaim policy Delete"
+        }
         Cause::Relation(_) => "deleted with its owner",
     }
 }

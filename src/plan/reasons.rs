@@ -75,6 +75,13 @@ pub enum Garbage {
     AppNotInSnapshot(Str),
     /// A component revision of this component, which no active tracker uses.
     UnusedRevision(Str),
+    /// A volume whose claim (`namespace/name` of its `claimRef`) is gone,
+    /// reclaim policy `Delete`: the claim of that name is another one (its
+    /// uid differs), or (`--closed-world`) the snapshot lacks it.
+    ClaimGone {
+        claim: Str,
+        replaced: bool,
+    },
 }
 
 impl Garbage {
@@ -93,6 +100,7 @@ impl Garbage {
             Garbage::AppBeingDeleted(_) => "application-being-deleted",
             Garbage::AppNotInSnapshot(_) => "application-not-in-snapshot",
             Garbage::UnusedRevision(_) => "unused-component-revision",
+            Garbage::ClaimGone { .. } => "claim-gone",
         }
     }
 }
@@ -291,6 +299,14 @@ fn write_garbage(g: &Garbage, names: &Names, out: &mut String) -> std::fmt::Resu
         Garbage::UnusedRevision(c) => {
             write!(out, "garbage: revision of component {c}, which no active tracker uses")
         }
+        Garbage::ClaimGone { claim, replaced: true } => write!(
+            out,
+            "garbage: its claim {claim} was deleted (the claim of that name has another uid); reclaim policy Delete: the volume controller deletes it"
+        ),
+        Garbage::ClaimGone { claim, replaced: false } => write!(
+            out,
+            "garbage: its claim {claim} is not in the snapshot (--closed-world); reclaim policy Delete: the volume controller deletes it"
+        ),
     }
 }
 
@@ -334,6 +350,10 @@ pub enum Kept {
     /// `--gc` without `--closed-world`: this owner reference names an object
     /// the snapshot lacks; the cluster may have it.
     OwnerNotInSnapshot(u32),
+    /// `--gc` without `--closed-world`: the claim this volume's `claimRef`
+    /// names (`PersistentVolumeClaim/namespace/name`) is not in the
+    /// snapshot; the cluster may have it.
+    ClaimNotInSnapshot(Str),
     /// `--prune`: NEW declares it.
     DeclaredInNew,
     /// `--prune`: it holds this many objects NEW declares.
@@ -356,6 +376,7 @@ impl Kept {
             Kept::InNewModel => "in-new-model",
             Kept::Protected { .. } => "protected-namespace",
             Kept::OwnerNotInSnapshot(_) => "owner-not-in-snapshot",
+            Kept::ClaimNotInSnapshot(_) => "claim-not-in-snapshot",
             Kept::DeclaredInNew => "declared-in-new",
             Kept::HoldsNew(_) => "holds-new",
             Kept::Reclaim { .. } => "reclaim-policy",
@@ -363,7 +384,7 @@ impl Kept {
     }
 
     /// What keeps it, by reference, if something does (JSON `keptBy`).
-    pub fn keeper<'a>(&self, names: &Names<'a>) -> Option<&'a str> {
+    pub fn keeper<'a>(&'a self, names: &Names<'a>) -> Option<&'a str> {
         match self {
             Kept::StillOwnedBy(x)
             | Kept::StillManagedBy(x)
@@ -373,6 +394,7 @@ impl Kept {
             | Kept::Released { app: Some(x), .. }
             | Kept::Reclaim { claim: x, .. } => Some(names.of(*x)),
             Kept::OwnerNotInSnapshot(k) => Some(names.owner(*k)),
+            Kept::ClaimNotInSnapshot(claim) => Some(claim),
             _ => None,
         }
     }
@@ -429,6 +451,9 @@ impl Kept {
             Kept::OwnerNotInSnapshot(k) => {
                 format!("owner {} not in snapshot (the cluster may have it; see --closed-world)", names.owner(*k))
             }
+            Kept::ClaimNotInSnapshot(claim) => {
+                format!("its claim {claim} is not in the snapshot (the cluster may have it; see --closed-world)")
+            }
             Kept::DeclaredInNew => "declared in NEW".into(),
             Kept::HoldsNew(n) => format!("still holds {n} {} NEW declares", objects(*n)),
             Kept::Reclaim { claim, policy } => {
@@ -461,13 +486,14 @@ impl Kept {
             Kept::InNewModel => "the new model still holds it",
             Kept::Protected { .. } => "the API server refuses to delete it",
             Kept::OwnerNotInSnapshot(_) => "its owner may still exist in the cluster",
+            Kept::ClaimNotInSnapshot(_) => "its claim may still exist in the cluster",
             Kept::DeclaredInNew => "NEW still declares it",
             Kept::HoldsNew(_) => "it still holds objects NEW declares",
             Kept::Reclaim { .. } => "its reclaim policy keeps it",
         }
     }
 
-    pub(super) fn from_cascade(by: KeptBy, relations: &[Relation], objects: &[Object]) -> Kept {
+    pub(super) fn from_cascade(id: ObjId, by: KeptBy, relations: &[Relation], objects: &[Object]) -> Kept {
         match by {
             KeptBy::SolidOwner(r) if relations[r as usize].kind == RelKind::Manages => {
                 Kept::StillManagedBy(relations[r as usize].from)
@@ -494,6 +520,7 @@ impl Kept {
             KeptBy::InNewModel => Kept::InNewModel,
             KeptBy::Protected { deleted_inside } => Kept::Protected { deleted_inside },
             KeptBy::OwnerNotInSnapshot(k) => Kept::OwnerNotInSnapshot(k),
+            KeptBy::ClaimNotInSnapshot => Kept::ClaimNotInSnapshot(claim_of(&objects[id.index()])),
             KeptBy::DeclaredInNew => Kept::DeclaredInNew,
             KeptBy::HoldsNew(n) => Kept::HoldsNew(n),
             KeptBy::Reclaim(r) => {
@@ -503,6 +530,14 @@ impl Kept {
                 Kept::Reclaim { claim: r.to, policy: Reclaim::of(policy) }
             }
         }
+    }
+}
+
+/// `PersistentVolumeClaim/namespace/name` of a volume's `claimRef`.
+fn claim_of(volume: &Object) -> Str {
+    match volume.facts.as_deref().and_then(|f| f.claim_ref.as_ref()) {
+        Some((ns, name)) => Str::from(format!("PersistentVolumeClaim/{ns}/{name}")),
+        None => Str::from(""),
     }
 }
 
@@ -739,6 +774,10 @@ fn garbage(cx: &Context, id: ObjId, g: cascade::Garbage) -> Garbage {
                 t.managed.get(r.decl as usize).filter(|_| r.kind == RelKind::Manages)?.component.clone()
             });
             Garbage::UnusedRevision(component.unwrap_or_else(|| Str::from("")))
+        }
+        cascade::Garbage::VolumeReleased { replaced } => {
+            let o = &cx.objects[id.index()];
+            Garbage::ClaimGone { claim: claim_of(o), replaced }
         }
         cascade::Garbage::Unreachable => {
             let model_root = cx.objects[id.index()].murano.as_deref().and_then(|m| m.model_root.clone());

@@ -218,6 +218,7 @@ fn reason_out<'a>(r: &'a Reason, names: &Names<'a>) -> ReasonOut<'a> {
                 }
                 Garbage::Unreachable(Root::Object(x)) => out.root = Some(names.of(*x)),
                 Garbage::Unreachable(Root::Named(x)) => out.root = Some(x),
+                Garbage::ClaimGone { claim, .. } => out.reference = Some(claim),
                 _ => {}
             }
         }
@@ -236,13 +237,14 @@ fn reason_out<'a>(r: &'a Reason, names: &Names<'a>) -> ReasonOut<'a> {
     out
 }
 
-fn kept_out<'a>(k: &Kept, names: &Names<'a>) -> ReasonOut<'a> {
+fn kept_out<'a>(k: &'a Kept, names: &Names<'a>) -> ReasonOut<'a> {
     let mut out = ReasonOut { kind: k.id(), ..ReasonOut::default() };
     match k {
         Kept::StillOwnedBy(x) | Kept::NamespacedOwner(x) | Kept::CollectorDone { owner: x, .. } => {
             out.reference = Some(names.of(*x))
         }
         Kept::OwnerNotInSnapshot(o) => out.owner = Some(names.owner(*o)),
+        Kept::ClaimNotInSnapshot(claim) => out.reference = Some(claim),
         Kept::Protected { deleted_inside: n } | Kept::HoldsNew(n) => out.count = Some(*n),
         Kept::Reclaim { claim, policy } => {
             out.reference = Some(names.of(*claim));
