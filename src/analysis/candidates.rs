@@ -66,17 +66,21 @@ pub struct Found {
 /// What finding candidates needs of a snapshot, indexed once.
 pub struct Candidates<'a> {
     objects: &'a [Object],
-    /// References of the workloads (the only objects named).
-    refs: FxHashMap<ObjId, String>,
     /// CRD groups of the snapshot, sorted, without repeats.
     crd_groups: Vec<Str>,
     /// Top-level workloads by the ServiceAccount they run as (namespace,
-    /// name), in reference order.
+    /// name).
     workloads: FxHashMap<(Str, Str), Vec<ObjId>>,
-    /// Every top-level workload, in reference order (the fallback).
+    /// Every top-level workload (the fallback).
     all_workloads: Vec<ObjId>,
     /// What each binding of a role that updates something grants.
     grants: Vec<Grant>,
+    /// Answers already given, by finalizer and the object's namespace
+    /// (all a finding's candidates depend on): a snapshot has thousands of
+    /// objects with one finalizer.
+    answers: FxHashMap<(Str, Option<Str>), Option<Found>>,
+    /// The fallback by name of each domain's first label.
+    by_name: FxHashMap<Str, Vec<ObjId>>,
 }
 
 /// What one binding grants.
@@ -131,9 +135,6 @@ impl<'a> Candidates<'a> {
                 roles.entry((&o.kind, o.namespace.as_deref(), &o.name)).or_insert(groups);
             }
         }
-        let refs: FxHashMap<ObjId, String> =
-            all_workloads.iter().map(|&w| (w, objects[w.index()].reference())).collect();
-        all_workloads.sort_by(|a, b| refs[a].cmp(&refs[b]));
         let mut workloads: FxHashMap<(Str, Str), Vec<ObjId>> = FxHashMap::default();
         for &w in &all_workloads {
             let o = &objects[w.index()];
@@ -159,12 +160,30 @@ impl<'a> Candidates<'a> {
                 grants.push(Grant { scope: own, groups, subjects: f.subjects.clone() });
             }
         }
-        Candidates { objects, refs, crd_groups, workloads, all_workloads, grants }
+        Candidates {
+            objects,
+            crd_groups,
+            workloads,
+            all_workloads,
+            grants,
+            answers: FxHashMap::default(),
+            by_name: FxHashMap::default(),
+        }
     }
 
     /// The candidates for `finalizer` on `object`; `None` when its domain
     /// is no CRD group's of the snapshot.
-    pub fn of(&self, finalizer: &str, object: &Object) -> Option<Found> {
+    pub fn of(&mut self, finalizer: &Str, object: &Object) -> Option<Found> {
+        let key = (finalizer.clone(), object.namespace.clone());
+        if let Some(found) = self.answers.get(&key) {
+            return found.clone();
+        }
+        let found = self.find(finalizer, object);
+        self.answers.insert(key, found.clone());
+        found
+    }
+
+    fn find(&mut self, finalizer: &str, object: &Object) -> Option<Found> {
         let domain = domain(finalizer);
         let groups: Vec<Str> = self.crd_groups.iter().filter(|g| related(domain, g)).cloned().collect();
         if groups.is_empty() {
@@ -187,34 +206,47 @@ impl<'a> Candidates<'a> {
                 into.extend(self.workloads.get(account).into_iter().flatten().copied());
             }
         }
-        let label = domain.split('.').next().unwrap_or("");
-        let by_name = || -> Vec<ObjId> {
-            let holds = |id: &ObjId| {
-                let o = &self.objects[id.index()];
-                o.name.contains(label) || o.namespace.as_deref().is_some_and(|ns| ns.contains(label))
-            };
-            match label.len() >= 4 {
-                true => self.all_workloads.iter().copied().filter(holds).collect(),
-                false => Vec::new(),
-            }
-        };
         let (how, mut list) = if !named.is_empty() {
             (How::Granted, named.into_iter().collect())
         } else {
-            match by_name() {
-                list if !list.is_empty() => (How::ByName, list),
+            match self.named_after(domain) {
+                // Sorted once, for every finding of the domain.
+                list if !list.is_empty() => {
+                    let more = list.len().saturating_sub(SHOWN);
+                    let workloads = list.iter().take(SHOWN).copied().collect();
+                    return Some(Found { groups, how: How::ByName, workloads, more });
+                }
                 _ => (How::GrantedAll, all.into_iter().collect::<Vec<_>>()),
             }
         };
-        list.sort_by(|a, b| self.reference(*a).cmp(self.reference(*b)));
+        list.sort_by_cached_key(|&w| self.reference(w));
         let more = list.len().saturating_sub(SHOWN);
         list.truncate(SHOWN);
         Some(Found { groups, how, workloads: list, more })
     }
 
+    /// The workloads whose namespace or name holds the domain's first
+    /// label (at least 4 characters), in reference order.
+    fn named_after(&mut self, domain: &str) -> &[ObjId] {
+        let label = domain.split('.').next().unwrap_or("");
+        let (objects, all) = (self.objects, &self.all_workloads);
+        self.by_name.entry(Str::from(label)).or_insert_with(|| {
+            let holds = |id: &ObjId| {
+                let o = &objects[id.index()];
+                o.name.contains(label) || o.namespace.as_deref().is_some_and(|ns| ns.contains(label))
+            };
+            let mut list: Vec<ObjId> = match label.len() >= 4 {
+                true => all.iter().copied().filter(holds).collect(),
+                false => Vec::new(),
+            };
+            list.sort_by_cached_key(|w| objects[w.index()].reference());
+            list
+        })
+    }
+
     /// The object's reference (as the flag's selector writes it).
-    pub fn reference(&self, id: ObjId) -> &str {
-        self.refs.get(&id).map_or("", String::as_str)
+    pub fn reference(&self, id: ObjId) -> String {
+        self.objects[id.index()].reference()
     }
 }
 

@@ -299,6 +299,7 @@ fn finalizers(s: &Snapshot, options: &CheckOptions, out: &mut Vec<Finding>) {
                 "name the controller that removes it: --finalizer-controller {f}=KIND/NAMESPACE/NAME, or {f}=external if it runs outside the snapshot"
             );
             if let Some(found) = o.is_kubernetes().then(|| index.of(f, o)).flatten() {
+                let index = &*index;
                 help.push_str(&candidates_help(index, f, &found));
             }
             out.push(
