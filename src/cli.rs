@@ -457,7 +457,9 @@ pub struct PlanFlags {
 
     /// Leave out the default ordering rules (a ServiceAccount and its
     /// bindings after the workloads that run as it; claim, volume, storage
-    /// class): only owner references and declared dependencies order the plan.
+    /// class): only owner references, declared dependencies and what
+    /// Kubernetes controllers delete (a Service's Endpoints, a Node's Pods,
+    /// a claim's volume) order the plan.
     #[arg(long)]
     pub no_default_rules: bool,
 }
