@@ -461,7 +461,9 @@ pub struct PlanFlags {
     /// Service and the workloads behind it; a deleted namespace's Pods before
     /// the rest of it) and other tools' ordering metadata (Argo CD waves, kapp
     /// change rules, Flux dependsOn, Crossplane Usages): only owner
-    /// references and declared dependencies order the plan.
+    /// references, declared dependencies and what Kubernetes controllers
+    /// delete (a Service's Endpoints, a Node's Pods, a claim's volume) order
+    /// the plan.
     #[arg(long)]
     pub no_default_rules: bool,
 }

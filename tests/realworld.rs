@@ -7,7 +7,14 @@
 //! namespaced objects whose Namespace is in the file; `defines` = objects
 //! whose group and kind a CRD in the file defines. They agree with the
 //! ownerRef counts of SOURCES.md; where SOURCES.md counts more objects it
-//! counted list wrappers.
+//! counted list wrappers. `controller` (the cascades controllers perform
+//! outside ownerReferences, read the same way): Services with Endpoints of
+//! their namespace and name, Pods whose `spec.nodeName` is a Node of the
+//! file, and volumes bound to a claim of the file (the claim their
+//! `claimRef` names, uids agreeing and the claim naming no other volume;
+//! else the one claim whose `volumeName` names them) — kubevious large:
+//! 60 + 80 + 9, k3s 2022: 0 + 8 + 4, k3s baseline: 4 + 7 + 0, must-gather:
+//! 1 + 0 + 0.
 
 mod common;
 use common::check_json;
@@ -47,7 +54,7 @@ fn kubevious_get_all_lists_are_consistent() {
 #[test]
 fn kubevious_large_cluster() {
     let (code, s, f) = summary("kubevious-gke-large-cluster-2022-02.yaml");
-    assert_eq!(counts(&s), (1321, 1342, json!({"owns": 355, "contains": 826, "defines": 161})));
+    assert_eq!(counts(&s), (1321, 1491, json!({"owns": 355, "contains": 826, "defines": 161, "controller": 149})));
     // SOURCES.md: three pairs of objects share a uid, one Pod points at an
     // earlier Job of the same name. (Its two GKE ingress finalizers are
     // known: GKE's built-in controllers.)
@@ -73,7 +80,7 @@ fn argo_rollouts() {
 #[test]
 fn troubleshoot_support_bundles() {
     let (code, s, f) = summary("troubleshoot-k3s-supportbundle-baseline.yaml");
-    assert_eq!(counts(&s), (375, 252, json!({"owns": 21, "contains": 215, "defines": 16})));
+    assert_eq!(counts(&s), (375, 263, json!({"owns": 21, "contains": 215, "defines": 16, "controller": 11})));
     // Its finalizers are k3s's own controllers' (helm-controller, the node
     // controller): known, no TD011.
     assert_eq!(rules(&f), Vec::<&str>::new());
@@ -83,7 +90,7 @@ fn troubleshoot_support_bundles() {
     // from their shape, each with a note (TD014), and define 15 custom
     // resources of the dump; the DaemonSet was not collected, so one Pod's
     // owner dangles (TD003).
-    assert_eq!(counts(&s), (210, 93, json!({"owns": 13, "contains": 65, "defines": 15})));
+    assert_eq!(counts(&s), (210, 105, json!({"owns": 13, "contains": 65, "defines": 15, "controller": 12})));
     assert_eq!(s["notes"], 12);
     let mut r = rules(&f);
     r.sort();
@@ -128,7 +135,7 @@ fn every_real_world_dump_plans_without_skipping() {
 #[test]
 fn must_gather_of_one_namespace() {
     let (code, s, f) = summary("redhatqe-must-gather-kube-system.yaml");
-    assert_eq!(counts(&s), (22, 30, json!({"owns": 9, "contains": 21})));
+    assert_eq!(counts(&s), (22, 31, json!({"owns": 9, "contains": 21, "controller": 1})));
     // The cluster-scoped Network/cluster owner is not in a one-namespace dump.
     assert_eq!(f, vec![("TD003".to_string(), 6101)]);
     assert_eq!(code, 0);

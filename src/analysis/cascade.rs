@@ -1,7 +1,11 @@
 //! Cascade (CONTRACT §5): which objects a deletion takes with it.
 //!
 //! Starting from the targets, deletion follows ownership: a Namespace takes
-//! its objects, a CRD its custom resources, an owner its dependents. With
+//! its objects, a CRD its custom resources, an owner its dependents; and
+//! the cascades Kubernetes controllers perform outside ownerReferences
+//! ([`crate::model::ControllerEdge`]: a Service its Endpoints, a Node its
+//! Pods, a claim its volume when the volume's reclaim policy is `Delete`),
+//! whatever the propagation policy — the cluster does them. With
 //! `--multi-owner all` a dependent goes only when no *solid* owner remains
 //! (one that exists, is not being deleted, has the referenced uid and is in
 //! the dependent's namespace or cluster-scoped); with `any` it goes with the
@@ -93,6 +97,11 @@ pub enum Garbage {
     Tracker,
     /// A component revision no active tracker uses.
     UnusedRevision,
+    /// A PersistentVolume with reclaim policy `Delete` whose claim is gone:
+    /// its `claimRef` names a claim of another uid (an earlier claim of
+    /// that name), or, with `--closed-world`, one the snapshot lacks. The
+    /// volume controller deletes it. (`replaced`: the first case.)
+    VolumeReleased { replaced: bool },
 }
 
 /// Why an object is in the deletion set.
@@ -129,6 +138,9 @@ pub enum KeptBy {
     /// the snapshot lacks; the cluster may still have it. (The owner's
     /// reference is the plan's `absent_owners[k]`.)
     OwnerNotInSnapshot(u32),
+    /// `--gc` without `--closed-world`: the claim a volume's `claimRef`
+    /// names is not in the snapshot; the cluster may still have it.
+    ClaimNotInSnapshot,
     /// `--prune`: NEW still declares it.
     DeclaredInNew,
     /// `--prune`: a Namespace or CRD that holds this many objects NEW declares.
@@ -145,6 +157,9 @@ pub enum KeptBy {
     /// Crossplane: this Usage refuses its deletion; `by`, what uses it,
     /// stays (or the Usage names none).
     InUse { usage: ObjId, by: Option<ObjId> },
+    /// A volume whose claim (this relation's) is deleted, and whose reclaim
+    /// policy keeps it.
+    Reclaim(u32),
 }
 /// Why the collector keeps a resource a tracker manages.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -226,6 +241,38 @@ pub fn gc_seeds(objects: &[Object], rels: &[Relation], graph: &Graph) -> Vec<(Ob
     seeds
 }
 
+/// Volumes the volume controller would delete now (`--gc`): reclaim policy
+/// `Delete`, a `claimRef` (namespace and name), and that claim gone — the
+/// claim of that name has another uid than the `claimRef`'s (the claim it
+/// was bound to was deleted, and one of the same name made since), or the
+/// snapshot has no claim of that name (which, without `--closed-world`,
+/// the cluster may still have: the plan spares those).
+pub fn released_volumes(objects: &[Object]) -> Vec<(ObjId, Garbage)> {
+    use crate::model::kube::Reclaim;
+    let core = |o: &Object, kind: &str| o.is_kubernetes() && o.group.is_empty() && &*o.kind == kind;
+    let claims: rustc_hash::FxHashMap<(&str, &str), Option<&str>> = objects
+        .iter()
+        .filter(|o| core(o, "PersistentVolumeClaim"))
+        .map(|o| ((o.namespace.as_deref().unwrap_or(""), &*o.name), o.uid.as_deref()))
+        .collect();
+    let mut out = Vec::new();
+    for (i, o) in objects.iter().enumerate() {
+        let Some(f) = o.facts.as_deref().filter(|_| core(o, "PersistentVolume")) else { continue };
+        let Some((ns, name)) = &f.claim_ref else { continue };
+        if Reclaim::of(f.reclaim_policy.as_deref()) != Reclaim::Delete || o.deletion_timestamp.is_some() {
+            continue;
+        }
+        let (gone, replaced) = match claims.get(&(&**ns, &**name)) {
+            Some(uid) => (matches!((uid, f.claim_uid.as_deref()), (Some(a), Some(b)) if *a != b), true),
+            None => (true, false),
+        };
+        if gone {
+            out.push((ObjId(i as u32), Garbage::VolumeReleased { replaced }));
+        }
+    }
+    out
+}
+
 /// Everything goes (`--all`), but what `spare` keeps: nothing to cascade
 /// or orphan.
 pub fn everything(mut cause: Vec<Option<Cause>>, spare: &[Option<KeptBy>]) -> Cascade {
@@ -239,9 +286,16 @@ pub fn everything(mut cause: Vec<Option<Cause>>, spare: &[Option<KeptBy>]) -> Ca
     Cascade { cause, kept, orphaned: Vec::new() }
 }
 
+/// Is it spared as a namespace the API server refuses to delete? (The
+/// only reason to spare that a controller's cascade heeds: the others say
+/// what the plan would not delete, not what the cluster does.)
+fn protected(spare: Option<KeptBy>) -> bool {
+    matches!(spare, Some(KeptBy::Protected { .. }))
+}
+
 /// The deletion set from `seeds`, following ownership. An object `spare`
 /// names never enters it: it is kept, with that reason, and nothing
-/// cascades from it.
+/// cascades from it — unless a controller's cascade takes it.
 pub fn cascade(
     objects: &[Object],
     rels: &[Relation],
@@ -266,8 +320,16 @@ pub fn cascade(
     let owning = |r: &Relation| matches!(r.kind, RelKind::Owns | RelKind::Manages);
     // Live solid owners of each object (owners not being deleted).
     let mut alive = vec![0u32; n];
-    for r in rels.iter().filter(|r| owning(r) && live_owner(r)) {
-        alive[r.to.index()] += 1;
+    // Objects whose deletion makes a controller delete what points at them
+    // (a Service, a bound claim): their incoming edges are looked at too.
+    let mut takes_back = vec![false; n];
+    for r in rels {
+        if owning(r) && live_owner(r) {
+            alive[r.to.index()] += 1;
+        }
+        if r.kind.controller().is_some_and(|e| e.taken_by_to()) {
+            takes_back[r.to.index()] = true;
+        }
     }
     let mut reached = vec![false; n];
     let mut target = vec![false; n];
@@ -285,6 +347,7 @@ pub fn cascade(
         }
     }
     let mut buf = Vec::new();
+    let mut back = Vec::new();
     let mut done: Vec<Option<u32>> = vec![None; n];
     let mut released: Vec<Option<KeptBy>> = vec![None; n];
     while let Some(d) = queue.pop_front() {
@@ -298,6 +361,24 @@ pub fn cascade(
                 }
             }
             continue;
+        }
+        if takes_back[d.index()] {
+            // What a controller deletes once `d` is gone: Endpoints of a
+            // Service, a claim's volume (or, kept by its reclaim policy,
+            // reached only).
+            graph.dependencies_into(d, &mut back);
+            for &ri in &back {
+                let r = &rels[ri as usize];
+                let Some(e) = r.kind.controller().filter(|e| e.taken_by_to()) else { continue };
+                let c = r.from;
+                reached[c.index()] = true;
+                if !e.cascades() {
+                    released[c.index()].get_or_insert(KeptBy::Reclaim(ri));
+                } else if cause[c.index()].is_none() && !protected(spare[c.index()]) {
+                    cause[c.index()] = Some(Cause::Relation(ri));
+                    queue.push_back(c);
+                }
+            }
         }
         graph.dependents_into(d, &mut buf);
         for &ri in &buf {
@@ -316,6 +397,20 @@ pub fn cascade(
                 | RelKind::ComponentOrder
                 | RelKind::Rule(_)
                 | RelKind::Tool(_) => continue,
+                // Followed from the other end (above).
+                RelKind::Controller(e) if e.taken_by_to() => continue,
+                // A controller's cascade (the pod garbage collector takes a
+                // Node's Pods) happens whatever the propagation policy and
+                // other owners, and whatever the plan would spare: the
+                // cluster does it.
+                RelKind::Controller(_) => {
+                    reached[c.index()] = true;
+                    if cause[c.index()].is_none() && !protected(spare[c.index()]) {
+                        cause[c.index()] = Some(Cause::Relation(ri));
+                        queue.push_back(c);
+                    }
+                    continue;
+                }
                 // A Namespace's and a CRD's contents go with them, whatever
                 // the propagation policy.
                 RelKind::Contains | RelKind::Defines => {}
@@ -357,7 +452,7 @@ pub fn cascade(
     // Reached but kept: name what keeps each one.
     let mut kept = Vec::new();
     for i in 0..n {
-        if spared[i] {
+        if spared[i] && cause[i].is_none() {
             if let Some(by) = spare[i] {
                 kept.push((ObjId(i as u32), by));
             }

@@ -1,5 +1,6 @@
 //! `teardown check`: the rules of CONTRACT §6 over a loaded snapshot.
 
+use super::candidates::{Candidates, Found, How};
 use super::cycles::{self, Cycle};
 use crate::findings::{Finding, Rule, RuleSet, Severity, SeverityPolicy};
 use crate::graph::Graph;
@@ -288,18 +289,59 @@ fn finalizers(s: &Snapshot, options: &CheckOptions, out: &mut Vec<Finding>) {
             || distribution_finalizer(f).is_some()
             || options.known_finalizers.iter().any(|k| k == f)
     };
+    // The workloads that can serve a finalizer, indexed on first need.
+    let mut candidates: Option<Candidates> = None;
     for o in &s.objects {
         let own = o.origin.collector.finalizers;
         for f in o.finalizers.iter().filter(|f| !known(f) && !own.contains(&&***f)) {
+            let index = candidates.get_or_insert_with(|| Candidates::new(&s.objects, &s.resolved.relations));
+            let mut help = format!(
+                "name the controller that removes it: --finalizer-controller {f}=KIND/NAMESPACE/NAME, or {f}=external if it runs outside the snapshot"
+            );
+            if let Some(found) = o.is_kubernetes().then(|| index.of(f, o)).flatten() {
+                let index = &*index;
+                help.push_str(&candidates_help(index, f, &found));
+            }
             out.push(
                 Finding::new(Rule::Td011, format!("{}: finalizer {f} has no known controller", o.reference()))
                     .at(anchor::finalizer(&s.sources, o, f), "deletion waits for this finalizer")
                     .refs([o.reference()])
-                    .help(format!(
-                        "name the controller that removes it: --finalizer-controller {f}=KIND/NAMESPACE/NAME, or {f}=external if it runs outside the snapshot"
-                    )),
+                    .help(help),
             );
         }
+    }
+}
+
+/// TD011's candidates, as the rest of its help: each a ready flag.
+fn candidates_help(index: &Candidates, f: &str, found: &Found) -> String {
+    let groups = found.groups.iter().map(|g| &**g).collect::<Vec<_>>().join(", ");
+    let of = match found.groups.len() {
+        1 => "the CRD group of its domain",
+        _ => "the CRD groups of its domain",
+    };
+    let flags = found
+        .workloads
+        .iter()
+        .map(|&w| format!("--finalizer-controller {f}={}", index.reference(w)))
+        .collect::<Vec<_>>()
+        .join(" or ");
+    let more = match found.more {
+        0 => String::new(),
+        n => format!(" (and {n} more)"),
+    };
+    match (found.how, found.workloads.is_empty()) {
+        (_, true) => format!(
+            "; no workload of the snapshot is granted update on {groups} ({of}), nor named after it"
+        ),
+        (How::Granted, false) => {
+            format!("; workloads granted update on {groups} ({of}) by RBAC of the snapshot: {flags}{more}")
+        }
+        (How::ByName, false) => format!(
+            "; no RBAC of the snapshot names {groups} ({of}); workloads named after its domain: {flags}{more}"
+        ),
+        (How::GrantedAll, false) => format!(
+            "; no RBAC of the snapshot names {groups} ({of}) and no workload is named after it; workloads granted update on every group (`*`): {flags}{more}"
+        ),
     }
 }
 
@@ -318,7 +360,8 @@ pub fn describe_cycle(s: &Snapshot, c: &Cycle) -> String {
             | RelKind::Finalizer
             | RelKind::ComponentOrder
             | RelKind::Rule(_)
-            | RelKind::Tool(_) => "goes after",
+            | RelKind::Tool(_)
+            | RelKind::Controller(_) => "goes after",
         };
         text.push_str(&format!(" {verb} {}", reference(s, next)));
     }
@@ -349,7 +392,8 @@ pub fn cycle_finding(s: &Snapshot, c: &Cycle, rule: Rule) -> Finding {
             | RelKind::Finalizer
             | RelKind::ComponentOrder
             | RelKind::Rule(_)
-            | RelKind::Tool(_) => "goes before",
+            | RelKind::Tool(_)
+            | RelKind::Controller(_) => "goes before",
         };
         let (a, b) = (&s.objects[rel.to.index()], &s.objects[rel.from.index()]);
         (anchor::relation(&s.sources, &s.objects, rel), format!("{} {verb} {}", a.short(), b.short()))
@@ -394,7 +438,7 @@ fn conflicts(s: &Snapshot, graph: &Graph, out: &mut Vec<Finding>) {
     // A conflict needs a cycle that mixes ownership and destruction
     // dependencies; most snapshots have none, and then there is nothing to order.
     let rels = &s.resolved.relations;
-    let orders = |r: &crate::model::Relation| r.kind.is_destruction() || r.link == Link::Solid;
+    let orders = |r: &crate::model::Relation| r.kind.orders() && (r.kind.is_destruction() || r.link == Link::Solid);
     let csr = super::scc::Csr::from_edges(
         graph.g.node_count(),
         rels.iter().filter(|r| orders(r)).map(|r| (r.from.0, r.to.0)),

@@ -1,5 +1,6 @@
 //! Analyses over a loaded snapshot. They compute data; they never print.
 
+pub mod candidates;
 pub mod cascade;
 pub mod check;
 pub mod cycles;

@@ -187,8 +187,9 @@ pub fn order(input: &Input) -> Result<Order, OwnershipCycle> {
     };
     let mut edges = Vec::with_capacity(rels.len());
     for (ri, r) in rels.iter().enumerate() {
-        // An owner link Kubernetes ignores (TD004–TD006) orders nothing.
-        if r.kind.is_ownership() && r.link != Link::Solid {
+        // An owner link Kubernetes ignores (TD004–TD006) orders nothing,
+        // nor does a released volume's binding (`RelKind::orders`).
+        if (r.kind.is_ownership() && r.link != Link::Solid) || !r.kind.orders() {
             continue;
         }
         let ruled = r.kind.rule();
@@ -795,8 +796,12 @@ pub fn conflict_message(refs: &[String], relaxed: &Relation, because: Option<&Re
         Some(d) => {
             let (a, b) = (&refs[d.from.index()], &refs[d.to.index()]);
             let through = if owner == b { String::new() } else { format!(" through {owner}") };
+            let what = match d.kind.controller() {
+                Some(e) => format!("the {}'s cascade", e.component()),
+                None => String::from("a destruction dependency"),
+            };
             format!(
-                "ordering conflict: {a} is destroyed after {b} (a destruction dependency), but {b} {how} it{through}; the ownership edge {owner} {how} {owned} is relaxed"
+                "ordering conflict: {a} is destroyed after {b} ({what}), but {b} {how} it{through}; the ownership edge {owner} {how} {owned} is relaxed"
             )
         }
         None => format!(

@@ -20,14 +20,18 @@
 //! finalizer; `background` removes the owner at once and the collector
 //! deletes the dependents that have no other solid owner left; `orphan` adds
 //! `orphan`, removes the owner reference from the dependents, then the
-//! finalizer.
+//! finalizer. Once an object is gone, the controllers that act outside
+//! ownerReferences delete what it takes (`ControllerEdge`): the endpoints
+//! controller a Service's Endpoints, the pod garbage collector a Node's
+//! Pods, the volume controller a claim's volume (reclaim policy `Delete`),
+//! whatever the propagation policy.
 //!
 //! Rounds count API round-trips along the longest causal chain: the user's
 //! DELETE is round 1, and each call made in answer to an event of round r
 //! is in round r + 1. It predicts how long the cascade takes.
 
 use super::cascade::CascadeMode;
-use crate::model::{Link, ObjId, Object, RelKind, Relation, Str};
+use crate::model::{ControllerEdge, Link, ObjId, Object, RelKind, Relation, Str};
 use std::collections::VecDeque;
 
 /// Whose workflow is replayed.
@@ -60,6 +64,10 @@ pub enum Actor {
     Collector,
     /// The controller that owns this finalizer (outside the snapshot).
     Controller(Name),
+    /// A Kubernetes controller that deletes what a deleted object takes
+    /// outside ownerReferences (the endpoints controller, the pod garbage
+    /// collector, the volume controller).
+    Kube(ControllerEdge),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -209,6 +217,9 @@ struct World<'a> {
     contents: Vec<Vec<ObjId>>,
     containers: Vec<Vec<ObjId>>,
     content_finalizer: Vec<Option<&'static str>>,
+    /// Kubernetes: what a controller deletes once the object is gone
+    /// (outside ownerReferences), in reference order.
+    takes: Vec<Vec<(ObjId, ControllerEdge)>>,
     queued: Vec<bool>,
     sim: Simulation,
     round: u32,
@@ -224,7 +235,15 @@ pub fn simulate(input: &Input) -> Simulation {
     let mut contents = vec![Vec::new(); n];
     let mut containers = vec![Vec::new(); n];
     let mut content_finalizer = vec![None; n];
+    let mut takes = vec![Vec::new(); n];
     for r in input.relations {
+        if let (Some(e), Some((by, taken)), Controller::Kubernetes) =
+            (r.kind.controller(), r.reaches(), input.controller)
+        {
+            if e.cascades() && by != taken {
+                takes[by.index()].push((taken, e));
+            }
+        }
         if r.kind == RelKind::Owns && r.link == Link::Solid && r.from != r.to {
             owners[r.to.index()].push(r.from);
             dependents[r.from.index()].push(r.to);
@@ -240,6 +259,10 @@ pub fn simulate(input: &Input) -> Simulation {
     }
     for c in contents.iter_mut() {
         c.sort_by_key(|d| input.rank[d.index()]);
+    }
+    for t in takes.iter_mut() {
+        t.sort_by_key(|(d, _)| input.rank[d.index()]);
+        t.dedup();
     }
     let mut finalizers: Vec<Vec<Str>> = objects.iter().map(|o| o.finalizers.to_vec()).collect();
     // A Namespace and a CRD carry their controller's finalizer from the start.
@@ -278,6 +301,7 @@ pub fn simulate(input: &Input) -> Simulation {
         contents,
         containers,
         content_finalizer,
+        takes,
         queued: vec![false; n],
         sim: Simulation {
             controller: input.controller,
@@ -296,8 +320,9 @@ pub fn simulate(input: &Input) -> Simulation {
         next: VecDeque::new(),
     };
     // About a dozen entries an object the deletion reaches.
-    let next_of: Vec<Vec<ObjId>> =
-        w.dependents.iter().zip(&w.contents).map(|(d, c)| d.iter().chain(c).copied().collect()).collect();
+    let next_of: Vec<Vec<ObjId>> = (0..n)
+        .map(|i| w.dependents[i].iter().chain(&w.contents[i]).copied().chain(w.takes[i].iter().map(|t| t.0)).collect())
+        .collect();
     let reach = reachable(&next_of, input.targets);
     drop(next_of);
     // About a dozen entries an object the deletion reaches.
@@ -332,7 +357,8 @@ pub fn simulate(input: &Input) -> Simulation {
     w.sim
 }
 
-/// The objects the targets reach through ownership.
+/// The objects the targets reach through ownership (and the cascades of
+/// controllers).
 fn reachable(dependents: &[Vec<ObjId>], targets: &[ObjId]) -> Vec<bool> {
     let mut seen = vec![false; dependents.len()];
     let mut stack = targets.to_vec();
@@ -538,6 +564,12 @@ impl World<'_> {
             } else if self.collector_acts(owner) {
                 // Kubernetes' collector has the owner in its graph.
                 self.queue(owner, true);
+            }
+        }
+        // What a controller deletes once this object is gone.
+        for (c, e) in self.takes[id.index()].clone() {
+            if !self.deleted[c.index()] && !self.gone[c.index()] {
+                self.next.push_back(Task::Delete { object: c, by: Actor::Kube(e), policy: CascadeMode::Background });
             }
         }
         if !self.krake() {

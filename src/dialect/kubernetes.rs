@@ -530,6 +530,10 @@ pub struct LenientSpec {
     pub of: LenientUsageRef,
     pub by: LenientUsageRef,
     pub reason: Option<Str>,
+    /// A Pod's `nodeName`.
+    pub node_name: Option<Str>,
+    /// A PersistentVolume's `persistentVolumeReclaimPolicy`.
+    pub reclaim_policy: Option<Str>,
 }
 
 /// A lenient map with these keys, each read as its own lenient type; any
@@ -676,6 +680,7 @@ lenient_map!(
     LenientClaimRef {
         "namespace" => namespace: LenientStr,
         "name" => name: LenientStr,
+        "uid" => uid: LenientStr,
     }
 );
 
@@ -720,6 +725,26 @@ lenient_map!(
         "resourceRef" => resource_ref: LenientResourceRef,
     }
 );
+
+lenient_map!(
+    /// A rule of a Role or ClusterRole: what it allows on which groups.
+    LenientPolicyRule {
+        "apiGroups" => api_groups: LenientList<LenientStr>,
+        "resources" => resources: LenientList<LenientStr>,
+        "verbs" => verbs: LenientList<LenientStr>,
+    }
+);
+
+impl LenientPolicyRule {
+    /// Does it allow changing an object's metadata (its finalizers):
+    /// `update`, `patch` or `*` on some resource that is not a subresource
+    /// (a status update leaves the finalizers as they are)?
+    fn updates(&self) -> bool {
+        let said =
+            |l: &LenientList<LenientStr>, f: &dyn Fn(&str) -> bool| l.0.iter().any(|s| s.0.as_deref().is_some_and(f));
+        said(&self.verbs, &|v| matches!(v, "update" | "patch" | "*")) && said(&self.resources, &|r| !r.contains('/'))
+    }
+}
 
 /// A list of lenient items (anything but a list reads as none).
 #[derive(Clone, Debug)]
@@ -797,6 +822,8 @@ impl<'de> Deserialize<'de> for LenientSpec {
                         "of" => spec.of = map.next_value()?,
                         "by" => spec.by = map.next_value()?,
                         "reason" => spec.reason = map.next_value::<LenientStr>()?.0,
+                        "nodeName" => spec.node_name = map.next_value::<LenientStr>()?.0,
+                        "persistentVolumeReclaimPolicy" => spec.reclaim_policy = map.next_value::<LenientStr>()?.0,
                         _ => {
                             map.next_value::<IgnoredAny>()?;
                         }
@@ -896,6 +923,9 @@ pub struct RawObject {
     /// A webhook configuration's webhooks (the Services they call).
     #[serde(default)]
     pub webhooks: LenientList<LenientWebhook>,
+    /// A Role's or ClusterRole's `rules` (what it allows: TD011's candidates).
+    #[serde(default)]
+    pub rules: LenientList<LenientPolicyRule>,
 }
 
 /// What a `List` tells its items: typed lists (`PodList`) may leave out the
@@ -1085,7 +1115,12 @@ pub fn convert(
         &kind,
         namespace.as_ref(),
         &mut raw.spec,
-        Wire { subjects: &mut raw.subjects, role_ref: &mut raw.role_ref, webhooks: &mut raw.webhooks },
+        Wire {
+            subjects: &mut raw.subjects,
+            role_ref: &mut raw.role_ref,
+            webhooks: &mut raw.webhooks,
+            rules: &mut raw.rules,
+        },
         tools,
     );
 
@@ -1128,6 +1163,7 @@ struct Wire<'a> {
     subjects: &'a mut LenientSubjects,
     role_ref: &'a mut LenientRoleRef,
     webhooks: &'a mut LenientList<LenientWebhook>,
+    rules: &'a mut LenientList<LenientPolicyRule>,
 }
 
 /// What the default ordering rules read of an object of a kind they look
@@ -1140,8 +1176,8 @@ fn facts(
     wire: Wire,
     tools: crate::model::kube::Tools,
 ) -> Option<Box<Facts>> {
-    use crate::model::kube::{calls_services, is_binding, pod_spec_at, PodSpecAt, FLUX_DEPENDENT_KINDS};
-    let Wire { subjects, role_ref, webhooks } = wire;
+    use crate::model::kube::{calls_services, is_binding, is_role, pod_spec_at, PodSpecAt, FLUX_DEPENDENT_KINDS};
+    let Wire { subjects, role_ref, webhooks, rules } = wire;
     let mut f = Facts { tools, ..Facts::default() };
     if let Some(at) = pod_spec_at(group, kind) {
         let template = match at {
@@ -1157,8 +1193,12 @@ fn facts(
             None => std::mem::take(&mut spec.pod),
         };
         f.service_account = pod.account().map(|s| intern(&s));
+        if at == PodSpecAt::Pod {
+            f.node_name = spec.node_name.take().filter(|s| !s.is_empty()).map(|s| intern(&s));
+        }
     } else if group.is_empty() && kind == "Service" {
         f.selector = std::mem::take(&mut spec.selector).0.unwrap_or_default().into();
+        f.selects = !f.selector.is_empty();
     } else if calls_services(group, kind) {
         let mut calls: Vec<ServiceCall> = Vec::new();
         let mut call = |service: LenientServiceRef, fails_closed: bool| {
@@ -1190,6 +1230,8 @@ fn facts(
             (Some(ns), Some(name)) if !ns.is_empty() && !name.is_empty() => Some((intern(&ns), name)),
             _ => None,
         };
+        f.claim_uid = claim.uid.0.filter(|u| !u.is_empty() && f.claim_ref.is_some());
+        f.reclaim_policy = spec.reclaim_policy.take().map(|s| intern(&s));
         f.storage_class = spec.storage_class_name.take().filter(|s| !s.is_empty()).map(|s| intern(&s));
     } else if is_binding(group, kind) {
         let role = std::mem::take(role_ref);
@@ -1213,6 +1255,17 @@ fn facts(
                 Some((intern(&ns), name))
             })
             .collect();
+    } else if is_role(group, kind) {
+        let mut groups: Vec<Str> = std::mem::take(rules)
+            .0
+            .into_iter()
+            .filter(LenientPolicyRule::updates)
+            .flat_map(|r| r.api_groups.0.into_iter().filter_map(|g| g.0))
+            .map(|g| intern(&g))
+            .collect();
+        groups.sort_unstable();
+        groups.dedup();
+        f.updates_groups = groups.into();
     } else if FLUX_DEPENDENT_KINDS.contains(&(group, kind)) {
         // An item without a namespace names one in the object's own.
         let own = namespace.cloned().unwrap_or_else(|| intern("default"));
@@ -1406,6 +1459,40 @@ mod tests {
         // Wrong types where the rules look read as nothing; the object loads.
         assert!(facts_of("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d, namespace: gk}\nspec:\n  template:\n    metadata: 3\n").is_none());
         assert!(facts_of("apiVersion: admissionregistration.k8s.io/v1\nkind: MutatingWebhookConfiguration\nmetadata: {name: m}\nwebhooks: {a: 1}\n").is_none());
+    }
+
+    fn facts_or_default(text: &str) -> Facts {
+        let raw: RawObject = serde_yaml::from_str(text).unwrap();
+        let span = Span::new(crate::input::FileId(0), 0..text.len());
+        *convert(raw, span, text, ListContext::default(), &mut Vec::new()).unwrap().facts.unwrap_or_default()
+    }
+
+    #[test]
+    fn what_the_controller_cascades_and_td011_read() {
+        let f = facts_or_default("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {nodeName: n1}\n");
+        assert_eq!(f.node_name.as_deref(), Some("n1"));
+        let f = facts_or_default("apiVersion: v1\nkind: Service\nmetadata: {name: s}\nspec: {selector: {app: web}}\n");
+        assert!(f.selects);
+        // An empty selector, or one of the wrong shape, selects nothing.
+        assert_eq!(
+            facts_or_default("apiVersion: v1\nkind: Service\nmetadata: {name: s}\nspec: {selector: {}}\n"),
+            Facts::default()
+        );
+        assert!(
+            !facts_or_default("apiVersion: v1\nkind: Service\nmetadata: {name: s}\nspec: {selector: [1]}\n").selects
+        );
+        let f = facts_or_default("apiVersion: v1\nkind: PersistentVolume\nmetadata: {name: v}\nspec:\n  persistentVolumeReclaimPolicy: Delete\n  claimRef: {namespace: a, name: c, uid: u1}\n");
+        assert_eq!((f.reclaim_policy.as_deref(), f.claim_uid.as_deref()), (Some("Delete"), Some("u1")));
+        let f = facts_or_default("apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: r}\nrules:\n- {apiGroups: [b.io, a.io], resources: [things], verbs: [get, patch]}\n- {apiGroups: [c.io], resources: [things/status], verbs: [update]}\n- {apiGroups: [d.io], resources: [things], verbs: [get]}\n- {apiGroups: ['*'], resources: ['*'], verbs: ['*']}\n- {apiGroups: 3, verbs: [update]}\n- 7\n");
+        let groups: Vec<&str> = f.updates_groups.iter().map(|g| &**g).collect();
+        assert_eq!(groups, ["*", "a.io", "b.io"], "a subresource or a read does not count");
+        // Rules of the wrong shape read as none; the object still loads.
+        assert_eq!(
+            facts_or_default(
+                "apiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata: {name: r}\nrules: {a: 1}\n"
+            ),
+            Facts::default()
+        );
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! finalizer is written: the spans findings and explanations point at.
 
 use super::tracking::{DependsHow, Tracking};
-use super::{DepTarget, Identity, ObjId, Object, RelKind, Relation};
+use super::{ControllerEdge, DepTarget, Identity, ObjId, Object, RelKind, Relation};
 use crate::input::locate;
 use crate::input::{Sources, Span};
 
@@ -84,7 +84,27 @@ pub fn relation(sources: &Sources, objects: &[Object], r: &Relation) -> Span {
         RelKind::ComponentOrder => component_dependency(sources, o, r.decl),
         // A default rule reads fields the anchor does not point into.
         RelKind::Rule(_) | RelKind::Tool(_) => object(sources, o),
+        RelKind::Controller(e) => controlled(sources, objects, o, e, r),
     }
+}
+
+/// What binds the ends of a controller's cascade, where `o` writes it: a
+/// Pod's `nodeName`, a volume's `claimRef` or a claim's `volumeName`; the
+/// Endpoints' name (the same as its Service's).
+fn controlled(sources: &Sources, objects: &[Object], o: &Object, e: ControllerEdge, r: &Relation) -> Span {
+    let text = &sources.get(o.span.file).text;
+    let range = o.span.range();
+    let found = match e {
+        ControllerEdge::ServiceEndpoints => return object(sources, o),
+        ControllerEdge::NodePods => locate::value_after(text, range, &["nodeName"], &objects[r.from.index()].name),
+        ControllerEdge::ReclaimDelete | ControllerEdge::Released if &*o.kind == "PersistentVolume" => {
+            locate::value_after(text, range, &["claimRef"], &objects[r.to.index()].name)
+        }
+        ControllerEdge::ReclaimDelete | ControllerEdge::Released => {
+            locate::value_after(text, range, &["volumeName"], &objects[r.from.index()].name)
+        }
+    };
+    span(o, found, sources)
 }
 
 /// What a tracker declares it manages: entry `j` of its list, or (`u32::MAX`)

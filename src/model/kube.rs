@@ -439,6 +439,19 @@ pub struct Facts {
     /// a CronJob's `spec.jobTemplate.spec.template.metadata.labels`), as
     /// written; empty when not a map of strings.
     pub template_labels: Box<[(Str, Str)]>,
+    /// A Service's `spec.selector` has an entry: the endpoints controller
+    /// writes the Endpoints of its name (none for a Service without one).
+    pub selects: bool,
+    /// A Pod's `spec.nodeName`: the Node it is bound to.
+    pub node_name: Option<Str>,
+    /// A PersistentVolume's `spec.persistentVolumeReclaimPolicy`, as written.
+    pub reclaim_policy: Option<Str>,
+    /// The uid in a PersistentVolume's `spec.claimRef`, if written.
+    pub claim_uid: Option<Str>,
+    /// A Role's or ClusterRole's `rules`: the API groups (`*` for all) on
+    /// whose resources it allows `update`, `patch` or `*` — what removing
+    /// a finalizer takes (TD011's candidates). Sorted, without repeats.
+    pub updates_groups: Box<[Str]>,
 }
 
 /// A Service that a webhook configuration or an APIService sends requests to.
@@ -704,6 +717,55 @@ pub fn pod_spec_at(group: &str, kind: &str) -> Option<PodSpecAt> {
 
 /// The RBAC group.
 pub const RBAC: &str = "rbac.authorization.k8s.io";
+
+/// Is it a Role or ClusterRole?
+pub fn is_role(group: &str, kind: &str) -> bool {
+    group == RBAC && matches!(kind, "Role" | "ClusterRole")
+}
+
+/// What a PersistentVolume's claim's deletion does to it: its
+/// `persistentVolumeReclaimPolicy`. Not written is `Retain`: the API
+/// server's default for a volume created directly (`SetDefaults_PersistentVolume`;
+/// the API reference: "Retain (default for manually created
+/// PersistentVolumes), Delete (default for dynamically provisioned
+/// PersistentVolumes), and Recycle (deprecated)"). A provisioner writes
+/// the policy of its StorageClass, so a dump always has it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Reclaim {
+    /// The volume controller deletes the volume (and its storage).
+    Delete,
+    /// The volume is released and stays, with its data.
+    Retain,
+    /// Not written: `Retain`.
+    RetainByDefault,
+    /// The volume is scrubbed and made available again; it stays.
+    Recycle,
+    /// A value Kubernetes does not accept (the API server refuses such a
+    /// volume): taken as keeping it, never as deleting it.
+    Unknown,
+}
+
+impl Reclaim {
+    pub fn of(policy: Option<&str>) -> Reclaim {
+        match policy {
+            None | Some("") => Reclaim::RetainByDefault,
+            Some("Delete") => Reclaim::Delete,
+            Some("Retain") => Reclaim::Retain,
+            Some("Recycle") => Reclaim::Recycle,
+            Some(_) => Reclaim::Unknown,
+        }
+    }
+
+    pub fn id(self) -> &'static str {
+        match self {
+            Reclaim::Delete => "delete",
+            Reclaim::Retain => "retain",
+            Reclaim::RetainByDefault => "retain-by-default",
+            Reclaim::Recycle => "recycle",
+            Reclaim::Unknown => "unknown",
+        }
+    }
+}
 
 /// Is it a RoleBinding or ClusterRoleBinding?
 pub fn is_binding(group: &str, kind: &str) -> bool {

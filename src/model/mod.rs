@@ -473,6 +473,10 @@ pub enum RelKind {
     /// waves, kapp change rules, Flux `dependsOn`, Crossplane Usages): a
     /// destruction dependency, hard like depends-on. Never cascades.
     Tool(ToolEdge),
+    /// A cascade a Kubernetes controller performs outside ownerReferences
+    /// (see [`ControllerEdge`]): hard, followed whatever `--cascade` says,
+    /// never turned off by `--no-default-rules`.
+    Controller(ControllerEdge),
 }
 
 /// Another tool's ordering metadata as a destruction dependency of `plan`
@@ -566,6 +570,75 @@ pub enum HubEnd {
     To,
     /// `from` stands for the hub: `to` goes before every object of its group.
     From,
+}
+
+/// A cascade that a Kubernetes controller performs outside ownerReferences:
+/// what the cluster really does when one object is deleted, so part of
+/// what a deletion takes whatever the propagation policy (a plan that says
+/// "kept" for something a controller deletes is wrong). Each relation's
+/// `from` goes after its `to`, as in every relation; which end's deletion
+/// takes the other is [`ControllerEdge::taken_by_to`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ControllerEdge {
+    /// `from` Endpoints, `to` the Service of its namespace and name: the
+    /// endpoints controller deletes the Endpoints once the Service is gone
+    /// (kubernetes/kubernetes, `pkg/controller/endpoint`, `syncService`:
+    /// a Service not found deletes the Endpoints of its name). The
+    /// Endpoints go after the Service: deleted first, the controller
+    /// would write them again while the Service still selects Pods.
+    ServiceEndpoints,
+    /// `from` a Node, `to` a Pod bound to it (`spec.nodeName`): the pod
+    /// garbage collector deletes the Pods of a Node that is gone
+    /// (`pkg/controller/podgc`, `gcOrphaned`). The Pods go first, as
+    /// `kubectl drain` evicts them before the Node is deleted: deleted
+    /// after it, they would be force-deleted, without their grace period.
+    NodePods,
+    /// `from` a PersistentVolume whose `persistentVolumeReclaimPolicy` is
+    /// `Delete`, `to` the claim bound to it: the volume controller deletes
+    /// the volume once its claim is gone (`pkg/controller/volume/persistentvolume`,
+    /// `reclaimVolume`). The volume goes after its claim, as the storage
+    /// rule orders it: until the claim is gone, `kubernetes.io/pv-protection`
+    /// holds it.
+    ReclaimDelete,
+    /// `from` a PersistentVolume whose policy keeps it (`Retain`, `Recycle`,
+    /// not written: `Retain`), `to` the claim bound to it: deleting the
+    /// claim releases the volume and leaves it. Neither cascades nor
+    /// orders (the storage rule orders the pair): it says why the plan
+    /// keeps the volume.
+    Released,
+}
+
+impl ControllerEdge {
+    pub fn id(self) -> &'static str {
+        match self {
+            ControllerEdge::ServiceEndpoints => "service-endpoints",
+            ControllerEdge::NodePods => "node-pods",
+            ControllerEdge::ReclaimDelete => "reclaim-delete",
+            ControllerEdge::Released => "released",
+        }
+    }
+
+    /// The Kubernetes component that acts.
+    pub fn component(self) -> &'static str {
+        match self {
+            ControllerEdge::ServiceEndpoints => "endpoints controller",
+            ControllerEdge::NodePods => "pod garbage collector",
+            ControllerEdge::ReclaimDelete | ControllerEdge::Released => "volume controller",
+        }
+    }
+
+    /// Is it the deletion of `to` that takes `from` (the Service its
+    /// Endpoints, the claim its volume)? Else `from` takes `to` (the Node
+    /// its Pods), as an owner takes what it owns.
+    pub fn taken_by_to(self) -> bool {
+        !matches!(self, ControllerEdge::NodePods)
+    }
+
+    /// Does deleting the taker delete the other end?
+    pub fn cascades(self) -> bool {
+        !matches!(self, ControllerEdge::Released)
+    }
 }
 
 /// A built-in ordering rule, on by default in `plan` and `explain`.
@@ -691,9 +764,22 @@ impl RelKind {
         }
     }
     /// Destruction dependencies order objects but do not cascade; they are
-    /// hard (never relaxed). A default rule's edge is neither.
+    /// hard (never relaxed). A default rule's edge is neither. A
+    /// controller's cascade orders as they do (hard), and cascades too.
     pub fn is_destruction(self) -> bool {
-        !self.is_ownership() && self.rule().is_none()
+        !self.is_ownership() && self.rule().is_none() && self.orders()
+    }
+    /// Does it order its ends at all? All do but a released volume's
+    /// binding, which only says why the volume stays.
+    pub fn orders(self) -> bool {
+        self != RelKind::Controller(ControllerEdge::Released)
+    }
+    /// A controller's cascade, if it is one.
+    pub fn controller(self) -> Option<ControllerEdge> {
+        match self {
+            RelKind::Controller(e) => Some(e),
+            _ => None,
+        }
     }
     pub fn as_str(self) -> &'static str {
         match self {
@@ -706,6 +792,7 @@ impl RelKind {
             RelKind::ComponentOrder => "component-order",
             RelKind::Rule(_) => "rule",
             RelKind::Tool(_) => "tool",
+            RelKind::Controller(_) => "controller",
         }
     }
 }
@@ -725,4 +812,25 @@ pub struct Relation {
     /// `finalizers`.
     pub decl: u32,
     pub controller: bool,
+}
+
+impl Relation {
+    /// For a relation along which a deletion reaches the other end
+    /// (ownership, a controller's cascade, a released volume's binding):
+    /// the object deleted, and the one it reaches (and takes, when the
+    /// relation cascades). `None` for relations that only order.
+    pub fn reaches(&self) -> Option<(ObjId, ObjId)> {
+        match self.kind {
+            k if k.is_ownership() => Some((self.from, self.to)),
+            RelKind::Controller(e) if e.taken_by_to() => Some((self.to, self.from)),
+            RelKind::Controller(_) => Some((self.from, self.to)),
+            _ => None,
+        }
+    }
+
+    /// The object whose deletion reaches the other (for ownership, `from`).
+    /// For relations that only order, `from`.
+    pub fn taker(&self) -> ObjId {
+        self.reaches().map_or(self.from, |(t, _)| t)
+    }
 }

@@ -7,9 +7,9 @@
 //! CRD defines its custom resources), and resolves destruction dependencies.
 //! What does not resolve is returned for `check` to report.
 
-use super::kube::{builtin_cluster_kind, builtin_namespaced, current_group};
+use super::kube::{builtin_cluster_kind, builtin_namespaced, current_group, Reclaim};
 use super::tracking::{TrackerKind as TrackingKind, Tracking};
-use super::{DepSide, DepTarget, Identity, Link, ObjId, Object, RelKind, Relation};
+use super::{ControllerEdge, DepSide, DepTarget, Identity, Link, ObjId, Object, RelKind, Relation};
 use hashbrown::hash_table::Entry;
 use hashbrown::HashTable;
 use rustc_hash::FxHashMap;
@@ -245,6 +245,7 @@ pub fn resolve(objects: &[Object]) -> Resolved {
     }
 
     tracked(&index, objects, &mut out.relations);
+    controlled(&index, objects, &mut out.relations);
 
     for (i, o) in objects.iter().enumerate() {
         let id = ObjId(i as u32);
@@ -397,6 +398,91 @@ fn tracked(index: &Index, objects: &[Object], out: &mut Vec<Relation>) {
                     }
                 }
             }
+        }
+    }
+}
+
+/// The cascades Kubernetes controllers perform outside ownerReferences
+/// ([`ControllerEdge`]), between objects of the snapshot:
+///
+/// - a Service and the Endpoints of its namespace and name;
+/// - a Node and each Pod whose `spec.nodeName` names it;
+/// - a PersistentVolume and the claim it is bound to: the claim its
+///   `spec.claimRef` names (namespace and name; with the claim's uid when
+///   both are written), unless that claim's `spec.volumeName` names another
+///   volume; for a volume without a `claimRef`, the one claim whose
+///   `spec.volumeName` names it (a pre-bound claim, which the volume
+///   controller binds). A `claimRef` naming a claim the snapshot lacks
+///   gives no relation: that claim may still be in the cluster. The kind
+///   of the relation is the volume's reclaim policy's ([`Reclaim`]).
+///
+/// One pass to index pre-bound claims, one to draw the relations.
+fn controlled(index: &Index, objects: &[Object], out: &mut Vec<Relation>) {
+    let core = |o: &Object| o.is_kubernetes() && o.group.is_empty();
+    let rel = |edge: ControllerEdge, from: ObjId, to: ObjId, declared_by: ObjId| Relation {
+        kind: RelKind::Controller(edge),
+        from,
+        to,
+        link: Link::Solid,
+        declared_by,
+        decl: 0,
+        controller: false,
+    };
+    // Claims by the volume their `spec.volumeName` names (`None`: more
+    // than one claim names it, and which one binds cannot be told).
+    let mut prebound: FxHashMap<&str, Option<ObjId>> = FxHashMap::default();
+    for (i, o) in objects.iter().enumerate() {
+        if !core(o) || &*o.kind != "PersistentVolumeClaim" {
+            continue;
+        }
+        if let Some(v) = o.facts.as_deref().and_then(|f| f.volume_name.as_deref()) {
+            prebound.entry(v).and_modify(|c| *c = None).or_insert(Some(ObjId(i as u32)));
+        }
+    }
+    for (i, o) in objects.iter().enumerate() {
+        if !core(o) {
+            continue;
+        }
+        let id = ObjId(i as u32);
+        let facts = o.facts.as_deref();
+        match &*o.kind {
+            "Service" => {
+                if let Some(ep) = index.by_key("", "Endpoints", o.namespace.as_deref(), &o.name) {
+                    out.push(rel(ControllerEdge::ServiceEndpoints, ep, id, ep));
+                }
+            }
+            "Pod" => {
+                let node = facts.and_then(|f| f.node_name.as_deref()).and_then(|n| index.by_key("", "Node", None, n));
+                if let Some(node) = node {
+                    out.push(rel(ControllerEdge::NodePods, node, id, id));
+                }
+            }
+            "PersistentVolume" => {
+                let bound = match facts.and_then(|f| f.claim_ref.as_ref()) {
+                    Some((ns, name)) => index
+                        .by_key("", "PersistentVolumeClaim", Some(ns), name)
+                        .filter(|&c| {
+                            let claim = &objects[c.index()];
+                            let uid = facts.and_then(|f| f.claim_uid.as_deref());
+                            let same_uid = match (uid, claim.uid.as_deref()) {
+                                (Some(a), Some(b)) => a == b,
+                                _ => true,
+                            };
+                            let volume = claim.facts.as_deref().and_then(|f| f.volume_name.as_deref());
+                            same_uid && volume.is_none_or(|v| v == &*o.name)
+                        })
+                        .map(|c| (c, id)),
+                    None => prebound.get(&*o.name).copied().flatten().map(|c| (c, c)),
+                };
+                if let Some((claim, declared_by)) = bound {
+                    let edge = match Reclaim::of(facts.and_then(|f| f.reclaim_policy.as_deref())) {
+                        Reclaim::Delete => ControllerEdge::ReclaimDelete,
+                        _ => ControllerEdge::Released,
+                    };
+                    out.push(rel(edge, id, claim, declared_by));
+                }
+            }
+            _ => {}
         }
     }
 }

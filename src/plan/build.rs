@@ -23,7 +23,13 @@ use std::collections::HashMap;
 /// whose owner is missing from the snapshot (the cluster may have it);
 /// under `--prune`, what NEW declares and the Namespaces and CRDs that
 /// hold it (cli-utils skips them).
-fn spare(snapshot: &Snapshot, options: &Options, relations: &[Relation], owners: &OwnerRefs) -> Vec<Option<KeptBy>> {
+fn spare(
+    snapshot: &Snapshot,
+    options: &Options,
+    relations: &[Relation],
+    owners: &OwnerRefs,
+    released: &[(ObjId, cascade::Garbage)],
+) -> Vec<Option<KeptBy>> {
     let objects = &snapshot.objects;
     let mut spare: Vec<Option<KeptBy>> = objects
         .iter()
@@ -35,6 +41,11 @@ fn spare(snapshot: &Snapshot, options: &Options, relations: &[Relation], owners:
     if options.mode == Mode::Gc && !options.closed_world {
         for (&id, &k) in &owners.absent {
             spare[id.index()].get_or_insert(KeptBy::OwnerNotInSnapshot(k));
+        }
+        for &(id, why) in released {
+            if why == (cascade::Garbage::VolumeReleased { replaced: false }) {
+                spare[id.index()].get_or_insert(KeptBy::ClaimNotInSnapshot);
+            }
         }
     }
     if matches!(options.mode, Mode::Prune(_)) {
@@ -236,12 +247,17 @@ pub fn build(snapshot: &Snapshot, options: &Options) -> Result<Plan, PlanError> 
         },
         false => None,
     };
+    let released = match options.mode {
+        Mode::Gc => cascade::released_volumes(objects),
+        _ => Vec::new(),
+    };
     let seeds: Vec<(ObjId, Cause)> = match &options.mode {
         Mode::Delete(targets) | Mode::Prune(targets) => targets.iter().map(|&t| (t, Cause::Target)).collect(),
         Mode::All => (0..objects.len() as u32).map(|i| (ObjId(i), Cause::Target)).collect(),
         Mode::Gc => {
             let mut seeds = cascade::gc_seeds(objects, &relations, graph());
             seeds.extend(gc::seeds(objects, &relations, &roots));
+            seeds.extend(released.iter().copied());
             seeds.extend(collection.iter().flat_map(|c| c.seeds.iter().copied()));
             seeds.sort_by_key(|&(id, _)| id);
             seeds.dedup_by_key(|&mut (id, _)| id);
@@ -251,7 +267,7 @@ pub fn build(snapshot: &Snapshot, options: &Options) -> Result<Plan, PlanError> 
     };
     let multi_owner = options.multi_owner.unwrap_or_else(|| cascade::MultiOwner::of(objects));
     let owners = OwnerRefs::new(snapshot, &options.mode, &relations);
-    let mut spare = spare(snapshot, options, &relations, &owners);
+    let mut spare = spare(snapshot, options, &relations, &owners, &released);
     let gates = collection.as_ref().map(|c| c.gates.clone()).unwrap_or_default();
     // What a tool's annotation keeps, or a Helm hook: selected, not named,
     // it is no seed; the cascade may still take it (it is not spared).

@@ -74,7 +74,7 @@ pub fn explain(plan: &Plan, id: ObjId) -> Explanation {
                 break;
             }
             seen[at.index()] = true;
-            at = rels[r as usize].from;
+            at = rels[r as usize].taker();
             reached.push(Link { object: at, relation: Some(r) });
         }
         origin = plan.cascade.cause[at.index()];
@@ -105,12 +105,18 @@ pub fn explain(plan: &Plan, id: ObjId) -> Explanation {
         }
     }
 
+    // What reaches a kept object: a deleted owner, or a deleted claim
+    // whose volume's reclaim policy keeps it (the first relation).
     let reached_via = match status {
         Status::Kept(_) => plan
             .graph()
-            .dependencies(id)
-            .into_iter()
-            .find(|&r| rels[r as usize].kind.is_ownership() && plan.cascade.deleted(rels[r as usize].from)),
+            .around(id)
+            .filter(|&r| {
+                let r = &rels[r as usize];
+                (r.kind.is_ownership() || r.kind.controller().is_some())
+                    && r.reaches().is_some_and(|(by, to)| to == id && by != id && plan.cascade.deleted(by))
+            })
+            .min(),
         _ => None,
     };
     let origin_reason = match origin {
@@ -137,7 +143,7 @@ pub fn named(plan: &Plan, explanations: &[Explanation]) -> Vec<ObjId> {
         let mut chain = vec![e.object];
         match &e.status {
             Status::Deleted { .. } => chain.extend(e.reached.iter().chain(&e.before).map(|l| l.object)),
-            Status::Kept(_) => chain.extend(e.reached_via.map(|r| plan.relations[r as usize].from)),
+            Status::Kept(_) => chain.extend(e.reached_via.map(|r| plan.relations[r as usize].taker())),
             Status::Orphaned(owner) => chain.push(*owner),
             Status::NotInPlan => {}
         }
@@ -157,6 +163,9 @@ pub fn origin_text(cause: Cause, mode: &Mode) -> &'static str {
         Cause::Garbage(Garbage::Unreachable) => "garbage: unreachable from the root",
         Cause::Garbage(Garbage::Tracker) => "mark: a resource tracker its application's collector marked",
         Cause::Garbage(Garbage::UnusedRevision) => "garbage: a component revision no active tracker uses",
+        Cause::Garbage(Garbage::VolumeReleased { .. }) => {
+            "garbage: a volume whose claim is gone, reclaim policy Delete"
+        }
         Cause::Relation(_) => "deleted with its owner",
     }
 }

@@ -7,8 +7,10 @@ use super::Mode;
 use crate::analysis::cascade::{self, Cascade, Cause, Keep, KeptBy, RuleKeep};
 use crate::analysis::tracking::{tracker_of, Mark};
 use crate::graph::Graph;
-use crate::model::kube::{HelmHook, KappAction, KappRule, KappWhen, KeepMark};
-use crate::model::{DepKind, Identity, Link, ObjId, Object, RelKind, Relation, RuleEdge, Str, ToolOrder};
+use crate::model::kube::{HelmHook, KappAction, KappRule, KappWhen, KeepMark, Reclaim};
+use crate::model::{
+    ControllerEdge, DepKind, Identity, Link, ObjId, Object, RelKind, Relation, RuleEdge, Str, ToolOrder,
+};
 use rayon::prelude::*;
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -75,6 +77,13 @@ pub enum Garbage {
     AppNotInSnapshot(Str),
     /// A component revision of this component, which no active tracker uses.
     UnusedRevision(Str),
+    /// A volume whose claim (`namespace/name` of its `claimRef`) is gone,
+    /// reclaim policy `Delete`: the claim of that name is another one (its
+    /// uid differs), or (`--closed-world`) the snapshot lacks it.
+    ClaimGone {
+        claim: Str,
+        replaced: bool,
+    },
 }
 
 impl Garbage {
@@ -93,6 +102,7 @@ impl Garbage {
             Garbage::AppBeingDeleted(_) => "application-being-deleted",
             Garbage::AppNotInSnapshot(_) => "application-not-in-snapshot",
             Garbage::UnusedRevision(_) => "unused-component-revision",
+            Garbage::ClaimGone { .. } => "claim-gone",
         }
     }
 }
@@ -142,6 +152,13 @@ pub enum Reason {
         why: ToolWhy,
         after: ObjId,
     },
+    /// A Kubernetes controller deletes it once this object is gone (the
+    /// endpoints controller a Service's Endpoints, the pod garbage
+    /// collector a Node's Pods, the volume controller a claim's volume).
+    Controller {
+        edge: ControllerEdge,
+        by: ObjId,
+    },
 }
 
 /// What another tool's metadata says, for [`Reason::Tool`].
@@ -184,6 +201,21 @@ pub fn kapp_rule_text(r: &KappRule) -> String {
         KappWhen::After => "after",
     };
     format!("{} {when} {} {}", verb(r.action).0, verb(r.other).1, r.group)
+}
+
+/// How a controller's cascade takes an object: what it is to the object
+/// that takes it, and what the controller does.
+pub fn controller_why(e: ControllerEdge) -> (&'static str, &'static str) {
+    match e {
+        ControllerEdge::ServiceEndpoints => {
+            ("with", "the endpoints controller deletes the Endpoints of a deleted Service")
+        }
+        ControllerEdge::NodePods => ("bound to", "the pod garbage collector deletes the Pods of a deleted Node"),
+        ControllerEdge::ReclaimDelete => {
+            ("bound to", "reclaim policy Delete: the volume controller deletes the volume of a deleted claim")
+        }
+        ControllerEdge::Released => ("bound to", "its reclaim policy keeps the volume"),
+    }
 }
 
 /// Why a default rule puts an object after another, said of the other.
@@ -234,6 +266,7 @@ impl Reason {
             Reason::Rule { .. } => "rule",
             Reason::MutatesFrom(_) => "apply-time-mutation",
             Reason::Tool { .. } => "tool",
+            Reason::Controller { .. } => "controller",
         }
     }
 
@@ -251,7 +284,8 @@ impl Reason {
             | Reason::SubscribedTo(x)
             | Reason::MutatesFrom(x)
             | Reason::Tool { after: x, .. }
-            | Reason::Rule { after: x, .. } => Some(*x),
+            | Reason::Rule { after: x, .. }
+            | Reason::Controller { by: x, .. } => Some(*x),
             Reason::Garbage(
                 Garbage::OwnerUidMismatch(x)
                 | Garbage::OwnerInOtherNamespace(x)
@@ -304,6 +338,10 @@ impl Reason {
                 write!(out, "takes a value from {} (config.kubernetes.io/apply-time-mutation)", names.of(*x))
             }
             Reason::Tool { why, after } => write_tool(why, *after, names, out),
+            Reason::Controller { edge, by } => {
+                let (lead, why) = controller_why(*edge);
+                write!(out, "{lead} {} ({why})", names.of(*by))
+            }
         };
     }
 }
@@ -361,6 +399,14 @@ fn write_garbage(g: &Garbage, names: &Names, out: &mut String) -> std::fmt::Resu
         Garbage::UnusedRevision(c) => {
             write!(out, "garbage: revision of component {c}, which no active tracker uses")
         }
+        Garbage::ClaimGone { claim, replaced: true } => write!(
+            out,
+            "garbage: its claim {claim} was deleted (the claim of that name has another uid); reclaim policy Delete: the volume controller deletes it"
+        ),
+        Garbage::ClaimGone { claim, replaced: false } => write!(
+            out,
+            "garbage: its claim {claim} is not in the snapshot (--closed-world); reclaim policy Delete: the volume controller deletes it"
+        ),
     }
 }
 
@@ -404,6 +450,10 @@ pub enum Kept {
     /// `--gc` without `--closed-world`: this owner reference names an object
     /// the snapshot lacks; the cluster may have it.
     OwnerNotInSnapshot(u32),
+    /// `--gc` without `--closed-world`: the claim this volume's `claimRef`
+    /// names (`PersistentVolumeClaim/namespace/name`) is not in the
+    /// snapshot; the cluster may have it.
+    ClaimNotInSnapshot(Str),
     /// `--prune`: NEW declares it.
     DeclaredInNew,
     /// `--prune`: it holds this many objects NEW declares.
@@ -417,6 +467,8 @@ pub enum Kept {
     /// Crossplane: this Usage refuses its deletion (an admission webhook),
     /// and stays; `by`: what uses it, which stays too.
     InUse { usage: ObjId, by: Option<ObjId>, reason: Option<Str> },
+    /// A volume whose claim is deleted, and whose reclaim policy keeps it.
+    Reclaim { claim: ObjId, policy: Reclaim },
 }
 
 impl Kept {
@@ -433,16 +485,18 @@ impl Kept {
             Kept::InNewModel => "in-new-model",
             Kept::Protected { .. } => "protected-namespace",
             Kept::OwnerNotInSnapshot(_) => "owner-not-in-snapshot",
+            Kept::ClaimNotInSnapshot(_) => "claim-not-in-snapshot",
             Kept::DeclaredInNew => "declared-in-new",
             Kept::HoldsNew(_) => "holds-new",
             Kept::Annotated(_) => "keep-annotation",
             Kept::HelmHook { .. } => "helm-hook",
             Kept::InUse { .. } => "in-use",
+            Kept::Reclaim { .. } => "reclaim-policy",
         }
     }
 
     /// What keeps it, by reference, if something does (JSON `keptBy`).
-    pub fn keeper<'a>(&self, names: &Names<'a>) -> Option<&'a str> {
+    pub fn keeper<'a>(&'a self, names: &Names<'a>) -> Option<&'a str> {
         match self {
             Kept::StillOwnedBy(x)
             | Kept::StillManagedBy(x)
@@ -451,7 +505,9 @@ impl Kept {
             | Kept::Released { keep: Keep::SkipGc, tracker: x, .. }
             | Kept::Released { app: Some(x), .. }
             | Kept::InUse { usage: x, .. } => Some(names.of(*x)),
+            Kept::Reclaim { claim: x, .. } => Some(names.of(*x)),
             Kept::OwnerNotInSnapshot(k) => Some(names.owner(*k)),
+            Kept::ClaimNotInSnapshot(claim) => Some(claim),
             _ => None,
         }
     }
@@ -508,6 +564,9 @@ impl Kept {
             Kept::OwnerNotInSnapshot(k) => {
                 format!("owner {} not in snapshot (the cluster may have it; see --closed-world)", names.owner(*k))
             }
+            Kept::ClaimNotInSnapshot(claim) => {
+                format!("its claim {claim} is not in the snapshot (the cluster may have it; see --closed-world)")
+            }
             Kept::DeclaredInNew => "declared in NEW".into(),
             Kept::HoldsNew(n) => format!("still holds {n} {} NEW declares", objects(*n)),
             Kept::Annotated(m) => {
@@ -527,6 +586,20 @@ impl Kept {
                 names.of(*usage),
                 reason.as_ref().map(|r| format!(" ({r})")).unwrap_or_default()
             ),
+            Kept::Reclaim { claim, policy } => {
+                let what = match policy {
+                    Reclaim::Delete => "Delete",
+                    Reclaim::Retain => "Retain: the volume controller releases it, with its data",
+                    Reclaim::RetainByDefault => {
+                        "not written, so Retain (the default for a volume created directly): the volume controller releases it, with its data"
+                    }
+                    Reclaim::Recycle => {
+                        "Recycle: the volume controller scrubs it and makes it available again; the object stays"
+                    }
+                    Reclaim::Unknown => "not Delete, Retain or Recycle (the API server refuses it): taken as Retain",
+                };
+                format!("its claim {} is deleted; reclaim policy {what}", names.of(*claim))
+            }
         }
     }
 
@@ -543,11 +616,13 @@ impl Kept {
             Kept::InNewModel => "the new model still holds it",
             Kept::Protected { .. } => "the API server refuses to delete it",
             Kept::OwnerNotInSnapshot(_) => "its owner may still exist in the cluster",
+            Kept::ClaimNotInSnapshot(_) => "its claim may still exist in the cluster",
             Kept::DeclaredInNew => "NEW still declares it",
             Kept::HoldsNew(_) => "it still holds objects NEW declares",
             Kept::Annotated(_) => "an annotation tells its tool to leave it",
             Kept::HelmHook { .. } => "it is a Helm hook, which Helm runs",
             Kept::InUse { .. } => "a Crossplane Usage protects it",
+            Kept::Reclaim { .. } => "its reclaim policy keeps it",
         }
     }
 
@@ -578,6 +653,7 @@ impl Kept {
             KeptBy::InNewModel => Kept::InNewModel,
             KeptBy::Protected { deleted_inside } => Kept::Protected { deleted_inside },
             KeptBy::OwnerNotInSnapshot(k) => Kept::OwnerNotInSnapshot(k),
+            KeptBy::ClaimNotInSnapshot => Kept::ClaimNotInSnapshot(claim_of(&objects[id.index()])),
             KeptBy::DeclaredInNew => Kept::DeclaredInNew,
             KeptBy::HoldsNew(n) => Kept::HoldsNew(n),
             KeptBy::Annotated(m) => Kept::Annotated(m),
@@ -589,6 +665,12 @@ impl Kept {
                 let spec = objects.get(usage.index()).and_then(|o| o.tools()).and_then(|t| t.usage.as_deref());
                 Kept::InUse { usage, by, reason: spec.and_then(|u| u.reason.clone()) }
             }
+            KeptBy::Reclaim(r) => {
+                let r = &relations[r as usize];
+                let volume = &objects[r.from.index()];
+                let policy = volume.facts.as_deref().and_then(|f| f.reclaim_policy.as_deref());
+                Kept::Reclaim { claim: r.to, policy: Reclaim::of(policy) }
+            }
         }
     }
 }
@@ -599,6 +681,14 @@ pub fn hook_name(h: HelmHook) -> &'static str {
         HelmHook::PreDelete => "pre-delete",
         HelmHook::PostDelete => "post-delete",
         HelmHook::Other => "other",
+    }
+}
+
+/// `PersistentVolumeClaim/namespace/name` of a volume's `claimRef`.
+fn claim_of(volume: &Object) -> Str {
+    match volume.facts.as_deref().and_then(|f| f.claim_ref.as_ref()) {
+        Some((ns, name)) => Str::from(format!("PersistentVolumeClaim/{ns}/{name}")),
+        None => Str::from(""),
     }
 }
 
@@ -686,7 +776,8 @@ fn of(cx: &Context, id: ObjId, out: &mut Vec<Reason>) {
         Some(Cause::Target) => match cx.mode {
             Mode::Delete(_) => out.push(Reason::Target),
             Mode::Prune(_) => out.push(Reason::AbsentFromNew),
-            // --all: what owns it, if anything does (the first as written).
+            // --all: what owns it, if anything does (the first as written);
+            // else what a controller deletes it with.
             _ => {
                 let first = cx
                     .graph
@@ -696,12 +787,27 @@ fn of(cx: &Context, id: ObjId, out: &mut Vec<Reason>) {
                         r.to == id && matches!(r.kind, RelKind::Owns | RelKind::Manages) && r.link == Link::Solid
                     })
                     .min();
+                let taken = || {
+                    cx.graph
+                        .around(id)
+                        .filter(|&r| {
+                            let r = &rels[r as usize];
+                            r.kind.controller().is_some_and(ControllerEdge::cascades)
+                                && r.reaches().is_some_and(|(_, taken)| taken == id)
+                        })
+                        .min()
+                };
                 if let Some(r) = first {
                     let r = &rels[r as usize];
                     out.push(match r.kind {
                         RelKind::Manages => Reason::ManagedBy(r.from),
                         _ => Reason::OwnedBy(r.from),
                     });
+                } else if let Some(r) = taken() {
+                    let r = &rels[r as usize];
+                    if let RelKind::Controller(edge) = r.kind {
+                        out.push(Reason::Controller { edge, by: r.taker() });
+                    }
                 }
             }
         },
@@ -713,6 +819,7 @@ fn of(cx: &Context, id: ObjId, out: &mut Vec<Reason>) {
                 RelKind::Contains => Reason::InNamespace(rel.from),
                 RelKind::Defines => Reason::DefinedBy(rel.from),
                 RelKind::Manages => Reason::ManagedBy(rel.from),
+                RelKind::Controller(edge) => Reason::Controller { edge, by: rel.taker() },
                 RelKind::DestroyAfter
                 | RelKind::Finalizer
                 | RelKind::ComponentOrder
@@ -771,9 +878,12 @@ fn of(cx: &Context, id: ObjId, out: &mut Vec<Reason>) {
         .collect();
     subscribed.sort_unstable();
     out.extend(subscribed.into_iter().map(|r| Reason::SubscribedTo(rels[r as usize].to)));
-    // A default rule, or another tool's metadata, that decided its step.
+    // A default rule, or another tool's metadata, that decided its step
+    // (unless a controller's cascade from the same object already says it:
+    // a volume after its claim).
     if let Some(r) = cx.after.get(id.index()).copied().flatten().map(|r| &rels[r as usize]) {
-        if let Some(edge) = r.kind.rule() {
+        let said = |x: &Reason| matches!(x, Reason::Controller { by, .. } if *by == r.to);
+        if let Some(edge) = r.kind.rule().filter(|_| !out[from..].iter().any(said)) {
             out.push(Reason::Rule { edge, after: r.to });
         }
         if let (Some(edge), true) = (r.kind.tool(), cx.cascade.deleted(r.to)) {
@@ -861,6 +971,10 @@ fn garbage(cx: &Context, id: ObjId, g: cascade::Garbage) -> Garbage {
                 t.managed.get(r.decl as usize).filter(|_| r.kind == RelKind::Manages)?.component.clone()
             });
             Garbage::UnusedRevision(component.unwrap_or_else(|| Str::from("")))
+        }
+        cascade::Garbage::VolumeReleased { replaced } => {
+            let o = &cx.objects[id.index()];
+            Garbage::ClaimGone { claim: claim_of(o), replaced }
         }
         cascade::Garbage::Unreachable => {
             let model_root = cx.objects[id.index()].murano.as_deref().and_then(|m| m.model_root.clone());

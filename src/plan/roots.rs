@@ -15,7 +15,9 @@
 //! - an owner reference with a solid link, or a tracker that manages it
 //!   (KubeVela), unless the deletions orphan (`--cascade orphan`), the
 //!   owner's collector is done with it (being deleted without its cascade
-//!   finalizer), or the tracker's collector releases the object (a gate).
+//!   finalizer), or the tracker's collector releases the object (a gate);
+//! - a controller's cascade (a Service its Endpoints, a Node its Pods, a
+//!   claim its volume with reclaim policy `Delete`), whatever the policy.
 //!
 //! The roots are the deleted objects that no relation carries. Objects of
 //! an ownership cycle (`--allow-cycles`) all carry one another: when some
@@ -76,7 +78,7 @@ pub fn carries(objects: &[Object], plan: &Plan, ri: usize) -> bool {
     if r.from == r.to || !deleted(r.from) || !deleted(r.to) {
         return false;
     }
-    if !objects.get(r.from.index()).is_some_and(Object::cascades) {
+    if !objects.get(r.taker().index()).is_some_and(Object::cascades) {
         return false;
     }
     match r.kind {
@@ -86,6 +88,8 @@ pub fn carries(objects: &[Object], plan: &Plan, ri: usize) -> bool {
                 plan.gates.get(ri).copied().flatten().is_some_and(|g| g.unless_deleted.is_none_or(|x| !deleted(x)));
             r.link == Link::Solid && plan.cascade_mode != CascadeMode::Orphan && !released
         }
+        // The controller deletes what it takes once the other end is gone.
+        RelKind::Controller(e) => e.cascades(),
         RelKind::DestroyAfter | RelKind::Finalizer | RelKind::ComponentOrder | RelKind::Rule(_) | RelKind::Tool(_) => {
             false
         }
@@ -106,7 +110,7 @@ pub fn cascade_roots(objects: &[Object], plan: &Plan) -> Roots {
     // carry each object.
     let carrying: Vec<(ObjId, ObjId)> = (0..plan.relations.len())
         .filter(|&ri| carries(objects, plan, ri))
-        .map(|ri| (plan.relations[ri].from, plan.relations[ri].to))
+        .filter_map(|ri| plan.relations[ri].reaches())
         .filter(|(f, t)| pos[f.index()] != u32::MAX && pos[t.index()] != u32::MAX)
         .collect();
     let mut start = vec![0usize; n + 1];

@@ -2,13 +2,13 @@
 //! has one), the objects it is about, and its text.
 
 use super::reasons::Names;
-use crate::analysis::cascade::Cascade;
+use crate::analysis::cascade::{Cascade, Cause};
 use crate::analysis::order::{conflict_message, GroupKind, Order};
 use crate::findings::Rule;
 use crate::graph::Graph;
 use crate::load::Snapshot;
 use crate::model::kube::{calls_services, KeepMark, ServiceCall};
-use crate::model::{Link, ObjId, Object, RelKind, Relation, Str};
+use crate::model::{ControllerEdge, Link, ObjId, Object, RelKind, Relation, Str};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 #[derive(Clone, Debug)]
@@ -39,6 +39,9 @@ pub enum Warning {
     /// A deleted Namespace (or CRD) that still holds an object a Crossplane
     /// Usage keeps: it never finishes deleting.
     Hangs { holder: ObjId, object: ObjId, usage: ObjId },
+    /// Endpoints deleted while the Service of their name stays and selects
+    /// Pods: the endpoints controller writes them again.
+    EndpointsRewritten { endpoints: ObjId, service: ObjId },
 }
 
 /// What deletes an object despite its keep annotation.
@@ -67,6 +70,7 @@ impl Warning {
             Warning::FinalizerSameStep { .. } => "finalizer-same-step",
             Warning::KeepIgnored { .. } => "keep-ignored",
             Warning::Hangs { .. } => "hangs",
+            Warning::EndpointsRewritten { .. } => "endpoints-rewritten",
         }
     }
 
@@ -81,7 +85,8 @@ impl Warning {
             | Warning::WebhookStays { .. }
             | Warning::FinalizerSameStep { .. }
             | Warning::KeepIgnored { .. }
-            | Warning::Hangs { .. } => None,
+            | Warning::Hangs { .. }
+            | Warning::EndpointsRewritten { .. } => None,
         }
     }
 
@@ -96,7 +101,8 @@ impl Warning {
             Warning::ControllerStays { object, controller: other }
             | Warning::WebhookStays { service: object, webhook: other, .. }
             | Warning::SharedUid { first: object, again: other, .. }
-            | Warning::FinalizerSameStep { object, controller: other, .. } => {
+            | Warning::FinalizerSameStep { object, controller: other, .. }
+            | Warning::EndpointsRewritten { endpoints: object, service: other } => {
                 vec![names.of(*object), names.of(*other)]
             }
             Warning::KeepIgnored { object, by: Ignored::With(_, other), .. } => {
@@ -174,6 +180,11 @@ impl Warning {
                 names.of(*object),
                 names.of(*controller)
             ),
+            Warning::EndpointsRewritten { endpoints, service } => format!(
+                "{} is deleted but {}, which selects Pods, stays: the endpoints controller writes them again",
+                names.of(*endpoints),
+                names.of(*service)
+            ),
         }
     }
 }
@@ -233,24 +244,46 @@ pub(super) fn collect(cx: &Context) -> Vec<Warning> {
         warnings
             .push(Warning::Relaxed { relaxed: relations[r as usize], because: because.map(|b| relations[b as usize]) });
     }
-    // A deleted object whose controller stays is recreated by it.
+    // A deleted object whose controller stays is recreated by it — but a
+    // DaemonSet makes no Pod for a Node that is gone: the Pods the pod
+    // garbage collector takes with their Node are not recreated. Endpoints
+    // whose Service stays and selects Pods are written again by the
+    // endpoints controller.
     if !cx.all {
         let mut owners = Vec::new();
         for (i, cause) in cascade.cause.iter().enumerate() {
-            if cause.is_none() {
-                continue;
-            }
+            let Some(cause) = cause else { continue };
             let id = ObjId(i as u32);
+            let with_node = match cause {
+                Cause::Relation(r) => relations[*r as usize].kind == RelKind::Controller(ControllerEdge::NodePods),
+                _ => false,
+            };
             cx.graph.dependencies_into(id, &mut owners);
             for &r in &owners {
                 let rel = &relations[r as usize];
+                let controller = &objects[rel.from.index()];
+                let daemon = with_node && &*controller.group == "apps" && &*controller.kind == "DaemonSet";
                 if rel.kind == RelKind::Owns
                     && rel.controller
                     && rel.link == Link::Solid
                     && !cascade.deleted(rel.from)
-                    && objects[rel.from.index()].deletion_timestamp.is_none()
+                    && controller.deletion_timestamp.is_none()
+                    && !daemon
                 {
                     warnings.push(Warning::ControllerStays { object: id, controller: rel.from });
+                }
+            }
+            let endpoints =
+                objects[i].is_kubernetes() && objects[i].group.is_empty() && &*objects[i].kind == "Endpoints";
+            for r in cx.graph.around(id).filter(|_| endpoints).map(|r| &relations[r as usize]) {
+                let service = &objects[r.to.index()];
+                if r.kind == RelKind::Controller(ControllerEdge::ServiceEndpoints)
+                    && r.from == id
+                    && !cascade.deleted(r.to)
+                    && service.deletion_timestamp.is_none()
+                    && service.facts.as_deref().is_some_and(|f| f.selects)
+                {
+                    warnings.push(Warning::EndpointsRewritten { endpoints: id, service: r.to });
                 }
             }
         }

@@ -3,9 +3,9 @@
 
 use super::diagnostics::Style;
 use super::paint::{kind_len, Paint};
-use crate::model::{ObjId, Object, RelKind, Relation};
+use crate::model::{ControllerEdge, ObjId, Object, RelKind, Relation};
 use crate::plan::explain::{origin_text, Explanation, Link, Status};
-use crate::plan::reasons::orphaned_message;
+use crate::plan::reasons::{controller_why, orphaned_message};
 use crate::plan::Plan;
 use serde::Serialize;
 use std::io::{self, Write};
@@ -17,9 +17,19 @@ fn cascade_verb(r: &Relation) -> &'static str {
         RelKind::Contains => "contains",
         RelKind::Defines => "defines",
         RelKind::Manages => "manages",
+        RelKind::Controller(_) => "takes",
         RelKind::DestroyAfter | RelKind::Finalizer | RelKind::ComponentOrder | RelKind::Rule(_) | RelKind::Tool(_) => {
             "goes after"
         }
+    }
+}
+
+/// `X takes Y (the endpoints controller)`: the cascade verb, the next
+/// object, and for a controller's cascade who performs it.
+fn cascade_phrase(r: &Relation, next: &str) -> String {
+    match r.kind {
+        RelKind::Controller(e) => format!("{} {next} ({})", cascade_verb(r), controller_why(e).1),
+        _ => format!("{} {next}", cascade_verb(r)),
     }
 }
 
@@ -55,6 +65,18 @@ fn order_phrase(plan: &Plan, r: &Relation, next: &str) -> String {
                 e.order.tool(),
                 e.order.key()
             )
+        }
+        RelKind::Controller(e) => {
+            let why = match e {
+                ControllerEdge::ServiceEndpoints => {
+                    "its Service: the endpoints controller deletes it once the Service is gone"
+                }
+                ControllerEdge::NodePods => "bound to it: Pods go before their Node, as a drain evicts them",
+                ControllerEdge::ReclaimDelete | ControllerEdge::Released => {
+                    "its claim: the volume controller reclaims it once the claim is gone"
+                }
+            };
+            format!("goes after {next}, {why}")
         }
     }
 }
@@ -102,8 +124,7 @@ pub fn text(plan: &Plan, objects: &[Object], explanations: &[Explanation], style
                         let why = origin(plan, e);
                         out.push_str(&format!("  {who} ({why})\n"));
                     } else if let Some(r) = e.reached[i - 1].relation {
-                        let verb = cascade_verb(&plan.relations[r as usize]);
-                        out.push_str(&format!("  └ {verb} {who}\n"));
+                        out.push_str(&format!("  └ {}\n", cascade_phrase(&plan.relations[r as usize], &who)));
                     }
                 }
                 out.push_str(&format!("\n{}\n", heading(&format!("why step {step}:"))));
@@ -129,7 +150,7 @@ pub fn text(plan: &Plan, objects: &[Object], explanations: &[Explanation], style
                     out.push_str(&format!("  {}\n", run.message()));
                 }
                 if let Some(r) = e.reached_via {
-                    let owner = who(plan.relations[r as usize].from);
+                    let owner = who(plan.relations[r as usize].taker());
                     let because = by.because();
                     out.push_str(&format!("  deleting {owner} does not take it, because {because}\n"));
                 }
@@ -164,6 +185,9 @@ struct LinkOut<'a> {
     /// The relation to the next link, read from this one.
     #[serde(skip_serializing_if = "Option::is_none")]
     relation: Option<&'static str>,
+    /// For a controller's cascade: which one (`node-pods`…).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cascade: Option<&'static str>,
 }
 
 #[derive(Serialize)]
@@ -206,6 +230,7 @@ fn links<'a>(plan: &'a Plan, chain: &[Link], with_step: bool) -> Vec<LinkOut<'a>
                 None
             },
             relation: l.relation.map(|r| plan.relations[r as usize].kind.as_str()),
+            cascade: l.relation.and_then(|r| plan.relations[r as usize].kind.controller()).map(ControllerEdge::id),
         })
         .collect()
 }

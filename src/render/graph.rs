@@ -5,7 +5,7 @@ use super::diagnostics::Style;
 use super::paint::{kind_len, Paint};
 use crate::analysis::view::{Direction, GraphView, TreeLine};
 use crate::input::Sources;
-use crate::model::{Link, Object, RelKind, Relation};
+use crate::model::{ControllerEdge, Link, Object, RelKind, Relation};
 use serde::Serialize;
 use std::io::{self, Write};
 
@@ -28,6 +28,17 @@ fn via_note(view: &GraphView, rel: &Relation) -> Option<&'static str> {
         (RelKind::DestroyAfter | RelKind::Finalizer | RelKind::ComponentOrder, Direction::Dependencies) => {
             Some("goes after")
         }
+        // A controller's cascade: who performs it, and which way the
+        // order goes when it is not the way the deletion goes.
+        (RelKind::Controller(e), dir) => Some(match (e, dir) {
+            (ControllerEdge::NodePods, _) => "pod garbage collector",
+            (ControllerEdge::ServiceEndpoints, Direction::Dependents) => "goes first, endpoints controller",
+            (ControllerEdge::ServiceEndpoints, Direction::Dependencies) => "goes after, endpoints controller",
+            (ControllerEdge::ReclaimDelete, Direction::Dependents) => "goes first, volume controller",
+            (ControllerEdge::ReclaimDelete, Direction::Dependencies) => "goes after, volume controller",
+            (ControllerEdge::Released, Direction::Dependents) => "bound claim, reclaim policy keeps the volume",
+            (ControllerEdge::Released, Direction::Dependencies) => "bound volume, its reclaim policy keeps it",
+        }),
         _ => None,
     }
 }
@@ -247,16 +258,25 @@ pub fn dot(objects: &[Object], rels: &[Relation], view: &GraphView) -> String {
             | RelKind::ComponentOrder
             | RelKind::Rule(_)
             | RelKind::Tool(_) => ", style=bold, color=\"#1f77b4\"",
+            RelKind::Controller(_) => ", style=bold, color=\"#2ca02c\"",
         };
         let broken = if r.link == Link::Solid { "" } else { ", color=red, fontcolor=red" };
         let label = match r.link {
-            Link::Solid => r.kind.as_str().to_string(),
-            other => format!("{} ({})", r.kind.as_str(), other.as_str()),
+            Link::Solid => label(r.kind),
+            other => format!("{} ({})", label(r.kind), other.as_str()),
         };
         out.push_str(&format!("  n{} -> n{} [label=\"{}\"{style}{broken}];\n", r.from.0, r.to.0, dot_escape(&label)));
     }
     out.push_str("}\n");
     out
+}
+
+/// An edge's label: its kind, and which controller's cascade it is.
+fn label(kind: RelKind) -> String {
+    match kind {
+        RelKind::Controller(e) => format!("controller: {}", e.id()),
+        k => k.as_str().to_string(),
+    }
 }
 
 fn mermaid_escape(s: &str) -> String {
@@ -277,9 +297,10 @@ pub fn mermaid(objects: &[Object], rels: &[Relation], view: &GraphView) -> Strin
             | RelKind::Finalizer
             | RelKind::ComponentOrder
             | RelKind::Rule(_)
-            | RelKind::Tool(_) => "==>",
+            | RelKind::Tool(_)
+            | RelKind::Controller(_) => "==>",
         };
-        out.push_str(&format!("  n{} {arrow}|{}| n{}\n", r.from.0, r.kind.as_str(), r.to.0));
+        out.push_str(&format!("  n{} {arrow}|{}| n{}\n", r.from.0, label(r.kind), r.to.0));
     }
     out
 }

@@ -5,7 +5,7 @@
 //! computed by the plan layer. The same plan gives the same bytes.
 
 use super::count;
-use crate::analysis::cascade::CascadeMode;
+use crate::analysis::cascade::{CascadeMode, Cause};
 use crate::model::kube::HelmHook;
 use crate::model::{ObjId, Object};
 use crate::plan::roots::{Roots, With};
@@ -122,6 +122,16 @@ fn head(plan: &Plan, roots: &Roots, header: &Header) -> String {
         };
         line(format!("owners the plan deletes. {others}, deleted by Kubernetes (the garbage"));
         line(String::from("collector, the namespace and CRD controllers) in its own order, not in the steps below."));
+        let by_controller = plan.cascade.cause.iter().any(|c| match c {
+            Some(Cause::Relation(r)) => plan.relations.get(*r as usize).is_some_and(|r| r.kind.controller().is_some()),
+            _ => false,
+        });
+        if by_controller {
+            line(String::from(
+                "Some are deleted by other Kubernetes controllers, outside owner references: the endpoints",
+            ));
+            line(String::from("controller, the pod garbage collector, the volume controller."));
+        }
     }
     if !plan.kept.is_empty() || !plan.orphaned.is_empty() {
         line(format!(

@@ -6,7 +6,7 @@ use super::diagnostics::Style;
 use super::json;
 use super::paint::{kind_len, Paint};
 use crate::load::Snapshot;
-use crate::model::{HubEnd, Link, ObjId, Object, RelKind, RuleEdge, ToolOrder};
+use crate::model::{ControllerEdge, HubEnd, Link, ObjId, Object, RelKind, RuleEdge, ToolOrder};
 use crate::plan::reasons::{self, Names};
 use crate::plan::{EventKind, Garbage, Kept, Plan, Reason, Root};
 use rayon::prelude::*;
@@ -272,6 +272,7 @@ fn reason_out<'a>(r: &'a Reason, names: &Names<'a>) -> ReasonOut<'a> {
                 }
                 Garbage::Unreachable(Root::Object(x)) => out.root = Some(names.of(*x)),
                 Garbage::Unreachable(Root::Named(x)) => out.root = Some(x),
+                Garbage::ClaimGone { claim, .. } => out.reference = Some(claim),
                 _ => {}
             }
         }
@@ -294,18 +295,20 @@ fn reason_out<'a>(r: &'a Reason, names: &Names<'a>) -> ReasonOut<'a> {
             out.tool = Some("cli-utils");
             out.annotation = Some("config.kubernetes.io/apply-time-mutation");
         }
+        Reason::Controller { edge, .. } => out.why = Some(edge.id()),
         _ => {}
     }
     out
 }
 
-fn kept_out<'a>(k: &Kept, names: &Names<'a>) -> ReasonOut<'a> {
+fn kept_out<'a>(k: &'a Kept, names: &Names<'a>) -> ReasonOut<'a> {
     let mut out = ReasonOut { kind: k.id(), ..ReasonOut::default() };
     match k {
         Kept::StillOwnedBy(x) | Kept::NamespacedOwner(x) | Kept::CollectorDone { owner: x, .. } => {
             out.reference = Some(names.of(*x))
         }
         Kept::OwnerNotInSnapshot(o) => out.owner = Some(names.owner(*o)),
+        Kept::ClaimNotInSnapshot(claim) => out.reference = Some(claim),
         Kept::Protected { deleted_inside: n } | Kept::HoldsNew(n) => out.count = Some(*n),
         Kept::Annotated(m) => {
             out.tool = Some(m.tool_id());
@@ -321,6 +324,10 @@ fn kept_out<'a>(k: &Kept, names: &Names<'a>) -> ReasonOut<'a> {
             out.tool = Some("crossplane");
             out.reference = Some(names.of(*usage));
             out.refs = by.iter().map(|b| names.of(*b)).collect();
+        }
+        Kept::Reclaim { claim, policy } => {
+            out.reference = Some(names.of(*claim));
+            out.why = Some(policy.id());
         }
         _ => {}
     }
@@ -846,6 +853,11 @@ fn along(kind: RelKind) -> &'static str {
             ToolOrder::UsageBy => "uses",
             ToolOrder::UsageOf => "protects",
         },
+        RelKind::Controller(e) => match e {
+            ControllerEdge::ServiceEndpoints => "takes (endpoints controller)",
+            ControllerEdge::NodePods => "bound to (pod garbage collector)",
+            ControllerEdge::ReclaimDelete | ControllerEdge::Released => "takes (volume controller)",
+        },
     }
 }
 
@@ -882,7 +894,7 @@ fn plan_edges(plan: &Plan) -> Vec<(End, End, &'static str, bool)> {
         .relations
         .iter()
         .enumerate()
-        .filter(|(_, r)| !(r.kind.is_ownership() && r.link != Link::Solid))
+        .filter(|(_, r)| !(r.kind.is_ownership() && r.link != Link::Solid) && r.kind.orders())
         .filter(|(i, r)| match r.kind.rule() {
             Some(RuleEdge::PodFirst) => false,
             Some(RuleEdge::AfterPods) => relaxed[*i],

@@ -6,7 +6,7 @@ use super::count;
 use super::json;
 use super::parts::Parts;
 use crate::analysis::simulate::{Action, Actor, EventType, Name, Simulation, Verb};
-use crate::model::Str;
+use crate::model::{ControllerEdge, Str};
 use serde::Serialize;
 use std::borrow::Cow;
 use std::io::{self, Write};
@@ -17,6 +17,7 @@ fn actor<'a>(a: &Actor, names: &'a [Str]) -> Cow<'a, str> {
         Actor::Api => Cow::Borrowed("api"),
         Actor::Collector => Cow::Borrowed("collector"),
         Actor::Controller(f) => Cow::Owned(format!("controller ({})", names[*f as usize])),
+        Actor::Kube(e) => Cow::Borrowed(e.component()),
     }
 }
 
@@ -187,6 +188,15 @@ pub fn json(sim: &Simulation, refs: &[String], out: &mut dyn Write) -> io::Resul
     out.write_all(&buf)
 }
 
+/// A Kubernetes controller acting outside ownerReferences, in JSON.
+fn kube_actor(e: ControllerEdge) -> &'static str {
+    match e {
+        ControllerEdge::ServiceEndpoints => "endpoints-controller",
+        ControllerEdge::NodePods => "pod-garbage-collector",
+        ControllerEdge::ReclaimDelete | ControllerEdge::Released => "volume-controller",
+    }
+}
+
 /// Event `i` of the trace, as an element of the `events` array.
 fn event(sim: &Simulation, refs: &[String], i: usize, e: &crate::analysis::simulate::Entry, buf: &mut Vec<u8>) {
     json::element(buf, i == 0, 2);
@@ -198,6 +208,7 @@ fn event(sim: &Simulation, refs: &[String], i: usize, e: &crate::analysis::simul
         Actor::Api => ("api", None),
         Actor::Collector => ("collector", None),
         Actor::Controller(f) => ("controller", Some(&*sim.names[*f as usize])),
+        Actor::Kube(e) => (kube_actor(*e), None),
     };
     o.str(buf, "actor", who);
     o.opt_str(buf, "controller", controller);
