@@ -9,5 +9,6 @@ pub mod reconcile;
 pub mod rules;
 pub mod scc;
 pub mod simulate;
+pub mod tool_order;
 pub mod tracking;
 pub mod view;

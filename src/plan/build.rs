@@ -254,6 +254,7 @@ pub fn build(snapshot: &Snapshot, options: &Options) -> Result<Plan, PlanError> 
             _ => Vec::new(),
         },
         stages,
+        tool_order: None,
         dialect: None,
         options_mode: options.mode.clone(),
         cascade_mode: options.cascade,

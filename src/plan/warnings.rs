@@ -2,6 +2,7 @@
 //! has one), the objects it is about, and its text.
 
 use super::reasons::Names;
+use super::tool_order::ToolFinding;
 use crate::analysis::cascade::Cascade;
 use crate::analysis::order::{conflict_message, GroupKind, Order};
 use crate::findings::Rule;
@@ -27,6 +28,9 @@ pub enum Warning {
     SharedUid { first: ObjId, again: ObjId, uid: Str },
     /// An object and the controller of its finalizer in one step.
     FinalizerSameStep { object: ObjId, controller: ObjId, finalizer: String, step: u32 },
+    /// `plan --as TOOL`: that tool's order breaks a constraint of the plan
+    /// (TD016).
+    ToolOrder(Box<ToolFinding>),
 }
 
 impl Warning {
@@ -39,6 +43,7 @@ impl Warning {
             Warning::ControllerStays { .. } => "controller-stays",
             Warning::SharedUid { .. } => "shared-uid",
             Warning::FinalizerSameStep { .. } => "finalizer-same-step",
+            Warning::ToolOrder(_) => "tool-order",
         }
     }
 
@@ -49,6 +54,7 @@ impl Warning {
             Warning::OwnershipGroup { .. } => Some(Rule::Td007),
             Warning::Relaxed { .. } => Some(Rule::Td012),
             Warning::SharedUid { .. } => Some(Rule::Td002),
+            Warning::ToolOrder(_) => Some(Rule::Td016),
             Warning::ControllerStays { .. } | Warning::FinalizerSameStep { .. } => None,
         }
     }
@@ -66,6 +72,7 @@ impl Warning {
             | Warning::FinalizerSameStep { object, controller: other, .. } => {
                 vec![names.of(*object), names.of(*other)]
             }
+            Warning::ToolOrder(f) => f.refs(names),
         }
     }
 
@@ -97,6 +104,7 @@ impl Warning {
                 names.of(*object),
                 names.of(*controller)
             ),
+            Warning::ToolOrder(f) => f.message(names),
         }
     }
 }
