@@ -395,6 +395,9 @@ pub fn order(input: &Input, tool: Tool) -> ToolOrder {
             continue;
         }
         let (breach, at) = match pos(t) {
+            // A hook of another event has run already (at install or
+            // upgrade): what it needed then is not needed now.
+            None if matches!(left(t), Some(Other::OtherHook)) => continue,
             None => (Breach::Leaves, None),
             Some(at) if at.unit != first_at.unit => (Breach::Unordered, Some(at)),
             Some(at) if first_at.rank < at.rank => (Breach::Before, Some(at)),

@@ -191,7 +191,7 @@ impl Other {
         match self {
             Other::With { carrier, how } => format!("with {} ({})", names.of(*carrier), carrier_name(*how)),
             Other::Kept(k) => format!("kept: {}", k.annotation()),
-            Other::NotManaged => format!("in no {} ({} does not delete it)", tool.unit_noun(), tool.name()),
+            Other::NotManaged => format!("in no {}: {} does not delete it", tool.unit_noun(), tool.name()),
             Other::OtherHook => String::from("a hook of another event: helm uninstall leaves it"),
             Other::NeverDeleted => String::from("Argo CD never deletes a CRD with its Application"),
         }
@@ -218,17 +218,19 @@ pub struct Pos {
 }
 
 impl Pos {
-    fn write(&self, tool: Tool, names: &Names, out: &mut String) {
+    /// `batch 3, Service`, `wave 2`, `with Deployment.apps/gk/ctrl, call 4`;
+    /// with `unit`, then ` of release gk/gatekeeper`.
+    fn write(&self, tool: Tool, unit: bool, names: &Names, out: &mut String) {
         if let Some(w) = self.with {
             let _ = write!(out, "with {}, ", names.of(w));
         }
         let _ = match (&self.key, tool) {
             (BatchKey::Kind { kind, .. }, _) => write!(out, "batch {}, {kind}", self.rank),
             (k @ (BatchKey::Hook { .. } | BatchKey::Wave(_)), _) => write!(out, "{}", k.text()),
-            (BatchKey::Level, _) => write!(out, "step {}", self.rank),
+            (BatchKey::Level, _) => write!(out, "level {}", self.rank),
             (BatchKey::Call, _) => write!(out, "call {}", self.rank),
         };
-        if let Some(u) = &self.unit {
+        if let Some(u) = self.unit.as_ref().filter(|_| unit) {
             let _ = write!(out, " of {} {u}", tool.unit_noun());
         }
     }
@@ -314,8 +316,10 @@ impl ToolFinding {
         let tool = self.tool;
         let mut out = String::new();
         let first = names.of(self.first);
+        // Units are said where they differ.
+        let units = self.breach == Breach::Unordered;
         let mut pos = String::new();
-        self.first_at.write(tool, names, &mut pos);
+        self.first_at.write(tool, units, names, &mut pos);
         let _ = match self.breach {
             Breach::Before => write!(out, "{} deletes {first} ({pos}) before ", tool.name()),
             Breach::Together => write!(out, "{} deletes {first} in the same batch ({pos}) as ", tool.name()),
@@ -333,7 +337,7 @@ impl ToolFinding {
             out.push_str(names.of(n.object));
             let mut at = String::new();
             match (&n.at, &n.left) {
-                (Some(p), _) if self.breach != Breach::Together => p.write(tool, names, &mut at),
+                (Some(p), _) if self.breach != Breach::Together => p.write(tool, units, names, &mut at),
                 (Some(Pos { with: Some(w), .. }), _) => {
                     let _ = write!(at, "with {}", names.of(*w));
                 }
@@ -354,13 +358,14 @@ impl ToolFinding {
         if shown.len() > SHOWN {
             let _ = write!(out, " and {} more", shown.len() - SHOWN);
         }
-        let still = match self.breach {
-            Breach::Leaves => "which still need it",
+        let still = match (self.breach, self.needed_by.len()) {
+            (Breach::Leaves, 1) => "which still needs it",
+            (Breach::Leaves, _) => "which still need it",
             _ => "which teardown destroys first",
         };
         let _ = write!(out, ", {still} ({})", constraint_text(self.relation.kind));
         match (self.breach, tool) {
-            (Breach::Together, _) => out.push_str("; nothing makes it wait for them"),
+            (Breach::Together, _) => out.push_str("; nothing makes it wait"),
             (Breach::Unordered, Tool::Flux) => out.push_str(
                 "; Kustomizations delete what they applied independently, not in reverse dependsOn (fluxcd/kustomize-controller#301)",
             ),
