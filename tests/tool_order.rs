@@ -96,7 +96,10 @@ fn helm_deletes_kind_by_kind_in_its_uninstall_order_between_its_hooks() {
         ])
     );
     let o = v["as"]["order"].as_array().unwrap();
-    assert_eq!(o[0], serde_json::json!({"unit": "shop/web", "rank": 1, "action": "run", "by": "hook", "hook": "pre-delete", "weight": -1, "refs": ["Job.batch/shop/web-drain"]}));
+    assert_eq!(
+        o[0],
+        serde_json::json!({"unit": "shop/web", "rank": 1, "action": "run", "by": "hook", "hook": "pre-delete", "weight": -1, "refs": ["Job.batch/shop/web-drain"]})
+    );
     assert_eq!(o[2]["by"], "kind");
     assert_eq!(o[2]["kind"], "Deployment");
     assert_eq!(o[2]["known"], true);
@@ -240,8 +243,11 @@ fn argocd_deletes_the_highest_wave_first_a_wave_at_once() {
     let f = finding(&v, "before", "Secret/shop/w2-creds", "destroy-after").expect("the Secret a wave earlier");
     assert_eq!(needed_by(f), ["Widget.example.com/shop/w2"]);
     // w2 (wave 2) goes before its operator (wave 0).
-    assert!(v["as"]["findings"].as_array().unwrap().iter().all(|f| !needed_by(f).contains(&"Widget.example.com/shop/w2")
-        || f["first"]["ref"] == "Secret/shop/w2-creds"));
+    assert!(v["as"]["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|f| !needed_by(f).contains(&"Widget.example.com/shop/w2") || f["first"]["ref"] == "Secret/shop/w2-creds"));
 }
 
 /// kapp delete: carvel-dev/kapp 27123c83 `pkg/kapp/config/default.go`
@@ -263,7 +269,11 @@ fn kapp_deletes_custom_resources_then_crds_then_the_rest_by_its_rules() {
         s(&[
             &["Widget.example.com/shop/w1"],
             &["CustomResourceDefinition.apiextensions.k8s.io/widgets.example.com"],
-            &["Service/shop/widget-webhook", "Deployment.apps/shop/widget-operator", "ServiceAccount/shop/widget-operator"],
+            &[
+                "Service/shop/widget-webhook",
+                "Deployment.apps/shop/widget-operator",
+                "ServiceAccount/shop/widget-operator"
+            ],
             &["ConfigMap/shop/settings"],
         ])
     );
@@ -376,7 +386,9 @@ fn as_is_refused_where_it_would_not_be_shown() {
         let (code, _, err) = run(&["plan", "--all", "--as", "argocd", "-o", format, "no/such/file.yaml"]);
         assert_eq!(code, 2, "{format}");
         assert!(
-            err.contains(&format!("--as argocd shows Argo CD's order beside the plan, which -o {format} does not print")),
+            err.contains(&format!(
+                "--as argocd shows Argo CD's order beside the plan, which -o {format} does not print"
+            )),
             "{err}"
         );
     }

@@ -351,10 +351,12 @@ pub fn order(input: &Input, tool: Tool) -> ToolOrder {
         Some(Place::Other(o)) => Some(o.clone()),
         _ => None,
     };
-    // Does `t` go with `f` (through its carriers)?
+    // Does `t` go with `f` (through its carriers)? The walk ends at `t`'s
+    // root: where its carriers end, or where a loop of them closes.
     let carried_by = |t: usize, f: usize| {
+        let end = root_of(t);
         let mut x = t;
-        for _ in 0..n {
+        while x != end {
             match &place[x] {
                 Some(Place::Other(Other::With { carrier, .. })) => {
                     if carrier.index() == f {
@@ -507,7 +509,13 @@ fn flux(members: &[usize], objects: &[Object]) -> Vec<(BatchKey, Vec<usize>)> {
     };
     let key = |i: usize| {
         let o = &objects[i];
-        (index(&o.kind), o.group.clone(), o.kind.clone(), o.namespace.clone().unwrap_or_else(|| Str::from("")), o.name.clone())
+        (
+            index(&o.kind),
+            o.group.clone(),
+            o.kind.clone(),
+            o.namespace.clone().unwrap_or_else(|| Str::from("")),
+            o.name.clone(),
+        )
     };
     let mut sorted: Vec<usize> = members.to_vec();
     sorted.sort_by_cached_key(|&i| std::cmp::Reverse(key(i)));
@@ -542,7 +550,8 @@ fn kapp<'t>(
         let (g, kind) = (o.group.as_ref(), o.kind.as_ref());
         let crd = is_crd(o);
         let custom = !crd && builtin_namespaced(g, kind).is_none();
-        let mut mine: Vec<usize> = tools(i).kapp_groups.iter().map(|n| group(n, &mut group_ids, &mut group_members)).collect();
+        let mut mine: Vec<usize> =
+            tools(i).kapp_groups.iter().map(|n| group(n, &mut group_ids, &mut group_members)).collect();
         if crd {
             mine.push(g_crds);
         }

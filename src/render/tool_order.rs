@@ -66,7 +66,10 @@ pub fn table(order: &ToolOrder, plan: &Plan) -> String {
     }
     let mut heading = (!order.others.is_empty()).then(|| format!("not deleted by {} itself:", tool.name()));
     for (id, other) in &order.others {
-        rows.push((heading.take(), [String::from("-"), step(*id), names.of(*id).to_string(), other.message(tool, &names)]));
+        rows.push((
+            heading.take(),
+            [String::from("-"), step(*id), names.of(*id).to_string(), other.message(tool, &names)],
+        ));
     }
     let head = [column.as_str(), "STEP", "OBJECT", "NOTE"];
     let mut widths = head.map(|h| h.chars().count());
