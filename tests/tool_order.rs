@@ -416,3 +416,15 @@ fn helm_leaves_a_workload_of_no_release_without_its_service_account() {
     );
     assert_eq!(v["as"]["findings"].as_array().unwrap().len(), 1, "{}", v["as"]["findings"]);
 }
+
+/// The tools delete Kubernetes resources: a plan of another dialect's
+/// objects is refused (with --dialect, before the input is read).
+#[test]
+fn as_is_refused_for_objects_that_are_not_kubernetes_resources() {
+    let (code, _, err) = run(&["plan", "--all", "--as", "kapp", "fixtures/plan/murano-app.yaml"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--as kapp: VM1 is an object of the native dialect, not a Kubernetes resource, and kapp deletes none (4 such in the plan)"), "{err}");
+    let (code, _, err) = run(&["plan", "--all", "--as", "flux", "--dialect", "pairs", "no/such/file.txt"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--as flux: --dialect pairs reads objects that are not Kubernetes resources"), "{err}");
+}
