@@ -428,3 +428,14 @@ fn as_is_refused_for_objects_that_are_not_kubernetes_resources() {
     assert_eq!(code, 2);
     assert!(err.contains("--as flux: --dialect pairs reads objects that are not Kubernetes resources"), "{err}");
 }
+
+/// An owner the tool deletes before what it owns takes it with it (the
+/// garbage collector's background cascade): not a finding.
+#[test]
+fn an_owner_deleted_first_is_no_finding() {
+    let v = plan_as(&["--all", "--as", "helm", "fixtures/as/two-owners.yaml"]);
+    assert_eq!(batches(&v), s(&[&["Service/team-1/svc1"], &["Certificate.cert-manager.io/team-1/svc1-tls"]]));
+    assert_eq!(other(&v, "Secret/team-1/svc1-tls")["type"], "with");
+    assert_eq!(v["as"]["findings"], serde_json::json!([]));
+    assert_eq!(steps(&v)[0], ["Secret/team-1/svc1-tls"]);
+}

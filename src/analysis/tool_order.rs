@@ -50,6 +50,12 @@
 //!   applied on its own: `spec.dependsOn` does not order deletions
 //!   (fluxcd/kustomize-controller#301).
 //!
+//! The constraints checked are the plan's relations between objects it
+//! deletes in different steps, but owner references (and KubeVela's
+//! trackers): an owner the tool deletes first takes what it owns with it
+//! (background cascade). A Namespace or CRD deleted first is a breach: its
+//! controller deletes everything it holds at once, in no order.
+//!
 //! What the tool does not delete itself is listed with why: an object with
 //! an owner in the plan goes with it (the garbage collector; no tool
 //! deletes what a controller made); kept by an annotation; in none of the
@@ -384,7 +390,11 @@ pub fn order(input: &Input, tool: Tool) -> ToolOrder {
         if f == t || !planned(f) || !planned(t) || is_relaxed[ri] {
             continue;
         }
-        if r.kind.is_ownership() && r.link != Link::Solid {
+        // An owner deleted before what it owns is the garbage collector's
+        // background cascade, not a breach. A Namespace or CRD deleted
+        // before what it holds is: its controller deletes all of it at
+        // once, in no order.
+        if matches!(r.kind, RelKind::Owns | RelKind::Manages) || (r.kind.is_ownership() && r.link != Link::Solid) {
             continue;
         }
         // Only what the plan itself keeps: `from` in a later step.
