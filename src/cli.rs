@@ -78,7 +78,7 @@ fn color_flag(args: &[OsString]) -> Option<ColorWhen> {
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Validate a snapshot: parse errors, duplicates, dangling or invalid
-    /// owners, cycles, unresolved dependencies, finalizers (rules TD001–TD015).
+    /// owners, cycles, unresolved dependencies, finalizers (rules TD001–TD016).
     #[command(after_help = "Examples:
   kubectl get -A -o yaml | teardown check         # validate a live cluster's dump
   teardown check manifests/ --closed-world        # the files are the whole cluster
@@ -90,7 +90,8 @@ pub enum Command {
   teardown plan --delete ns/shop dump.yaml        # the namespace, with what it holds
   teardown plan --delete pods -l app=web -n shop dump.yaml  # every Pod labelled app=web in shop
   teardown plan --delete deploy/shop/web dump.yaml -o names | xargs -L1 kubectl delete
-  teardown plan --all manifests/ -o json > plan.json   # everything, in order; for `apply`")]
+  teardown plan --all manifests/ -o json > plan.json   # everything, in order; for `apply`
+  teardown plan --all dump.yaml --as helm         # beside what `helm uninstall` would do")]
     Plan(PlanArgs),
     /// Explain why an object is (or is not) in a plan, and why at its step.
     #[command(after_help = "Examples:
@@ -480,6 +481,13 @@ pub struct PlanArgs {
 
     #[arg(short, long, value_enum, default_value_t = PlanFormat::Table, value_name = "FORMAT")]
     pub output: PlanFormat,
+
+    /// Also show the order TOOL would delete the same objects in, and
+    /// where it destroys an object before one that still needs it
+    /// (warnings TD016); the plan and the exit code stay teardown's. With
+    /// -o table, json or yaml.
+    #[arg(long = "as", value_enum, value_name = "TOOL")]
+    pub as_tool: Option<crate::plan::tool_order::Tool>,
 
     #[command(flatten)]
     pub rules: RuleArgs,

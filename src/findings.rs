@@ -45,10 +45,11 @@ pub enum Rule {
     Td013,
     Td014,
     Td015,
+    Td016,
 }
 
 impl Rule {
-    pub const ALL: [Rule; 15] = [
+    pub const ALL: [Rule; 16] = [
         Rule::Td001,
         Rule::Td002,
         Rule::Td003,
@@ -64,6 +65,7 @@ impl Rule {
         Rule::Td013,
         Rule::Td014,
         Rule::Td015,
+        Rule::Td016,
     ];
 
     pub fn id(self) -> &'static str {
@@ -142,6 +144,12 @@ impl Rule {
             Rule::Td015 => {
                 ("TD015", "not-a-file", Note, "A FIFO, socket or device in an input directory was not read.")
             }
+            Rule::Td016 => (
+                "TD016",
+                "tool-order",
+                Warning,
+                "Another tool's deletion order destroys an object before one that still needs it (plan --as).",
+            ),
         }
     }
 }

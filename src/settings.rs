@@ -248,6 +248,44 @@ pub fn plan_output(output: PlanFormat, dialect: Option<&str>, multi_owner: Optio
     Ok(())
 }
 
+/// `plan --as TOOL` shows the tool's order beside the plan: in a table or a
+/// plan file. The formats made for scripts and pictures print teardown's
+/// plan alone, so a comparison asked for with them would be silently
+/// dropped: refused.
+///
+/// The tools delete Kubernetes resources: with `--dialect` forced to one
+/// whose objects are not, there is nothing to compare.
+pub fn plan_as(
+    output: PlanFormat,
+    dialect: Option<&str>,
+    tool: Option<crate::plan::tool_order::Tool>,
+) -> Result<(), Error> {
+    let Some(tool) = tool else { return Ok(()) };
+    if let Some(d) = dialect {
+        let found = crate::dialect::by_name(d).map(|i| crate::dialect::REGISTRY[i].origin().identity);
+        if found != Some(crate::model::Identity::Coordinates) {
+            return Err(Error::Usage(format!(
+                "--as {}: --dialect {d} reads objects that are not Kubernetes resources, which {} does not delete",
+                tool.id(),
+                tool.name()
+            )));
+        }
+    }
+    let format = match output {
+        PlanFormat::Table | PlanFormat::Json | PlanFormat::Yaml => return Ok(()),
+        PlanFormat::Names => "names",
+        PlanFormat::Refs => "refs",
+        PlanFormat::Dot => "dot",
+        PlanFormat::Mermaid => "mermaid",
+        PlanFormat::Kubectl => "kubectl",
+    };
+    Err(Error::Usage(format!(
+        "--as {} shows {}'s order beside the plan, which -o {format} does not print (it is teardown's plan alone); use -o table, json or yaml",
+        tool.id(),
+        tool.name()
+    )))
+}
+
 /// The kinds crd-reconciler's controllers may recreate safely, unless told
 /// otherwise (the seed document's ephemeral resources).
 pub const EPHEMERAL: [&str; 5] = ["configmap", "horizontalpodautoscaler", "ingress", "pod", "service"];

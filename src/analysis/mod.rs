@@ -10,6 +10,7 @@ pub mod reconcile;
 pub mod rules;
 pub mod scc;
 pub mod simulate;
+pub mod tool_order;
 pub mod tools;
 pub mod tracking;
 pub mod view;

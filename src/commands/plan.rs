@@ -18,6 +18,7 @@ use std::path::PathBuf;
 pub fn run(args: PlanArgs, env: Env, style: Style) -> Result<Status, Error> {
     let mut settings = PlanSettings::new(&args.plan, false)?;
     crate::settings::plan_output(args.output, args.input.dialect.as_deref(), settings.multi_owner)?;
+    crate::settings::plan_as(args.output, args.input.dialect.as_deref(), args.as_tool)?;
     let controls = crate::settings::controls(&args.rules, &args.config, &args.plan.finalizer_controller)?;
     crate::settings::with_controls(&mut settings, &controls);
     let voice = Voice { style, progress: env.progress, rules: controls.rules, quiet: env.quiet };
@@ -29,6 +30,26 @@ pub fn run(args: PlanArgs, env: Env, style: Style) -> Result<Status, Error> {
         }
     };
     let (snapshot, mut plan) = make(&settings, &args.input, detail, env.stdin, env.stderr, voice)?;
+    // `--as`: the tool's order, and its findings as warnings (TD016). The
+    // plan's steps stay what they are.
+    if let Some(tool) = args.as_tool {
+        // The tools delete Kubernetes resources; another dialect's objects
+        // would be placed in an order no tool has.
+        let foreign = |id: &&ObjId| !snapshot.objects[id.index()].is_kubernetes();
+        if let Some(&id) = plan.steps.iter().flatten().find(foreign) {
+            let count = plan.steps.iter().flatten().filter(foreign).count();
+            return Err(Error::Usage(format!(
+                "--as {}: {} is {}, not a Kubernetes resource, and {} deletes none ({count} such in the plan)",
+                tool.id(),
+                plan.refs[id.index()],
+                snapshot.objects[id.index()].origin.noun,
+                tool.name()
+            )));
+        }
+        let order = plan::tool_order::of(&snapshot.objects, &plan, tool);
+        plan.warnings.extend(order.findings.iter().map(|f| plan::Warning::ToolOrder(Box::new(f.clone()))));
+        plan.tool_order = Some(order);
+    }
     // Ignoring a rule hides its warnings, in every format; the plan itself
     // (its steps, relaxed edges and cycles) stays what it is.
     plan.warnings.retain(|w| w.rule().is_none_or(|r| controls.rules.contains(r)));

@@ -459,6 +459,7 @@ pub fn build(snapshot: &Snapshot, options: &Options) -> Result<Plan, PlanError> 
         },
         stages,
         hooks,
+        tool_order: None,
         dialect: None,
         options_mode: options.mode.clone(),
         cascade_mode: options.cascade,

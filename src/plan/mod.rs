@@ -15,6 +15,7 @@ pub mod explain;
 pub mod reasons;
 pub mod roots;
 pub mod stages;
+pub mod tool_order;
 pub mod warnings;
 
 pub use build::{absent_from, build, finalizer_relations, ownership_cycle_error};
@@ -233,6 +234,8 @@ pub struct Plan {
     pub stages: Option<stages::Stages>,
     /// Helm hooks that run around the steps, in the order they run.
     pub hooks: Vec<HookRun>,
+    /// `--as TOOL`: the order that tool would delete the plan's objects in.
+    pub tool_order: Option<tool_order::ToolOrder>,
 }
 
 impl Plan {

@@ -2,6 +2,7 @@
 //! has one), the objects it is about, and its text.
 
 use super::reasons::Names;
+use super::tool_order::ToolFinding;
 use crate::analysis::cascade::{Cascade, Cause};
 use crate::analysis::order::{conflict_message, GroupKind, Order};
 use crate::findings::Rule;
@@ -42,6 +43,9 @@ pub enum Warning {
     /// Endpoints deleted while the Service of their name stays and selects
     /// Pods: the endpoints controller writes them again.
     EndpointsRewritten { endpoints: ObjId, service: ObjId },
+    /// `plan --as TOOL`: that tool's order breaks a constraint of the plan
+    /// (TD016).
+    ToolOrder(Box<ToolFinding>),
 }
 
 /// What deletes an object despite its keep annotation.
@@ -71,6 +75,7 @@ impl Warning {
             Warning::KeepIgnored { .. } => "keep-ignored",
             Warning::Hangs { .. } => "hangs",
             Warning::EndpointsRewritten { .. } => "endpoints-rewritten",
+            Warning::ToolOrder(_) => "tool-order",
         }
     }
 
@@ -81,6 +86,7 @@ impl Warning {
             Warning::OwnershipGroup { .. } => Some(Rule::Td007),
             Warning::Relaxed { .. } => Some(Rule::Td012),
             Warning::SharedUid { .. } => Some(Rule::Td002),
+            Warning::ToolOrder(_) => Some(Rule::Td016),
             Warning::ControllerStays { .. }
             | Warning::WebhookStays { .. }
             | Warning::FinalizerSameStep { .. }
@@ -110,6 +116,7 @@ impl Warning {
             }
             Warning::KeepIgnored { object, .. } => vec![names.of(*object)],
             Warning::Hangs { holder, object, usage } => vec![names.of(*holder), names.of(*object), names.of(*usage)],
+            Warning::ToolOrder(f) => f.refs(names),
         }
     }
 
@@ -185,6 +192,7 @@ impl Warning {
                 names.of(*endpoints),
                 names.of(*service)
             ),
+            Warning::ToolOrder(f) => f.message(names),
         }
     }
 }

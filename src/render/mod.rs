@@ -16,6 +16,7 @@ pub mod plan;
 pub mod reconcile;
 pub mod simulate;
 pub mod stages;
+pub mod tool_order;
 pub mod yaml;
 
 /// `1 object`, `2 objects`.

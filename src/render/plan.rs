@@ -94,6 +94,9 @@ pub fn table(plan: &Plan, objects: &[Object], style: Style, out: &mut dyn Write)
         out.write_all(b"\n")?;
         out.write_all(super::stages::table(&names, stages).as_bytes())?;
     }
+    if let Some(order) = &plan.tool_order {
+        out.write_all(super::tool_order::table(order, plan).as_bytes())?;
+    }
     Ok(())
 }
 
@@ -512,6 +515,9 @@ struct PlanOut<'a> {
     hooks: Vec<HookOut<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     stages: Option<super::stages::StagesOut<'a>>,
+    /// `--as TOOL`: that tool's order and where it breaks the plan's.
+    #[serde(rename = "as", skip_serializing_if = "Option::is_none")]
+    as_tool: Option<super::tool_order::AsOut<'a>>,
     inputs: Vec<InputOut<'a>>,
 }
 
@@ -673,6 +679,7 @@ fn plan_out<'a>(snapshot: &'a Snapshot, plan: &'a Plan) -> PlanOut<'a> {
             })
             .collect(),
         stages: plan.stages.as_ref().map(|s| super::stages::out(&names, s)),
+        as_tool: plan.tool_order.as_ref().map(|o| super::tool_order::out(o, plan)),
         inputs: plan.inputs.iter().map(|i| InputOut { path: &i.path, sha256: &i.sha256 }).collect(),
     }
 }
@@ -813,6 +820,9 @@ pub fn json(snapshot: &Snapshot, plan: &Plan, out: &mut dyn Write) -> io::Result
     }
     if let Some(stages) = &p.stages {
         doc.field(&mut buf, "stages", stages)?;
+    }
+    if let Some(as_tool) = &p.as_tool {
+        doc.field(&mut buf, "as", as_tool)?;
     }
     doc.field(&mut buf, "inputs", &p.inputs)?;
     doc.end(&mut buf);

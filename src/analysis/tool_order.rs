@@ -1,0 +1,665 @@
+//! `plan --as TOOL`: the order in which Helm, Argo CD, kapp or Flux would
+//! delete the objects of a plan, and every place where that order breaks a
+//! constraint teardown's plan keeps — an ownership, a destruction
+//! dependency, a default rule: whatever relation the plan was ordered by,
+//! so that new rules and edges are checked as soon as the plan has them.
+//!
+//! Each tool's order is built from its own source (the revisions named
+//! below, and in the README):
+//!
+//! - Helm 3 (`helm`): helm/helm `pkg/releaseutil/kind_sorter.go` at
+//!   5a4737d4a2a6ac89ef595181ac7e4c4fa7856e49 (module helm.sh/helm/v3):
+//!   `UninstallOrder`, kinds it does not list last, alphabetically
+//!   (`lessByKind`). `pkg/action/uninstall.go`: pre-delete hooks, then the
+//!   release's resources, then post-delete hooks; `helm.sh/resource-policy:
+//!   keep` is kept. `pkg/kube/client.go` `batchPerform`: the delete calls of
+//!   one kind go out together, the next kind's once those calls returned —
+//!   nothing waits for an object to be gone. `pkg/action/hooks.go`
+//!   `hookByWeight`: hooks by weight, then name, one at a time, each waited
+//!   for.
+//! - Helm 4 (`helm4`): helm/helm `pkg/release/v1/util/kind_sorter.go` at
+//!   20a1ca2345a667ecb611aed87b5c515c334c3de8: the same order with
+//!   ValidatingWebhookConfiguration and MutatingWebhookConfiguration first
+//!   (helm/helm#30701).
+//! - Argo CD (`argocd`): argoproj/argo-cd `controller/sort_delete.go`
+//!   `FilterObjectsForDeletion` (argo-cd#3959, c2e5ccc81e0aaca81a2d002436d39d52a4364d2d,
+//!   Argo CD 2.3.1+): on Application deletion, the objects of the highest
+//!   sync wave are deleted at once, and the next wave once none of them is
+//!   left; within a wave there is no order (no kind order either). The
+//!   wave is gitops-engine `syncwaves.Wave`: `argocd.argoproj.io/sync-wave`,
+//!   else `helm.sh/hook-weight`, else 0. `controller/appcontroller.go`
+//!   `shouldBeDeleted`: a CRD is never deleted, nor an object with
+//!   `Delete=false` or `helm.sh/resource-policy: keep`. Pruning in a sync
+//!   does the same (gitops-engine#538: prune waves reversed, each waited
+//!   for).
+//! - kapp (`kapp`): carvel-dev/kapp `pkg/kapp/config/default.go` at
+//!   27123c836ef699eea5cb6f7ed0ce90943bf812e2, `changeRuleBindings`: custom
+//!   resources are deleted before the CRDs group, everything else after it
+//!   (both `ignoreIfCyclical`); ServiceAccounts and RBAC after kapp's
+//!   `appcr` and `packageinstall` groups; and the objects' own
+//!   `kapp.k14s.io/change-rule`s of the form `delete (before|after)
+//!   deleting GROUP` (`upsert` rules do not order deletions). kapp waits
+//!   for each change to finish (a deleted object to be gone) before the
+//!   changes that come after it.
+//! - Flux (`flux`): fluxcd/pkg `ssa/sort.go` at
+//!   1d7d31b812fafa7a54a5db1050de56549d9f561a (`ReconcileOrder`) and
+//!   `ssa/manager_delete.go` at 6637febc3169ea28bf2073e9239d8217013c0c72
+//!   (`DeleteAll`: the reverse of that order, one delete call after the
+//!   other, none waited for). Each Kustomization (its
+//!   `kustomize.toolkit.fluxcd.io/name`/`namespace` labels) deletes what it
+//!   applied on its own: `spec.dependsOn` does not order deletions
+//!   (fluxcd/kustomize-controller#301).
+//!
+//! The constraints checked are the plan's relations between objects it
+//! deletes in different steps, but owner references (and KubeVela's
+//! trackers): an owner the tool deletes first takes what it owns with it
+//! (background cascade). A Namespace or CRD deleted first is a breach: its
+//! controller deletes everything it holds at once, in no order.
+//!
+//! What the tool does not delete itself is listed with why: an object with
+//! an owner in the plan goes with it (the garbage collector; no tool
+//! deletes what a controller made); kept by an annotation; in none of the
+//! tool's units when the snapshot names units (an object of no release is
+//! not Helm's), though it goes with a Namespace or CRD the tool deletes.
+//!
+//! O(objects + relations).
+
+use crate::model::kube::{builtin_namespaced, HelmHook, KappAction, KappWhen, Tools};
+use crate::model::{Link, ObjId, Object, RelKind, Relation, Str};
+use crate::plan::tool_order::{Batch, BatchKey, Breach, Keep, Needing, Other, Pos, Tool, ToolFinding, ToolOrder, Unit};
+use rustc_hash::FxHashMap;
+use std::collections::BTreeMap;
+
+/// Helm 3's `UninstallOrder` (helm/helm 5a4737d4, `pkg/releaseutil/kind_sorter.go`).
+pub const HELM3_UNINSTALL_ORDER: [&str; 36] = [
+    "APIService",
+    "Ingress",
+    "IngressClass",
+    "Service",
+    "CronJob",
+    "Job",
+    "StatefulSet",
+    "HorizontalPodAutoscaler",
+    "Deployment",
+    "ReplicaSet",
+    "ReplicationController",
+    "Pod",
+    "DaemonSet",
+    "RoleBindingList",
+    "RoleBinding",
+    "RoleList",
+    "Role",
+    "ClusterRoleBindingList",
+    "ClusterRoleBinding",
+    "ClusterRoleList",
+    "ClusterRole",
+    "CustomResourceDefinition",
+    "PersistentVolumeClaim",
+    "PersistentVolume",
+    "StorageClass",
+    "ConfigMap",
+    "SecretList",
+    "Secret",
+    "ServiceAccount",
+    "PodDisruptionBudget",
+    "PodSecurityPolicy",
+    "LimitRange",
+    "ResourceQuota",
+    "NetworkPolicy",
+    "Namespace",
+    "PriorityClass",
+];
+
+/// What Helm 4 puts before [`HELM3_UNINSTALL_ORDER`] (helm/helm 20a1ca23,
+/// `pkg/release/v1/util/kind_sorter.go`: "we remove validation before
+/// mutation to ensure webhooks don't block removal").
+pub const HELM4_FIRST: [&str; 2] = ["ValidatingWebhookConfiguration", "MutatingWebhookConfiguration"];
+
+/// Flux's `ReconcileOrder.First` (fluxcd/pkg 1d7d31b8, `ssa/sort.go`).
+pub const FLUX_FIRST: [&str; 23] = [
+    "CustomResourceDefinition",
+    "Namespace",
+    "ClusterClass",
+    "RuntimeClass",
+    "PriorityClass",
+    "StorageClass",
+    "VolumeSnapshotClass",
+    "IngressClass",
+    "GatewayClass",
+    "ResourceQuota",
+    "ServiceAccount",
+    "Role",
+    "ClusterRole",
+    "RoleBinding",
+    "ClusterRoleBinding",
+    "ConfigMap",
+    "Secret",
+    "Service",
+    "LimitRange",
+    "Deployment",
+    "StatefulSet",
+    "CronJob",
+    "PodDisruptionBudget",
+];
+
+/// Flux's `ReconcileOrder.Last`.
+pub const FLUX_LAST: [&str; 2] = ["MutatingWebhookConfiguration", "ValidatingWebhookConfiguration"];
+
+/// kapp's built-in change groups its delete rules name
+/// (`change-groups.kapp.k14s.io/…`).
+pub const KAPP_CRDS: &str = "change-groups.kapp.k14s.io/crds";
+pub const KAPP_APPCR: &str = "change-groups.kapp.k14s.io/appcr";
+pub const KAPP_PACKAGEINSTALL: &str = "change-groups.kapp.k14s.io/packageinstall";
+
+/// What the analysis reads of a plan.
+pub struct Input<'a> {
+    pub objects: &'a [Object],
+    pub relations: &'a [Relation],
+    /// The relations the plan's order relaxed (indices): not constraints.
+    pub relaxed: &'a [u32],
+    /// Each object's step in the plan; 0: not in the plan.
+    pub step: &'a [u32],
+    /// Each object's reference (ties and determinism).
+    pub refs: &'a [String],
+}
+
+fn is_crd(o: &Object) -> bool {
+    o.group.as_ref() == "apiextensions.k8s.io" && o.kind.as_ref() == "CustomResourceDefinition"
+}
+
+/// The unit of the tool an object says it belongs to.
+fn unit_of(tool: Tool, t: &Tools) -> Option<Str> {
+    let pair = |(ns, name): &(Str, Str)| Str::from(format!("{ns}/{name}"));
+    match tool {
+        Tool::Helm | Tool::Helm4 => t.helm_release.as_ref().map(pair),
+        Tool::Argocd => t.argocd_app.clone(),
+        Tool::Kapp => t.kapp_app.clone(),
+        Tool::Flux => t.flux_owner.as_ref().map(pair),
+    }
+}
+
+/// An annotation by which the tool keeps an object.
+fn kept(tool: Tool, t: &Tools) -> Option<Keep> {
+    match tool {
+        Tool::Helm | Tool::Helm4 => t.helm_keep.then_some(Keep::HelmKeep),
+        Tool::Argocd if t.argocd_no_delete => Some(Keep::ArgoNoDelete),
+        Tool::Argocd => t.helm_keep.then_some(Keep::HelmKeep),
+        Tool::Kapp => t.kapp_orphan.then_some(Keep::KappOrphan),
+        Tool::Flux => t.flux_prune_disabled.then_some(Keep::FluxPruneDisabled),
+    }
+}
+
+/// The Helm hook an object is for `helm uninstall`, if it is one.
+fn helm_hook(t: &Tools) -> Option<HelmHook> {
+    [HelmHook::PreDelete, HelmHook::PostDelete, HelmHook::Other].into_iter().find(|h| t.helm_hooks.contains(h))
+}
+
+/// Where an object of the plan is, for the tool.
+#[derive(Clone, Debug)]
+enum Place {
+    /// The tool deletes it (or runs it, a hook), in this unit.
+    Unit(u32),
+    Other(Other),
+}
+
+pub fn order(input: &Input, tool: Tool) -> ToolOrder {
+    let Input { objects, relations, relaxed, step, refs } = *input;
+    let n = objects.len();
+    let planned = |i: usize| step.get(i).is_some_and(|&s| s > 0);
+    let none = Tools::default();
+    let tools = |i: usize| objects[i].tools().unwrap_or(&none);
+
+    // What carries each object: an owner of the plan (the garbage
+    // collector), a Namespace or CRD of the plan (their controllers).
+    let mut owner: Vec<Option<(ObjId, RelKind)>> = vec![None; n];
+    let mut holder: Vec<Option<(ObjId, RelKind)>> = vec![None; n];
+    for r in relations {
+        let (f, t) = (r.from.index(), r.to.index());
+        if f == t || !planned(f) || !planned(t) || r.link != Link::Solid {
+            continue;
+        }
+        match r.kind {
+            RelKind::Owns | RelKind::Manages => {
+                owner[t].get_or_insert((r.from, r.kind));
+            }
+            RelKind::Contains | RelKind::Defines => {
+                holder[t].get_or_insert((r.from, r.kind));
+            }
+            _ => {}
+        }
+    }
+
+    // The units the objects name; when none does, the plan is one.
+    let named: Vec<Option<Str>> = (0..n)
+        .map(|i| match planned(i) && owner[i].is_none() {
+            true => unit_of(tool, tools(i)),
+            false => None,
+        })
+        .collect();
+    let any_named = named.iter().any(Option::is_some);
+    let mut unit_names: Vec<Option<Str>> = Vec::new();
+    let mut place: Vec<Option<Place>> = vec![None; n];
+    for i in (0..n).filter(|&i| planned(i)) {
+        let o = &objects[i];
+        let t = tools(i);
+        let p = if let Some((carrier, how)) = owner[i] {
+            Place::Other(Other::With { carrier, how })
+        } else if let Some(k) = kept(tool, t) {
+            Place::Other(Other::Kept(k))
+        } else if tool == Tool::Argocd && is_crd(o) {
+            Place::Other(Other::NeverDeleted)
+        } else if matches!(tool, Tool::Helm | Tool::Helm4) && helm_hook(t) == Some(HelmHook::Other) {
+            Place::Other(Other::OtherHook)
+        } else if any_named && named[i].is_none() {
+            match holder[i] {
+                Some((carrier, how)) => Place::Other(Other::With { carrier, how }),
+                None => Place::Other(Other::NotManaged),
+            }
+        } else {
+            let u = match unit_names.iter().position(|x| *x == named[i]) {
+                Some(u) => u,
+                None => {
+                    unit_names.push(named[i].clone());
+                    unit_names.len() - 1
+                }
+            };
+            Place::Unit(u as u32)
+        };
+        place[i] = Some(p);
+    }
+    // Units by name; their objects in plan order.
+    let mut by_name: Vec<usize> = (0..unit_names.len()).collect();
+    by_name.sort_by(|&a, &b| unit_names[a].cmp(&unit_names[b]));
+    let mut renumber = vec![0u32; unit_names.len()];
+    for (new, &old) in by_name.iter().enumerate() {
+        renumber[old] = new as u32;
+    }
+    let units: Vec<Unit> = by_name.iter().map(|&u| Unit { name: unit_names[u].clone() }).collect();
+    let mut members: Vec<Vec<usize>> = vec![Vec::new(); units.len()];
+    for (i, p) in place.iter_mut().enumerate() {
+        if let Some(Place::Unit(u)) = p {
+            *u = renumber[*u as usize];
+            members[*u as usize].push(i);
+        }
+    }
+    let plan_order = |a: &usize, b: &usize| step[*a].cmp(&step[*b]).then_with(|| refs[*a].cmp(&refs[*b]));
+    for m in &mut members {
+        m.sort_by(plan_order);
+    }
+
+    // Each unit's batches, in the tool's order.
+    let mut batches: Vec<Batch> = Vec::new();
+    let mut cycle: Vec<ObjId> = Vec::new();
+    for (u, m) in members.iter().enumerate() {
+        let made = match tool {
+            Tool::Helm => helm(m, objects, &tools, &[], refs),
+            Tool::Helm4 => helm(m, objects, &tools, &HELM4_FIRST, refs),
+            Tool::Argocd => argocd(m, &tools),
+            Tool::Kapp => {
+                let (levels, cyclic) = kapp(m, objects, &tools);
+                cycle.extend(cyclic.into_iter().map(|i| ObjId(i as u32)));
+                levels
+            }
+            Tool::Flux => flux(m, objects),
+        };
+        for (rank, (key, mut objs)) in made.into_iter().enumerate() {
+            objs.sort_by(plan_order);
+            batches.push(Batch {
+                unit: u as u32,
+                rank: rank as u32 + 1,
+                key,
+                objects: objs.into_iter().map(|i| ObjId(i as u32)).collect(),
+            });
+        }
+    }
+    cycle.sort_by(|a, b| plan_order(&a.index(), &b.index()));
+
+    let mut batch_of: Vec<Option<u32>> = vec![None; n];
+    for (bi, b) in batches.iter().enumerate() {
+        for o in &b.objects {
+            batch_of[o.index()] = Some(bi as u32);
+        }
+    }
+    // What each object goes with, to the object the tool deletes or leaves
+    // (memoised; a loop of carriers ends where it closes).
+    let mut root: Vec<u32> = vec![u32::MAX; n];
+    for i in (0..n).filter(|&i| planned(i)) {
+        let mut path = vec![i];
+        let mut x = i;
+        let r = loop {
+            if root[x] != u32::MAX {
+                break root[x] as usize;
+            }
+            match &place[x] {
+                Some(Place::Other(Other::With { carrier, .. })) if !path.contains(&carrier.index()) => {
+                    x = carrier.index();
+                    path.push(x);
+                }
+                _ => break x,
+            }
+        };
+        for p in path {
+            root[p] = r as u32;
+        }
+    }
+    let root_of = |i: usize| root.get(i).copied().filter(|&r| r != u32::MAX).map_or(i, |r| r as usize);
+    let pos = |i: usize| -> Option<Pos> {
+        let r = root_of(i);
+        let b = &batches[batch_of[r]? as usize];
+        Some(Pos {
+            unit: units[b.unit as usize].name.clone(),
+            rank: b.rank,
+            key: b.key.clone(),
+            with: (r != i).then_some(ObjId(r as u32)),
+        })
+    };
+    let left = |i: usize| match &place[root_of(i)] {
+        Some(Place::Other(o)) => Some(o.clone()),
+        _ => None,
+    };
+    // Does `t` go with `f` (through its carriers)? The walk ends at `t`'s
+    // root: where its carriers end, or where a loop of them closes.
+    let carried_by = |t: usize, f: usize| {
+        let end = root_of(t);
+        let mut x = t;
+        while x != end {
+            match &place[x] {
+                Some(Place::Other(Other::With { carrier, .. })) => {
+                    if carrier.index() == f {
+                        return true;
+                    }
+                    x = carrier.index();
+                }
+                _ => return false,
+            }
+        }
+        false
+    };
+
+    // The constraints of the plan the tool's order breaks, grouped by the
+    // object deleted too early, the breach and the kind of relation.
+    let mut is_relaxed = vec![false; relations.len()];
+    for &r in relaxed {
+        if let Some(x) = is_relaxed.get_mut(r as usize) {
+            *x = true;
+        }
+    }
+    let mut groups: BTreeMap<(usize, Breach, RelKind), ToolFinding> = BTreeMap::new();
+    for (ri, r) in relations.iter().enumerate() {
+        let (f, t) = (r.from.index(), r.to.index());
+        if f == t || !planned(f) || !planned(t) || is_relaxed[ri] {
+            continue;
+        }
+        // An owner deleted before what it owns is the garbage collector's
+        // background cascade, not a breach. A Namespace or CRD deleted
+        // before what it holds is: its controller deletes all of it at
+        // once, in no order.
+        if matches!(r.kind, RelKind::Owns | RelKind::Manages) || (r.kind.is_ownership() && r.link != Link::Solid) {
+            continue;
+        }
+        // Only what the plan itself keeps: `from` in a later step.
+        if step[f] <= step[t] || carried_by(t, f) {
+            continue;
+        }
+        // The tool must delete `from` (a hook is run, not deleted).
+        let Some(first_at) = pos(f) else { continue };
+        if first_at.key.is_hook() {
+            continue;
+        }
+        let (breach, at) = match pos(t) {
+            // A hook of another event has run already (at install or
+            // upgrade): what it needed then is not needed now.
+            None if matches!(left(t), Some(Other::OtherHook)) => continue,
+            None => (Breach::Leaves, None),
+            Some(at) if at.unit != first_at.unit => (Breach::Unordered, Some(at)),
+            Some(at) if first_at.rank < at.rank => (Breach::Before, Some(at)),
+            Some(at) if first_at.rank == at.rank => (Breach::Together, Some(at)),
+            Some(_) => continue,
+        };
+        let needing = Needing { object: r.to, left: at.is_none().then(|| left(t)).flatten(), at };
+        groups
+            .entry((f, breach, r.kind))
+            .or_insert_with(|| ToolFinding {
+                tool,
+                breach,
+                first: r.from,
+                first_at,
+                needed_by: Vec::new(),
+                relation: *r,
+            })
+            .needed_by
+            .push(needing);
+    }
+    let unit_index = |name: &Option<Str>| units.iter().position(|u| u.name == *name).unwrap_or(0);
+    let mut findings: Vec<ToolFinding> = groups.into_values().collect();
+    for f in &mut findings {
+        f.needed_by.sort_by(|a, b| plan_order(&a.object.index(), &b.object.index()));
+        f.needed_by.dedup_by_key(|x| x.object);
+    }
+    findings.sort_by(|a, b| {
+        (unit_index(&a.first_at.unit), a.first_at.rank, &refs[a.first.index()], a.breach, a.relation.kind).cmp(&(
+            unit_index(&b.first_at.unit),
+            b.first_at.rank,
+            &refs[b.first.index()],
+            b.breach,
+            b.relation.kind,
+        ))
+    });
+
+    let mut others: Vec<(ObjId, Other)> = place
+        .iter()
+        .enumerate()
+        .filter_map(|(i, p)| match p {
+            Some(Place::Other(o)) => Some((ObjId(i as u32), o.clone())),
+            _ => None,
+        })
+        .collect();
+    others.sort_by(|a, b| refs[a.0.index()].cmp(&refs[b.0.index()]));
+    ToolOrder { tool, units, batches, others, findings, cycle }
+}
+
+/// Helm: pre-delete hooks one by one (weight, then name), the release's
+/// objects kind by kind (`first` kinds, then Helm 3's UninstallOrder, then
+/// unknown kinds alphabetically), then post-delete hooks.
+fn helm<'t>(
+    members: &[usize],
+    objects: &[Object],
+    tools: &impl Fn(usize) -> &'t Tools,
+    first: &[&str],
+    refs: &[String],
+) -> Vec<(BatchKey, Vec<usize>)> {
+    let hooks = |which: HelmHook| {
+        let mut h: Vec<usize> = members.iter().copied().filter(|&i| helm_hook(tools(i)) == Some(which)).collect();
+        h.sort_by(|&a, &b| {
+            (tools(a).hook_weight, &objects[a].name, &refs[a]).cmp(&(tools(b).hook_weight, &objects[b].name, &refs[b]))
+        });
+        h.into_iter().map(move |i| (BatchKey::Hook { hook: which, weight: tools(i).hook_weight }, vec![i]))
+    };
+    let mut kinds: BTreeMap<(bool, usize, Str), Vec<usize>> = BTreeMap::new();
+    for &i in members.iter().filter(|&&i| helm_hook(tools(i)).is_none()) {
+        let kind = &objects[i].kind;
+        let known = first.iter().chain(HELM3_UNINSTALL_ORDER.iter()).position(|k| **k == **kind);
+        let key = match known {
+            Some(p) => (false, p, Str::from("")),
+            None => (true, 0, kind.clone()),
+        };
+        kinds.entry(key).or_default().push(i);
+    }
+    let mut out: Vec<(BatchKey, Vec<usize>)> = hooks(HelmHook::PreDelete).collect();
+    out.extend(kinds.into_values().map(|objs| {
+        let kind = objects[objs[0]].kind.clone();
+        let known = first.iter().chain(HELM3_UNINSTALL_ORDER.iter()).any(|k| **k == *kind);
+        (BatchKey::Kind { kind, known }, objs)
+    }));
+    out.extend(hooks(HelmHook::PostDelete));
+    out
+}
+
+/// Argo CD: the highest wave first, each wave at once.
+fn argocd<'t>(members: &[usize], tools: &impl Fn(usize) -> &'t Tools) -> Vec<(BatchKey, Vec<usize>)> {
+    let mut waves: BTreeMap<std::cmp::Reverse<i32>, Vec<usize>> = BTreeMap::new();
+    for &i in members {
+        let t = tools(i);
+        waves.entry(std::cmp::Reverse(t.sync_wave.unwrap_or(t.hook_weight))).or_default().push(i);
+    }
+    waves.into_iter().map(|(w, objs)| (BatchKey::Wave(w.0), objs)).collect()
+}
+
+/// Flux: the reverse of `ReconcileOrder` (kind's index, group, kind,
+/// namespace, name), one call at a time.
+fn flux(members: &[usize], objects: &[Object]) -> Vec<(BatchKey, Vec<usize>)> {
+    let index = |kind: &str| -> i64 {
+        if let Some(p) = FLUX_FIRST.iter().position(|k| *k == kind) {
+            p as i64 - FLUX_FIRST.len() as i64
+        } else if let Some(p) = FLUX_LAST.iter().position(|k| *k == kind) {
+            p as i64 + 1
+        } else {
+            0
+        }
+    };
+    let key = |i: usize| {
+        let o = &objects[i];
+        (
+            index(&o.kind),
+            o.group.clone(),
+            o.kind.clone(),
+            o.namespace.clone().unwrap_or_else(|| Str::from("")),
+            o.name.clone(),
+        )
+    };
+    let mut sorted: Vec<usize> = members.to_vec();
+    sorted.sort_by_cached_key(|&i| std::cmp::Reverse(key(i)));
+    sorted.into_iter().map(|i| (BatchKey::Call, vec![i])).collect()
+}
+
+/// kapp: the levels of its change graph for deletions. Returns the levels
+/// and the objects of a cycle kapp would refuse (put last).
+fn kapp<'t>(
+    members: &[usize],
+    objects: &[Object],
+    tools: &impl Fn(usize) -> &'t Tools,
+) -> (Vec<(BatchKey, Vec<usize>)>, Vec<usize>) {
+    // Change groups: the objects' own and kapp's built-in ones its delete
+    // rules name.
+    let mut group_ids: FxHashMap<Str, usize> = FxHashMap::default();
+    let mut group_members: Vec<Vec<usize>> = Vec::new();
+    fn group(name: &Str, ids: &mut FxHashMap<Str, usize>, members: &mut Vec<Vec<usize>>) -> usize {
+        *ids.entry(name.clone()).or_insert_with(|| {
+            members.push(Vec::new());
+            members.len() - 1
+        })
+    }
+    let (crds, appcr, pkgi) = (Str::from(KAPP_CRDS), Str::from(KAPP_APPCR), Str::from(KAPP_PACKAGEINSTALL));
+    let g_crds = group(&crds, &mut group_ids, &mut group_members);
+    let g_appcr = group(&appcr, &mut group_ids, &mut group_members);
+    let g_pkgi = group(&pkgi, &mut group_ids, &mut group_members);
+    // (object position, group, before?, built-in rule?)
+    let mut rules: Vec<(usize, usize, bool, bool)> = Vec::new();
+    for (k, &i) in members.iter().enumerate() {
+        let o = &objects[i];
+        let (g, kind) = (o.group.as_ref(), o.kind.as_ref());
+        let crd = is_crd(o);
+        let custom = !crd && builtin_namespaced(g, kind).is_none();
+        let mut mine: Vec<usize> =
+            tools(i).kapp_groups.iter().map(|n| group(n, &mut group_ids, &mut group_members)).collect();
+        if crd {
+            mine.push(g_crds);
+        }
+        if (g, kind) == ("kappctrl.k14s.io", "App") {
+            mine.push(g_appcr);
+        }
+        if (g, kind) == ("packaging.carvel.dev", "PackageInstall") {
+            mine.push(g_pkgi);
+        }
+        mine.sort_unstable();
+        mine.dedup();
+        for gi in mine {
+            group_members[gi].push(k);
+        }
+        if custom {
+            rules.push((k, g_crds, true, true));
+        } else if !crd {
+            rules.push((k, g_crds, false, true));
+        }
+        let rbac = g == crate::model::kube::RBAC
+            && matches!(kind, "Role" | "ClusterRole" | "RoleBinding" | "ClusterRoleBinding");
+        if rbac || (g.is_empty() && kind == "ServiceAccount") {
+            rules.push((k, g_pkgi, false, true));
+            rules.push((k, g_appcr, false, true));
+        }
+        for r in &tools(i).kapp_rules {
+            if r.action == KappAction::Delete && r.other == KappAction::Delete {
+                rules.push((k, group(&r.group, &mut group_ids, &mut group_members), r.when == KappWhen::Before, false));
+            }
+        }
+    }
+    let m = members.len();
+    let levels = |with_builtin: bool| -> Result<Vec<u32>, Vec<usize>> {
+        // Nodes: the objects, then per group a node before its members and
+        // one after them. Edges (from, to, weight).
+        let groups = group_members.len();
+        let nodes = m + 2 * groups;
+        let before = |g: usize| m + 2 * g;
+        let after = |g: usize| m + 2 * g + 1;
+        let mut edges: Vec<(usize, usize, u32)> = Vec::new();
+        for (g, ms) in group_members.iter().enumerate() {
+            for &x in ms {
+                edges.push((before(g), x, 0));
+                edges.push((x, after(g), 1));
+            }
+        }
+        for &(x, g, is_before, builtin) in &rules {
+            if builtin && !with_builtin {
+                continue;
+            }
+            let own = group_members[g].contains(&x);
+            match (is_before, own) {
+                (true, false) => edges.push((x, before(g), 1)),
+                (false, false) => edges.push((after(g), x, 0)),
+                // A change does not wait for itself: the others of its group.
+                (true, true) => edges.extend(group_members[g].iter().filter(|&&y| y != x).map(|&y| (x, y, 1))),
+                (false, true) => edges.extend(group_members[g].iter().filter(|&&y| y != x).map(|&y| (y, x, 1))),
+            }
+        }
+        let mut indegree = vec![0u32; nodes];
+        let mut out: Vec<Vec<(usize, u32)>> = vec![Vec::new(); nodes];
+        for &(a, b, w) in &edges {
+            out[a].push((b, w));
+            indegree[b] += 1;
+        }
+        let mut level = vec![0u32; nodes];
+        let mut queue: Vec<usize> = (0..nodes).filter(|&v| indegree[v] == 0).collect();
+        let mut seen = 0;
+        while let Some(v) = queue.pop() {
+            seen += 1;
+            for &(w, weight) in &out[v] {
+                level[w] = level[w].max(level[v] + weight);
+                indegree[w] -= 1;
+                if indegree[w] == 0 {
+                    queue.push(w);
+                }
+            }
+        }
+        match seen == nodes {
+            true => Ok(level[..m].to_vec()),
+            false => Err((0..m).filter(|&x| indegree[x] > 0).collect()),
+        }
+    };
+    // Built-in rules are `ignoreIfCyclical`; the objects' own are not.
+    let (level, cyclic) = match levels(true).or_else(|_| levels(false)) {
+        Ok(level) => (level, Vec::new()),
+        Err(cyclic) => {
+            let mut level = vec![0u32; m];
+            for &x in &cyclic {
+                level[x] = u32::MAX;
+            }
+            (level, cyclic)
+        }
+    };
+    let mut by_level: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
+    for (k, &i) in members.iter().enumerate() {
+        by_level.entry(level[k]).or_default().push(i);
+    }
+    let cyclic = cyclic.into_iter().map(|k| members[k]).collect();
+    (by_level.into_values().map(|objs| (BatchKey::Level, objs)).collect(), cyclic)
+}
