@@ -7,7 +7,7 @@
 //! `--no-default-rules` turns off.
 
 mod common;
-use common::{json_of, kept, run, steps};
+use common::{json_of, kept, resource, run, s, steps};
 use serde_json::{json, Value};
 
 const SVC: &str = "fixtures/cascades/service-endpoints.yaml";
@@ -16,21 +16,6 @@ const PV: &str = "fixtures/cascades/volumes.yaml";
 
 fn plan(args: &[&str]) -> Value {
     json_of("plan", args)
-}
-
-fn s(items: &[&[&str]]) -> Vec<Vec<String>> {
-    items.iter().map(|step| step.iter().map(|r| r.to_string()).collect()).collect()
-}
-
-/// The resource `reference` of a plan, wherever it is in its steps.
-fn resource<'a>(v: &'a Value, reference: &str) -> &'a Value {
-    v["steps"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .flat_map(|s| s["resources"].as_array().unwrap())
-        .find(|r| r["ref"] == reference)
-        .unwrap_or_else(|| panic!("{reference} not in the plan"))
 }
 
 fn warnings(v: &Value) -> Vec<(String, String)> {

@@ -8,30 +8,11 @@
 //! against Kubernetes' namespace controller or garbage collector.
 
 mod common;
-use common::{kept, run, steps};
+use common::{json_of, kept, resource, run, s, steps};
 use serde_json::{json, Value};
 
 fn plan(args: &[&str]) -> Value {
-    let mut all = vec!["plan", "-o", "json"];
-    all.extend_from_slice(args);
-    let (code, out, err) = run(&all);
-    assert_eq!(code, 0, "{all:?}: {err}");
-    serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"))
-}
-
-fn s(items: &[&[&str]]) -> Vec<Vec<String>> {
-    items.iter().map(|step| step.iter().map(|r| r.to_string()).collect()).collect()
-}
-
-/// The resource `reference` of a plan, wherever it is in its steps.
-fn resource<'a>(v: &'a Value, reference: &str) -> &'a Value {
-    v["steps"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .flat_map(|s| s["resources"].as_array().unwrap())
-        .find(|r| r["ref"] == reference)
-        .unwrap_or_else(|| panic!("{reference} not in the plan"))
+    json_of("plan", args)
 }
 
 fn kept_refs(v: &Value) -> Vec<String> {

@@ -11,6 +11,7 @@
 //! their spec.
 
 use super::fields::{IsText, Key, LenientStr, StrMap, Text, TextKey, NOT_A_STRING};
+use super::tools::parse_depends_on;
 use super::{List, Out};
 use crate::findings::{Finding, Rule};
 use crate::input::outline::Value;
@@ -735,6 +736,17 @@ lenient_map!(
     }
 );
 
+impl LenientUsageRef {
+    fn side(self) -> super::tools::UsageSide {
+        super::tools::UsageSide {
+            api_version: self.api_version.0,
+            kind: self.kind.0,
+            namespace: self.resource_ref.namespace.0,
+            name: self.resource_ref.name.0,
+        }
+    }
+}
+
 impl LenientPolicyRule {
     /// Does it allow changing an object's metadata (its finalizers):
     /// `update`, `patch` or `*` on some resource that is not a subresource
@@ -1097,7 +1109,7 @@ pub fn convert(
         crd: raw.spec.group.as_deref().zip(raw.spec.names_kind.as_deref()),
         labels: &labels,
     };
-    let tools = super::tools::read(&subject, &annotations, span, text, out);
+    let tools = super::tools::read(&subject, &annotations.0, span, text, out);
     // cli-utils' apply-time-mutation: a dependency on each source, resolved
     // and reported (TD010) as depends-on is.
     for target in tools.mutation_sources.iter() {
@@ -1281,31 +1293,9 @@ fn facts(
     }
     if crate::model::kube::is_usage(group, kind) {
         let (of, by) = (std::mem::take(&mut spec.of), std::mem::take(&mut spec.by));
-        f.tools.usage = super::tools::usage(kind, namespace, of, by, spec.reason.take());
+        f.tools.usage = super::tools::usage(kind, namespace, of.side(), by.side(), spec.reason.take());
     }
     (f != Facts::default()).then(|| Box::new(f))
-}
-
-/// A cli-utils object reference: `group/kind/name` (cluster-scoped) or
-/// `group/namespaces/namespace/kind/name` (namespaced). The core group is empty.
-pub fn parse_depends_on(s: &str) -> Option<DepTarget> {
-    let parts: Vec<&str> = s.split('/').collect();
-    let ok = |p: &str| !p.is_empty();
-    match parts.as_slice() {
-        [group, "namespaces", ns, kind, name] if ok(ns) && ok(kind) && ok(name) => Some(DepTarget::Object {
-            group: (*group).into(),
-            kind: (*kind).into(),
-            namespace: Some((*ns).into()),
-            name: (*name).into(),
-        }),
-        [group, kind, name] if ok(kind) && ok(name) => Some(DepTarget::Object {
-            group: (*group).into(),
-            kind: (*kind).into(),
-            namespace: None,
-            name: (*name).into(),
-        }),
-        _ => None,
-    }
 }
 
 #[cfg(test)]

@@ -6,8 +6,6 @@
 //! A value a tool would misread is a TD001 finding at its line; the object
 //! is kept without that piece of metadata.
 
-use super::kubernetes::LenientUsageRef;
-use super::kubernetes::{parse_depends_on, KeptAnnotations};
 use crate::findings::{Finding, Rule};
 use crate::input::{locate, Span};
 use crate::model::intern::intern;
@@ -63,7 +61,8 @@ pub struct Subject<'a> {
 
 /// Read the tools' metadata of one object. `span` is its document in
 /// `text` (to point findings at a value).
-pub fn read(subject: &Subject, annotations: &KeptAnnotations, span: Span, text: &str, out: &mut Vec<Finding>) -> Tools {
+pub fn read(subject: &Subject, annotations: &[(Str, Str)], span: Span, text: &str, out: &mut Vec<Finding>) -> Tools {
+    let annotations = Annotations(annotations);
     let label = |k: &str| subject.labels.iter().find(|(key, _)| &**key == k).map(|(_, v)| &**v);
     let reference = || format!("{}/{}", subject.kind, subject.name);
     let mut bad = |key: &str, value: &str, what: &str, help: &str| {
@@ -115,7 +114,7 @@ pub fn read(subject: &Subject, annotations: &KeptAnnotations, span: Span, text: 
 
     // kapp: `change-group` and `change-group.<anything>` (as many as one
     // likes), the same for `change-rule`.
-    for (key, value) in &annotations.0 {
+    for (key, value) in annotations.0 {
         let suffixed = |base: &str| key.strip_prefix(base).is_some_and(|rest| rest.is_empty() || rest.starts_with('.'));
         if suffixed(KAPP_CHANGE_GROUP) {
             t.kapp_groups.push(intern(&expand_placeholders(value, subject)));
@@ -196,18 +195,18 @@ pub fn read(subject: &Subject, annotations: &KeptAnnotations, span: Span, text: 
 pub fn usage(
     kind: &str,
     namespace: Option<&Str>,
-    of: LenientUsageRef,
-    by: LenientUsageRef,
+    of: UsageSide,
+    by: UsageSide,
     reason: Option<Str>,
 ) -> Option<Box<Usage>> {
     let own = match kind {
         "ClusterUsage" => None,
         _ => namespace.cloned(),
     };
-    let reference = |r: LenientUsageRef, may_cross: bool| -> Option<UsageRef> {
-        let kind = r.kind.0.filter(|k| !k.is_empty())?;
-        let api_version = r.api_version.0.unwrap_or_default();
-        let written = r.resource_ref.namespace.0.filter(|n| !n.is_empty()).map(|n| intern(&n));
+    let reference = |r: UsageSide, may_cross: bool| -> Option<UsageRef> {
+        let kind = r.kind.filter(|k| !k.is_empty())?;
+        let api_version = r.api_version.unwrap_or_default();
+        let written = r.namespace.filter(|n| !n.is_empty()).map(|n| intern(&n));
         let namespace = match (&own, written) {
             (Some(_), Some(ns)) if may_cross => Some(ns),
             (own, _) => own.clone(),
@@ -216,11 +215,52 @@ pub fn usage(
             group: group_of(&api_version, &kind),
             kind: intern(&kind),
             namespace,
-            name: r.resource_ref.name.0.filter(|n| !n.is_empty()),
+            name: r.name.filter(|n| !n.is_empty()),
         })
     };
     let usage = Usage { of: reference(of, true), by: reference(by, false), reason: reason.filter(|r| !r.is_empty()) };
     (usage.of.is_some() || usage.by.is_some() || usage.reason.is_some()).then(|| Box::new(usage))
+}
+
+/// One side of a Crossplane Usage (`spec.of`, `spec.by`), as written.
+pub struct UsageSide {
+    pub api_version: Option<Str>,
+    pub kind: Option<Str>,
+    /// `resourceRef.namespace`.
+    pub namespace: Option<Str>,
+    /// `resourceRef.name`.
+    pub name: Option<Str>,
+}
+
+/// An object's kept annotations, looked up by key.
+struct Annotations<'a>(&'a [(Str, Str)]);
+
+impl Annotations<'_> {
+    fn get(&self, key: &str) -> Option<&str> {
+        self.0.iter().find(|(k, _)| &**k == key).map(|(_, v)| &**v)
+    }
+}
+
+/// A cli-utils object reference: `group/kind/name` (cluster-scoped) or
+/// `group/namespaces/namespace/kind/name` (namespaced). The core group is empty.
+pub fn parse_depends_on(s: &str) -> Option<DepTarget> {
+    let parts: Vec<&str> = s.split('/').collect();
+    let ok = |p: &str| !p.is_empty();
+    match parts.as_slice() {
+        [group, "namespaces", ns, kind, name] if ok(ns) && ok(kind) && ok(name) => Some(DepTarget::Object {
+            group: (*group).into(),
+            kind: (*kind).into(),
+            namespace: Some((*ns).into()),
+            name: (*name).into(),
+        }),
+        [group, kind, name] if ok(kind) && ok(name) => Some(DepTarget::Object {
+            group: (*group).into(),
+            kind: (*kind).into(),
+            namespace: None,
+            name: (*name).into(),
+        }),
+        _ => None,
+    }
 }
 
 /// kapp's change-group placeholders: `{api-group}`, `{kind}`, `{name}`,

@@ -5,85 +5,15 @@
 //! relations the plan is ordered by; rendered by `render::tool_order`.
 //! Nothing here changes the plan.
 
+pub use crate::analysis::tool_order::{
+    Batch, BatchKey, Breach, Keep, Needing, Other, Pos, Tool, ToolFinding, ToolOrder, Unit,
+};
+
 use super::reasons::Names;
-use crate::model::kube::HelmHook;
-use crate::model::{ObjId, RelKind, Relation, Str};
+use crate::model::{ObjId, RelKind};
 use std::fmt::Write as _;
 
-/// The tools whose deletion order `plan --as` shows.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum Tool {
-    /// `helm uninstall` of Helm 3: kinds in Helm's UninstallOrder (webhook
-    /// configurations are not in it: they go last, with custom resources),
-    /// delete calls one kind at a time, none waiting for deletion.
-    Helm,
-    /// `helm uninstall` of Helm 4, whose UninstallOrder starts with the
-    /// webhook configurations (helm/helm#30701).
-    Helm4,
-    /// Argo CD deleting an Application (cascade) or pruning: highest sync
-    /// wave first, a whole wave at once, the next once it is gone.
-    Argocd,
-    /// `kapp delete`: kapp's built-in change rules (custom resources, then
-    /// CRDs, then the rest) and the objects' own delete change rules.
-    Kapp,
-    /// Flux kustomize-controller's garbage collection: each Kustomization
-    /// deletes what it applied, in reverse apply order, one call at a time.
-    Flux,
-}
-
-impl Tool {
-    pub fn id(self) -> &'static str {
-        match self {
-            Tool::Helm => "helm",
-            Tool::Helm4 => "helm4",
-            Tool::Argocd => "argocd",
-            Tool::Kapp => "kapp",
-            Tool::Flux => "flux",
-        }
-    }
-
-    /// The tool's name in messages.
-    pub fn name(self) -> &'static str {
-        match self {
-            Tool::Helm => "Helm 3",
-            Tool::Helm4 => "Helm 4",
-            Tool::Argocd => "Argo CD",
-            Tool::Kapp => "kapp",
-            Tool::Flux => "Flux",
-        }
-    }
-
-    /// What the tool's units are called (`release`, `Kustomization`…).
-    pub fn unit_noun(self) -> &'static str {
-        match self {
-            Tool::Helm | Tool::Helm4 => "release",
-            Tool::Argocd => "Application",
-            Tool::Kapp => "app",
-            Tool::Flux => "Kustomization",
-        }
-    }
-
-    /// Does the tool wait until a batch is gone before it deletes the next?
-    pub fn waits(self) -> bool {
-        matches!(self, Tool::Argocd | Tool::Kapp)
-    }
-}
-
-/// What a batch of the tool's order is, as the tool sees it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum BatchKey {
-    /// Helm: one kind of its UninstallOrder (`known`) or a kind it does not
-    /// know (those go last, alphabetically).
-    Kind { kind: Str, known: bool },
-    /// A Helm hook, run (and waited for) one at a time.
-    Hook { hook: HelmHook, weight: i32 },
-    /// Argo CD: a sync wave.
-    Wave(i32),
-    /// kapp: a level of its change graph.
-    Level,
-    /// Flux: one delete call.
-    Call,
-}
+pub use super::reasons::hook_name;
 
 impl BatchKey {
     /// `Service`, `wave 5`, `pre-delete hook, weight 1`; empty for kapp's
@@ -101,78 +31,6 @@ impl BatchKey {
     pub fn is_hook(&self) -> bool {
         matches!(self, BatchKey::Hook { .. })
     }
-}
-
-pub fn hook_name(h: HelmHook) -> &'static str {
-    match h {
-        HelmHook::PreDelete => "pre-delete",
-        HelmHook::PostDelete => "post-delete",
-        HelmHook::Other => "other",
-    }
-}
-
-/// Objects the tool deletes (or, for a hook, runs) together: nothing orders
-/// them among themselves.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Batch {
-    /// Index into [`ToolOrder::units`].
-    pub unit: u32,
-    /// 1-based position in its unit's order.
-    pub rank: u32,
-    pub key: BatchKey,
-    /// In teardown's plan order (step, then reference).
-    pub objects: Vec<ObjId>,
-}
-
-/// One of the tool's units: a release, an Application, a kapp app, a
-/// Kustomization (namespace/name), or `None` when the snapshot names none
-/// and is read as one.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Unit {
-    pub name: Option<Str>,
-}
-
-/// An annotation that makes the tool keep an object.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Keep {
-    /// `helm.sh/resource-policy: keep` (Helm, and Argo CD).
-    HelmKeep,
-    /// `argocd.argoproj.io/sync-options: Delete=false`.
-    ArgoNoDelete,
-    /// `kapp.k14s.io/delete-strategy: orphan`.
-    KappOrphan,
-    /// `kustomize.toolkit.fluxcd.io/prune: disabled`.
-    FluxPruneDisabled,
-}
-
-impl Keep {
-    pub fn annotation(self) -> &'static str {
-        match self {
-            Keep::HelmKeep => "helm.sh/resource-policy: keep",
-            Keep::ArgoNoDelete => "argocd.argoproj.io/sync-options: Delete=false",
-            Keep::KappOrphan => "kapp.k14s.io/delete-strategy: orphan",
-            Keep::FluxPruneDisabled => "kustomize.toolkit.fluxcd.io/prune: disabled",
-        }
-    }
-}
-
-/// Why the tool does not delete one of the plan's objects itself.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Other {
-    /// It goes with this object, which the tool deletes (or which goes with
-    /// another): the garbage collector (`owns`, `manages`), the namespace
-    /// controller (`contains`), the CRD's cleanup (`defines`).
-    With { carrier: ObjId, how: RelKind },
-    /// The tool keeps it, as this annotation says.
-    Kept(Keep),
-    /// The snapshot names units of the tool, and none holds it.
-    NotManaged,
-    /// A Helm hook of another event: `helm uninstall` neither runs nor
-    /// deletes it.
-    OtherHook,
-    /// Argo CD never deletes a CustomResourceDefinition with its
-    /// Application.
-    NeverDeleted,
 }
 
 impl Other {
@@ -207,16 +65,6 @@ pub fn carrier_name(how: RelKind) -> &'static str {
     }
 }
 
-/// Where the tool deletes an object: its unit, its batch's rank and key.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Pos {
-    pub unit: Option<Str>,
-    pub rank: u32,
-    pub key: BatchKey,
-    /// It is not deleted by the tool itself but goes with this object.
-    pub with: Option<ObjId>,
-}
-
 impl Pos {
     /// `batch 3, Service`, `wave 2`, `with Deployment.apps/gk/ctrl, call 4`;
     /// with `unit`, then ` of release gk/gatekeeper`.
@@ -234,57 +82,6 @@ impl Pos {
             let _ = write!(out, " of {} {u}", tool.unit_noun());
         }
     }
-}
-
-/// How the tool's order breaks a constraint of teardown's plan.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Breach {
-    /// The tool deletes the needed object in an earlier batch (for Helm and
-    /// Flux: its delete call goes out earlier).
-    Before,
-    /// In the same batch: deleted at once, nothing makes it wait.
-    Together,
-    /// In different units, which nothing orders.
-    Unordered,
-    /// The tool deletes it and leaves what needs it.
-    Leaves,
-}
-
-impl Breach {
-    pub fn id(self) -> &'static str {
-        match self {
-            Breach::Before => "before",
-            Breach::Together => "together",
-            Breach::Unordered => "unordered",
-            Breach::Leaves => "leaves",
-        }
-    }
-}
-
-/// An object that still needs the one deleted too early, and where the tool
-/// deletes it (`None`: it does not, and why).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Needing {
-    pub object: ObjId,
-    pub at: Option<Pos>,
-    /// Why the tool leaves it (with [`Breach::Leaves`]).
-    pub left: Option<Other>,
-}
-
-/// The tool deletes `first` before (or with, or regardless of) objects that
-/// teardown destroys before it, by one kind of relation. One per object
-/// deleted too early, per breach and per kind of relation.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ToolFinding {
-    pub tool: Tool,
-    pub breach: Breach,
-    pub first: ObjId,
-    pub first_at: Pos,
-    /// What still needs it, in teardown's plan order.
-    pub needed_by: Vec<Needing>,
-    /// The constraint of teardown's plan broken (`first` is its `from`; the
-    /// first of `needed_by` its `to`).
-    pub relation: Relation,
 }
 
 /// The constraint a relation is, for messages and JSON: `ownership`,
@@ -383,23 +180,6 @@ impl ToolFinding {
     pub fn refs<'a>(&self, names: &Names<'a>) -> Vec<&'a str> {
         std::iter::once(self.first).chain(self.needed_by.iter().map(|n| n.object)).map(|x| names.of(x)).collect()
     }
-}
-
-/// The tool's order over the plan's objects.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ToolOrder {
-    pub tool: Tool,
-    /// The units, by name.
-    pub units: Vec<Unit>,
-    /// Unit by unit, in the order the tool issues them.
-    pub batches: Vec<Batch>,
-    /// The plan's objects the tool does not delete itself, in reference
-    /// order, and why.
-    pub others: Vec<(ObjId, Other)>,
-    pub findings: Vec<ToolFinding>,
-    /// kapp: objects whose delete change rules form a cycle, which kapp
-    /// refuses to apply (its last level here).
-    pub cycle: Vec<ObjId>,
 }
 
 /// The order `tool` would delete the objects of `plan` in.

@@ -125,8 +125,14 @@ fn hooks_table(plan: &Plan) -> String {
         })
         .collect();
     let header = ["HELM HOOK", "RUNS", "OBJECT", "RELEASE", "WEIGHT"];
+    table5(header, &rows)
+}
+
+/// A table of five columns: the header, then the rows, each padded to the
+/// widest cell of its column.
+fn table5(header: [&str; 5], rows: &[[String; 5]]) -> String {
     let mut widths = header.map(|h| h.chars().count());
-    for row in &rows {
+    for row in rows {
         for (w, cell) in widths.iter_mut().zip(row) {
             *w = (*w).max(cell.chars().count());
         }
@@ -134,7 +140,7 @@ fn hooks_table(plan: &Plan) -> String {
     let columns = super::columns::Columns { widths };
     let mut text = String::new();
     columns.line(header, &mut text);
-    for row in &rows {
+    for row in rows {
         columns.line([&row[0], &row[1], &row[2], &row[3], &row[4]], &mut text);
     }
     text
@@ -157,19 +163,7 @@ fn events_table(plan: &Plan) -> String {
         })
         .collect();
     let header = ["EVENT", "STEP", "OBJECT", "SUBSCRIBER", "HANDLER"];
-    let mut widths = header.map(|h| h.chars().count());
-    for row in &rows {
-        for (w, cell) in widths.iter_mut().zip(row) {
-            *w = (*w).max(cell.chars().count());
-        }
-    }
-    let columns = super::columns::Columns { widths };
-    let mut text = String::new();
-    columns.line(header, &mut text);
-    for row in &rows {
-        columns.line([&row[0], &row[1], &row[2], &row[3], &row[4]], &mut text);
-    }
-    text
+    table5(header, &rows)
 }
 
 /// The warnings, one a line (for the header of a script).

@@ -91,3 +91,19 @@ pub fn json_of(command: &str, args: &[&str]) -> Value {
     assert_eq!(code, 0, "{all:?}: {err}");
     serde_json::from_str(&out).unwrap_or_else(|e| panic!("not JSON ({e}): {out}"))
 }
+
+/// Steps written as lists of references (what `steps` returns).
+pub fn s(items: &[&[&str]]) -> Vec<Vec<String>> {
+    items.iter().map(|step| step.iter().map(|r| r.to_string()).collect()).collect()
+}
+
+/// The resource `reference` of a plan, wherever it is in its steps.
+pub fn resource<'a>(v: &'a Value, reference: &str) -> &'a Value {
+    v["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|s| s["resources"].as_array().unwrap())
+        .find(|r| r["ref"] == reference)
+        .unwrap_or_else(|| panic!("{reference} not in the plan"))
+}
