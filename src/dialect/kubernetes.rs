@@ -1186,11 +1186,11 @@ fn facts(
     namespace: Option<&Str>,
     spec: &mut LenientSpec,
     wire: Wire,
-    tools: crate::model::kube::Tools,
+    mut tools: crate::model::kube::Tools,
 ) -> Option<Box<Facts>> {
     use crate::model::kube::{calls_services, is_binding, is_role, pod_spec_at, PodSpecAt, FLUX_DEPENDENT_KINDS};
     let Wire { subjects, role_ref, webhooks, rules } = wire;
-    let mut f = Facts { tools, ..Facts::default() };
+    let mut f = Facts::default();
     if let Some(at) = pod_spec_at(group, kind) {
         let template = match at {
             PodSpecAt::Pod => None,
@@ -1281,7 +1281,7 @@ fn facts(
     } else if FLUX_DEPENDENT_KINDS.contains(&(group, kind)) {
         // An item without a namespace names one in the object's own.
         let own = namespace.cloned().unwrap_or_else(|| intern("default"));
-        f.tools.flux_depends_on = std::mem::take(&mut spec.depends_on)
+        tools.flux_depends_on = std::mem::take(&mut spec.depends_on)
             .0
             .into_iter()
             .filter_map(|d| {
@@ -1293,7 +1293,10 @@ fn facts(
     }
     if crate::model::kube::is_usage(group, kind) {
         let (of, by) = (std::mem::take(&mut spec.of), std::mem::take(&mut spec.by));
-        f.tools.usage = super::tools::usage(kind, namespace, of.side(), by.side(), spec.reason.take());
+        tools.usage = super::tools::usage(kind, namespace, of.side(), by.side(), spec.reason.take());
+    }
+    if tools != crate::model::kube::Tools::default() {
+        f.tools = Some(Box::new(tools));
     }
     (f != Facts::default()).then(|| Box::new(f))
 }

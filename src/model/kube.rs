@@ -424,8 +424,9 @@ pub struct Facts {
     /// A RoleBinding's or ClusterRoleBinding's `roleRef`: kind (`Role` or
     /// `ClusterRole`) and name.
     pub role_ref: Option<(Str, Str)>,
-    /// Other tools' metadata (Argo CD, kapp, Helm, Flux, cli-utils).
-    pub tools: Tools,
+    /// Other tools' metadata (Argo CD, kapp, Helm, Flux, cli-utils), when
+    /// there is any (boxed: most objects have none, and it is large).
+    pub tools: Option<Box<Tools>>,
     /// The Services a ValidatingWebhookConfiguration or
     /// MutatingWebhookConfiguration calls (`webhooks[].clientConfig.service`)
     /// or an APIService is served by (`spec.service`), each once, in
