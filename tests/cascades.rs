@@ -7,7 +7,7 @@
 //! `--no-default-rules` turns off.
 
 mod common;
-use common::{json_of, kept, resource, run, s, steps};
+use common::{json_of, kept, resource, run, s, steps, warnings};
 use serde_json::{json, Value};
 
 const SVC: &str = "fixtures/cascades/service-endpoints.yaml";
@@ -16,15 +16,6 @@ const PV: &str = "fixtures/cascades/volumes.yaml";
 
 fn plan(args: &[&str]) -> Value {
     json_of("plan", args)
-}
-
-fn warnings(v: &Value) -> Vec<(String, String)> {
-    v["warnings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|w| (w["type"].as_str().unwrap().to_string(), w["message"].as_str().unwrap().to_string()))
-        .collect()
 }
 
 #[test]

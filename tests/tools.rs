@@ -8,7 +8,7 @@
 //! against Kubernetes' namespace controller or garbage collector.
 
 mod common;
-use common::{json_of, kept, resource, run, s, steps};
+use common::{json_of, kept, resource, run, s, steps, warnings};
 use serde_json::{json, Value};
 
 fn plan(args: &[&str]) -> Value {
@@ -17,15 +17,6 @@ fn plan(args: &[&str]) -> Value {
 
 fn kept_refs(v: &Value) -> Vec<String> {
     kept(v).into_iter().map(|(r, _)| r).collect()
-}
-
-fn warnings(v: &Value) -> Vec<(String, String)> {
-    v["warnings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|w| (w["type"].as_str().unwrap().to_string(), w["message"].as_str().unwrap().to_string()))
-        .collect()
 }
 
 const WAVES: &str = "fixtures/tools/argocd-waves.yaml";

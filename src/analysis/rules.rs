@@ -67,7 +67,7 @@ pub fn relations(objects: &[Object], owners: &[Relation], in_set: &[bool], enabl
 }
 
 fn edge(kind: RuleEdge, from: ObjId, to: ObjId, declared_by: ObjId) -> Relation {
-    Relation { kind: RelKind::Rule(kind), from, to, link: Link::Solid, declared_by, decl: 0, controller: false }
+    Relation::solid(RelKind::Rule(kind), from, to, declared_by, 0)
 }
 
 type Key<'a> = (&'a str, &'a str);

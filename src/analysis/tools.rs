@@ -36,7 +36,7 @@
 //! objects and declarations, never their product. O(objects + edges).
 
 use crate::model::kube::{is_usage, KappAction, KappRule, KappWhen, Tools, UsageRef, FLUX_DEPENDENT_KINDS};
-use crate::model::{HubEnd, Link, ObjId, Object, RelKind, Relation, ToolEdge, ToolOrder};
+use crate::model::{HubEnd, ObjId, Object, RelKind, Relation, ToolEdge, ToolOrder};
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::BTreeMap;
 
@@ -152,15 +152,7 @@ struct Wiring<'a> {
 
 impl Wiring<'_> {
     fn relation(&mut self, order: ToolOrder, hub: HubEnd, from: ObjId, to: ObjId, declared_by: ObjId, decl: u32) {
-        self.out.push(Relation {
-            kind: RelKind::Tool(ToolEdge { order, hub }),
-            from,
-            to,
-            link: Link::Solid,
-            declared_by,
-            decl,
-            controller: false,
-        });
+        self.out.push(Relation::solid(RelKind::Tool(ToolEdge { order, hub }), from, to, declared_by, decl));
     }
 
     /// `late` goes after `early`.

@@ -815,6 +815,13 @@ pub struct Relation {
 }
 
 impl Relation {
+    /// A solid relation that no owner reference wrote (no controller
+    /// flag): what teardown derives (implicit relations, rules, other
+    /// tools' orders, controller cascades).
+    pub fn solid(kind: RelKind, from: ObjId, to: ObjId, declared_by: ObjId, decl: u32) -> Relation {
+        Relation { kind, from, to, link: Link::Solid, declared_by, decl, controller: false }
+    }
+
     /// For a relation along which a deletion reaches the other end
     /// (ownership, a controller's cascade, a released volume's binding):
     /// the object deleted, and the one it reaches (and takes, when the

@@ -282,7 +282,7 @@ pub fn resolve(objects: &[Object]) -> Resolved {
 }
 
 fn implicit(kind: RelKind, from: ObjId, to: ObjId) -> Relation {
-    Relation { kind, from, to, link: Link::Solid, declared_by: to, decl: u32::MAX, controller: false }
+    Relation::solid(kind, from, to, to, u32::MAX)
 }
 
 /// An owner reference of a Kubernetes object, as the collector resolves it:
@@ -333,14 +333,8 @@ fn resolve_owner(index: &Index, objects: &[Object], dependent: &Object, r: &supe
 /// recorded as deleted) and is managed by its Application; a component's
 /// resources go before those of the components it depends on.
 fn tracked(index: &Index, objects: &[Object], out: &mut Vec<Relation>) {
-    let manages = |from: ObjId, to: ObjId, declared_by: ObjId, decl: u32| Relation {
-        kind: RelKind::Manages,
-        from,
-        to,
-        link: Link::Solid,
-        declared_by,
-        decl,
-        controller: false,
+    let manages = |from: ObjId, to: ObjId, declared_by: ObjId, decl: u32| {
+        Relation::solid(RelKind::Manages, from, to, declared_by, decl)
     };
     // Each Application's trackers; each tracker's resources, by component.
     let mut trackers: FxHashMap<ObjId, Vec<ObjId>> = FxHashMap::default();
@@ -419,14 +413,8 @@ fn tracked(index: &Index, objects: &[Object], out: &mut Vec<Relation>) {
 /// One pass to index pre-bound claims, one to draw the relations.
 fn controlled(index: &Index, objects: &[Object], out: &mut Vec<Relation>) {
     let core = |o: &Object| o.is_kubernetes() && o.group.is_empty();
-    let rel = |edge: ControllerEdge, from: ObjId, to: ObjId, declared_by: ObjId| Relation {
-        kind: RelKind::Controller(edge),
-        from,
-        to,
-        link: Link::Solid,
-        declared_by,
-        decl: 0,
-        controller: false,
+    let rel = |edge: ControllerEdge, from: ObjId, to: ObjId, declared_by: ObjId| {
+        Relation::solid(RelKind::Controller(edge), from, to, declared_by, 0)
     };
     // Claims by the volume their `spec.volumeName` names (`None`: more
     // than one claim names it, and which one binds cannot be told).

@@ -107,3 +107,13 @@ pub fn resource<'a>(v: &'a Value, reference: &str) -> &'a Value {
         .find(|r| r["ref"] == reference)
         .unwrap_or_else(|| panic!("{reference} not in the plan"))
 }
+
+/// A plan's warnings: type and message.
+pub fn warnings(v: &Value) -> Vec<(String, String)> {
+    v["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| (w["type"].as_str().unwrap().to_string(), w["message"].as_str().unwrap().to_string()))
+        .collect()
+}
