@@ -3,6 +3,7 @@
 
 use crate::analysis::cascade::{CascadeMode, MultiOwner};
 use crate::analysis::simulate::Controller;
+use crate::input::{Limits, Size};
 use clap::{ArgGroup, Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -179,6 +180,29 @@ pub struct InputArgs {
     /// Read every document with this dialect instead of recognising it.
     #[arg(long, value_name = "NAME", value_parser = dialects())]
     pub dialect: Option<String>,
+
+    #[command(flatten)]
+    pub limits: LimitArgs,
+}
+
+/// How much is read before teardown refuses (see "Limits" in the README).
+#[derive(Args, Debug, Clone)]
+#[command(next_help_heading = "Limits")]
+pub struct LimitArgs {
+    /// Refuse a file, or standard input, larger than this (refused by its
+    /// size, before it is read); K, M, G, T are powers of 1024
+    #[arg(long, value_name = "SIZE", default_value_t = Size(Limits::FILE_SIZE))]
+    pub max_file_size: Size,
+
+    /// Refuse an object (a document, or an item of a list) larger than this
+    #[arg(long, value_name = "SIZE", default_value_t = Size(Limits::OBJECT_SIZE))]
+    pub max_object_size: Size,
+}
+
+impl LimitArgs {
+    pub fn limits(&self) -> Limits {
+        Limits { file_size: self.max_file_size.0, object_size: self.max_object_size.0 }
+    }
 }
 
 /// The names `--dialect` takes: every dialect of the registry.
@@ -189,11 +213,16 @@ fn dialects() -> clap::builder::PossibleValuesParser {
 }
 
 impl InputArgs {
+    /// The inputs in sorted path order, as a directory's files are read:
+    /// the order they are named in on the command line changes nothing in
+    /// the output (tests/props_determinism.rs).
     pub fn paths(&self) -> Vec<PathBuf> {
         if self.inputs.is_empty() {
             vec![PathBuf::from("-")]
         } else {
-            self.inputs.clone()
+            let mut paths = self.inputs.clone();
+            paths.sort();
+            paths
         }
     }
 }
@@ -649,4 +678,7 @@ pub struct ApplyArgs {
     /// Do not keep a copy of each changed file as FILE.bak.
     #[arg(long)]
     pub no_backup: bool,
+
+    #[command(flatten)]
+    pub limits: LimitArgs,
 }

@@ -72,13 +72,20 @@ pub fn load(args: &ConfigArgs) -> Result<Option<Config>, Error> {
             }
         }
     };
-    let text = std::fs::read_to_string(&path).map_err(|e| Error::Config {
-        path: shown.clone(),
-        at: None,
-        message: format!("cannot read it: {e}"),
-    })?;
+    let unreadable = |message: String| Error::Config { path: shown.clone(), at: None, message };
+    let file = std::fs::File::open(&path).map_err(|e| unreadable(format!("cannot read it: {e}")))?;
+    let mut text = String::new();
+    std::io::Read::read_to_string(&mut std::io::Read::take(file, MAX_SIZE + 1), &mut text)
+        .map_err(|e| unreadable(format!("cannot read it: {e}")))?;
+    if text.len() as u64 > MAX_SIZE {
+        return Err(unreadable(format!("not read: larger than {} KiB, which no settings file needs", MAX_SIZE >> 10)));
+    }
     parse(&text, &shown).map(Some)
 }
+
+/// The largest settings file read (a hostile or mistaken one, say a dump
+/// saved under this name, is refused rather than read whole).
+const MAX_SIZE: u64 = 1 << 20;
 
 /// The nearest `teardown.toml` at or above `dir`: the search stops at the
 /// first directory that holds `.git` (a repository's root, or a worktree's)

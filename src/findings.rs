@@ -300,3 +300,18 @@ impl SeverityPolicy {
         }
     }
 }
+
+/// A value from the input as a message quotes it: whole when it is short,
+/// else its start and how long it is (a 100 KB name must not make a
+/// 100 KB error message).
+pub fn quoted(value: &str) -> std::borrow::Cow<'_, str> {
+    const SHOWN: usize = 64;
+    if value.len() <= SHOWN {
+        return value.into();
+    }
+    let mut end = SHOWN;
+    while !value.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}… ({} bytes)", value.get(..end).unwrap_or_default(), value.len()).into()
+}

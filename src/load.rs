@@ -9,7 +9,8 @@ use crate::findings::{Finding, Rule};
 use crate::input::jsonruns::{self, After};
 use crate::input::unit::Items;
 use crate::input::{
-    self, json, split, FileId, Form, Format, ListHeader, ReadProblem, SourceFile, Sources, Span, Unit, UnitSpec,
+    self, json, split, FileId, Form, Format, Limits, ListHeader, ReadProblem, Size, SourceFile, Sources, Span, Unit,
+    UnitSpec,
 };
 use crate::model::resolve::{self, Resolved};
 use crate::model::{ObjId, Object};
@@ -42,8 +43,8 @@ impl Snapshot {
     /// slice of `copies`, which is sorted by object.
     pub fn copies_of(&self, id: ObjId) -> &[(ObjId, Span)] {
         let from = self.copies.partition_point(|(o, _)| *o < id);
-        let to = from + self.copies[from..].partition_point(|(o, _)| *o == id);
-        &self.copies[from..to]
+        let to = self.copies.partition_point(|(o, _)| *o <= id);
+        self.copies.get(from..to).unwrap_or_default()
     }
 }
 
@@ -55,6 +56,8 @@ pub struct LoadOptions {
     pub progress: bool,
     /// Compute each input's sha256 while parsing (for plan files).
     pub digests: bool,
+    /// `--max-file-size`, `--max-object-size`.
+    pub limits: Limits,
 }
 
 /// Inputs at least this large (about a second of parsing) get a progress bar.
@@ -103,11 +106,13 @@ struct Reader<'s> {
     sources: &'s Sources,
     forced: Option<usize>,
     bar: Option<indicatif::ProgressBar>,
+    /// `--max-object-size`.
+    max_object: u64,
 }
 
 pub fn load(inputs: &[PathBuf], options: &LoadOptions, stdin: &mut dyn Read) -> Snapshot {
     let mut timer = crate::timing::Timer::start();
-    let (sources, problems) = input::read_inputs(inputs, stdin);
+    let (sources, problems) = input::read_inputs(inputs, stdin, options.limits);
     timer.lap("read");
     let (objects, resolved, findings, copies) = parse(&sources, problems, options, timer);
     Snapshot { sources, objects, resolved, findings, copies }
@@ -137,10 +142,10 @@ fn parse(
         findings.push(read_problem(sources, &mut skip, problem));
     }
     let forced = options.dialect.as_deref().and_then(dialect::by_name);
-    let files: Vec<FileId> = sources.ids().filter(|id| !skip[id.0 as usize]).collect();
+    let files: Vec<FileId> = sources.ids().zip(&skip).filter(|(_, skip)| !**skip).map(|(id, _)| id).collect();
 
     // Dialects that read whole files.
-    if let Some(read) = forced.and_then(|f| REGISTRY[f].read_files(sources, &files)) {
+    if let Some(read) = forced.and_then(|f| REGISTRY.get(f)?.read_files(sources, &files)) {
         for &id in &files {
             let file = sources.get(id);
             if file.text.trim().is_empty() {
@@ -163,7 +168,7 @@ fn parse(
     timer.lap("split");
     let size: usize = files.iter().map(|&id| sources.get(id).text.len()).sum();
     let bar = (options.progress && size >= PROGRESS_AT).then(|| progress_bar(size));
-    let reader = Reader { sources, forced, bar };
+    let reader = Reader { sources, forced, bar, max_object: options.limits.object_size };
 
     // Large lists first, each in parallel runs; a file whose runs do not
     // check out is read the general way.
@@ -283,13 +288,13 @@ fn parse(
                     first_of.insert(d.again.index(), first);
                 }
             }
-            let mut removed_before = vec![0u32; objects.len() + 1];
-            for i in 0..objects.len() {
-                removed_before[i + 1] = removed_before[i] + u32::from(copies.contains(&i));
-            }
+            let mut dropped: Vec<usize> = copies.iter().copied().collect();
+            dropped.sort_unstable();
             for (&again, &first) in &first_of {
-                let kept = ObjId(first as u32 - removed_before[first]);
-                written_again.push((kept, objects[again].span));
+                // `again` is a duplicate `resolve` found among these objects.
+                let Some(copy) = objects.get(again) else { continue };
+                let kept = ObjId((first - dropped.partition_point(|&c| c < first)) as u32);
+                written_again.push((kept, copy.span));
             }
             written_again.sort_unstable_by_key(|(id, span)| (*id, span.file, span.range().start));
             let mut n = 0;
@@ -314,14 +319,16 @@ fn copies(sources: &Sources, objects: &[Object], resolved: &Resolved) -> rustc_h
     // The text from the start of the object's first line: the same bytes
     // there are the same value.
     let written = |t: &'_ str, r: std::ops::Range<usize>| {
-        let line_start = t[..r.start].rfind('\n').map_or(0, |i| i + 1);
+        let line_start = t.get(..r.start)?.rfind('\n').map_or(0, |i| i + 1);
         t.get(line_start..r.end).map(str::to_owned)
     };
     resolved
         .duplicates
         .iter()
         .filter(|d| {
-            let (a, b) = (&objects[d.first.index()], &objects[d.again.index()]);
+            let (Some(a), Some(b)) = (objects.get(d.first.index()), objects.get(d.again.index())) else {
+                return false;
+            };
             let ((ta, ra), (tb, rb)) = (text(a), text(b));
             if written(ta, ra.clone()).is_some_and(|w| Some(w) == written(tb, rb.clone())) {
                 return true;
@@ -354,14 +361,17 @@ impl Reader<'_> {
     fn document(&self, id: FileId, spec: &UnitSpec, out: &mut Out) -> Option<Vec<UnitSpec>> {
         let file = self.sources.get(id);
         let unit = Unit::new(file, id, spec);
-        let Some(d) = dialect::recognise(&unit, self.forced) else {
+        let Some((d, dialect)) = dialect::recognise(&unit, self.forced).and_then(|d| Some((d, *REGISTRY.get(d)?)))
+        else {
             out.findings.extend(dialect::unrecognised(&unit));
             self.progress(spec.range.len());
             return None;
         };
-        let dialect = REGISTRY[d];
         let Some(list) = dialect.list(&unit) else {
-            dialect.read(&unit, out);
+            match self.oversized(&unit, spec.range.len()) {
+                Some(finding) => out.findings.push(finding),
+                None => dialect.read(&unit, out),
+            }
             self.progress(spec.range.len());
             return None;
         };
@@ -403,14 +413,38 @@ impl Reader<'_> {
     fn item(&self, id: FileId, spec: &UnitSpec) -> Out {
         let unit = Unit::new(self.sources.get(id), id, spec);
         let mut out = Out::default();
-        self.read_item(&unit, &mut out);
+        match self.oversized(&unit, spec.range.len()) {
+            Some(finding) => out.findings.push(finding),
+            None => self.read_item(&unit, &mut out),
+        }
         self.progress(spec.range.len());
         out
     }
 
+    /// TD001 for an object larger than `--max-object-size`.
+    fn oversized(&self, unit: &Unit, len: usize) -> Option<Finding> {
+        let size = len as u64;
+        (size > self.max_object).then(|| {
+            Finding::new(
+                Rule::Td001,
+                format!(
+                    "object is {}, more than the limit of {} (--max-object-size)",
+                    Size(size),
+                    Size(self.max_object)
+                ),
+            )
+            .at(unit.head(), "this object")
+            .help(format!(
+                "no object from a cluster is this large (the API server refuses a request over 3 MiB); \
+                 if it is meant, raise the limit: --max-object-size {}",
+                Size(size.next_power_of_two()).flag()
+            ))
+        })
+    }
+
     fn read_item(&self, unit: &Unit, out: &mut Out) {
-        if let Some(d) = dialect::recognise(unit, self.forced) {
-            REGISTRY[d].read(unit, out);
+        if let Some(dialect) = dialect::recognise(unit, self.forced).and_then(|d| REGISTRY.get(d)) {
+            dialect.read(unit, out);
         }
     }
 
@@ -420,7 +454,7 @@ impl Reader<'_> {
         let header_spec = UnitSpec { range: 0..runs.header.text.len(), form: Form::Json, list: None };
         let header_unit = Unit::new(&runs.header, FileId(u32::MAX), &header_spec);
         let d = dialect::recognise(&header_unit, self.forced)?;
-        let list = REGISTRY[d].list(&header_unit)?;
+        let list = REGISTRY.get(d)?.list(&header_unit)?;
         if list.member != Some(runs.member.as_str()) {
             return None;
         }
@@ -448,8 +482,15 @@ impl Reader<'_> {
                         break;
                     }
                     let unit = Unit::streamed(file, id, pos, Some(&header));
+                    let before = (run.out.objects.len(), run.out.findings.len());
                     self.read_item(&unit, &mut run.out);
                     let end = unit.skip()?;
+                    // Its size is known once it is read: what it gave goes.
+                    if let Some(finding) = self.oversized(&unit, end - pos) {
+                        run.out.objects.truncate(before.0);
+                        run.out.findings.truncate(before.1);
+                        run.out.findings.push(finding);
+                    }
                     match jsonruns::after_item(b, end) {
                         After::Next(p) => pos = p,
                         After::Close(c) => {
@@ -492,7 +533,7 @@ fn split_file(file: &SourceFile, threads: usize) -> Vec<Piece> {
                 return Vec::new();
             }
             let start = json::skip_ws(b, 0);
-            if b[start] == b'{' && b.len() >= jsonruns::MIN_LEN {
+            if b.get(start) == Some(&b'{') && b.len() >= jsonruns::MIN_LEN {
                 if let Some(runs) = jsonruns::runs(text, start, threads) {
                     return vec![Piece::Runs(Box::new(runs))];
                 }
@@ -536,9 +577,11 @@ fn empty(file: &SourceFile, id: FileId, what: &str) -> Finding {
 fn read_problem(sources: &Sources, skip: &mut [bool], problem: ReadProblem) -> Finding {
     match problem {
         ReadProblem::NotUtf8 { file, offset, .. } => {
-            skip[file.0 as usize] = true;
+            if let Some(skip) = skip.get_mut(file.0 as usize) {
+                *skip = true;
+            }
             let text = &sources.get(file).text;
-            let end = text[offset..].chars().next().map(|c| offset + c.len_utf8()).unwrap_or(offset);
+            let end = text.get(offset..).and_then(|t| t.chars().next()).map_or(offset, |c| offset + c.len_utf8());
             Finding::new(Rule::Td001, "file is not valid UTF-8")
                 .at(Span::new(file, offset..end), "first invalid byte")
                 .help("YAML and JSON inputs must be UTF-8")
@@ -550,6 +593,13 @@ fn read_problem(sources: &Sources, skip: &mut [bool], problem: ReadProblem) -> F
         ReadProblem::NoFiles { .. } => Finding::new(Rule::Td013, problem.to_string())
             .in_file(problem.name())
             .help("teardown reads *.yaml, *.yml and *.json files from a directory (not hidden ones); name another file to read it"),
+        ReadProblem::TooLarge { size, limit, .. } => {
+            let raise = Size(size.unwrap_or(limit.saturating_mul(2)).next_power_of_two()).flag();
+            Finding::new(Rule::Td001, problem.to_string())
+                .in_file(problem.name())
+                .help(format!("if the file is meant, raise the limit: --max-file-size {raise}"))
+                .fatal()
+        }
         other => Finding::new(Rule::Td001, other.to_string()).in_file(other.name()).fatal(),
     }
 }
@@ -585,7 +635,7 @@ mod tests {
             big(|i| format!("  {{\"id\": \"r{i}\", \"owners\": [\"r{}\"]}}", i / 2), " \"resources\": [\n", " ]\n}\n");
         for (file, expect) in [(kubectl, "ConfigMap"), (native, "")] {
             let sources = Sources { files: vec![std::sync::Arc::new(file)] };
-            let reader = Reader { sources: &sources, forced: None, bar: None };
+            let reader = Reader { sources: &sources, forced: None, bar: None, max_object: Limits::OBJECT_SIZE };
             let pieces = split_file(sources.get(FileId(0)), 4);
             let Some(Piece::Runs(runs)) = pieces.first() else { panic!("not read in runs") };
             assert!(runs.starts.len() > 1);

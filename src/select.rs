@@ -222,9 +222,9 @@ impl Query {
         let mut kinds: Option<Vec<SnapshotKind>> = None;
         if self.selectors.is_empty() {
             let mut any = false;
-            for (i, o) in objects.iter().enumerate() {
+            for (o, p) in objects.iter().zip(picked.iter_mut()) {
                 if self.in_namespace(o) && self.labelled(o) {
-                    picked[i] = true;
+                    *p = true;
                     any = true;
                 }
             }
@@ -239,9 +239,9 @@ impl Query {
             match sel {
                 Selector::Uid(uid) => {
                     let mut any = false;
-                    for (i, o) in objects.iter().enumerate() {
+                    for (o, p) in objects.iter().zip(picked.iter_mut()) {
                         if o.uid.as_deref() == Some(uid.as_str()) && self.named_in_namespace(o) && self.labelled(o) {
-                            picked[i] = true;
+                            *p = true;
                             any = true;
                         }
                     }
@@ -298,9 +298,9 @@ impl Query {
             )));
         }
         let mut any = false;
-        names.each(id, |i| {
-            if !objects[i].has_coordinates() && self.labelled(&objects[i]) {
-                picked[i] = true;
+        names.each(id, |i, o| {
+            if !o.has_coordinates() && self.labelled(o) {
+                pick(picked, i);
                 any = true;
             }
         });
@@ -323,24 +323,22 @@ impl Query {
         names: &Names,
         picked: &mut [bool],
     ) -> Result<(), Error> {
-        let (mut first, mut other) = (None::<usize>, None::<usize>);
-        names.each(name, |i| {
-            let o = &objects[i];
+        let (mut first, mut other) = (None::<&Object>, None::<&Object>);
+        names.each(name, |i, o| {
             if kind.matches(o)
                 && namespace.is_none_or(|ns| o.namespace.as_deref() == Some(ns))
                 && self.named_in_namespace(o)
                 && self.labelled(o)
             {
-                picked[i] = true;
+                pick(picked, i);
                 match first {
-                    None => first = Some(i),
-                    Some(f) if other.is_none() && !same_kind(&objects[f], o) => other = Some(i),
+                    None => first = Some(o),
+                    Some(f) if other.is_none() && !same_kind(f, o) => other = Some(o),
                     Some(_) => {}
                 }
             }
         });
         if let (Some(a), Some(b)) = (first, other) {
-            let (a, b) = (&objects[a], &objects[b]);
             let group = if a.group.is_empty() { "core" } else { &a.group };
             let hint = match text.split_once('/') {
                 Some((_, rest)) if kind.group.is_none() => format!(" ({}.{group}/{rest})", kind.word()),
@@ -392,9 +390,9 @@ impl Query {
             }
         }
         let mut any = false;
-        for (i, o) in objects.iter().enumerate() {
+        for (o, p) in objects.iter().zip(picked.iter_mut()) {
             if kind.matches(o) && self.in_namespace(o) && self.labelled(o) {
-                picked[i] = true;
+                *p = true;
                 any = true;
             }
         }
@@ -417,7 +415,7 @@ impl Query {
                 found.sort_unstable();
                 found.dedup();
                 let scored = found.iter().enumerate().map(|(i, n)| (levenshtein(ns, n), i)).collect();
-                return best(scored, near(ns.len()), |i| format!("-n {}", found[i]));
+                return best(scored, near(ns.len()), |i| found.get(i).map(|n| format!("-n {n}")));
             }
         }
         let Some((key, value)) = self.labels.iter().find_map(|r| match r {
@@ -435,7 +433,7 @@ impl Query {
         pairs.dedup();
         let scored =
             pairs.iter().enumerate().map(|(i, (k, v))| (levenshtein(key, k) + levenshtein(value, v), i)).collect();
-        best(scored, near(key.len() + value.len() + 1), |i| format!("-l {}={}", pairs[i].0, pairs[i].1))
+        best(scored, near(key.len() + value.len() + 1), |i| pairs.get(i).map(|(k, v)| format!("-l {k}={v}")))
     }
 }
 
@@ -469,7 +467,7 @@ fn resolve_word<'k>(
         (coordinates && k.builtin().is_some()) || kinds.iter().any(|s| k.names_kind(s.group, s.kind, s.kubernetes))
     });
     let mut as_id = false;
-    names.each(word, |i| as_id |= !objects[i].has_coordinates());
+    names.each(word, |_, o| as_id |= !o.has_coordinates());
     match (as_kind, as_id) {
         (Some(k), true) => {
             let (group, name) = k
@@ -651,36 +649,46 @@ fn kinds_of(objects: &[Object]) -> Vec<SnapshotKind<'_>> {
 /// to find.
 struct Names<'a> {
     objects: &'a [Object],
-    sorted: Option<Vec<u32>>,
+    /// (index, object) by name, then index (input order, as the scan).
+    sorted: Option<Vec<(usize, &'a Object)>>,
 }
 
 impl<'a> Names<'a> {
     fn new(objects: &'a [Object], index: bool) -> Names<'a> {
         let sorted = index.then(|| {
-            let mut v: Vec<u32> = (0..objects.len() as u32).collect();
-            v.sort_unstable_by(|a, b| objects[*a as usize].name.cmp(&objects[*b as usize].name));
+            let mut v: Vec<(usize, &Object)> = objects.iter().enumerate().collect();
+            v.sort_unstable_by(|a, b| a.1.name.cmp(&b.1.name).then(a.0.cmp(&b.0)));
             v
         });
         Names { objects, sorted }
     }
 
-    /// Calls `f` with the index of every object of this name.
-    fn each(&self, name: &str, mut f: impl FnMut(usize)) {
+    /// Calls `f` with the index of every object of this name, and the
+    /// object, in input order.
+    fn each(&self, name: &str, mut f: impl FnMut(usize, &'a Object)) {
         match &self.sorted {
             Some(v) => {
-                let start = v.partition_point(|&i| &*self.objects[i as usize].name < name);
-                for &i in v[start..].iter().take_while(|&&i| &*self.objects[i as usize].name == name) {
-                    f(i as usize);
+                let start = v.partition_point(|(_, o)| &*o.name < name);
+                for &(i, o) in v.iter().skip(start).take_while(|(_, o)| &*o.name == name) {
+                    f(i, o);
                 }
             }
             None => {
                 for (i, o) in self.objects.iter().enumerate() {
                     if &*o.name == name {
-                        f(i);
+                        f(i, o);
                     }
                 }
             }
         }
+    }
+}
+
+/// Marks object `i` picked (`i` is a position in the objects `picked` was
+/// made for, so always in range).
+fn pick(picked: &mut [bool], i: usize) {
+    if let Some(p) = picked.get_mut(i) {
+        *p = true;
     }
 }
 
@@ -695,17 +703,18 @@ fn near(len: usize) -> usize {
 
 /// The best of the scored candidates (lowest key first, ties by what is
 /// shown), at most [`SUGGESTIONS`]; only those whose first distance is
-/// within `within`, when the key's ordering says so.
+/// within `within`, when the key's ordering says so. `show` gives the text
+/// of candidate `i` (`None` for no candidate: nothing shown for it).
 fn best<K: Ord + Copy + Within>(
     mut scored: Vec<(K, usize)>,
     within: usize,
-    show: impl Fn(usize) -> String,
+    show: impl Fn(usize) -> Option<String>,
 ) -> Vec<String> {
     scored.retain(|(k, _)| k.within(within));
     scored.sort_unstable();
     let Some(cut) = scored.get(SUGGESTIONS - 1).or(scored.last()).map(|s| s.0) else { return Vec::new() };
     let mut shown: Vec<(K, String)> =
-        scored.iter().take_while(|(k, _)| *k <= cut).map(|(k, i)| (*k, show(*i))).collect();
+        scored.iter().take_while(|(k, _)| *k <= cut).filter_map(|(k, i)| Some((*k, show(*i)?))).collect();
     shown.sort();
     shown.dedup_by(|a, b| a.1 == b.1);
     shown.truncate(SUGGESTIONS);
@@ -762,7 +771,7 @@ fn closest_objects(objects: &[Object], kind: &KindSel, namespace: Option<&str>, 
         let nd = namespace.map_or(0, |ns| levenshtein(ns, o.namespace.as_deref().unwrap_or("")));
         scored.push(((kd, nd, named.unwrap_or(0)), i));
     }
-    best(scored, 0, |i| objects[i].reference())
+    best(scored, 0, |i| objects.get(i).map(Object::reference))
 }
 
 /// How far a kind (as written, lower-case) is from a kind of the snapshot:
@@ -825,7 +834,7 @@ fn closest_kinds(
             shown.push(format!("id:{}", o.name));
         }
     }
-    best(scored, usize::MAX, |i| shown[i].clone())
+    best(scored, usize::MAX, |i| shown.get(i).cloned())
 }
 
 /// The ids closest to `id:ID` (then objects with coordinates of a close name).
@@ -835,9 +844,11 @@ fn closest_ids(id: &str, objects: &[Object]) -> Vec<String> {
         .enumerate()
         .map(|(i, o)| ((levenshtein(id, &o.name), u8::from(o.has_coordinates())), i))
         .collect();
-    best(scored, near(id.chars().count()), |i| match objects[i].has_coordinates() {
-        true => objects[i].reference(),
-        false => format!("id:{}", objects[i].name),
+    best(scored, near(id.chars().count()), |i| {
+        objects.get(i).map(|o| match o.has_coordinates() {
+            true => o.reference(),
+            false => format!("id:{}", o.name),
+        })
     })
 }
 
@@ -846,14 +857,14 @@ fn closest_uids(uid: &str, objects: &[Object]) -> Vec<String> {
     let scored =
         objects.iter().enumerate().filter_map(|(i, o)| o.uid.as_deref().map(|u| (levenshtein(uid, u), i))).collect();
     best(scored, near(uid.chars().count()), |i| {
-        format!("uid:{} ({})", objects[i].uid.as_deref().unwrap_or(""), objects[i].reference())
+        objects.get(i).map(|o| format!("uid:{} ({})", o.uid.as_deref().unwrap_or(""), o.reference()))
     })
 }
 
 /// The kinds of the snapshot closest to `text` (`--kind` of `reconcile`).
 pub fn closest_words(text: &str, candidates: Vec<String>) -> Vec<String> {
     let scored = candidates.iter().enumerate().map(|(i, c)| (levenshtein(text, c), i)).collect();
-    best(scored, near(text.chars().count()), |i| candidates[i].clone())
+    best(scored, near(text.chars().count()), |i| candidates.get(i).cloned())
 }
 
 /// Edit distance (optimal string alignment: insertions, deletions,
@@ -867,22 +878,33 @@ fn levenshtein(a: &str, b: &str) -> usize {
     let mut prev: Vec<usize> = (0..=n).collect();
     let mut cur = vec![0; n + 1];
     let mut last: Option<char> = None;
+    // The table's last cell so far: row 0's is n.
+    let mut distance = n;
     for (i, ca) in a.chars().enumerate() {
-        cur[0] = i + 1;
-        for j in 0..n {
-            let cb = b[j];
+        let Some((first, rest)) = cur.split_first_mut() else { break };
+        *first = i + 1;
+        // cur[j] (left), b[j-1] and before[j-1] as j goes along the row.
+        let mut left = i + 1;
+        let mut b_prev: Option<(char, usize)> = None;
+        let above = prev.iter().zip(prev.iter().skip(1));
+        for ((out, &cb), ((&diag, &up), &two_up)) in rest.iter_mut().zip(&b).zip(above.zip(&before)) {
             let cost = usize::from(!ca.eq_ignore_ascii_case(&cb));
-            let mut d = (prev[j + 1] + 1).min(cur[j] + 1).min(prev[j] + cost);
-            if j > 0 && last.is_some_and(|l| l.eq_ignore_ascii_case(&cb) && ca.eq_ignore_ascii_case(&b[j - 1])) {
-                d = d.min(before[j - 1] + 1);
+            let mut d = (up + 1).min(left + 1).min(diag + cost);
+            if let Some((bp, two_diag)) = b_prev {
+                if last.is_some_and(|l| l.eq_ignore_ascii_case(&cb) && ca.eq_ignore_ascii_case(&bp)) {
+                    d = d.min(two_diag + 1);
+                }
             }
-            cur[j + 1] = d;
+            *out = d;
+            left = d;
+            b_prev = Some((cb, two_up));
         }
+        distance = left;
         last = Some(ca);
         std::mem::swap(&mut before, &mut prev);
         std::mem::swap(&mut prev, &mut cur);
     }
-    prev[n]
+    distance
 }
 
 #[cfg(test)]
@@ -948,11 +970,50 @@ mod tests {
         assert_eq!(levenshtein("Web", "wEB"), 0);
     }
 
+    /// The distance as the table is written (indexing each cell), before it
+    /// was computed along iterators: the same on every pair of short words.
+    fn table_distance(a: &str, b: &str) -> usize {
+        let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+        let eq = |x: char, y: char| x.eq_ignore_ascii_case(&y);
+        let mut d = vec![vec![0; b.len() + 1]; a.len() + 1];
+        for i in 0..=a.len() {
+            for j in 0..=b.len() {
+                d[i][j] = match (i, j) {
+                    (0, j) => j,
+                    (i, 0) => i,
+                    _ => {
+                        let mut v = (d[i - 1][j] + 1)
+                            .min(d[i][j - 1] + 1)
+                            .min(d[i - 1][j - 1] + usize::from(!eq(a[i - 1], b[j - 1])));
+                        if i > 1 && j > 1 && eq(a[i - 1], b[j - 2]) && eq(a[i - 2], b[j - 1]) {
+                            v = v.min(d[i - 2][j - 2] + 1);
+                        }
+                        v
+                    }
+                };
+            }
+        }
+        d[a.len()][b.len()]
+    }
+
+    #[test]
+    fn distance_is_the_table() {
+        let words = [
+            "", "a", "ab", "ba", "abc", "acb", "cab", "web", "wbe", "Deploy", "dpeloy", "ééa", "aéé", "kitten",
+            "sitting",
+        ];
+        for a in words {
+            for b in words {
+                assert_eq!(levenshtein(a, b), table_distance(a, b), "{a:?} {b:?}");
+            }
+        }
+    }
+
     #[test]
     fn best_is_deterministic_and_bounded() {
         let words = ["bb", "ab", "ba", "aa", "zz"];
         let scored = words.iter().enumerate().map(|(i, w)| (levenshtein("aa", w), i)).collect();
-        assert_eq!(best(scored, 1, |i| words[i].to_string()), ["aa", "ab", "ba"]);
-        assert!(best(Vec::<(usize, usize)>::new(), 2, |_| String::new()).is_empty());
+        assert_eq!(best(scored, 1, |i| Some(words[i].to_string())), ["aa", "ab", "ba"]);
+        assert!(best(Vec::<(usize, usize)>::new(), 2, |_| None).is_empty());
     }
 }

@@ -227,7 +227,8 @@ pub fn plan_output(output: PlanFormat, dialect: Option<&str>, multi_owner: Optio
     // Objects a dialect reads are Kubernetes resources when they are known
     // by their coordinates (`Object::is_kubernetes`).
     let foreign = |d: &str| {
-        let found = crate::dialect::by_name(d).map(|i| crate::dialect::REGISTRY[i].origin().identity);
+        let found =
+            crate::dialect::by_name(d).and_then(|i| crate::dialect::REGISTRY.get(i)).map(|d| d.origin().identity);
         found != Some(crate::model::Identity::Coordinates)
     };
     match dialect {
@@ -262,7 +263,8 @@ pub fn plan_as(
 ) -> Result<(), Error> {
     let Some(tool) = tool else { return Ok(()) };
     if let Some(d) = dialect {
-        let found = crate::dialect::by_name(d).map(|i| crate::dialect::REGISTRY[i].origin().identity);
+        let found =
+            crate::dialect::by_name(d).and_then(|i| crate::dialect::REGISTRY.get(i)).map(|d| d.origin().identity);
         if found != Some(crate::model::Identity::Coordinates) {
             return Err(Error::Usage(format!(
                 "--as {}: --dialect {d} reads objects that are not Kubernetes resources, which {} does not delete",

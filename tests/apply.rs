@@ -2,6 +2,9 @@
 //! fixtures into a temporary directory, plans there, applies, and compares
 //! the files with bytes worked out by hand.
 
+// Test code: a failed unwrap or index is a failed test (not shipped; see clippy.toml).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing, clippy::string_slice)]
+
 mod common;
 
 use common::teardown;
@@ -333,4 +336,59 @@ fn a_symlinked_input_edits_the_file_it_points_to_and_stays_a_link() {
     assert_eq!(read(dir.path().join("manifests/20-pods.json")), fixture("expected/20-pods.json"));
     let (code, _, err) = run_in(dir.path(), &["check", "manifests"]);
     assert_eq!(code, 0, "{err}");
+}
+
+/// Orphaning in the native dialect, whose objects are items of a list, and
+/// from an owner named twice (fixtures/apply/native-orphans.yaml, worked out
+/// there). Was: the plan listed a's orphaning from b twice, and `apply`
+/// refused every orphaning of a list item as "a teardown bug" (its check
+/// read the item as a one-item list, and found nothing removed from that).
+#[test]
+fn orphaned_items_of_a_list_lose_every_reference_to_their_owner() {
+    let dir = workdir();
+    let plan = plan_file(dir.path(), &["--delete", "b,c", "--cascade", "orphan", "native-orphans.yaml"]);
+    let plan: serde_json::Value = serde_json::from_str(&read(plan)).unwrap();
+    let rows: Vec<(&str, &str)> = plan["orphaned"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["ref"].as_str().unwrap(), r["owner"].as_str().unwrap()))
+        .collect();
+    assert_eq!(rows, [("a", "b"), ("a", "c"), ("e", "c")]);
+    let (code, out, err) = run_in(dir.path(), &["apply", "plan.json"]);
+    assert_eq!(code, 0, "{err}");
+    assert!((out + &err).contains("2 objects removed, 4 owner references taken out"), "{err}");
+    let expected = fixture("native-orphans.yaml").replace(
+        "- id: a\n  owners: [b, c, b, d]\n- id: b\n- id: c\n- id: d\n- id: e\n  owners:\n  - c\n",
+        "- id: a\n  owners: [d]\n- id: d\n- id: e\n\n",
+    );
+    assert_eq!(read(dir.path().join("native-orphans.yaml")), expected);
+    let (code, out, err) = run_in(dir.path(), &["check", "native-orphans.yaml"]);
+    assert_eq!(code, 0, "{out}{err}");
+}
+
+/// Orphaning a Kubernetes object that names its owner twice, by the same
+/// uid (fixtures/apply/orphan-two-refs.yaml, worked out there): both
+/// references go, the one to the owner that stays is kept, and `check`
+/// finds nothing dangling afterwards.
+#[test]
+fn orphaning_takes_out_every_reference_to_the_deleted_owner() {
+    let dir = workdir();
+    plan_file(dir.path(), &["--delete", "deploy/shop/web", "--cascade", "orphan", "orphan-two-refs.yaml"]);
+    let (code, out, err) = run_in(dir.path(), &["apply", "plan.json"]);
+    assert_eq!(code, 0, "{err}");
+    assert!((out + &err).contains("1 object removed, 2 owner references taken out"), "{err}");
+    let web = "  - apiVersion: apps/v1\n    kind: Deployment\n    name: web\n    uid: 0a000000-0000-0000-0000-000000000001\n";
+    let expected = fixture("orphan-two-refs.yaml")
+        .replace(
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  namespace: shop\n  uid: 0a000000-0000-0000-0000-000000000001\n---\n",
+            "",
+        )
+        .replace(&format!("{web}    controller: true\n"), "")
+        .replace(web, "");
+    assert!(expected.contains("    name: keeper\n"), "{expected}");
+    assert_eq!(read(dir.path().join("orphan-two-refs.yaml")), expected);
+    let (code, out, err) = run_in(dir.path(), &["check", "orphan-two-refs.yaml"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("2 objects, 1 edge"), "{out}");
 }

@@ -219,7 +219,8 @@ why step 3:
     assert_eq!(code, 0, "{err}");
     assert!(
         out.contains(
-            "goes after Pod/shop/web-6b7c-a, bound to it: Pods go before their Node, as a drain evicts them (step 1)"
+            // Of the Pods at step 1, the first in reference order.
+            "goes after Pod/shop/agent-n1, bound to it: Pods go before their Node, as a drain evicts them (step 1)"
         ),
         "{out}"
     );

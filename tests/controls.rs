@@ -6,6 +6,9 @@
 //! Every test that could read a settings file runs in a directory of its
 //! own with a `.git` in it, so that no teardown.toml above it is found.
 
+// Test code: a failed unwrap or index is a failed test (not shipped; see clippy.toml).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing, clippy::string_slice)]
+
 mod common;
 
 use common::{findings, run, steps, teardown};

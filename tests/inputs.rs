@@ -1,5 +1,8 @@
 //! Reading inputs: formats, directories, standard input, and bad input.
 
+// Test code: a failed unwrap or index is a failed test (not shipped; see clippy.toml).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing, clippy::string_slice)]
+
 mod common;
 use common::{check_json, f, findings, run, teardown};
 use std::fs;

@@ -2,6 +2,9 @@
 //! whatever the inputs repeat. Each case names the wrong plan that was
 //! printed before, with exit 0.
 
+// Test code: a failed unwrap or index is a failed test (not shipped; see clippy.toml).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing, clippy::string_slice)]
+
 mod common;
 use common::{kept, run, steps};
 use serde_json::Value;
@@ -56,6 +59,23 @@ fn overlapping_dumps_give_each_object_once() {
     let (code, out, _) = run(&["check", "fixtures/identity/dump-a.yaml", "fixtures/identity/dump-b.json"]);
     assert_eq!(code, 0);
     assert!(out.contains("3 objects, 2 edges; no findings"), "{out}");
+}
+
+#[test]
+fn an_object_alone_and_as_a_list_item_is_one_object() {
+    // Found by tests/props_determinism.rs (issue 19): an item of a YAML
+    // list written at column 0 (`items:` then `- apiVersion: …`) was read as
+    // a list of one, so the same object alone elsewhere was TD002.
+    let (code, out, err) = run(&["check", "fixtures/identity/dump-a.yaml", "fixtures/identity/list-c.yaml"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("checked 2 files: 2 objects, 1 edge; no findings"), "{out}");
+    let (code, v, err) =
+        plan_json(&["--delete", "deploy/web", "fixtures/identity/list-c.yaml", "fixtures/identity/dump-a.yaml"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        steps(&v),
+        vec![vec!["ReplicaSet.apps/shop/web-1".to_string()], vec!["Deployment.apps/shop/web".to_string()]]
+    );
 }
 
 #[test]

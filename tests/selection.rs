@@ -15,6 +15,9 @@
 //! fixtures/select/mixed.yaml: Pod shop/web beside native ids pods, vm1,
 //! AB, BA, AAA, aa, ZZ.
 
+// Test code: a failed unwrap or index is a failed test (not shipped; see clippy.toml).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing, clippy::string_slice)]
+
 mod common;
 use common::{run, run_stdin, steps};
 use serde_json::Value;

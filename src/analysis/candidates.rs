@@ -112,22 +112,25 @@ impl<'a> Candidates<'a> {
         crd_groups.sort_unstable();
         crd_groups.dedup();
         // A workload some workload of the snapshot controls is not named.
+        // (Relations are between objects of `objects`: every `get` finds one.)
         let mut controlled = vec![false; objects.len()];
         for r in relations {
             if r.kind == RelKind::Owns && r.controller && r.link == Link::Solid && r.from != r.to {
-                let owner = &objects[r.from.index()];
-                if pod_spec_at(&owner.group, &owner.kind).is_some() {
-                    controlled[r.to.index()] = true;
+                let Some(owner) = objects.get(r.from.index()) else { continue };
+                if let Some(c) =
+                    controlled.get_mut(r.to.index()).filter(|_| pod_spec_at(&owner.group, &owner.kind).is_some())
+                {
+                    *c = true;
                 }
             }
         }
         let mut all_workloads: Vec<ObjId> = Vec::new();
         let mut roles: FxHashMap<(&str, Option<&str>, &str), &[Str]> = FxHashMap::default();
-        for (i, o) in objects.iter().enumerate() {
+        for (i, (o, controlled)) in objects.iter().zip(&controlled).enumerate() {
             if !o.is_kubernetes() {
                 continue;
             }
-            if pod_spec_at(&o.group, &o.kind).is_some() && !controlled[i] {
+            if pod_spec_at(&o.group, &o.kind).is_some() && !controlled {
                 all_workloads.push(ObjId(i as u32));
             }
             if is_role(&o.group, &o.kind) {
@@ -137,7 +140,7 @@ impl<'a> Candidates<'a> {
         }
         let mut workloads: FxHashMap<(Str, Str), Vec<ObjId>> = FxHashMap::default();
         for &w in &all_workloads {
-            let o = &objects[w.index()];
+            let Some(o) = objects.get(w.index()) else { continue };
             let account =
                 o.facts.as_deref().and_then(|f| f.service_account.clone()).unwrap_or_else(|| "default".into());
             let ns = o.namespace.clone().unwrap_or_else(|| "default".into());
@@ -232,21 +235,23 @@ impl<'a> Candidates<'a> {
         let (objects, all) = (self.objects, &self.all_workloads);
         self.by_name.entry(Str::from(label)).or_insert_with(|| {
             let holds = |id: &ObjId| {
-                let o = &objects[id.index()];
-                o.name.contains(label) || o.namespace.as_deref().is_some_and(|ns| ns.contains(label))
+                objects.get(id.index()).is_some_and(|o| {
+                    o.name.contains(label) || o.namespace.as_deref().is_some_and(|ns| ns.contains(label))
+                })
             };
             let mut list: Vec<ObjId> = match label.len() >= 4 {
                 true => all.iter().copied().filter(holds).collect(),
                 false => Vec::new(),
             };
-            list.sort_by_cached_key(|w| objects[w.index()].reference());
+            list.sort_by_cached_key(|w| objects.get(w.index()).map(Object::reference));
             list
         })
     }
 
-    /// The object's reference (as the flag's selector writes it).
-    pub fn reference(&self, id: ObjId) -> String {
-        self.objects[id.index()].reference()
+    /// The object's reference (as the flag's selector writes it); `None`
+    /// for an id not of these objects.
+    pub fn reference(&self, id: ObjId) -> Option<String> {
+        self.objects.get(id.index()).map(Object::reference)
     }
 }
 

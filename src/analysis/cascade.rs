@@ -13,6 +13,15 @@
 //! the owner reference from them instead. Linear in objects plus relations:
 //! each object keeps a count of its live solid owners.
 
+// No-panic lints (issue 19): this module indexes dense tables only. Object
+// ids (of the seeds, the relations and the graph, all made from `objects`)
+// index tables sized by `objects`; relation indexes come from the graph
+// built over `rels`. Nothing here is indexed by a position read from input.
+#![allow(
+    clippy::indexing_slicing,
+    reason = "object and relation ids made from one snapshot index tables sized by its objects and relations"
+)]
+
 use crate::graph::Graph;
 use crate::model::kube::{HelmHook, KeepMark};
 use crate::model::{Link, ObjId, Object, RelKind, Relation};
@@ -122,6 +131,9 @@ pub enum KeptBy {
     SolidOwner(u32),
     /// A cluster-scoped object with a namespaced owner is never collected.
     NamespacedOwner(u32),
+    /// The same, for an owner reference (this one, by index) to a
+    /// namespaced kind whose object the snapshot lacks.
+    NamespacedOwnerRef(u32),
     /// Its owner (this relation) is being deleted, but its collector no
     /// longer cascades from it (Krake, without `cascade_deletion`).
     CollectorDone(u32),
@@ -197,8 +209,9 @@ pub struct Cascade {
 }
 
 impl Cascade {
+    /// Is `id` deleted? (Not when it names no object.)
     pub fn deleted(&self, id: ObjId) -> bool {
-        self.cause[id.index()].is_some()
+        self.cause.get(id.index()).is_some_and(Option::is_some)
     }
     pub fn count(&self) -> usize {
         self.cause.iter().filter(|c| c.is_some()).count()
@@ -212,26 +225,64 @@ pub struct Options {
     pub gates: Vec<Option<Gate>>,
 }
 
+/// Cluster-scoped Kubernetes objects with an owner reference to a
+/// namespaced kind: the collector never takes them, whatever their other
+/// owners — it stops at the invalid reference, found by the kind's scope
+/// before any lookup (`namespacedOwnerOfClusterScopedObjectErr` in
+/// kubernetes/pkg/controller/garbagecollector). The kind is namespaced when
+/// it is a built-in namespaced kind, a CRD of the snapshot says so, or the
+/// reference resolved to a namespaced object (tests/props_cascade.rs).
+pub fn never_collected(objects: &[Object], rels: &[Relation]) -> Vec<bool> {
+    let mut never = vec![false; objects.len()];
+    for r in rels {
+        if matches!(r.kind, RelKind::Owns | RelKind::Manages) && r.link == Link::ClusterScopedDependent {
+            never[r.to.index()] = true;
+        }
+    }
+    let crds = namespaced_crds(objects);
+    for (i, o) in objects.iter().enumerate() {
+        never[i] = never[i] || namespaced_owner_ref(o, &crds).is_some();
+    }
+    never
+}
+
+/// The kinds the snapshot's CRDs define as namespaced: (group, kind).
+fn namespaced_crds(objects: &[Object]) -> rustc_hash::FxHashSet<(&str, &str)> {
+    objects.iter().filter_map(|o| o.crd.as_deref()).filter(|c| c.namespaced).map(|c| (&*c.group, &*c.kind)).collect()
+}
+
+/// The first owner reference of a cluster-scoped Kubernetes object to a
+/// namespaced kind (built in, or a CRD of the snapshot says so), by index.
+/// Only for objects known to be cluster-scoped: a custom resource written
+/// without a namespace and without its CRD may be namespaced after all.
+fn namespaced_owner_ref(o: &Object, crds: &rustc_hash::FxHashSet<(&str, &str)>) -> Option<u32> {
+    if o.namespace.is_some() || !o.scope_known || o.owners.is_empty() || !o.is_kubernetes() {
+        return None;
+    }
+    let j = o.owners.iter().position(|r| {
+        crate::model::kube::builtin_namespaced(&r.group, &r.kind) == Some(true) || crds.contains(&(&*r.group, &*r.kind))
+    })?;
+    Some(j as u32)
+}
+
 /// Objects the garbage collector would delete now: those with owner
 /// references of which none is solid (dangling, uid mismatch, cross-namespace;
 /// a cluster-scoped object with a namespaced owner is never collected), and
 /// those already being deleted.
 pub fn gc_seeds(objects: &[Object], rels: &[Relation], graph: &Graph) -> Vec<(ObjId, Garbage)> {
     let mut seeds = Vec::new();
+    let never = never_collected(objects, rels);
     for (i, o) in objects.iter().enumerate() {
         let id = ObjId(i as u32);
         if o.deletion_timestamp.is_some() {
             seeds.push((id, Garbage::BeingDeleted));
             continue;
         }
-        if o.owners.is_empty() || !o.origin.collector.collects_dangling {
+        if o.owners.is_empty() || !o.origin.collector.collects_dangling || never[i] {
             continue;
         }
         let owners: Vec<&Relation> =
             graph.dependencies(id).into_iter().map(|r| &rels[r as usize]).filter(|r| r.kind == RelKind::Owns).collect();
-        if owners.iter().any(|r| r.link == Link::ClusterScopedDependent) {
-            continue;
-        }
         let solid =
             owners.iter().any(|r| r.link == Link::Solid && objects[r.from.index()].deletion_timestamp.is_none());
         if !solid {
@@ -295,7 +346,11 @@ fn protected(spare: Option<KeptBy>) -> bool {
 
 /// The deletion set from `seeds`, following ownership. An object `spare`
 /// names never enters it: it is kept, with that reason, and nothing
-/// cascades from it — unless a controller's cascade takes it.
+/// cascades from it — unless a controller's cascade takes it. Seeds
+/// (Namespaces and CRDs first) and the relations out of each object are
+/// followed in reference order (`rank`), so that the relation recorded as
+/// each object's cause does not depend on the order the inputs were read
+/// in (tests/props_determinism.rs).
 pub fn cascade(
     objects: &[Object],
     rels: &[Relation],
@@ -303,6 +358,7 @@ pub fn cascade(
     seeds: &[(ObjId, Cause)],
     spare: &[Option<KeptBy>],
     opts: &Options,
+    rank: &[u32],
 ) -> Cascade {
     let n = objects.len();
     let mut cause: Vec<Option<Cause>> = vec![None; n];
@@ -311,7 +367,10 @@ pub fn cascade(
             cause[id.index()] = Some(c);
         }
     }
-    if cause.iter().all(Option::is_some) {
+    // Everything is a seed: nothing to follow — unless an owner the
+    // snapshot lacks spares something that its Namespace or CRD still takes.
+    let soft = |s: &Option<KeptBy>| matches!(s, Some(KeptBy::OwnerNotInSnapshot(_)));
+    if cause.iter().all(Option::is_some) && !spare.iter().any(soft) {
         return everything(cause, spare);
     }
     let mut spared = vec![false; n];
@@ -323,6 +382,9 @@ pub fn cascade(
     // Objects whose deletion makes a controller delete what points at them
     // (a Service, a bound claim): their incoming edges are looked at too.
     let mut takes_back = vec![false; n];
+    // Cluster-scoped objects with a namespaced owner: the collector never
+    // takes them, whatever their other owners.
+    let never = never_collected(objects, rels);
     for r in rels {
         if owning(r) && live_owner(r) {
             alive[r.to.index()] += 1;
@@ -335,7 +397,24 @@ pub fn cascade(
     let mut target = vec![false; n];
     let mut orphaned = Vec::new();
     let mut queue = VecDeque::new();
-    for &(id, c) in seeds {
+    let at = |id: ObjId| rank.get(id.index()).copied().unwrap_or(u32::MAX);
+    // Namespaces and CRDs first: what they hold goes with them whatever
+    // its owners, the reason that holds in any case.
+    let holds = |id: ObjId| {
+        let o = &objects[id.index()];
+        o.is_kubernetes()
+            && matches!((&*o.group, &*o.kind), ("", "Namespace") | ("apiextensions.k8s.io", "CustomResourceDefinition"))
+    };
+    let mut seeds = seeds.to_vec();
+    seeds.sort_by_key(|&(id, _)| (!holds(id), at(id)));
+    // Relations in the order of the objects at their other ends.
+    let by_rank = |buf: &mut Vec<u32>, end: fn(&Relation) -> ObjId| {
+        buf.sort_by_key(|&ri| {
+            let r = &rels[ri as usize];
+            (at(end(r)), r.kind, ri)
+        })
+    };
+    for &(id, c) in &seeds {
         if spare[id.index()].is_some() {
             spared[id.index()] = true;
             continue;
@@ -353,6 +432,7 @@ pub fn cascade(
     while let Some(d) = queue.pop_front() {
         if !objects[d.index()].cascades() {
             graph.dependents_into(d, &mut buf);
+            by_rank(&mut buf, |r| r.to);
             for &ri in &buf {
                 let r = &rels[ri as usize];
                 if owning(r) && r.link == Link::Solid {
@@ -367,6 +447,7 @@ pub fn cascade(
             // Service, a claim's volume (or, kept by its reclaim policy,
             // reached only).
             graph.dependencies_into(d, &mut back);
+            by_rank(&mut back, |r| r.from);
             for &ri in &back {
                 let r = &rels[ri as usize];
                 let Some(e) = r.kind.controller().filter(|e| e.taken_by_to()) else { continue };
@@ -381,6 +462,7 @@ pub fn cascade(
             }
         }
         graph.dependents_into(d, &mut buf);
+        by_rank(&mut buf, |r| r.to);
         for &ri in &buf {
             let r = &rels[ri as usize];
             let c = r.to;
@@ -425,7 +507,9 @@ pub fn cascade(
                                 alive[c.index()] -= 1;
                             }
                             reached[c.index()] = true;
-                            if !opts.multi_owner.any_owner(&objects[c.index()]) && alive[c.index()] > 0 {
+                            if never[c.index()]
+                                || (!opts.multi_owner.any_owner(&objects[c.index()]) && alive[c.index()] > 0)
+                            {
                                 continue;
                             }
                         }
@@ -440,7 +524,13 @@ pub fn cascade(
                     }
                 }
             }
-            if spare[c.index()].is_some() {
+            // An owner the snapshot lacks keeps its dependent from the
+            // collector, not from the namespace controller or the CRD's
+            // deletion, which take everything they hold
+            // (tests/props_cascade.rs).
+            let held = matches!(r.kind, RelKind::Contains | RelKind::Defines)
+                && matches!(spare[c.index()], Some(KeptBy::OwnerNotInSnapshot(_)));
+            if spare[c.index()].is_some() && !held {
                 spared[c.index()] = true;
             } else if cause[c.index()].is_none() {
                 cause[c.index()] = Some(Cause::Relation(ri));
@@ -450,6 +540,7 @@ pub fn cascade(
     }
 
     // Reached but kept: name what keeps each one.
+    let crds = namespaced_crds(objects);
     let mut kept = Vec::new();
     for i in 0..n {
         if spared[i] && cause[i].is_none() {
@@ -475,6 +566,7 @@ pub fn cascade(
                     .find(|&r| rels[r as usize].link == Link::ClusterScopedDependent)
                     .map(KeptBy::NamespacedOwner)
             })
+            .or_else(|| namespaced_owner_ref(&objects[i], &crds).map(KeptBy::NamespacedOwnerRef))
             .or(released[i])
             .or(done[i].map(KeptBy::CollectorDone));
         if let Some(k) = keeper {

@@ -7,7 +7,7 @@ use crate::graph::Graph;
 use crate::load::Snapshot;
 use crate::model::kube::{distribution_finalizer, BUILTIN_FINALIZERS, COLLECTOR_FINALIZERS};
 use crate::model::resolve::Duplicate;
-use crate::model::{anchor, Link, ObjId, RelKind};
+use crate::model::{anchor, Link, ObjId, Object, RelKind, Relation};
 use rayon::prelude::*;
 use std::collections::BTreeMap;
 
@@ -71,13 +71,15 @@ pub fn check(snapshot: &Snapshot, graph: &Graph, options: &CheckOptions) -> Chec
     let rels = &snapshot.resolved.relations;
     // Owner links Kubernetes ignores (TD004–TD006) make no ownership cycle.
     if on(Rule::Td007) {
-        for c in cycles::find(graph, rels, |r| r.kind.is_ownership() && r.link == Link::Solid) {
-            findings.push(cycle_finding(snapshot, &c, Rule::Td007));
+        for c in cycles::find_by_reference(&snapshot.objects, graph, rels, |r| {
+            r.kind.is_ownership() && r.link == Link::Solid
+        }) {
+            findings.extend(cycle_finding(snapshot, &c, Rule::Td007));
         }
     }
     if on(Rule::Td008) {
-        for c in cycles::find(graph, rels, |r| r.kind.is_destruction()) {
-            findings.push(cycle_finding(snapshot, &c, Rule::Td008));
+        for c in cycles::find_by_reference(&snapshot.objects, graph, rels, |r| r.kind.is_destruction()) {
+            findings.extend(cycle_finding(snapshot, &c, Rule::Td008));
         }
     }
     t.lap("  cycles");
@@ -115,8 +117,20 @@ pub fn check(snapshot: &Snapshot, graph: &Graph, options: &CheckOptions) -> Chec
     CheckReport { fatal: snapshot.has_fatal(), findings, counts }
 }
 
-fn reference(s: &Snapshot, id: ObjId) -> String {
-    s.objects[id.index()].reference()
+// The ids and positions below were made by `resolve` and `cycles` over
+// this snapshot: every lookup finds its object. One that did not would
+// drop its finding (never panic, never name another object).
+
+fn object(s: &Snapshot, id: ObjId) -> Option<&Object> {
+    s.objects.get(id.index())
+}
+
+fn relation(s: &Snapshot, r: u32) -> Option<&Relation> {
+    s.resolved.relations.get(r as usize)
+}
+
+fn reference(s: &Snapshot, id: ObjId) -> Option<String> {
+    object(s, id).map(Object::reference)
 }
 
 fn duplicates(s: &Snapshot, out: &mut Vec<Finding>) {
@@ -128,8 +142,7 @@ fn duplicates(s: &Snapshot, out: &mut Vec<Finding>) {
 pub fn duplicate_findings(s: &Snapshot, which: impl Fn(&Duplicate) -> bool) -> Vec<Finding> {
     let mut out = Vec::new();
     for d in s.resolved.duplicates.iter().filter(|d| which(d)) {
-        let first = &s.objects[d.first.index()];
-        let again = &s.objects[d.again.index()];
+        let (Some(first), Some(again)) = (object(s, d.first), object(s, d.again)) else { continue };
         let f = if d.by_uid {
             Finding::new(
                 Rule::Td002,
@@ -159,8 +172,8 @@ pub fn duplicate_findings(s: &Snapshot, which: impl Fn(&Duplicate) -> bool) -> V
 
 fn owners(s: &Snapshot, out: &mut Vec<Finding>) {
     for &(id, j) in &s.resolved.missing_owners {
-        let o = &s.objects[id.index()];
-        let r = &o.owners[j as usize];
+        let Some(o) = object(s, id) else { continue };
+        let Some(r) = o.owners.get(j as usize) else { continue };
         let owner = o.owner_reference(j as usize);
         let uid = r.uid.as_deref().map(|u| format!(" (uid {u})")).unwrap_or_default();
         out.push(
@@ -184,11 +197,10 @@ fn owners(s: &Snapshot, out: &mut Vec<Finding>) {
         if r.kind != RelKind::Owns || r.link == Link::Solid {
             continue;
         }
-        let dep = &s.objects[r.to.index()];
-        let owner = &s.objects[r.from.index()];
+        let (Some(dep), Some(owner)) = (object(s, r.to), object(s, r.from)) else { continue };
+        let Some(oref) = dep.owners.get(r.decl as usize) else { continue };
         let at = anchor::owner_ref(&s.sources, dep, r.decl);
         let owner_at = anchor::object(&s.sources, owner);
-        let oref = &dep.owners[r.decl as usize];
         let f = match r.link {
             Link::UidMismatch => Finding::new(
                 Rule::Td004,
@@ -246,21 +258,20 @@ fn owners(s: &Snapshot, out: &mut Vec<Finding>) {
 
 fn controllers(s: &Snapshot, out: &mut Vec<Finding>) {
     for o in &s.objects {
-        let ctl: Vec<usize> = o.owners.iter().enumerate().filter(|(_, r)| r.controller).map(|(i, _)| i).collect();
-        if ctl.len() < 2 {
-            continue;
-        }
-        let names: Vec<String> = ctl.iter().map(|&i| format!("{}/{}", o.owners[i].kind, o.owners[i].name)).collect();
+        let ctl: Vec<(usize, &crate::model::OwnerRef)> =
+            o.owners.iter().enumerate().filter(|(_, r)| r.controller).collect();
+        let [(first, _), (second, _), more @ ..] = ctl.as_slice() else { continue };
+        let names: Vec<String> = ctl.iter().map(|(_, r)| format!("{}/{}", r.kind, r.name)).collect();
         let mut f = Finding::new(
             Rule::Td009,
             format!("{} has {} controller references: {}", o.reference(), ctl.len(), names.join(", ")),
         )
-        .at(anchor::owner_ref(&s.sources, o, ctl[1] as u32), "second controller")
-        .also(anchor::owner_ref(&s.sources, o, ctl[0] as u32), "first controller")
+        .at(anchor::owner_ref(&s.sources, o, *second as u32), "second controller")
+        .also(anchor::owner_ref(&s.sources, o, *first as u32), "first controller")
         .refs([o.reference()])
         .help("at most one owner reference may have `controller: true`");
-        for &i in &ctl[2..] {
-            f = f.also(anchor::owner_ref(&s.sources, o, i as u32), "another controller");
+        for (i, _) in more {
+            f = f.also(anchor::owner_ref(&s.sources, o, *i as u32), "another controller");
         }
         out.push(f);
     }
@@ -268,8 +279,8 @@ fn controllers(s: &Snapshot, out: &mut Vec<Finding>) {
 
 fn missing_deps(s: &Snapshot, out: &mut Vec<Finding>) {
     for &(id, j) in &s.resolved.missing_deps {
-        let o = &s.objects[id.index()];
-        let d = &o.deps[j as usize];
+        let Some(o) = object(s, id) else { continue };
+        let Some(d) = o.deps.get(j as usize) else { continue };
         out.push(
             Finding::new(
                 Rule::Td010,
@@ -322,7 +333,7 @@ fn candidates_help(index: &Candidates, f: &str, found: &Found) -> String {
     let flags = found
         .workloads
         .iter()
-        .map(|&w| format!("--finalizer-controller {f}={}", index.reference(w)))
+        .filter_map(|&w| index.reference(w).map(|r| format!("--finalizer-controller {f}={r}")))
         .collect::<Vec<_>>()
         .join(" or ");
     let more = match found.more {
@@ -346,11 +357,12 @@ fn candidates_help(index: &Candidates, f: &str, found: &Found) -> String {
 }
 
 /// `A owns B owns C owns A` / `A is destroyed after B, after …`.
-pub fn describe_cycle(s: &Snapshot, c: &Cycle) -> String {
-    let mut text = reference(s, c.nodes[0]);
-    for (i, &r) in c.relations.iter().enumerate() {
-        let rel = &s.resolved.relations[r as usize];
-        let next = c.nodes[(i + 1) % c.nodes.len()];
+/// (`None`: a cycle of another snapshot.)
+pub fn describe_cycle(s: &Snapshot, c: &Cycle) -> Option<String> {
+    let mut text = reference(s, *c.nodes.first()?)?;
+    // `relations[i]` goes from `nodes[i]` to `nodes[i + 1]`, the last back to the first.
+    for (&r, &next) in c.relations.iter().zip(c.nodes.iter().cycle().skip(1)) {
+        let rel = relation(s, r)?;
         let verb = match rel.kind {
             RelKind::Owns => "owns",
             RelKind::Contains => "contains",
@@ -363,26 +375,26 @@ pub fn describe_cycle(s: &Snapshot, c: &Cycle) -> String {
             | RelKind::Tool(_)
             | RelKind::Controller(_) => "goes after",
         };
-        text.push_str(&format!(" {verb} {}", reference(s, next)));
+        text.push_str(&format!(" {verb} {}", reference(s, next)?));
     }
-    text
+    Some(text)
 }
 
 /// A cycle as a finding: the edge written first in the input is the
-/// primary place, the others follow in cycle order.
-pub fn cycle_finding(s: &Snapshot, c: &Cycle, rule: Rule) -> Finding {
-    let rels = &s.resolved.relations;
+/// primary place, the others follow in cycle order. (`None`: a cycle of
+/// another snapshot.)
+pub fn cycle_finding(s: &Snapshot, c: &Cycle, rule: Rule) -> Option<Finding> {
     let what = match rule {
         Rule::Td007 => "ownership cycle",
         _ => "destruction-dependency cycle",
     };
-    let mut message = format!("{what}: {}", describe_cycle(s, c));
+    let mut message = format!("{what}: {}", describe_cycle(s, c)?);
     if c.component.len() > c.nodes.len() {
         message
             .push_str(&format!(" (one cycle of a group of {} objects that depend on each other)", c.component.len()));
     }
     let label = |r: u32| {
-        let rel = &rels[r as usize];
+        let rel = relation(s, r)?;
         let verb = match rel.kind {
             RelKind::Owns => "is owned by",
             RelKind::Contains => "is contained in",
@@ -395,29 +407,28 @@ pub fn cycle_finding(s: &Snapshot, c: &Cycle, rule: Rule) -> Finding {
             | RelKind::Tool(_)
             | RelKind::Controller(_) => "goes before",
         };
-        let (a, b) = (&s.objects[rel.to.index()], &s.objects[rel.from.index()]);
-        (anchor::relation(&s.sources, &s.objects, rel), format!("{} {verb} {}", a.short(), b.short()))
+        let (a, b) = (object(s, rel.to)?, object(s, rel.from)?);
+        Some((anchor::relation(&s.sources, &s.objects, rel)?, format!("{} {verb} {}", a.short(), b.short())))
     };
     // The finding points at the edge written first in the input; the other
     // edges follow in cycle order.
-    let labels: Vec<_> = c.relations.iter().map(|&r| label(r)).collect();
-    let first = (0..labels.len()).min_by_key(|&i| labels[i].0).unwrap_or(0);
-    let mut f = Finding::new(rule, message).at(labels[first].0, labels[first].1.clone());
-    for (i, (at, text)) in labels.into_iter().enumerate() {
-        if i != first {
-            f = f.also(at, text);
-        }
+    let mut labels = c.relations.iter().map(|&r| label(r)).collect::<Option<Vec<_>>>()?;
+    let (first, _) = labels.iter().enumerate().min_by_key(|(_, l)| l.0)?;
+    let (at, text) = labels.remove(first);
+    let mut f = Finding::new(rule, message).at(at, text);
+    for (at, text) in labels {
+        f = f.also(at, text);
     }
-    let last = &rels[*c.relations.last().unwrap_or(&0) as usize];
-    let cut = format!("{} → {}", s.objects[last.from.index()].reference(), s.objects[last.to.index()].reference());
+    let last = relation(s, *c.relations.last()?)?;
+    let cut = format!("{} → {}", reference(s, last.from)?, reference(s, last.to)?);
     let help = match rule {
         Rule::Td007 => format!(
             "remove one edge of the cycle, for example {cut}; `plan --allow-cycles` deletes the group in one step"
         ),
-        _ => match c.relations.iter().map(|&r| &rels[r as usize]).find(|r| r.kind == RelKind::Finalizer) {
+        _ => match c.relations.iter().filter_map(|&r| relation(s, r)).find(|r| r.kind == RelKind::Finalizer) {
             // --finalizer-controller made this cycle: the object can hang.
             Some(r) => {
-                let (object, controller) = (&s.objects[r.to.index()], &s.objects[r.from.index()]);
+                let (object, controller) = (object(s, r.to)?, object(s, r.from)?);
                 let finalizer = object.finalizers.get(r.decl as usize).map(|f| &**f).unwrap_or("");
                 format!(
                     "{} waits for its finalizer {finalizer}, which {} removes: destroyed together, it hangs if the controller goes first; remove the destruction dependency that puts the controller first",
@@ -429,7 +440,8 @@ pub fn cycle_finding(s: &Snapshot, c: &Cycle, rule: Rule) -> Finding {
                 .to_string(),
         },
     };
-    f.refs(c.nodes.iter().map(|&n| reference(s, n))).help(help)
+    let refs = c.nodes.iter().map(|&n| reference(s, n)).collect::<Option<Vec<_>>>()?;
+    Some(f.refs(refs).help(help))
 }
 
 /// TD012: ownership edges the destruction order of the whole snapshot has to
@@ -448,14 +460,17 @@ fn conflicts(s: &Snapshot, graph: &Graph, out: &mut Vec<Finding>) {
     for (c, scc) in super::scc::cycles(&csr).into_iter().enumerate() {
         if scc.len() > 1 {
             for n in scc {
-                component[n as usize] = c;
+                if let Some(at) = component.get_mut(n as usize) {
+                    *at = c;
+                }
             }
         }
     }
+    let component_of = |id: ObjId| component.get(id.index()).copied().unwrap_or(usize::MAX);
     let mut kinds: rustc_hash::FxHashMap<usize, (bool, bool)> = rustc_hash::FxHashMap::default();
     for r in rels.iter().filter(|r| orders(r)) {
-        let c = component[r.from.index()];
-        if c != usize::MAX && c == component[r.to.index()] {
+        let c = component_of(r.from);
+        if c != usize::MAX && c == component_of(r.to) {
             let k = kinds.entry(c).or_default();
             if r.kind.is_destruction() {
                 k.1 = true;
@@ -475,12 +490,13 @@ fn conflicts(s: &Snapshot, graph: &Graph, out: &mut Vec<Finding>) {
         super::order::Input { relations: &s.resolved.relations, in_set: &in_set, rank: &rank, allow_cycles: true };
     let Ok(order) = super::order::order(&input) else { return };
     for (&r, because) in order.relaxed.iter().zip(&order.relaxed_because) {
-        let rel = &s.resolved.relations[r as usize];
-        let (owner, owned) = (&refs[rel.from.index()], &refs[rel.to.index()]);
-        let because = because.map(|b| &s.resolved.relations[b as usize]);
+        let Some(rel) = relation(s, r) else { continue };
+        let (Some(owner), Some(owned)) = (refs.get(rel.from.index()), refs.get(rel.to.index())) else { continue };
+        let because = because.and_then(|b| relation(s, b));
+        let Some(at) = anchor::relation(&s.sources, &s.objects, rel) else { continue };
         out.push(
             Finding::new(Rule::Td012, super::order::conflict_message(&refs, rel, because))
-                .at(anchor::relation(&s.sources, &s.objects, rel), "relaxed")
+                .at(at, "relaxed")
                 .refs([owner.clone(), owned.clone()])
                 .help(format!(
                     "{owned} is destroyed after {owner}; if that is wrong, remove the destruction dependency"

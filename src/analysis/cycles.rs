@@ -3,7 +3,7 @@
 //! to look at.
 
 use crate::graph::{node, obj, Graph};
-use crate::model::{ObjId, Relation};
+use crate::model::{ObjId, Object, Relation};
 use petgraph::visit::EdgeRef;
 use std::collections::{HashMap, VecDeque};
 
@@ -21,30 +21,65 @@ pub struct Cycle {
 /// connected component (with more than one object, or a self-loop), in order
 /// of each component's first object.
 pub fn find(graph: &Graph, relations: &[Relation], keep: impl Fn(&Relation) -> bool) -> Vec<Cycle> {
+    find_ordered(graph, relations, keep, |ids| ids.iter().map(|id| id.0).collect())
+}
+
+/// [`find`], with objects taken in reference order rather than in the
+/// order the inputs were read in: which cycle of a component is shown,
+/// where it starts, and the order of the cycles follow the objects'
+/// references, so that naming the input files in another order changes
+/// nothing (tests/props_determinism.rs). References are made only for
+/// objects on a cycle.
+pub fn find_by_reference(
+    objects: &[Object],
+    graph: &Graph,
+    relations: &[Relation],
+    keep: impl Fn(&Relation) -> bool,
+) -> Vec<Cycle> {
+    find_ordered(graph, relations, keep, |ids| {
+        ids.iter().map(|id| objects.get(id.index()).map(Object::reference).unwrap_or_default()).collect()
+    })
+}
+
+/// The cycles, objects ranked by `rank` (given a component, each member's
+/// rank, in the component's order).
+fn find_ordered<R: Ord + Clone>(
+    graph: &Graph,
+    relations: &[Relation],
+    keep: impl Fn(&Relation) -> bool,
+    rank: impl Fn(&[ObjId]) -> Vec<R>,
+) -> Vec<Cycle> {
     let n = graph.g.node_count();
     let kept = relations.iter().filter(|r| keep(r)).map(|r| (r.from.0, r.to.0));
     let csr = super::scc::Csr::from_edges(n, kept);
-    let mut out = Vec::new();
+    let mut out: Vec<(R, Cycle)> = Vec::new();
     for scc in super::scc::cycles(&csr) {
-        let component: Vec<ObjId> = scc.into_iter().map(ObjId).collect();
-        if component.len() == 1 {
-            let n = node(component[0]);
+        let mut component: Vec<ObjId> = scc.into_iter().map(ObjId).collect();
+        component.sort_unstable();
+        if let [only] = component[..] {
+            let n = node(only);
             let self_loop = graph
                 .g
                 .edges(n)
-                .filter(|e| e.target() == n && keep(&relations[*e.weight() as usize]))
+                .filter(|e| e.target() == n && relations.get(*e.weight() as usize).is_some_and(&keep))
                 .map(|e| *e.weight())
                 .min();
             if let Some(r) = self_loop {
-                out.push(Cycle { nodes: component.clone(), relations: vec![r], component });
+                let first = rank(&component).into_iter().next();
+                out.extend(first.map(|k| (k, Cycle { nodes: component.clone(), relations: vec![r], component })));
             }
             continue;
         }
+        // Members in rank order, and each one's rank.
+        let ranks = rank(&component);
+        let mut by_rank: Vec<usize> = (0..component.len()).collect();
+        by_rank.sort_by(|&a, &b| ranks.get(a).cmp(&ranks.get(b)).then(a.cmp(&b)));
+        let rank_of = |id: ObjId| component.binary_search(&id).ok().and_then(|i| ranks.get(i));
         // The shortest cycle through any object: a breadth-first search from
         // each (from the first SEARCH_LIMIT of a very large component).
         let mut best: Option<Cycle> = None;
-        for &start in component.iter().take(SEARCH_LIMIT) {
-            if let Some(c) = shortest_through(graph, relations, &keep, &component, start) {
+        for &start in by_rank.iter().take(SEARCH_LIMIT).filter_map(|&i| component.get(i)) {
+            if let Some(c) = shortest_through(graph, relations, &keep, &component, start, &rank_of) {
                 if best.as_ref().is_none_or(|b| c.nodes.len() < b.nodes.len()) {
                     best = Some(c);
                 }
@@ -53,23 +88,26 @@ pub fn find(graph: &Graph, relations: &[Relation], keep: impl Fn(&Relation) -> b
                 break;
             }
         }
-        out.extend(best);
+        let first = by_rank.first().and_then(|&i| ranks.get(i)).cloned();
+        out.extend(first.zip(best));
     }
-    out.sort_by_key(|c| c.component[0]);
-    out
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    out.into_iter().map(|(_, c)| c).collect()
 }
 
 /// Components larger than this are searched from their first objects only.
 const SEARCH_LIMIT: usize = 256;
 
 /// Breadth-first search from `start` back to itself, staying inside the
-/// component; edges are tried in relation order.
-fn shortest_through(
+/// component; edges are tried in the order of the objects they lead to
+/// (`rank_of`), then in relation order.
+fn shortest_through<'a, R: Ord + 'a>(
     graph: &Graph,
     relations: &[Relation],
     keep: &impl Fn(&Relation) -> bool,
     component: &[ObjId],
     start: ObjId,
+    rank_of: &impl Fn(ObjId) -> Option<&'a R>,
 ) -> Option<Cycle> {
     let inside = |id: ObjId| component.binary_search(&id).is_ok();
     let mut parent: HashMap<ObjId, (ObjId, u32)> = HashMap::new();
@@ -78,18 +116,19 @@ fn shortest_through(
         let mut edges: Vec<(u32, ObjId)> = graph
             .g
             .edges(node(at))
-            .filter(|e| keep(&relations[*e.weight() as usize]))
+            .filter(|e| relations.get(*e.weight() as usize).is_some_and(keep))
             .map(|e| (*e.weight(), obj(e.target())))
             .filter(|(_, t)| inside(*t))
             .collect();
-        edges.sort_unstable();
+        edges.sort_by(|a, b| rank_of(a.1).cmp(&rank_of(b.1)).then(a.cmp(b)));
         for (r, next) in edges {
             if next == start {
                 let mut nodes = vec![at];
                 let mut rels = vec![r];
                 let mut cur = at;
                 while cur != start {
-                    let (p, pr) = parent[&cur];
+                    // Every object the search reached but `start` has its parent.
+                    let &(p, pr) = parent.get(&cur)?;
                     nodes.push(p);
                     rels.push(pr);
                     cur = p;

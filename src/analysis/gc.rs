@@ -29,9 +29,11 @@ pub fn ids(objects: &[Object]) -> FxHashMap<&str, ObjId> {
 /// Murano document (of its `Objects` in a deployment task). Each document
 /// is a model of its own (an environment).
 pub fn default_roots(objects: &[Object]) -> Vec<ObjId> {
-    (0..objects.len())
-        .filter(|&i| objects[i].murano.as_deref().is_some_and(|m| m.root))
-        .map(|i| ObjId(i as u32))
+    objects
+        .iter()
+        .enumerate()
+        .filter(|(_, o)| o.murano.as_deref().is_some_and(|m| m.root))
+        .map(|(i, _)| ObjId(i as u32))
         .collect()
 }
 
@@ -58,34 +60,36 @@ pub fn references(objects: &[Object]) -> Vec<Vec<ObjId>> {
 pub fn seeds(objects: &[Object], rels: &[Relation], roots: &[ObjId]) -> Vec<(ObjId, Garbage)> {
     let n = objects.len();
     let refs = references(objects);
+    // Ids (of relations, roots, references) are positions in `objects`.
     let mut children: Vec<Vec<ObjId>> = vec![Vec::new(); n];
     for r in rels.iter().filter(|r| r.kind == RelKind::Owns) {
-        if objects[r.from.index()].murano.is_some() {
-            children[r.from.index()].push(r.to);
+        if objects.get(r.from.index()).is_some_and(|o| o.murano.is_some()) {
+            children.get_mut(r.from.index()).into_iter().for_each(|c| c.push(r.to));
         }
     }
     let mut reached = vec![false; n];
-    let mut stack: Vec<ObjId> = roots.iter().copied().filter(|r| !old_only(&objects[r.index()])).collect();
-    for &r in &stack {
-        reached[r.index()] = true;
-    }
-    while let Some(id) = stack.pop() {
-        for &next in children[id.index()].iter().chain(&refs[id.index()]) {
-            if !reached[next.index()] && !old_only(&objects[next.index()]) {
-                reached[next.index()] = true;
-                stack.push(next);
-            }
+    // Reach `id`: true the first time, unless it is only in ObjectsCopy.
+    let mut reach = |id: ObjId| match (reached.get_mut(id.index()), objects.get(id.index())) {
+        (Some(seen), Some(o)) if !*seen && !old_only(o) => {
+            *seen = true;
+            true
         }
+        _ => false,
+    };
+    let mut stack: Vec<ObjId> = roots.iter().copied().filter(|&r| reach(r)).collect();
+    while let Some(id) = stack.pop() {
+        let next = children.get(id.index()).into_iter().chain(refs.get(id.index())).flatten();
+        stack.extend(next.copied().filter(|&next| reach(next)));
     }
     let mut out = Vec::new();
-    for (i, o) in objects.iter().enumerate() {
+    for (i, (o, reached)) in objects.iter().zip(&reached).enumerate() {
         let Some(m) = o.murano.as_deref() else { continue };
         if m.destroyed {
             continue;
         }
         if m.section == Section::Old {
             out.push((ObjId(i as u32), Garbage::RemovedFromModel));
-        } else if !reached[i] {
+        } else if !reached {
             out.push((ObjId(i as u32), Garbage::Unreachable));
         }
     }

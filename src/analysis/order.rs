@@ -40,6 +40,16 @@
 //! 0 otherwise) plus the largest step of what must go before it.
 //! O((V + E) log V).
 
+// No-panic lints (issue 19): this module indexes dense tables only. Object
+// ids index `in_set` and `rank`, which the caller makes with the relations
+// from one snapshot (one entry per object); layering nodes, edges, groups,
+// hubs and the CSR offsets are numbered here, from 0, as the tables they
+// index are made. Nothing here is indexed by a position read from input.
+#![allow(
+    clippy::indexing_slicing,
+    reason = "object ids of one snapshot index its per-object tables; nodes, edges, groups and offsets are numbered here as their tables are made"
+)]
+
 use crate::model::{HubEnd, Link, ObjId, RelKind, Relation, RuleEdge};
 use rayon::prelude::*;
 use std::collections::VecDeque;
@@ -63,7 +73,8 @@ pub struct Order {
     /// 1-based step of each object of the set; 0 for objects outside it.
     pub step: Vec<u32>,
     pub steps: u32,
-    /// Ownership relations dropped in favour of destruction dependencies.
+    /// Ownership relations dropped in favour of destruction dependencies,
+    /// in reference order (owner, dependent).
     pub relaxed: Vec<u32>,
     /// For each of `relaxed`: the destruction dependency that won.
     pub relaxed_because: Vec<Option<u32>>,
@@ -75,6 +86,14 @@ pub struct Order {
     /// The same for objects outside the set, which a chain may pass through:
     /// [through ownership, through destruction dependencies].
     pub after_outside: Vec<[Option<u32>; 2]>,
+}
+
+impl Order {
+    /// The object's step: 0 when it is outside the set (and for an id that
+    /// names no object).
+    pub fn step_of(&self, id: ObjId) -> u32 {
+        self.step.get(id.index()).copied().unwrap_or(0)
+    }
 }
 
 /// The plan cannot be made: objects of the set own each other in a cycle.
@@ -222,22 +241,34 @@ pub fn order(input: &Input) -> Result<Order, OwnershipCycle> {
     };
 
     // Most graphs have no cycle at all: layer them as they are.
-    if let Some(plain) = layer_acyclic(count, &edges, &weight) {
+    if let Some(plain) = layer_acyclic(count, &edges, &weight, &rank) {
         return Ok(finish(input, &node_of, &edges, &is_barrier, plain, Vec::new()));
     }
 
-    // 1. Cycles of ownership alone.
+    // 1. Cycles of ownership alone. Without --allow-cycles, the error names
+    // the one whose first object comes first in reference order, whatever
+    // order the inputs were read in (tests/props_determinism.rs).
+    let mut refused: Option<Vec<ObjId>> = None;
     for cycle in cycles_of(count, edges.iter().filter(|e| !e.hard && !e.rule).map(|e| (e.from, e.to))) {
         let members = members_of(&cycle, &objects_of);
         if !members.is_empty() {
             if !input.allow_cycles {
-                return Err(OwnershipCycle { members });
+                let first = |m: &[ObjId]| m.first().map(|o| input.rank[o.index()]);
+                if refused.as_deref().is_none_or(|r| first(&members) < first(r)) {
+                    refused = Some(members);
+                }
+                continue;
             }
             found.push(Group { kind: GroupKind::Ownership, members });
         }
-        for &x in &cycle[1..] {
-            groups.union(cycle[0], x);
+        if let Some((&first, rest)) = cycle.split_first() {
+            for &x in rest {
+                groups.union(first, x);
+            }
         }
+    }
+    if let Some(members) = refused {
+        return Err(OwnershipCycle { members });
     }
     // 2. Cycles of destruction dependencies (between the groups so far).
     let hard_edges: Vec<(u32, u32)> =
@@ -259,8 +290,10 @@ pub fn order(input: &Input) -> Result<Order, OwnershipCycle> {
             found.retain(|f| !f.members.iter().any(|m| members.contains(m)));
             found.push(Group { kind: GroupKind::Destruction, members });
         }
-        for &x in &cycle[1..] {
-            groups.union(cycle[0], x);
+        if let Some((&first, rest)) = cycle.split_first() {
+            for &x in rest {
+                groups.union(first, x);
+            }
         }
     }
 
@@ -355,8 +388,10 @@ fn csr(count: usize, edges: &[Edge], rep: &[u32]) -> (Csr, Csr) {
 /// over out-edges only (the common case, and the one that must be fast on a
 /// million objects); `None` at the first cycle. Gives what `layer` gives
 /// for such a graph: each node's step is its weight plus the largest step
-/// below it, and of equal edges the one written first is remembered.
-fn layer_acyclic(count: usize, edges: &[Edge], weight: &[u8]) -> Option<Layering> {
+/// below it, and of equal edges the one to the node first in `rank`
+/// (reference order, not the order the inputs were read in), then the one
+/// written first, is remembered.
+fn layer_acyclic(count: usize, edges: &[Edge], weight: &[u8], rank: &[u64]) -> Option<Layering> {
     let mut start = vec![0u32; count + 1];
     for e in edges {
         start[e.from as usize + 1] += 1;
@@ -402,13 +437,14 @@ fn layer_acyclic(count: usize, edges: &[Edge], weight: &[u8]) -> Option<Layering
             }
             stack.pop();
             state[vi] = DONE;
-            let mut best: Option<(u32, usize)> = None;
+            let mut best: Option<(u32, u64, usize)> = None;
             for &(t, e) in &adj[start[vi] as usize..start[vi + 1] as usize] {
-                let s = step[t as usize];
-                if best.is_none_or(|(bs, _)| s > bs) {
-                    best = Some((s, e as usize));
+                let (s, r) = (step[t as usize], rank[t as usize]);
+                if best.is_none_or(|(bs, br, be)| s > bs || (s == bs && (r, e as usize) < (br, be))) {
+                    best = Some((s, r, e as usize));
                 }
             }
+            let best = best.map(|(s, _, e)| (s, e));
             step[vi] = u32::from(weight[vi]) + best.map(|b| b.0).unwrap_or(0);
             after_edge[vi] = best.filter(|b| b.0 > 0).map(|b| b.1);
         }
@@ -496,18 +532,20 @@ fn layer(count: usize, edges: &[Edge], rep: Vec<u32>, weight: &[u8], rank: &[u64
         }
         done[g] = true;
         processed += 1;
-        // The largest step before it; of equals, the edge written first.
-        let mut best: Option<(u32, usize)> = None;
+        // The largest step before it; of equals, the edge to the group
+        // first in reference order, then the edge written first.
+        let mut best: Option<(u32, u64, usize)> = None;
         for a in out.of(g) {
             let e = a.index();
             if relaxed_edge[e] {
                 continue;
             }
-            let s = step[a.group as usize];
-            if best.is_none_or(|(bs, be)| s > bs || (s == bs && e < be)) {
-                best = Some((s, e));
+            let (s, r) = (step[a.group as usize], g_rank[a.group as usize]);
+            if best.is_none_or(|(bs, br, be)| s > bs || (s == bs && (r, e) < (br, be))) {
+                best = Some((s, r, e));
             }
         }
+        let best = best.map(|(s, _, e)| (s, e));
         step[g] = u32::from(g_weight[g]) + best.map(|b| b.0).unwrap_or(0);
         after_edge[g] = best.filter(|b| b.0 > 0).map(|b| b.1);
         for a in inn.of(g) {
@@ -577,6 +615,12 @@ fn finish(
         .collect();
     pairs.sort_unstable();
     pairs.dedup_by_key(|p| p.0);
+    // In reference order (owner, dependent), not relation order, which
+    // follows the order the inputs were read in (tests/props_determinism.rs).
+    pairs.sort_by_key(|&(r, _)| {
+        let rel = &input.relations[r as usize];
+        (input.rank[rel.from.index()], input.rank[rel.to.index()], rel.kind, r)
+    });
     let (relaxed, relaxed_because) = pairs.into_iter().unzip();
     found.sort_by_key(|g| g.members.first().map(|m| input.rank[m.index()]));
     Order { step: obj_step, steps, relaxed, relaxed_because, groups: found, after, after_outside }
@@ -662,9 +706,14 @@ fn unblock<F: Fn(usize) -> bool>(s: &Stall<F>) -> Vec<Relax> {
         if let Some(a) = ruled {
             let edges: Vec<(usize, usize)> =
                 pending(a).filter(|e| e.rule() && in_component(e.group as usize)).map(|e| (a, e.index())).collect();
-            let first = pending(a).find(|e| e.rule() && in_component(e.group as usize));
+            // Of several, the edge to the group first in reference order
+            // (not the one written first: that follows the order the
+            // inputs were read in).
+            let first = pending(a)
+                .filter(|e| e.rule() && in_component(e.group as usize))
+                .min_by_key(|e| (s.rank[e.group as usize], e.index()));
             let barrier = |g: usize| s.barrier[g];
-            let because = first.and_then(|e| path_back(&pending, e.group as usize, a, &in_component, &barrier));
+            let because = first.and_then(|e| path_back(&pending, e.group as usize, a, &in_component, &barrier, s.rank));
             freed.push(Relax { edges, because });
             continue;
         }
@@ -672,7 +721,9 @@ fn unblock<F: Fn(usize) -> bool>(s: &Stall<F>) -> Vec<Relax> {
             .iter()
             .copied()
             .filter_map(|a| {
-                let dependency = pending(a).find(|e| e.hard() && in_component(e.group as usize))?;
+                let dependency = pending(a)
+                    .filter(|e| e.hard() && in_component(e.group as usize))
+                    .min_by_key(|e| (s.rank[e.group as usize], e.index()))?;
                 let owners: Vec<(usize, usize)> = members
                     .iter()
                     .flat_map(|&x| {
@@ -704,13 +755,15 @@ fn unblock<F: Fn(usize) -> bool>(s: &Stall<F>) -> Vec<Relax> {
 /// The first edge of a shortest path from `from` back to `to` inside the
 /// component: what a relaxed rule's edge `to → from` contradicted. From a
 /// namespace's barrier (no object), the first edge out of the Pod it leads
-/// to (the barrier's own edge when that Pod is `to`'s group).
+/// to (the barrier's own edge when that Pod is `to`'s group). Edges are
+/// tried in the order of the groups they lead to (`rank`).
 fn path_back<P, I>(
     pending: &P,
     from: usize,
     to: usize,
     in_component: &dyn Fn(usize) -> bool,
     barrier: &dyn Fn(usize) -> bool,
+    rank: &[u64],
 ) -> Option<usize>
 where
     P: Fn(usize) -> I,
@@ -722,12 +775,16 @@ where
     queue.push_back(from);
     first.insert(from, usize::MAX);
     while let Some(g) = queue.pop_front() {
-        for e in pending(g) {
+        let mut edges: Vec<Adj> = pending(g).collect();
+        edges.sort_by_key(|e| (rank[e.group as usize], e.index()));
+        for e in edges {
             let t = e.group as usize;
             if !in_component(t) || first.contains_key(&t) {
                 continue;
             }
-            let f = match first[&g] {
+            // Every group queued was reached first by an edge (or is `from`).
+            let Some(&f) = first.get(&g) else { continue };
+            let f = match f {
                 usize::MAX if barrier(g) => usize::MAX,
                 usize::MAX => e.index(),
                 f => f,
@@ -840,8 +897,9 @@ pub fn reference_ranks(refs: &[String]) -> Vec<u32> {
         .par_iter()
         .map(|r| {
             let mut b = [0u8; 16];
-            let n = r.len().min(16);
-            b[..n].copy_from_slice(&r.as_bytes()[..n]);
+            for (to, from) in b.iter_mut().zip(r.as_bytes()) {
+                *to = *from;
+            }
             u128::from_be_bytes(b)
         })
         .collect();

@@ -313,9 +313,11 @@ enum Owner {
 /// The Kubernetes objects of the snapshot that are custom resources.
 pub fn custom_resources(input: &Input) -> Vec<ObjId> {
     let objects = input.objects;
-    (0..objects.len())
-        .filter(|&i| objects[i].is_kubernetes() && (input.custom)(&objects[i].group, &objects[i].kind))
-        .map(|i| ObjId(i as u32))
+    objects
+        .iter()
+        .enumerate()
+        .filter(|(_, o)| o.is_kubernetes() && (input.custom)(&o.group, &o.kind))
+        .map(|(i, _)| ObjId(i as u32))
         .collect()
 }
 
@@ -342,7 +344,7 @@ pub fn reconcile(input: &Input) -> Result<Reconciliation, Vec<(Problem, ObjId)>>
         }
         let mut controllers =
             o.owners.iter().enumerate().filter(|(_, r)| r.controller && (input.custom)(&r.group, &r.kind));
-        let Some((j, _)) = controllers.next() else { continue };
+        let Some((j, controller)) = controllers.next() else { continue };
         if controllers.next().is_some() {
             problems.push((Problem::TwoControllers(id), id));
             continue;
@@ -358,7 +360,7 @@ pub fn reconcile(input: &Input) -> Result<Reconciliation, Vec<(Problem, ObjId)>>
                     Some(Link::UidMismatch) => Absence::UidMismatch,
                     _ => Absence::NotInSnapshot,
                 };
-                let owner = absent_owner(o, j);
+                let owner = absent_owner(o, controller);
                 crs.entry(owner.clone()).or_insert(Some(absence));
                 owner
             }
@@ -373,7 +375,7 @@ pub fn reconcile(input: &Input) -> Result<Reconciliation, Vec<(Problem, ObjId)>>
     let mut unplaced = Vec::new();
     if let Some(desired) = &input.desired {
         let live_by_ref: HashMap<String, ObjId> =
-            live_subs.keys().map(|&id| (objects[id.index()].reference(), id)).collect();
+            live_subs.keys().filter_map(|&id| Some((objects.get(id.index())?.reference(), id))).collect();
         let all_live: std::collections::HashSet<String> =
             objects.iter().filter(|o| o.has_coordinates()).map(Object::reference).collect();
         // Kubernetes objects by group, kind and name, in input order: where
@@ -395,16 +397,14 @@ pub fn reconcile(input: &Input) -> Result<Reconciliation, Vec<(Problem, ObjId)>>
             if all_live.contains(&reference) {
                 continue; // there, but no custom resource's sub-resource
             }
-            let controller = d.owners.iter().position(|r| r.controller && (input.custom)(&r.group, &r.kind));
-            let Some(j) = controller else {
+            let controller = d.owners.iter().find(|r| r.controller && (input.custom)(&r.group, &r.kind));
+            let Some(r) = controller else {
                 unplaced.push(reference);
                 continue;
             };
-            let r = &d.owners[j];
             let present = by_name.get(&(&*r.group, &*r.kind, &*r.name)).and_then(|ids| {
                 ids.iter().copied().find(|id| {
-                    let o = &objects[id.index()];
-                    o.namespace.is_none() || o.namespace == d.namespace
+                    objects.get(id.index()).is_some_and(|o| o.namespace.is_none() || o.namespace == d.namespace)
                 })
             });
             // Neither the custom resource nor the sub-resource exists: nothing to do.
@@ -419,8 +419,8 @@ pub fn reconcile(input: &Input) -> Result<Reconciliation, Vec<(Problem, ObjId)>>
     for (owner, absence) in &crs {
         let (object, desired, status) = match owner {
             Owner::Present(id) => {
-                let o = &objects[id.index()];
-                let Some(lc) = (input.lifecycle)(*id) else {
+                // (An id that names no object is unreadable: its finding cannot be made either.)
+                let (Some(o), Some(lc)) = (objects.get(id.index()), (input.lifecycle)(*id)) else {
                     problems.push((Problem::Unreadable(*id), *id));
                     continue;
                 };
@@ -459,7 +459,10 @@ pub fn reconcile(input: &Input) -> Result<Reconciliation, Vec<(Problem, ObjId)>>
     let mut live: Vec<(ObjId, Owner)> = live_subs.into_iter().collect();
     live.sort_by_key(|(id, _)| *id);
     for (id, owner) in live {
-        let o = &objects[id.index()];
+        let Some(o) = objects.get(id.index()) else {
+            problems.push((Problem::Unreadable(id), id));
+            continue;
+        };
         let (state, observed) = match o.deletion_timestamp.is_some() {
             true => (SubState::Deleting, None),
             false => {
@@ -491,13 +494,13 @@ pub fn reconcile(input: &Input) -> Result<Reconciliation, Vec<(Problem, ObjId)>>
             rule: None,
             action: Nothing,
         };
-        if let Some(&i) = at.get(&owner) {
-            resources[i].1.subs.push(sub);
+        if let Some((_, cr)) = at.get(&owner).and_then(|&i| resources.get_mut(i)) {
+            cr.subs.push(sub);
         }
     }
     if let Some(d) = &input.desired {
         for (owner, did) in missing {
-            let o = &d.objects[did.index()];
+            let Some(o) = d.objects.get(did.index()) else { continue };
             let sub = SubResource {
                 object: Ident::of(o),
                 state: SubState::DoesNotExist,
@@ -508,8 +511,8 @@ pub fn reconcile(input: &Input) -> Result<Reconciliation, Vec<(Problem, ObjId)>>
                 rule: None,
                 action: Nothing,
             };
-            if let Some(&i) = at.get(&owner) {
-                resources[i].1.subs.push(sub);
+            if let Some((_, cr)) = at.get(&owner).and_then(|&i| resources.get_mut(i)) {
+                cr.subs.push(sub);
             }
         }
     }
@@ -532,7 +535,7 @@ pub fn reconcile(input: &Input) -> Result<Reconciliation, Vec<(Problem, ObjId)>>
             };
             sub.matched = matching(&facts);
             sub.rule = sub.matched.first().copied();
-            sub.action = sub.rule.map_or(Nothing, |row| RULES[row as usize - 1].action);
+            sub.action = sub.rule.and_then(|row| RULES.iter().find(|r| r.row == row)).map_or(Nothing, |r| r.action);
         }
         cr.change = state_change(&cr.subs);
     }
@@ -543,9 +546,8 @@ pub fn reconcile(input: &Input) -> Result<Reconciliation, Vec<(Problem, ObjId)>>
     Ok(Reconciliation { resources, unplaced })
 }
 
-/// Where controller reference `j` of `o` points, when nothing solid is there.
-fn absent_owner(o: &Object, j: usize) -> Owner {
-    let r = &o.owners[j];
+/// Where controller reference `r` of `o` points, when nothing solid is there.
+fn absent_owner(o: &Object, r: &crate::model::OwnerRef) -> Owner {
     let group = if r.group.is_empty() { String::new() } else { format!(".{}", r.group) };
     let reference = match &o.namespace {
         Some(ns) => format!("{}{group}/{ns}/{}", r.kind, r.name),

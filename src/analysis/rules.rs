@@ -66,6 +66,12 @@ pub fn relations(objects: &[Object], owners: &[Relation], in_set: &[bool], enabl
     out
 }
 
+/// Is object `id` in the plan? (`in_set` has one entry per object: an id
+/// that names none is not.)
+fn planned(in_set: &[bool], id: ObjId) -> bool {
+    in_set.get(id.index()).copied().unwrap_or(false)
+}
+
 fn edge(kind: RuleEdge, from: ObjId, to: ObjId, declared_by: ObjId) -> Relation {
     Relation::solid(RelKind::Rule(kind), from, to, declared_by, 0)
 }
@@ -83,7 +89,7 @@ fn storage_and_accounts(objects: &[Object], in_set: &[bool], storage: bool, acco
     // Every binding of the snapshot: one the plan keeps still says which
     // roles the ServiceAccount has.
     let mut bindings: FxHashMap<Key, Vec<ObjId>> = FxHashMap::default();
-    for (i, o) in objects.iter().enumerate().filter(|(_, o)| o.is_kubernetes()) {
+    for (i, (o, &planned)) in objects.iter().zip(in_set).enumerate().filter(|(_, (o, _))| o.is_kubernetes()) {
         let id = ObjId(i as u32);
         let ns = o.namespace.as_deref().unwrap_or("");
         match (&*o.group, &*o.kind) {
@@ -92,7 +98,7 @@ fn storage_and_accounts(objects: &[Object], in_set: &[bool], storage: bool, acco
                     bindings.entry((sns, sname)).or_default().push(id);
                 }
             }
-            _ if !in_set[i] => {}
+            _ if !planned => {}
             ("", "ServiceAccount") if accounts => {
                 service_accounts.insert((ns, &o.name), id);
             }
@@ -116,7 +122,7 @@ fn storage_and_accounts(objects: &[Object], in_set: &[bool], storage: bool, acco
     }
     // The role a binding grants, if the plan deletes it.
     let granted = |b: ObjId| -> Option<ObjId> {
-        let o = &objects[b.index()];
+        let o = objects.get(b.index())?;
         let (kind, name) = o.facts.as_deref()?.role_ref.as_ref()?;
         match &**kind {
             "Role" if &*o.kind == "RoleBinding" => roles.get(&(o.namespace.as_deref().unwrap_or(""), &**name)).copied(),
@@ -126,7 +132,8 @@ fn storage_and_accounts(objects: &[Object], in_set: &[bool], storage: bool, acco
     };
     const DEFAULT: &str = "default";
     let none = Facts::default();
-    for (i, o) in objects.iter().enumerate().filter(|&(i, o)| in_set[i] && o.is_kubernetes()) {
+    for (i, (o, _)) in objects.iter().zip(in_set).enumerate().filter(|(_, (o, planned))| **planned && o.is_kubernetes())
+    {
         let id = ObjId(i as u32);
         let ns = o.namespace.as_deref().unwrap_or("");
         let f = o.facts.as_deref().unwrap_or(&none);
@@ -136,7 +143,7 @@ fn storage_and_accounts(objects: &[Object], in_set: &[bool], storage: bool, acco
                 out.push(edge(RuleEdge::RunsAs, sa, id, id));
             }
             for &b in bindings.get(&(ns, account)).into_iter().flatten() {
-                if in_set[b.index()] {
+                if planned(in_set, b) {
                     out.push(edge(RuleEdge::Grants, b, id, id));
                 }
                 if let Some(role) = granted(b) {
@@ -180,8 +187,8 @@ const CHAIN: usize = 16;
 fn webhooks(objects: &[Object], owners: &[Relation], in_set: &[bool], out: &mut Vec<Relation>) {
     // The callers of the plan, and the Services they call.
     let mut callers: Vec<(ObjId, Key)> = Vec::new();
-    for (i, o) in objects.iter().enumerate() {
-        if !(in_set[i] && o.is_kubernetes() && calls_services(&o.group, &o.kind)) {
+    for (i, (o, &planned)) in objects.iter().zip(in_set).enumerate() {
+        if !(planned && o.is_kubernetes() && calls_services(&o.group, &o.kind)) {
             continue;
         }
         for c in o.facts.iter().flat_map(|f| f.calls.iter()) {
@@ -219,12 +226,12 @@ fn webhooks(objects: &[Object], owners: &[Relation], in_set: &[bool], out: &mut 
         }
     }
     let none = Facts::default();
-    let facts = |id: ObjId| objects[id.index()].facts.as_deref().unwrap_or(&none);
+    let facts = |id: ObjId| objects.get(id.index()).and_then(|o| o.facts.as_deref()).unwrap_or(&none);
     // The workloads behind each Service, found once.
     let mut behind: FxHashMap<ObjId, Vec<ObjId>> = FxHashMap::default();
     for (caller, key) in callers {
         let Some(&service) = services.get(&key) else { continue };
-        if in_set[service.index()] {
+        if planned(in_set, service) {
             out.push(edge(RuleEdge::CallsService, service, caller, caller));
         }
         let backends = behind.entry(service).or_insert_with(|| {
@@ -235,7 +242,7 @@ fn webhooks(objects: &[Object], owners: &[Relation], in_set: &[bool], out: &mut 
             }
             let mut seen: FxHashSet<ObjId> = FxHashSet::default();
             for &p in pods.get(key.0).into_iter().flatten() {
-                if !selects(selector, &objects[p.index()].labels) {
+                if !objects.get(p.index()).is_some_and(|o| selects(selector, &o.labels)) {
                     continue;
                 }
                 // The Pod, then its controllers, until one already found.
@@ -255,7 +262,7 @@ fn webhooks(objects: &[Object], owners: &[Relation], in_set: &[bool], out: &mut 
             found.dedup();
             found
         });
-        for &b in backends.iter().filter(|b| in_set[b.index()]) {
+        for &b in backends.iter().filter(|b| planned(in_set, **b)) {
             out.push(edge(RuleEdge::CallsBackend, b, caller, caller));
         }
     }
@@ -269,20 +276,26 @@ fn webhooks(objects: &[Object], owners: &[Relation], in_set: &[bool], out: &mut 
 /// (`--finalizer-controller`): that controller's Pods must still run when
 /// it goes.
 fn namespace_pods(objects: &[Object], relations: &[Relation], in_set: &[bool], out: &mut Vec<Relation>) {
-    let kube = |i: usize| in_set[i] && objects[i].is_kubernetes();
-    let deleted: FxHashMap<&str, ObjId> = (0..objects.len())
-        .filter(|&i| kube(i) && objects[i].is_namespace())
-        .map(|i| (&*objects[i].name, ObjId(i as u32)))
-        .collect();
+    // The plan's Kubernetes objects, with their ids.
+    let kube = || {
+        objects
+            .iter()
+            .zip(in_set)
+            .enumerate()
+            .filter(|(_, (o, planned))| **planned && o.is_kubernetes())
+            .map(|(i, (o, _))| (ObjId(i as u32), o))
+    };
+    let deleted: FxHashMap<&str, ObjId> =
+        kube().filter(|(_, o)| o.is_namespace()).map(|(id, o)| (&*o.name, id)).collect();
     if deleted.is_empty() {
         return;
     }
     let namespace_of = |o: &Object| o.namespace.as_deref().and_then(|ns| deleted.get(ns)).copied();
     let is_pod = |o: &Object| o.group.is_empty() && &*o.kind == "Pod";
     let mut with_pods: FxHashSet<ObjId> = FxHashSet::default();
-    for (i, o) in objects.iter().enumerate().filter(|&(i, o)| kube(i) && is_pod(o)) {
+    for (id, o) in kube().filter(|(_, o)| is_pod(o)) {
         if let Some(ns) = namespace_of(o) {
-            out.push(edge(RuleEdge::PodFirst, ns, ObjId(i as u32), ns));
+            out.push(edge(RuleEdge::PodFirst, ns, id, ns));
             with_pods.insert(ns);
         }
     }
@@ -291,19 +304,19 @@ fn namespace_pods(objects: &[Object], relations: &[Relation], in_set: &[bool], o
     }
     let finalized_here: FxHashSet<ObjId> = relations
         .iter()
-        .filter(|r| r.kind == RelKind::Finalizer && in_set[r.from.index()])
-        .filter(|r| {
-            objects[r.from.index()].namespace.is_some()
-                && objects[r.from.index()].namespace == objects[r.to.index()].namespace
+        .filter(|r| r.kind == RelKind::Finalizer && planned(in_set, r.from))
+        .filter(|r| match (objects.get(r.from.index()), objects.get(r.to.index())) {
+            (Some(from), Some(to)) => from.namespace.is_some() && from.namespace == to.namespace,
+            _ => false,
         })
         .map(|r| r.to)
         .collect();
-    for (i, o) in objects.iter().enumerate().filter(|&(i, o)| kube(i) && !is_pod(o)) {
-        if finalized_here.contains(&ObjId(i as u32)) {
+    for (id, o) in kube().filter(|(_, o)| !is_pod(o)) {
+        if finalized_here.contains(&id) {
             continue;
         }
         if let Some(ns) = namespace_of(o).filter(|ns| with_pods.contains(ns)) {
-            out.push(edge(RuleEdge::AfterPods, ObjId(i as u32), ns, ns));
+            out.push(edge(RuleEdge::AfterPods, id, ns, ns));
         }
     }
 }

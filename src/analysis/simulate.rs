@@ -30,6 +30,17 @@
 //! DELETE is round 1, and each call made in answer to an event of round r
 //! is in round r + 1. It predicts how long the cascade takes.
 
+// No-panic lints (issue 19): this module indexes dense tables only. Every
+// per-object table is sized by `objects`, which the relations, targets and
+// rank of the `Input` were made from (one snapshot); finalizer names are
+// positions in `names`, interned here; the call and event counters are
+// indexed by their enums. Nothing here is indexed by a position read from
+// input.
+#![allow(
+    clippy::indexing_slicing,
+    reason = "object ids index tables sized by the objects they were made from; names are interned here; counters are indexed by their enums"
+)]
+
 use super::cascade::CascadeMode;
 use crate::model::{ControllerEdge, Link, ObjId, Object, RelKind, Relation, Str};
 use std::collections::VecDeque;

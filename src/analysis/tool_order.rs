@@ -64,6 +64,15 @@
 //!
 //! O(objects + relations).
 
+// No-panic lints (issue 19): this module indexes dense tables only: object
+// ids of the plan's snapshot (its objects and references, one entry per
+// object), positions in the members, batches, units and levels it makes
+// here. Nothing here is indexed by a position read from input.
+#![allow(
+    clippy::indexing_slicing,
+    reason = "object ids of the plan's snapshot index its per-object tables; members, batches, units and levels are numbered here"
+)]
+
 use crate::model::kube::{builtin_namespaced, HelmHook, KappAction, KappWhen, Tools};
 use crate::model::{Link, ObjId, Object, RelKind, Relation, Str};
 use rustc_hash::FxHashMap;
@@ -485,10 +494,11 @@ fn helm<'t>(
         kinds.entry(key).or_default().push(i);
     }
     let mut out: Vec<(BatchKey, Vec<usize>)> = hooks(HelmHook::PreDelete).collect();
-    out.extend(kinds.into_values().map(|objs| {
-        let kind = objects[objs[0]].kind.clone();
+    // (Each kind's list holds at least the object that made it.)
+    out.extend(kinds.into_values().filter_map(|objs| {
+        let kind = objects.get(*objs.first()?)?.kind.clone();
         let known = first.iter().chain(HELM3_UNINSTALL_ORDER.iter()).any(|k| **k == *kind);
-        (BatchKey::Kind { kind, known }, objs)
+        Some((BatchKey::Kind { kind, known }, objs))
     }));
     out.extend(hooks(HelmHook::PostDelete));
     out
@@ -640,7 +650,7 @@ fn kapp<'t>(
             }
         }
         match seen == nodes {
-            true => Ok(level[..m].to_vec()),
+            true => Ok(level.iter().take(m).copied().collect()),
             false => Err((0..m).filter(|&x| indegree[x] > 0).collect()),
         }
     };

@@ -185,8 +185,13 @@ impl Wiring<'_> {
         }
     }
 
+    /// The object's place in reference order (`rank` has one per object).
+    fn rank(&self, id: ObjId) -> Option<u32> {
+        self.rank.get(id.index()).copied()
+    }
+
     fn sorted(&self, mut ids: Vec<ObjId>) -> Vec<ObjId> {
-        ids.sort_by_key(|id| self.rank[id.index()]);
+        ids.sort_by_key(|id| self.rank(*id));
         ids.dedup();
         ids
     }
@@ -199,7 +204,7 @@ fn tools(o: &Object) -> Option<&Tools> {
 /// Argo CD: within an application, higher waves first.
 fn waves(objects: &[Object], in_set: &[bool], w: &mut Wiring) {
     let mut apps: BTreeMap<&str, (bool, BTreeMap<i32, Vec<ObjId>>)> = BTreeMap::new();
-    for (i, o) in objects.iter().enumerate().filter(|&(i, _)| in_set[i]) {
+    for (i, (o, _)) in objects.iter().zip(in_set).enumerate().filter(|(_, (_, in_set))| **in_set) {
         let Some(t) = tools(o) else { continue };
         let Some(app) = t.argocd_app.as_deref() else { continue };
         let (explicit, by_wave) = apps.entry(app).or_default();
@@ -213,7 +218,9 @@ fn waves(objects: &[Object], in_set: &[bool], w: &mut Wiring) {
         let waves: Vec<Vec<ObjId>> = by_wave.into_values().map(|ids| w.sorted(ids)).collect();
         // Lower waves go after the next higher wave of the plan.
         for pair in waves.windows(2) {
-            w.all_after(ToolOrder::SyncWave, &pair[0], &pair[1]);
+            if let [late, early] = pair {
+                w.all_after(ToolOrder::SyncWave, late, early);
+            }
         }
     }
 }
@@ -255,7 +262,7 @@ fn kapp(objects: &[Object], w: &mut Wiring) {
             let inside: Vec<ObjId> = declarers
                 .iter()
                 .copied()
-                .filter(|d| group.binary_search_by_key(&w.rank[d.index()], |m| w.rank[m.index()]).is_ok())
+                .filter(|d| group.binary_search_by_key(&w.rank(*d), |m| w.rank(*m)).is_ok())
                 .collect();
             let (declarers, group) = match inside.as_slice() {
                 [only] => {
@@ -298,11 +305,10 @@ fn flux(objects: &[Object], w: &mut Wiring) {
         let ns = o.namespace.as_deref().unwrap_or("");
         index.entry((&o.group, &o.kind, ns, &o.name)).or_insert(ObjId(i as u32));
         if tools(o).is_some_and(|t| !t.flux_depends_on.is_empty()) {
-            dependents.push(i);
+            dependents.push((i, o));
         }
     }
-    for i in dependents {
-        let o = &objects[i];
+    for (i, o) in dependents {
         let Some(t) = tools(o) else { continue };
         for (j, (ns, name)) in t.flux_depends_on.iter().enumerate() {
             if let Some(&target) = index.get(&(&*o.group, &*o.kind, &**ns, &**name)) {

@@ -129,6 +129,10 @@ pub fn any(objects: &[Object]) -> bool {
 /// current tracker cannot be told.
 pub fn collect(objects: &[Object], rels: &[Relation], gc: bool, closed_world: bool) -> Result<Collection, Unknowable> {
     let mut out = Collection { gates: vec![None; rels.len()], ..Collection::default() };
+    // Relation and object ids are positions in `rels` and `objects`, which
+    // made them: every `get` finds its entry.
+    let object = |id: ObjId| objects.get(id.index());
+    let relation = |ri: u32| rels.get(ri as usize);
     // Each tracker's Application, and what each tracker manages (relation indexes).
     let mut app: FxHashMap<ObjId, ObjId> = FxHashMap::default();
     let mut manages: FxHashMap<ObjId, Vec<u32>> = FxHashMap::default();
@@ -148,7 +152,7 @@ pub fn collect(objects: &[Object], rels: &[Relation], gc: bool, closed_world: bo
     // The newest tracker of each resource, as the collector registers them:
     // versioned by generation, then the root tracker.
     let rank = |t: ObjId| -> (u8, u64) {
-        let spec = tracker_of(&objects[t.index()]);
+        let spec = object(t).and_then(tracker_of);
         match spec.map(|s| s.kind) {
             Some(TrackerKind::Root) => (2, 0),
             Some(_) => (1, spec.and_then(|s| s.generation).unwrap_or(0)),
@@ -161,10 +165,10 @@ pub fn collect(objects: &[Object], rels: &[Relation], gc: bool, closed_world: bo
         let Some(t) = tracker_of(o).filter(|_| gc) else { continue };
         let id = ObjId(i as u32);
         let a = app.get(&id).copied();
-        let spec = a.and_then(|a| app_of(&objects[a.index()]));
+        let spec = a.and_then(object).and_then(app_of);
         let mark = if o.deletion_timestamp.is_some() {
             Mark::AlreadyMarked
-        } else if let Some(a) = a.filter(|a| objects[a.index()].deletion_timestamp.is_some()) {
+        } else if let Some(a) = a.filter(|a| object(*a).is_some_and(|o| o.deletion_timestamp.is_some())) {
             Mark::AppDeleted(a)
         } else if a.is_none() {
             match closed_world {
@@ -204,12 +208,11 @@ pub fn collect(objects: &[Object], rels: &[Relation], gc: bool, closed_world: bo
 
     // Gates: what the tracker's record or the Application's rules keep.
     for (&tracker, rel_ids) in &manages {
-        let Some(t) = tracker_of(&objects[tracker.index()]) else { continue };
+        let Some(t) = object(tracker).and_then(tracker_of) else { continue };
         let a = app.get(&tracker).copied();
-        let spec = a.and_then(|a| app_of(&objects[a.index()]));
+        let spec = a.and_then(object).and_then(app_of);
         for &ri in rel_ids {
-            let r = &rels[ri as usize];
-            let Some(m) = t.managed.get(r.decl as usize) else { continue };
+            let Some(m) = relation(ri).and_then(|r| t.managed.get(r.decl as usize)) else { continue };
             let keep = if m.skip_gc {
                 Some((Keep::SkipGc, None))
             } else {
@@ -218,9 +221,8 @@ pub fn collect(objects: &[Object], rels: &[Relation], gc: bool, closed_world: bo
                     (Keep::Rule { rule, why }, unless)
                 })
             };
-            if let Some((keep, unless_deleted)) = keep {
-                out.gates[ri as usize] =
-                    Some(Gate { unless_deleted, kept: KeptBy::Released { relation: ri, app: a, keep } });
+            if let (Some((keep, unless_deleted)), Some(gate)) = (keep, out.gates.get_mut(ri as usize)) {
+                *gate = Some(Gate { unless_deleted, kept: KeptBy::Released { relation: ri, app: a, keep } });
             }
         }
     }
@@ -229,13 +231,14 @@ pub fn collect(objects: &[Object], rels: &[Relation], gc: bool, closed_world: bo
     let marked: FxHashSet<ObjId> = out.trackers.iter().filter(|(_, _, m)| m.marked()).map(|(id, _, _)| *id).collect();
     let mut in_use: FxHashSet<(ObjId, &str)> = FxHashSet::default();
     for (&tracker, rel_ids) in &manages {
-        let Some(t) = tracker_of(&objects[tracker.index()]) else { continue };
+        let Some(t) = object(tracker).and_then(tracker_of) else { continue };
         if marked.contains(&tracker) || t.kind == TrackerKind::ComponentRevision {
             continue;
         }
         let Some(&a) = app.get(&tracker) else { continue };
         for &ri in rel_ids {
-            if let Some(c) = t.managed.get(rels[ri as usize].decl as usize).and_then(|m| m.component.as_deref()) {
+            let managed = relation(ri).and_then(|r| t.managed.get(r.decl as usize));
+            if let Some(c) = managed.and_then(|m| m.component.as_deref()) {
                 in_use.insert((a, c));
             }
         }
@@ -247,12 +250,12 @@ pub fn collect(objects: &[Object], rels: &[Relation], gc: bool, closed_world: bo
         }
     }
     for (tracker, a, mark) in &out.trackers {
-        let Some(t) = tracker_of(&objects[tracker.index()]) else { continue };
+        let Some(t) = object(*tracker).and_then(tracker_of) else { continue };
         let (TrackerKind::ComponentRevision, Some(a), false) = (t.kind, a, mark.marked()) else { continue };
         for &ri in manages.get(tracker).map(Vec::as_slice).unwrap_or(&[]) {
-            let r = &rels[ri as usize];
+            let Some(r) = relation(ri) else { continue };
             let Some(c) = t.managed.get(r.decl as usize).and_then(|m| m.component.as_deref()) else { continue };
-            if !in_use.contains(&(*a, c)) && objects[r.to.index()].deletion_timestamp.is_none() {
+            if !in_use.contains(&(*a, c)) && object(r.to).is_some_and(|o| o.deletion_timestamp.is_none()) {
                 out.seeds.push((r.to, Garbage::UnusedRevision));
             }
         }
@@ -276,22 +279,23 @@ fn legacy(
     closed_world: bool,
 ) -> Option<Mark> {
     let rel_ids = rel_ids.map(Vec::as_slice).unwrap_or(&[]);
-    let resolved: FxHashSet<u32> = rel_ids.iter().map(|&ri| rels[ri as usize].decl).collect();
-    for &ri in rel_ids {
-        let r = &rels[ri as usize];
+    // (Ids are positions in `rels` and `objects`.)
+    let relations = || rel_ids.iter().filter_map(|&ri| rels.get(ri as usize));
+    let resolved: FxHashSet<u32> = relations().map(|r| r.decl).collect();
+    for r in relations() {
         let newest = managers
             .get(&r.to)
             .into_iter()
             .flatten()
             .copied()
-            .filter(|&m| objects[m.index()].deletion_timestamp.is_none())
+            .filter(|&m| objects.get(m.index()).is_some_and(|o| o.deletion_timestamp.is_none()))
             .max_by_key(|&m| (rank(m), m));
         if newest == Some(id) {
             return Some(Mark::Legacy { holds: r.to });
         }
     }
     if !closed_world {
-        let unknown = (0..t.managed.len() as u32).find(|j| !resolved.contains(j) && !t.managed[*j as usize].deleted);
+        let unknown = (0..).zip(&t.managed).find(|(j, m)| !resolved.contains(j) && !m.deleted).map(|(j, _)| j);
         if let Some(entry) = unknown {
             return Some(Mark::LegacyUnknown { entry });
         }

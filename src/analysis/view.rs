@@ -49,7 +49,7 @@ pub struct GraphView {
     pub direction: Direction,
     /// Objects shown, in reference order.
     pub nodes: Vec<ObjId>,
-    /// Relations among the shown objects, in relation order.
+    /// Relations among the shown objects, in reference order (from, to, kind).
     pub edges: Vec<u32>,
     pub lines: Vec<TreeLine>,
 }
@@ -73,39 +73,48 @@ pub struct ViewOptions {
 /// Relations shown in a tree, for one object and direction. A Namespace or
 /// CRD edge is shown only for objects that have no owner reference: a Pod
 /// appears under its ReplicaSet, not again under its Namespace.
+///
+/// The graph's edges carry indexes of `rels`, between objects `owned` has
+/// an entry for: every `get` finds its entry.
 fn tree_edges(graph: &Graph, rels: &[Relation], owned: &[bool], id: ObjId, dir: Direction) -> Vec<(u32, ObjId)> {
     let implicit = |r: &Relation| matches!(r.kind, RelKind::Contains | RelKind::Defines);
-    match dir {
-        Direction::Dependents => graph
-            .dependents(id)
-            .into_iter()
-            .filter(|&r| !(implicit(&rels[r as usize]) && owned[rels[r as usize].to.index()]))
-            .map(|r| (r, rels[r as usize].to))
-            .collect(),
-        Direction::Dependencies => graph
-            .dependencies(id)
-            .into_iter()
-            .filter(|&r| !(implicit(&rels[r as usize]) && owned[id.index()]))
-            .map(|r| (r, rels[r as usize].from))
-            .collect(),
-    }
+    let owned = |id: ObjId| owned.get(id.index()).copied().unwrap_or(false);
+    let edges = match dir {
+        Direction::Dependents => graph.dependents(id),
+        Direction::Dependencies => graph.dependencies(id),
+    };
+    edges
+        .into_iter()
+        .filter_map(|r| {
+            let rel = rels.get(r as usize)?;
+            match dir {
+                Direction::Dependents => (!(implicit(rel) && owned(rel.to))).then_some((r, rel.to)),
+                Direction::Dependencies => (!(implicit(rel) && owned(id))).then_some((r, rel.from)),
+            }
+        })
+        .collect()
 }
 
 pub fn build(objects: &[Object], rels: &[Relation], graph: &Graph, opts: &ViewOptions) -> GraphView {
     let refs: Vec<String> = objects.iter().map(Object::reference).collect();
     let mut owned = vec![false; objects.len()];
     for r in rels.iter().filter(|r| r.kind == RelKind::Owns) {
-        owned[r.to.index()] = true;
+        if let Some(owned) = owned.get_mut(r.to.index()) {
+            *owned = true;
+        }
     }
     // How many parents (owners, containers, what goes after it) each object
     // has: the `shared` mark, whichever way the tree is walked.
     let mut parents = vec![0usize; objects.len()];
     for i in 0..objects.len() {
         for (_, child) in tree_edges(graph, rels, &owned, ObjId(i as u32), Direction::Dependents) {
-            parents[child.index()] += 1;
+            if let Some(p) = parents.get_mut(child.index()) {
+                *p += 1;
+            }
         }
     }
-    let by_ref = |ids: &mut Vec<ObjId>| ids.sort_by(|a, b| refs[a.index()].cmp(&refs[b.index()]).then(a.cmp(b)));
+    let by_ref =
+        |ids: &mut Vec<ObjId>| ids.sort_by(|a, b| refs.get(a.index()).cmp(&refs.get(b.index())).then(a.cmp(b)));
 
     let mut walker = Walker {
         graph,
@@ -140,29 +149,39 @@ pub fn build(objects: &[Object], rels: &[Relation], graph: &Graph, opts: &ViewOp
             // Objects reachable only through a cycle have no root: they
             // start trees of their own, after the others.
             let mut rest: Vec<ObjId> =
-                (0..objects.len() as u32).map(ObjId).filter(|id| !walker.expanded[id.index()]).collect();
+                (0..).zip(&walker.expanded).filter(|(_, expanded)| !**expanded).map(|(i, _)| ObjId(i)).collect();
             by_ref(&mut rest);
             for id in rest {
-                if !walker.expanded[id.index()] {
+                if walker.expanded.get(id.index()) == Some(&false) {
                     walker.walk(id, &mut lines);
                 }
             }
         }
     }
-    if let Some(i) = lines.iter().rposition(|l| l.depth == 0) {
-        lines[i].last = true;
+    if let Some(line) = lines.iter_mut().rfind(|l| l.depth == 0) {
+        line.last = true;
     }
 
     let shown: BTreeSet<ObjId> = lines.iter().map(|l| l.object).collect();
     let mut nodes: Vec<ObjId> = shown.iter().copied().collect();
     by_ref(&mut nodes);
-    let edges = (0..rels.len() as u32)
-        .filter(|&i| {
-            let r = &rels[i as usize];
-            shown.contains(&r.from) && shown.contains(&r.to)
-        })
-        .collect();
+    let mut edges: Vec<u32> =
+        (0..).zip(rels).filter(|(_, r)| shown.contains(&r.from) && shown.contains(&r.to)).map(|(i, _)| i).collect();
+    edges.sort_by(|&a, &b| by_relation(&refs, rels, a, b));
     GraphView { direction: opts.direction, nodes, edges, lines }
+}
+
+/// Relations in reference order: from, to, kind, link, the object that
+/// declares it and where. Not relation order, which follows the order the
+/// inputs were read in: naming the files in another order must not change
+/// the output (tests/props_determinism.rs).
+fn by_relation(refs: &[String], rels: &[Relation], a: u32, b: u32) -> std::cmp::Ordering {
+    let at = |id: ObjId| refs.get(id.index()).map(String::as_str);
+    let key = |i: u32| {
+        rels.get(i as usize)
+            .map(|r| (at(r.from), at(r.to), r.kind, r.link.as_str(), r.controller, at(r.declared_by), r.decl))
+    };
+    key(a).cmp(&key(b)).then(a.cmp(&b))
 }
 
 struct Walker<'a> {
@@ -197,7 +216,9 @@ impl Walker<'_> {
                     }
                 }
                 None => {
-                    self.on_path[parent.index()] = false;
+                    if let Some(on_path) = self.on_path.get_mut(parent.index()) {
+                        *on_path = false;
+                    }
                     stack.pop();
                 }
             }
@@ -219,26 +240,34 @@ impl Walker<'_> {
             via,
             depth,
             last,
-            shared: self.parents[i] > 1,
+            shared: self.parents.get(i).is_some_and(|&p| p > 1),
             repeat: false,
             cycle: false,
             hidden: 0,
         };
-        let result = if self.on_path[i] {
+        // (An id of no object, from another snapshot, is never expanded.)
+        let (Some(on_path), Some(expanded)) = (self.on_path.get_mut(i), self.expanded.get_mut(i)) else {
+            out.push(line);
+            return None;
+        };
+        let result = if *on_path {
             line.cycle = true;
             None
-        } else if self.expanded[i] {
+        } else if *expanded {
             line.repeat = true;
             None
         } else {
-            self.expanded[i] = true;
+            *expanded = true;
             let mut edges = tree_edges(self.graph, self.rels, self.owned, id, self.dir);
-            edges.sort_by(|a, b| self.refs[a.1.index()].cmp(&self.refs[b.1.index()]).then(a.0.cmp(&b.0)));
+            let (refs, rels) = (self.refs, self.rels);
+            edges.sort_by(|a, b| {
+                refs.get(a.1.index()).cmp(&refs.get(b.1.index())).then(by_relation(refs, rels, a.0, b.0))
+            });
             if self.depth.is_some_and(|d| depth >= d) {
                 line.hidden = edges.len();
                 None
             } else {
-                self.on_path[i] = true;
+                *on_path = true;
                 Some(edges)
             }
         };

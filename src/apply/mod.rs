@@ -12,10 +12,11 @@ pub mod planfile;
 pub mod write;
 
 use crate::dialect;
+use crate::error::{entry_mut, Internal};
 use crate::input::edit::{self, Op};
 use crate::input::{FileId, Node, SourceFile, Sources, Span};
 use crate::load::{self, LoadOptions, Snapshot};
-use crate::model::{ObjId, Object, RelKind};
+use crate::model::{ObjId, Object, RelKind, Relation};
 use planfile::{Place, PlanFile};
 use std::collections::HashMap;
 use std::fmt;
@@ -34,14 +35,22 @@ pub enum ApplyError {
     /// An edit cannot be made exactly, or reading the result back did not
     /// give what the plan asks for (exit 1).
     Unappliable { file: String, line: usize, what: String },
+    /// A bug in teardown, reported instead of a panic (exit 2).
+    Internal(Internal),
 }
 
 impl ApplyError {
     pub fn exit_code(&self) -> u8 {
         match self {
-            ApplyError::NotAPlan { .. } | ApplyError::FromStdin => 2,
+            ApplyError::NotAPlan { .. } | ApplyError::FromStdin | ApplyError::Internal(_) => 2,
             _ => 1,
         }
+    }
+}
+
+impl From<Internal> for ApplyError {
+    fn from(e: Internal) -> ApplyError {
+        ApplyError::Internal(e)
     }
 }
 
@@ -71,6 +80,7 @@ impl fmt::Display for ApplyError {
             ApplyError::Unappliable { file, line, what } => {
                 write!(f, "cannot apply the plan to {file}:{line}: {what}; nothing was written")
             }
+            ApplyError::Internal(e) => write!(f, "{e}; nothing was written"),
         }
     }
 }
@@ -140,7 +150,7 @@ pub fn prepare(plan: &PlanFile, snapshot: &Snapshot, options: &LoadOptions) -> R
         let file = *file_of.get(place.file.as_str()).ok_or_else(|| mismatch(None))?;
         let span = Span::new(file, place.offset..place.offset + place.length);
         let id = *at.get(&(file, span.start, span.end)).ok_or_else(|| mismatch(None))?;
-        let o = &objects[id.index()];
+        let o = id.of(objects)?;
         let found = o.reference();
         if found != reference {
             return Err(mismatch(Some(found)));
@@ -163,7 +173,7 @@ pub fn prepare(plan: &PlanFile, snapshot: &Snapshot, options: &LoadOptions) -> R
     for r in plan.steps.iter().flat_map(|s| &s.resources) {
         let w = find(&r.reference, &r.place)?;
         let id = w.id;
-        fate[id.index()] = if r.referenced_by.is_empty() { Fate::Removed } else { Fate::Marked };
+        *id.of_mut(&mut fate)? = if r.referenced_by.is_empty() { Fate::Removed } else { Fate::Marked };
         places.push(w);
         for c in &r.copies {
             places.push(find(&r.reference, c)?);
@@ -200,32 +210,40 @@ pub fn prepare(plan: &PlanFile, snapshot: &Snapshot, options: &LoadOptions) -> R
             |what: String| ApplyError::Unappliable { file: r.place.file.clone(), line: r.place.line as usize, what };
         let owner = r.owner.as_deref().unwrap_or_default();
         let owners = by_ref.get(owner).map(Vec::as_slice).unwrap_or_default();
-        let rel = snapshot.resolved.relations.iter().find(|rel| {
-            rel.to == id && owners.contains(&rel.from) && matches!(rel.kind, RelKind::Owns | RelKind::Manages)
-        });
-        let Some(rel) = rel else {
+        // Every reference to that owner (an object may name it twice).
+        let rels: Vec<&Relation> = snapshot
+            .resolved
+            .relations
+            .iter()
+            .filter(|rel| {
+                rel.to == id && owners.contains(&rel.from) && matches!(rel.kind, RelKind::Owns | RelKind::Manages)
+            })
+            .collect();
+        if rels.is_empty() {
             return Err(unappliable(format!("{} has no owner reference to {owner}", r.reference)));
-        };
-        if rel.declared_by != id {
-            // Written in the owner's document, which the plan deletes.
-            if fate[rel.declared_by.index()] != Fate::Removed {
+        }
+        for rel in rels {
+            if rel.declared_by != id {
+                // Written in the owner's document, which the plan deletes.
+                if *rel.declared_by.of(&fate)? != Fate::Removed {
+                    return Err(unappliable(format!(
+                        "the reference to {} is written in {owner}, which stays",
+                        r.reference
+                    )));
+                }
+                continue;
+            }
+            let o = id.of(objects)?;
+            if edits_of(o).and_then(|e| e.owners).is_none() {
                 return Err(unappliable(format!(
-                    "the reference to {} is written in {owner}, which stays",
-                    r.reference
+                    "{} is owned by how it is written (the {} dialect): it cannot be orphaned in place",
+                    r.reference, o.origin.dialect
                 )));
             }
-            continue;
-        }
-        let o = &objects[id.index()];
-        if edits_of(o).and_then(|e| e.owners).is_none() {
-            return Err(unappliable(format!(
-                "{} is owned by how it is written (the {} dialect): it cannot be orphaned in place",
-                r.reference, o.origin.dialect
-            )));
-        }
-        strips.push(Work { decl: Some(rel.decl), ..w });
-        for (copy, span) in snapshot.copies_of(id) {
-            strips.push(Work { id: *copy, span: *span, decl: Some(rel.decl), start: span.start });
+            strips.push(Work { decl: Some(rel.decl), ..w });
+            for (copy, span) in snapshot.copies_of(id) {
+                strips.push(Work { id: *copy, span: *span, decl: Some(rel.decl), start: span.start });
+            }
         }
     }
 
@@ -235,23 +253,25 @@ pub fn prepare(plan: &PlanFile, snapshot: &Snapshot, options: &LoadOptions) -> R
         // The objects that stay, by file and start, to look up in order.
         let mut staying: Vec<(FileId, usize, u32)> = objects
             .iter()
+            .zip(&fate)
             .enumerate()
-            .filter(|(j, _)| fate[*j] != Fate::Removed)
-            .map(|(j, o)| (o.span.file, o.span.start, j as u32))
+            .filter(|(_, (_, fate))| **fate != Fate::Removed)
+            .map(|(j, (o, _))| (o.span.file, o.span.start, j as u32))
             .collect();
         staying.sort_unstable();
         let mut changed = false;
         for &Work { id, span, .. } in &places {
-            if fate[id.index()] != Fate::Removed {
+            if *id.of(&fate)? != Fate::Removed {
                 continue;
             }
             let from = staying.partition_point(|&(f, s, _)| (f, s) < (span.file, span.start));
-            let holds_survivor = staying[from..]
+            let holds_survivor = staying
                 .iter()
+                .skip(from)
                 .take_while(|&&(f, s, _)| f == span.file && s < span.end)
                 .any(|&(_, _, j)| j != id.0);
             if holds_survivor {
-                let o = &objects[id.index()];
+                let o = id.of(objects)?;
                 if edits_of(o).and_then(|e| e.destroyed).is_none() {
                     return Err(ApplyError::Unappliable {
                         file: sources.get(span.file).name.clone(),
@@ -259,7 +279,7 @@ pub fn prepare(plan: &PlanFile, snapshot: &Snapshot, options: &LoadOptions) -> R
                         what: format!("{} holds an object that stays", o.reference()),
                     });
                 }
-                fate[id.index()] = Fate::Marked;
+                *id.of_mut(&mut fate)? = Fate::Marked;
                 changed = true;
             }
         }
@@ -270,7 +290,7 @@ pub fn prepare(plan: &PlanFile, snapshot: &Snapshot, options: &LoadOptions) -> R
 
     let mut by_file: Vec<Vec<Work>> = vec![Vec::new(); sources.files.len()];
     for w in places.into_iter().chain(strips) {
-        by_file[w.span.file.0 as usize].push(w);
+        entry_mut(&mut by_file, w.span.file.0 as usize, "file")?.push(w);
     }
     let mut changes = Vec::new();
     for (f, work) in by_file.iter().enumerate() {
@@ -313,7 +333,8 @@ impl Cover {
         // its start and end later.
         let i = self.ranges.partition_point(|&(s, e)| s < r.start || (s == r.start && e > r.end));
         let end = if r.is_empty() { r.end + 1 } else { r.end };
-        self.max_end[i] >= end
+        // `max_end` has an entry more than `ranges`: `i` is one of them.
+        self.max_end.get(i).is_some_and(|&m| m >= end)
             || (r.is_empty() && self.ranges.get(i).is_some_and(|&(s, e)| s == r.start && e > r.start))
     }
 }
@@ -335,7 +356,7 @@ fn short(sha: &str) -> &str {
 }
 
 fn edits_of(o: &Object) -> Option<&'static dialect::Edits> {
-    dialect::by_name(o.origin.dialect).and_then(|i| dialect::REGISTRY[i].edits())
+    dialect::by_name(o.origin.dialect).and_then(|i| dialect::REGISTRY.get(i)).and_then(|d| d.edits())
 }
 
 /// Where an object's whole value is written: its span, or (a dialect whose
@@ -360,12 +381,16 @@ fn change(
     let refuse = |at: usize, what: String| ApplyError::Unappliable { file: file.name.clone(), line: line(at), what };
     let mut ops = Vec::new();
     let (mut removed, mut orphaned, mut marked) = (0, 0, 0);
-    let removed_spans: Vec<Span> =
-        work.iter().filter(|w| w.decl.is_none() && fate[w.id.index()] == Fate::Removed).map(|w| w.span).collect();
+    let mut removed_spans: Vec<Span> = Vec::new();
+    for w in work {
+        if w.decl.is_none() && *w.id.of(fate)? == Fate::Removed {
+            removed_spans.push(w.span);
+        }
+    }
     let cover = Cover::new(removed_spans.iter().map(Span::range));
     let inside_removed = |s: &Span| cover.holds(s.range());
     for &Work { id, span, decl, .. } in work {
-        let o = &objects[id.index()];
+        let o = id.of(objects)?;
         let Some(how) = edits_of(o) else {
             return Err(refuse(
                 span.start,
@@ -376,7 +401,7 @@ fn change(
                 ),
             ));
         };
-        match (decl, fate[id.index()]) {
+        match (decl, *id.of(fate)?) {
             (Some(index), _) => {
                 let Some(path) = how.owners else {
                     return Err(refuse(span.start, format!("{} cannot be orphaned in place", o.reference())));
@@ -445,9 +470,13 @@ fn check(
     let planned: HashMap<usize, (ObjId, Option<u32>)> = work.iter().map(|w| (w.start, (w.id, w.decl))).collect();
     let text: &str = &file.text;
     let mut expected = Vec::new();
-    let removed = Cover::new(
-        work.iter().filter(|w| w.decl.is_none() && fate[w.id.index()] == Fate::Removed).map(|w| w.span.range()),
-    );
+    let mut removed = Vec::new();
+    for w in work {
+        if w.decl.is_none() && *w.id.of(fate)? == Fate::Removed {
+            removed.push(w.span.range());
+        }
+    }
+    let removed = Cover::new(removed.into_iter());
     for o in &old.objects {
         let gone = removed.holds(o.span.start..o.span.start);
         if !gone {
@@ -485,8 +514,13 @@ fn check(
         // Edits are sorted and apart: the first that ends after `was` starts.
         let first = edits.partition_point(|e| e.range.end.max(e.range.start + 1) <= was.start);
         let touched = edits.get(first).is_some_and(|e| e.range.start < was.end);
-        if !touched && text[was.range()] != after[is.range()] {
-            return Err(wrong("its text changed"));
+        if !touched {
+            let (Some(then), Some(now)) = (text.get(was.range()), after.get(is.range())) else {
+                return Err(wrong("its place cannot be found"));
+            };
+            if then != now {
+                return Err(wrong("its text changed"));
+            }
         }
         let mut owners = o.owners.to_vec();
         if let Some(ds) = strips.get(&o.span.start) {
@@ -498,7 +532,12 @@ fn check(
             }
             let path = edits_of(o).and_then(|e| e.owners).unwrap_or_default();
             let mut expect = Node::at(text, o.span.range());
-            if let Some(node) = expect.as_mut() {
+            // An item of a list is read as a list of that one item.
+            let item = match expect.as_mut() {
+                Some(Node::Seq(items)) if items.len() == 1 => items.first_mut(),
+                node => node,
+            };
+            if let Some(node) = item {
                 node.remove_entries(path, ds);
             }
             if expect != Node::at(after, n.span.range()) {
@@ -508,7 +547,10 @@ fn check(
         if owners[..] != n.owners[..] {
             return Err(wrong("its owner references are not the ones expected"));
         }
-        let is_marked = matches!(plan, Some((id, None)) if fate[id.index()] == Fate::Marked);
+        let is_marked = match plan {
+            Some((id, None)) => *id.of(fate)? == Fate::Marked,
+            _ => false,
+        };
         let was = o.murano.as_deref().is_some_and(|m| m.destroyed);
         let now = n.murano.as_deref().is_some_and(|m| m.destroyed);
         if now != (was || is_marked) {

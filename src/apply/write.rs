@@ -127,7 +127,7 @@ pub fn write(changes: &[Change], backup: bool) -> Result<Vec<Written>, WriteErro
             }
         })();
         if let Err(error) = step {
-            undo(&staged[i..]);
+            undo(staged.get(i..).unwrap_or_default());
             return Err(WriteError {
                 path: c.path.clone(),
                 error,

@@ -11,16 +11,20 @@ use std::path::PathBuf;
 
 pub fn run(args: ApplyArgs, env: Env, style: Style) -> Result<Status, Error> {
     let name = args.plan.display().to_string();
-    let text = if args.plan.as_os_str() == "-" {
-        let mut s = String::new();
-        std::io::Read::read_to_string(env.stdin, &mut s)
-            .map_err(|e| Error::Apply(ApplyError::NotAPlan { path: "<stdin>".into(), why: e.to_string() }))?;
-        s
-    } else {
-        std::fs::read_to_string(&args.plan)
-            .map_err(|e| Error::Apply(ApplyError::NotAPlan { path: name.clone(), why: e.to_string() }))?
-    };
     let not_a_plan = |why: String| Error::Apply(ApplyError::NotAPlan { path: name.clone(), why });
+    // Read as inputs are, within the same limits.
+    let (plan_file, problems) =
+        crate::input::read_inputs(std::slice::from_ref(&args.plan), env.stdin, args.limits.limits());
+    if let Some(problem) = problems.first() {
+        let path = if args.plan.as_os_str() == "-" { "<stdin>".to_string() } else { name.clone() };
+        let why = problem.to_string();
+        let why = why.strip_prefix(&format!("{}: ", problem.name())).unwrap_or(&why).to_string();
+        return Err(Error::Apply(ApplyError::NotAPlan { path, why }));
+    }
+    let text = match plan_file.files.as_slice() {
+        [file] => file.text.to_string(),
+        _ => return Err(not_a_plan("not one file".into())),
+    };
     let plan = planfile::parse(&text).map_err(not_a_plan)?;
     if plan.schema_version != 1 {
         return Err(not_a_plan(format!("schemaVersion {} (this teardown reads 1)", plan.schema_version)));
@@ -41,7 +45,8 @@ pub fn run(args: ApplyArgs, env: Env, style: Style) -> Result<Status, Error> {
     // that cannot be used were left out of the plan (`--skip-invalid`) and
     // are left as they are.
     let mut loading = Loading::plain(plan.dialect.clone(), true, "apply", style, env.progress, &paths)
-        .saying(crate::findings::RuleSet::ALL, env.quiet);
+        .saying(crate::findings::RuleSet::ALL, env.quiet)
+        .limited(args.limits.limits());
     loading.digests = true;
     let snapshot = load_usable(&loading, env.stdin, env.stderr).map_err(|e| match e {
         Error::Unreadable { .. } => Error::Apply(ApplyError::Stale {
@@ -50,7 +55,8 @@ pub fn run(args: ApplyArgs, env: Env, style: Style) -> Result<Status, Error> {
         }),
         e => e,
     })?;
-    let options = LoadOptions { dialect: plan.dialect.clone(), progress: false, digests: false };
+    let options =
+        LoadOptions { dialect: plan.dialect.clone(), progress: false, digests: false, limits: args.limits.limits() };
     let changes = apply::prepare(&plan, &snapshot, &options).map_err(Error::Apply)?;
     if args.dry_run {
         let diff = render::apply::diff(&changes);

@@ -13,7 +13,12 @@ use crate::settings::Controls;
 
 pub fn run(args: CheckArgs, env: Env, style: Style) -> Result<Status, Error> {
     let controls = crate::settings::check(&args)?;
-    let options = LoadOptions { dialect: args.input.dialect.clone(), progress: env.progress, digests: false };
+    let options = LoadOptions {
+        dialect: args.input.dialect.clone(),
+        progress: env.progress,
+        digests: false,
+        limits: args.input.limits.limits(),
+    };
     let mut snapshot = load::load(&args.input.paths(), &options, env.stdin);
     let mut resolved = Vec::new();
     for (finalizer, query) in &controls.finalizers.named {

@@ -29,9 +29,9 @@ pub fn run(args: ExplainArgs, env: Env, style: Style) -> Result<Status, Error> {
     let out = &mut *env.stdout;
     let written = match args.output {
         ExplainFormat::Table => {
-            out.write_all(render::explain::text(&plan, &snapshot.objects, &explanations, style).as_bytes())
+            out.write_all(render::explain::text(&plan, &snapshot.objects, &explanations, style)?.as_bytes())
         }
-        ExplainFormat::Json => out.write_all(render::explain::json(&plan, &explanations).as_bytes()),
+        ExplainFormat::Json => out.write_all(render::explain::json(&plan, &explanations)?.as_bytes()),
         ExplainFormat::Yaml => render::explain::yaml(&plan, &explanations, out),
         ExplainFormat::Names => {
             let named = explain::named(&plan, &explanations);
@@ -40,7 +40,7 @@ pub fn run(args: ExplainArgs, env: Env, style: Style) -> Result<Status, Error> {
         }
         ExplainFormat::Refs => {
             let named = explain::named(&plan, &explanations);
-            render::names::refs(named.iter().map(|id| plan.refs[id.index()].as_str()), out)
+            render::names::refs(&plan.refs, named.into_iter(), out)
         }
     };
     written.map_err(Error::Output)?;

@@ -13,7 +13,8 @@ pub fn run(args: GraphArgs, env: Env, style: Style) -> Result<Status, Error> {
     let controls = crate::settings::controls(&args.rules, &args.config, &[])?;
     let paths = args.input.paths();
     let loading = Loading::plain(args.input.dialect.clone(), args.skip_invalid, "graph", style, env.progress, &paths)
-        .saying(controls.rules, env.quiet);
+        .saying(controls.rules, env.quiet)
+        .limited(args.input.limits.limits());
     let snapshot = load_usable(&loading, env.stdin, env.stderr)?;
     let focus = if query.is_empty() { None } else { Some(query.select(&snapshot.objects)?) };
     let graph = Graph::build(&snapshot.objects, &snapshot.resolved.relations);
@@ -23,8 +24,8 @@ pub fn run(args: GraphArgs, env: Env, style: Style) -> Result<Status, Error> {
     let objects = &snapshot.objects;
     let out = &mut *env.stdout;
     let written = match args.output {
-        GraphFormat::Tree => out.write_all(render::graph::tree(objects, rels, &view, style).as_bytes()),
-        GraphFormat::Json => out.write_all(render::graph::json(&snapshot.sources, objects, rels, &view).as_bytes()),
+        GraphFormat::Tree => out.write_all(render::graph::tree(objects, rels, &view, style)?.as_bytes()),
+        GraphFormat::Json => out.write_all(render::graph::json(&snapshot.sources, objects, rels, &view)?.as_bytes()),
         GraphFormat::Yaml => render::graph::yaml(&snapshot.sources, objects, rels, &view, out),
         GraphFormat::Names => {
             let shown = view.tree_order();
@@ -32,8 +33,8 @@ pub fn run(args: GraphArgs, env: Env, style: Style) -> Result<Status, Error> {
             render::names::kubectl(objects, shown.into_iter(), out)
         }
         GraphFormat::Refs => render::names::object_refs(objects, view.tree_order().into_iter(), out),
-        GraphFormat::Dot => out.write_all(render::graph::dot(objects, rels, &view).as_bytes()),
-        GraphFormat::Mermaid => out.write_all(render::graph::mermaid(objects, rels, &view).as_bytes()),
+        GraphFormat::Dot => out.write_all(render::graph::dot(objects, rels, &view)?.as_bytes()),
+        GraphFormat::Mermaid => out.write_all(render::graph::mermaid(objects, rels, &view)?.as_bytes()),
     };
     written.map_err(Error::Output)?;
     Ok(Status::Success)

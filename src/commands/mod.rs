@@ -15,6 +15,7 @@ use crate::analysis::check as checks;
 use crate::cli::{Cli, ColorWhen, Command};
 use crate::error::Error;
 use crate::findings::{Finding, Rule, RuleSet};
+use crate::input::Limits;
 use crate::load::{self, LoadOptions, Snapshot};
 use crate::render::diagnostics::Style;
 use clap::CommandFactory;
@@ -141,6 +142,8 @@ struct Loading<'a> {
     rules: RuleSet,
     /// `-q`: say only what stops the command.
     quiet: bool,
+    /// `--max-file-size`, `--max-object-size`.
+    limits: Limits,
 }
 
 impl<'a> Loading<'a> {
@@ -165,7 +168,13 @@ impl<'a> Loading<'a> {
             paths,
             rules: RuleSet::ALL,
             quiet: false,
+            limits: Limits::default(),
         }
+    }
+
+    /// Reading within these limits.
+    fn limited(self, limits: Limits) -> Loading<'a> {
+        Loading { limits, ..self }
     }
 
     /// What is said, as the finding controls and `-q` say.
@@ -180,7 +189,8 @@ impl<'a> Loading<'a> {
 /// without it would be wrong — unless `--skip-invalid` says to go on without
 /// it (its finding is then a warning).
 fn load_usable(how: &Loading, stdin: &mut dyn Read, stderr: &mut Vec<u8>) -> Result<Snapshot, Error> {
-    let options = LoadOptions { dialect: how.dialect.clone(), progress: how.progress, digests: how.digests };
+    let options =
+        LoadOptions { dialect: how.dialect.clone(), progress: how.progress, digests: how.digests, limits: how.limits };
     let snapshot = load::load(how.paths, &options, stdin);
     let findings = &snapshot.findings;
     if findings.is_empty() {
@@ -226,7 +236,8 @@ fn diagnostics(snapshot: &Snapshot, findings: &[Finding], style: Style, out: &mu
 /// plan warns.
 fn refuse_duplicates(snapshot: &Snapshot, what: &'static str, style: Style, stderr: &mut Vec<u8>) -> Result<(), Error> {
     let objects = &snapshot.objects;
-    let findings = checks::duplicate_findings(snapshot, |d| !d.by_uid || !objects[d.first.index()].has_coordinates());
+    let findings =
+        checks::duplicate_findings(snapshot, |d| !d.by_uid || d.first.of(objects).is_ok_and(|o| !o.has_coordinates()));
     if findings.is_empty() {
         return Ok(());
     }

@@ -5,7 +5,7 @@
 //! before a line is printed (exit 2), naming the object and where it is
 //! written.
 
-use crate::error::Error;
+use crate::error::{Error, Internal};
 use crate::load::Snapshot;
 use crate::model::kube::{builtin_group, builtin_namespaced};
 use crate::model::{anchor, Identity, ObjId, Object};
@@ -42,15 +42,16 @@ fn refuse<L: AsRef<[ObjId]>>(
     check: fn(&Object) -> Option<String>,
 ) -> Result<(), Error> {
     let objects = &snapshot.objects;
-    let mut bad: Vec<(ObjId, String)> = Vec::new();
+    let mut found: Vec<Result<(ObjId, String), Internal>> = Vec::new();
     for ids in lists {
-        let found = ids.as_ref().par_iter().filter_map(|&id| check(&objects[id.index()]).map(|why| (id, why)));
-        bad.par_extend(found);
+        let each = ids.as_ref().par_iter().map(|&id| Ok(check(id.of(objects)?).map(|why| (id, why))));
+        found.par_extend(each.filter_map(Result::transpose));
     }
+    let bad = found.into_iter().collect::<Result<Vec<_>, _>>()?;
     let more = bad.len().saturating_sub(1);
     let first = bad.into_iter().next();
     let Some((id, why)) = first else { return Ok(()) };
-    let o = &objects[id.index()];
+    let o = id.of(objects)?;
     let file = snapshot.sources.get(o.span.file);
     let line = file.line_index(anchor::object(&snapshot.sources, o).start) + 1;
     let more = match more {
@@ -200,7 +201,7 @@ fn is_kind(kind: &str) -> bool {
 fn is_label(s: &str) -> bool {
     let b = s.as_bytes();
     let inner = |c: &u8| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-';
-    !b.is_empty() && b.len() <= 63 && b.iter().all(inner) && b[0] != b'-' && b[b.len() - 1] != b'-'
+    !b.is_empty() && b.len() <= 63 && b.iter().all(inner) && b.first() != Some(&b'-') && b.last() != Some(&b'-')
 }
 
 /// A DNS subdomain (RFC 1123): labels joined by `.`, at most 253 characters.
@@ -215,7 +216,8 @@ fn is_version(s: &str) -> bool {
     if digits == 0 {
         return false;
     }
-    let rest = &rest[digits..];
+    // `digits` ASCII digits: a character boundary.
+    let Some(rest) = rest.get(digits..) else { return false };
     rest.is_empty()
         || ["alpha", "beta"]
             .iter()

@@ -35,15 +35,20 @@ pub fn run(args: PlanArgs, env: Env, style: Style) -> Result<Status, Error> {
     if let Some(tool) = args.as_tool {
         // The tools delete Kubernetes resources; another dialect's objects
         // would be placed in an order no tool has.
-        let foreign = |id: &&ObjId| !snapshot.objects[id.index()].is_kubernetes();
-        if let Some(&id) = plan.steps.iter().flatten().find(foreign) {
-            let count = plan.steps.iter().flatten().filter(foreign).count();
+        let mut foreign = Vec::new();
+        for &id in plan.steps.iter().flatten() {
+            if !id.of(&snapshot.objects)?.is_kubernetes() {
+                foreign.push(id);
+            }
+        }
+        if let Some(&id) = foreign.first() {
             return Err(Error::Usage(format!(
-                "--as {}: {} is {}, not a Kubernetes resource, and {} deletes none ({count} such in the plan)",
+                "--as {}: {} is {}, not a Kubernetes resource, and {} deletes none ({} such in the plan)",
                 tool.id(),
-                plan.refs[id.index()],
-                snapshot.objects[id.index()].origin.noun,
-                tool.name()
+                id.of(&plan.refs)?,
+                id.of(&snapshot.objects)?.origin.noun,
+                tool.name(),
+                foreign.len()
             )));
         }
         let order = plan::tool_order::of(&snapshot.objects, &plan, tool);
@@ -68,8 +73,8 @@ pub fn run(args: PlanArgs, env: Env, style: Style) -> Result<Status, Error> {
         PlanFormat::Yaml => render::plan::yaml(&snapshot, &plan, out),
         PlanFormat::Names => render::plan::names(&plan, &snapshot.objects, out),
         PlanFormat::Refs => render::plan::refs(&plan, out),
-        PlanFormat::Dot => out.write_all(render::plan::dot(&plan).as_bytes()),
-        PlanFormat::Mermaid => out.write_all(render::plan::mermaid(&plan).as_bytes()),
+        PlanFormat::Dot => out.write_all(render::plan::dot(&plan)?.as_bytes()),
+        PlanFormat::Mermaid => out.write_all(render::plan::mermaid(&plan)?.as_bytes()),
         PlanFormat::Kubectl => {
             let shown = |paths: &[PathBuf]| paths.iter().map(|p| p.display().to_string()).collect::<Vec<_>>();
             let new = match &settings.start {
@@ -106,7 +111,8 @@ pub fn run(args: PlanArgs, env: Env, style: Style) -> Result<Status, Error> {
 /// there to recreate it. Known only once the input is read.
 fn kubectl_roots(snapshot: &Snapshot, plan: &Plan) -> Result<plan::roots::Roots, Error> {
     let objects = &snapshot.objects;
-    let deleted = || plan.steps.iter().flatten().map(|id| &objects[id.index()]);
+    let deleted = plan.steps.iter().flatten().map(|id| id.of(objects)).collect::<Result<Vec<_>, _>>()?;
+    let deleted = || deleted.iter().copied();
     let foreign = |o: &&crate::model::Object| !o.is_kubernetes();
     if let Some(o) = deleted().find(foreign) {
         let name = match o.identity() {
@@ -137,9 +143,9 @@ fn kubectl_roots(snapshot: &Snapshot, plan: &Plan) -> Result<plan::roots::Roots,
         let step = |id: ObjId| plan.order.step.get(id.index()).copied().unwrap_or(0);
         return Err(Error::Usage(format!(
             "-o kubectl --cascade orphan: the script would delete {} (step {}) while its controller {} (step {}) is still there to recreate it, and the copy would be orphaned; plan with --cascade background or foreground, or delete the controller alone",
-            plan.refs[x.index()],
+            x.of(&plan.refs)?,
             step(x),
-            plan.refs[controller.index()],
+            controller.of(&plan.refs)?,
             step(controller)
         )));
     }
@@ -170,6 +176,7 @@ pub(super) fn make(
         paths: &paths,
         rules,
         quiet,
+        limits: input.limits.limits(),
     };
     let snapshot = load_usable(&loading, stdin, stderr)?;
     refuse_duplicates(&snapshot, "plan", style, stderr)?;
@@ -198,7 +205,11 @@ pub(super) fn make(
         }
         Start::Delete(targets) => {
             let selected = targets.select(&snapshot.objects)?;
-            named = selected.iter().copied().filter(|id| targets.names(&snapshot.objects[id.index()])).collect();
+            for &id in &selected {
+                if targets.names(id.of(&snapshot.objects)?) {
+                    named.push(id);
+                }
+            }
             Mode::Delete(selected)
         }
     };
@@ -206,13 +217,12 @@ pub(super) fn make(
     // `--cascade orphan` on a system that cannot orphan would plan what it
     // will never do.
     if settings.cascade == CascadeMode::Orphan {
-        let cannot = |id: &ObjId| !snapshot.objects[id.index()].origin.collector.orphans;
         let targets: &[ObjId] = match &mode {
             Mode::Delete(t) | Mode::Prune(t) => t,
             _ => &[],
         };
-        if let Some(t) = targets.iter().find(|t| cannot(t)) {
-            let o = &snapshot.objects[t.index()];
+        let targets = targets.iter().map(|t| t.of(&snapshot.objects)).collect::<Result<Vec<_>, _>>()?;
+        if let Some(o) = targets.into_iter().find(|o| !o.origin.collector.orphans) {
             return Err(Error::Usage(format!(
                 "--cascade orphan: {} is read by the {} dialect, whose collector cannot orphan dependents (it deletes every one)",
                 o.reference(),
@@ -259,19 +269,20 @@ pub(super) fn make(
 /// TD007 finding with every owner reference of the cycle at its line.
 pub(super) fn say_places(snapshot: &Snapshot, error: &PlanError, style: Style, stderr: &mut Vec<u8>) {
     if let PlanError::OwnershipCycle { found: Some(cycle), .. } = error {
-        let finding = checks::cycle_finding(snapshot, cycle, Rule::Td007);
-        diagnostics(snapshot, &[finding], style, stderr);
+        if let Some(finding) = checks::cycle_finding(snapshot, cycle, Rule::Td007) {
+            diagnostics(snapshot, &[finding], style, stderr);
+        }
     }
 }
 
 /// `--root ID`: a Murano object of the model.
 fn murano_root(snapshot: &Snapshot, id: &str) -> Result<ObjId, Error> {
     let objects = &snapshot.objects;
-    match objects.iter().position(|o| o.murano.is_some() && *o.name == *id) {
-        Some(i) if objects[i].murano.as_deref().is_some_and(|m| m.section == Section::Old) => {
+    match objects.iter().enumerate().find(|(_, o)| o.murano.is_some() && *o.name == *id) {
+        Some((_, o)) if o.murano.as_deref().is_some_and(|m| m.section == Section::Old) => {
             Err(Error::Usage(format!("--root {id}: that object is only in ObjectsCopy, not in the model (Objects)")))
         }
-        Some(i) => Ok(ObjId(i as u32)),
+        Some((i, _)) => Ok(ObjId(i as u32)),
         None => Err(Error::NoMatch { selector: format!("--root {id}"), suggestions: Vec::new() }),
     }
 }

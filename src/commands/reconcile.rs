@@ -4,7 +4,7 @@ use super::{diagnostics, load_usable, refuse_duplicates, Env, Loading, Status};
 use crate::analysis::reconcile::{self, DesiredSet, Input, Problem, Spec};
 use crate::cli::{ReconcileArgs, ReconcileFormat};
 use crate::dialect;
-use crate::error::Error;
+use crate::error::{Error, Internal};
 use crate::findings::{Finding, Rule};
 use crate::load::Snapshot;
 use crate::model::lifecycle::{Lifecycle, Said};
@@ -21,7 +21,8 @@ pub fn run(args: ReconcileArgs, env: Env, style: Style) -> Result<Status, Error>
     let controls = crate::settings::controls(&args.rules, &args.config, &[])?;
     let paths = args.input.paths();
     let loading = Loading::plain(args.input.dialect.clone(), false, "reconciliation", style, env.progress, &paths)
-        .saying(controls.rules, env.quiet);
+        .saying(controls.rules, env.quiet)
+        .limited(args.input.limits.limits());
     let snapshot = load_usable(&loading, env.stdin, env.stderr)?;
     refuse_duplicates(&snapshot, "reconciliation", style, env.stderr)?;
     let desired = match settings.desired.is_empty() {
@@ -29,7 +30,8 @@ pub fn run(args: ReconcileArgs, env: Env, style: Style) -> Result<Status, Error>
         false => {
             let loading =
                 Loading::plain(args.input.dialect.clone(), false, "reconciliation", style, false, &settings.desired)
-                    .saying(controls.rules, env.quiet);
+                    .saying(controls.rules, env.quiet)
+                    .limited(args.input.limits.limits());
             let mut no_stdin = std::io::empty();
             let desired = load_usable(&loading, &mut no_stdin, env.stderr)?;
             refuse_duplicates(&desired, "reconciliation", style, env.stderr)?;
@@ -67,11 +69,12 @@ pub fn run(args: ReconcileArgs, env: Env, style: Style) -> Result<Status, Error>
     };
     let states: Vec<Option<Lifecycle>> =
         objects.par_iter().map(|o| if wanted(o) { dialect::lifecycle(&snapshot.sources, o) } else { None }).collect();
-    let lifecycle = |id: ObjId| states[id.index()];
+    // Ids of INPUT index `objects` and `states`; ids of --desired, its objects.
+    let lifecycle = |id: ObjId| states.get(id.index()).copied().flatten();
     let compare = |live: ObjId, want: ObjId| -> Option<Spec> {
         let desired = desired.as_ref()?;
-        let l = dialect::desired_part(&snapshot.sources, &objects[live.index()])?;
-        let d = dialect::desired_part(&desired.sources, &desired.objects[want.index()])?;
+        let l = dialect::desired_part(&snapshot.sources, objects.get(live.index())?)?;
+        let d = dialect::desired_part(&desired.sources, desired.objects.get(want.index())?)?;
         Some(match reconcile::compare(&l, &d) {
             None => Spec::Matches,
             Some(m) => Spec::Mismatch(m),
@@ -88,8 +91,10 @@ pub fn run(args: ReconcileArgs, env: Env, style: Style) -> Result<Status, Error>
     let result = match reconcile::reconcile(&input) {
         Ok(result) => result,
         Err(problems) => {
-            let findings: Vec<Finding> =
-                problems.iter().map(|&(p, _)| problem(&snapshot, p, settings.kinds.is_empty())).collect();
+            let findings = problems
+                .iter()
+                .map(|&(p, _)| problem(&snapshot, p, settings.kinds.is_empty()))
+                .collect::<Result<Vec<Finding>, _>>()?;
             diagnostics(&snapshot, &findings, style, env.stderr);
             return Err(Error::Unreconcilable { objects: findings.len() });
         }
@@ -120,7 +125,7 @@ pub fn run(args: ReconcileArgs, env: Env, style: Style) -> Result<Status, Error>
 }
 
 /// The finding for input that cannot be reconciled, at its place.
-fn problem(snapshot: &Snapshot, p: Problem, found_kinds: bool) -> Finding {
+fn problem(snapshot: &Snapshot, p: Problem, found_kinds: bool) -> Result<Finding, Internal> {
     let objects = &snapshot.objects;
     let sources = &snapshot.sources;
     let kinds_help = if found_kinds {
@@ -162,10 +167,10 @@ fn problem(snapshot: &Snapshot, p: Problem, found_kinds: bool) -> Finding {
             "a sub-resource belongs to the one custom resource its controller reference names; the API server allows one".to_string(),
         ),
     };
-    let o = &objects[id.index()];
+    let o = id.of(objects)?;
     let span = match at {
         Some(status) => anchor::state(sources, o, status),
         None => anchor::object(sources, o),
     };
-    Finding::new(rule, format!("{} {message}", o.reference())).at(span, label).refs([o.reference()]).help(help)
+    Ok(Finding::new(rule, format!("{} {message}", o.reference())).at(span, label).refs([o.reference()]).help(help))
 }

@@ -30,7 +30,8 @@ pub fn run(args: SimulateArgs, env: Env, style: Style) -> Result<Status, Error> 
     let paths = args.input.paths();
     let loading =
         Loading::plain(args.input.dialect.clone(), args.skip_invalid, "simulation", style, env.progress, &paths)
-            .saying(controls.rules, env.quiet);
+            .saying(controls.rules, env.quiet)
+            .limited(args.input.limits.limits());
     let snapshot = load_usable(&loading, env.stdin, env.stderr)?;
     refuse_duplicates(&snapshot, "simulation", style, env.stderr)?;
     let targets = targets.select(&snapshot.objects)?;
@@ -43,9 +44,11 @@ pub fn run(args: SimulateArgs, env: Env, style: Style) -> Result<Status, Error> 
     let reach = reachable(objects, relations, &targets);
     if args.controller == Controller::Krake {
         let graph = Graph::build(objects, relations);
-        let cycles =
-            crate::analysis::cycles::find(&graph, relations, |r| r.kind == RelKind::Owns && r.link == Link::Solid);
-        if let Some(c) = cycles.iter().find(|c| c.component.iter().any(|o| reach[o.index()])) {
+        let cycles = crate::analysis::cycles::find_by_reference(objects, &graph, relations, |r| {
+            r.kind == RelKind::Owns && r.link == Link::Solid
+        });
+        let reached = |o: &ObjId| reach.get(o.index()).copied().unwrap_or(false);
+        if let Some(c) = cycles.iter().find(|c| c.component.iter().any(reached)) {
             let refs: Vec<String> = objects.par_iter().map(Object::reference).collect();
             let error = ownership_cycle_error(objects, relations, &graph, &refs, &c.component);
             say_places(&snapshot, &error, style, env.stderr);
@@ -73,7 +76,7 @@ pub fn run(args: SimulateArgs, env: Env, style: Style) -> Result<Status, Error> 
             super::names::printable(&snapshot, &[&sim.removed], "-o names")?;
             render::names::kubectl(objects, sim.removed.iter().copied(), out)
         }
-        SimulateFormat::Refs => render::names::refs(sim.removed.iter().map(|id| refs[id.index()].as_str()), out),
+        SimulateFormat::Refs => render::names::refs(&refs, sim.removed.iter().copied(), out),
     };
     written.map_err(Error::Output)?;
     timer.lap("render");
@@ -85,17 +88,22 @@ pub fn run(args: SimulateArgs, env: Env, style: Style) -> Result<Status, Error> 
 
 /// The objects the deletion of `targets` can reach through solid ownership.
 fn reachable(objects: &[Object], relations: &[crate::model::Relation], targets: &[ObjId]) -> Vec<bool> {
+    // Ids are positions in `objects`, which the relations and targets
+    // were made from: `get` finds each one.
     let mut dependents = vec![Vec::new(); objects.len()];
     for r in relations.iter().filter(|r| r.kind == RelKind::Owns && r.link == Link::Solid) {
-        dependents[r.from.index()].push(r.to);
+        if let Some(d) = dependents.get_mut(r.from.index()) {
+            d.push(r.to);
+        }
     }
     let mut seen = vec![false; objects.len()];
     let mut stack: Vec<ObjId> = targets.to_vec();
     while let Some(id) = stack.pop() {
-        if std::mem::replace(&mut seen[id.index()], true) {
-            continue;
+        match seen.get_mut(id.index()) {
+            Some(seen) if !*seen => *seen = true,
+            _ => continue,
         }
-        stack.extend(dependents[id.index()].iter().copied());
+        stack.extend(dependents.get(id.index()).into_iter().flatten().copied());
     }
     seen
 }

@@ -90,8 +90,22 @@ macro_rules! refuse_non_strings {
     };
 }
 
+/// The first control character (C0, DEL or C1) other than a tab or a line
+/// break in `v`, if any. None belongs in a name, kind, uid, finalizer or an
+/// annotation teardown reads, and no output can carry one: a shell argument
+/// cannot hold a NUL, and the others pass to a terminal as commands.
+/// (Blanks are the outputs' business: `-o names` refuses a name that holds
+/// one, `-o kubectl` quotes it.)
+fn control_character(v: &str) -> Option<char> {
+    // Printable ASCII, the usual case, in one pass without a branch a byte.
+    if !v.bytes().fold(false, |odd, b| odd | !(0x20..0x7f).contains(&b)) {
+        return None;
+    }
+    v.chars().find(|&c| c.is_control() && !matches!(c, '\t' | '\n' | '\r'))
+}
+
 macro_rules! strict_text {
-    ($t:ty, $make:expr) => {
+    ($t:ty, $make:expr, $check:expr) => {
         impl<'de> Deserialize<'de> for $t {
             fn deserialize<D: Deserializer<'de>>(d: D) -> Result<$t, D::Error> {
                 struct V;
@@ -101,7 +115,13 @@ macro_rules! strict_text {
                         f.write_str("a string")
                     }
                     fn visit_str<E: de::Error>(self, v: &str) -> Result<$t, E> {
-                        Ok($make(v))
+                        match if $check { control_character(v) } else { None } {
+                            Some(c) => Err(E::custom(format_args!(
+                                "a control character (U+{:04X}); no API server accepts one",
+                                u32::from(c)
+                            ))),
+                            None => Ok($make(v)),
+                        }
                     }
                     refuse_non_strings!($t);
                 }
@@ -111,8 +131,8 @@ macro_rules! strict_text {
     };
 }
 
-strict_text!(Text, |v: &str| Text(v.into()));
-strict_text!(IsText, |_: &str| IsText);
+strict_text!(Text, |v: &str| Text(v.into()), true);
+strict_text!(IsText, |_: &str| IsText, false);
 
 /// A map key that must be a string, borrowed from the input when it can be.
 pub struct TextKey<'de>(pub std::borrow::Cow<'de, str>);
@@ -157,16 +177,36 @@ impl<'de> Deserialize<'de> for StrMap {
                 Ok(StrMap::default())
             }
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<StrMap, A::Error> {
-                let mut out = Vec::with_capacity(map.size_hint().unwrap_or(4));
+                let mut out: Vec<(Str, Str)> = Vec::with_capacity(map.size_hint().unwrap_or(4));
                 while let Some(k) = map.next_key::<Text>()? {
                     let v = map.next_value::<Option<Text>>()?;
                     out.push((k.0, v.map(|v| v.0).unwrap_or_default()));
                 }
-                Ok(StrMap(out))
+                match duplicate(out.iter().map(|(k, _)| &**k)) {
+                    Some(key) => Err(de::Error::custom(format_args!("duplicate key `{key}`"))),
+                    None => Ok(StrMap(out)),
+                }
             }
         }
         d.deserialize_any(V)
     }
+}
+
+/// A key written twice in one map, if there is one. Which of the two values
+/// counts is the reader's guess (kubectl's JSON reader takes the last, its
+/// YAML reader refuses both): refused, not guessed.
+pub fn duplicate<'k>(keys: impl Iterator<Item = &'k str> + Clone) -> Option<&'k str> {
+    let n = keys.clone().count();
+    if n <= 16 {
+        return keys
+            .clone()
+            .enumerate()
+            .find(|&(i, k)| keys.clone().skip(i + 1).any(|other| other == k))
+            .map(|(_, k)| k);
+    }
+    let mut sorted: Vec<&str> = keys.collect();
+    sorted.sort_unstable();
+    sorted.windows(2).find(|w| w.first() == w.last()).and_then(|w| w.first().copied())
 }
 
 /// A map key as text, borrowed from the input when it can be.

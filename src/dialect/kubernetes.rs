@@ -151,35 +151,44 @@ fn not_a_string(unit: &Unit, mut finding: Finding) -> Finding {
     let Some(marker) = finding.message.find(NOT_A_STRING) else { return finding };
     let text = unit.source_text();
     let b = text.as_bytes();
-    let what = if finding.message[..marker].ends_with("a boolean ") { "a boolean" } else { "a number" };
+    let what =
+        if finding.message.get(..marker).is_some_and(|m| m.ends_with("a boolean ")) { "a boolean" } else { "a number" };
     let (language, field, token) = if unit.is_json() {
         // serde_json points at the value's last character or just after it,
         // and names no field.
         let delimiter = |c: u8| matches!(c, b':' | b',' | b'[' | b']' | b'{' | b'}' | b' ' | b'\n' | b'\r' | b'\t');
-        let end = (at.start..b.len()).find(|&i| delimiter(b[i])).unwrap_or(b.len());
-        let start = (0..end).rev().find(|&i| delimiter(b[i])).map_or(0, |i| i + 1);
-        let key_end = text[..start].trim_end().strip_suffix(':').map(|k| k.trim_end().len());
+        let end = b
+            .get(at.start..)
+            .and_then(|rest| rest.iter().position(|&c| delimiter(c)))
+            .map_or(b.len(), |i| at.start + i);
+        let start = b.get(..end).and_then(|head| head.iter().rposition(|&c| delimiter(c))).map_or(0, |i| i + 1);
+        let key_end = text.get(..start).and_then(|t| t.trim_end().strip_suffix(':')).map(|k| k.trim_end().len());
         let field = key_end.and_then(|e| {
-            let k = text[..e].strip_suffix('"')?;
+            let k = text.get(..e)?.strip_suffix('"')?;
             let open = k.rfind('"')?;
-            Some(k[open + 1..].to_string())
+            Some(k.get(open + 1..)?.to_string())
         });
         ("JSON", field, start..end)
     } else {
         // serde_yaml points at the value, and names the field's path.
         let path = finding.message.strip_prefix("YAML: ").and_then(|m| m.split_once(": ")).map(|(p, _)| p.to_string());
-        let line_end = memchr::memchr(b'\n', &b[at.start..]).map_or(b.len(), |n| at.start + n);
+        let line_end = b.get(at.start..).and_then(|rest| memchr::memchr(b'\n', rest)).map_or(b.len(), |n| at.start + n);
         let mut end = at.start;
-        while end < line_end && !matches!(b[end], b',' | b']' | b'}' | b'\r') && !text[end..].starts_with(" #") {
+        while end < line_end
+            && !matches!(b.get(end), Some(b',' | b']' | b'}' | b'\r'))
+            && !b.get(end..).is_some_and(|rest| rest.starts_with(b" #"))
+        {
             end += 1;
         }
-        let end = at.start + text[at.start..end].trim_end().len();
+        // A place off the text (not serde_yaml's) leaves the finding as it is.
+        let end = at.start + text.get(at.start..end).map_or(0, |t| t.trim_end().len());
         ("YAML", path, at.start..end)
     };
     if token.is_empty() {
         return finding;
     }
-    let written = &text[token.clone()];
+    let Some(written) = text.get(token.clone()) else { return finding };
+    let written = crate::findings::quoted(written);
     let field = field.unwrap_or_else(|| "a field".into());
     let key = field.rsplit('.').next().unwrap_or(&field).to_string();
     finding.message = format!("{language}: {field}: `{written}` is {what} where a string belongs; kubectl refuses it");
@@ -230,7 +239,7 @@ mod yaml11 {
             return None;
         }
         let unsigned = v.strip_prefix(['+', '-']).unwrap_or(v);
-        if unsigned.starts_with(['.']) && matches!(&unsigned[1..], "inf" | "Inf" | "INF" | "nan" | "NaN" | "NAN") {
+        if matches!(unsigned.strip_prefix('.'), Some("inf" | "Inf" | "INF" | "nan" | "NaN" | "NAN")) {
             return (v.len() == unsigned.len() || !unsigned.ends_with(['n', 'N'])).then_some("a number");
         }
         let hex = unsigned.starts_with("0x") || unsigned.starts_with("0X");
@@ -287,8 +296,8 @@ mod yaml11 {
     /// `[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?`
     fn float(s: &str) -> bool {
         let s = s.strip_prefix(['+', '-']).unwrap_or(s);
-        let (mantissa, exponent) = match s.find(['e', 'E']) {
-            Some(i) => (&s[..i], Some(&s[i + 1..])),
+        let (mantissa, exponent) = match s.split_once(['e', 'E']) {
+            Some((mantissa, exponent)) => (mantissa, Some(exponent)),
             None => (s, None),
         };
         let mantissa_ok = match mantissa.split_once('.') {
@@ -301,8 +310,8 @@ mod yaml11 {
 
     /// `2006-1-2`, optionally with a time (`T`, `t` or a space between).
     fn timestamp(s: &str) -> bool {
-        let (date, time) = match s.find(['T', 't', ' ']) {
-            Some(i) => (&s[..i], Some(&s[i + 1..])),
+        let (date, time) = match s.split_once(['T', 't', ' ']) {
+            Some((date, time)) => (date, Some(time)),
             None => (s, None),
         };
         let mut parts = date.split('-');
@@ -378,8 +387,9 @@ mod yaml11 {
                 continue;
             }
             let what = reads(value).unwrap_or("not a string");
+            let value = crate::findings::quoted(value);
             let field = path.join(".");
-            let key = path.last().copied().unwrap_or(value);
+            let key = path.last().copied().unwrap_or(&value);
             return Some(
                 Finding::new(
                     Rule::Td001,
@@ -482,16 +492,21 @@ impl<'de> Deserialize<'de> for KeptAnnotations {
             }
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<KeptAnnotations, A::Error> {
                 let mut out = Vec::new();
+                let mut keys = Vec::new();
                 while let Some(TextKey(k)) = map.next_key::<TextKey>()? {
                     // Every value must be a string; those teardown reads are kept.
                     if kept_annotation(&k) {
                         let v = map.next_value::<Option<Text>>()?;
-                        out.push((k.into_owned().into(), v.map(|v| v.0).unwrap_or_default()));
+                        out.push((k.clone().into_owned().into(), v.map(|v| v.0).unwrap_or_default()));
                     } else {
                         map.next_value::<Option<IsText>>()?;
                     }
+                    keys.push(k);
                 }
-                Ok(KeptAnnotations(out))
+                match super::fields::duplicate(keys.iter().map(|k| &**k)) {
+                    Some(key) => Err(de::Error::custom(format_args!("duplicate key `{key}`"))),
+                    None => Ok(KeptAnnotations(out)),
+                }
             }
         }
         d.deserialize_any(V)
@@ -1302,6 +1317,7 @@ fn facts(
 }
 
 #[cfg(test)]
+#[allow(clippy::string_slice, reason = "tests slice their own fixtures at the spans the code under test found")]
 mod tests {
     use super::*;
 

@@ -211,9 +211,19 @@ pub fn parse_object<T: serde::de::DeserializeOwned>(unit: &Unit) -> Result<T, Fi
 
 /// The finding for a document no dialect reads.
 pub fn unrecognised(unit: &Unit) -> Option<Finding> {
+    if let Some(finding) = unit.unreadable() {
+        return Some(finding.clone());
+    }
     let shape = unit.outline().shape;
     if shape == Shape::Null {
         return None; // an empty document
+    }
+    if shape == Shape::Map && !unit.outline().complete {
+        // An outline that could not be made: the document does not parse,
+        // and the parser says why (a control character, say).
+        if let Err(finding) = unit.tree() {
+            return Some(finding.clone());
+        }
     }
     let mut finding = not_an_object(unit, shape.describe());
     if let Some(hint) = REGISTRY.iter().find_map(|d| d.hint(unit)) {

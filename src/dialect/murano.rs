@@ -100,6 +100,12 @@ fn get<'a>(m: &'a [(Node, Node)], key: &str) -> Option<&'a Node> {
     m.iter().find(|(k, _)| k.as_str() == Some(key)).map(|(_, v)| v)
 }
 
+/// Whether the `?` at `q` is quoted (`"?"` or `'?'`).
+fn quoted_question(b: &[u8], q: usize) -> bool {
+    let before = q.checked_sub(1).and_then(|p| b.get(p));
+    before.is_some_and(|&c| matches!(c, b'"' | b'\'') && b.get(q + 1) == Some(&c))
+}
+
 /// Whether `doc` may hold a Murano header: a `"?"` (or `'?'`) key whose
 /// value is a map. Cheap (a substring search), so that other dialects do not
 /// pay for Murano.
@@ -107,8 +113,7 @@ pub fn looks_like(doc: &str) -> bool {
     let b = doc.as_bytes();
     // `?` is rare in other documents: find each, then look around it.
     for q in memchr::memchr_iter(b'?', b) {
-        let quoted = q > 0 && matches!(b[q - 1], b'"' | b'\'') && b.get(q + 1) == Some(&b[q - 1]);
-        if quoted {
+        if quoted_question(b, q) {
             let at = q - 1;
             let mut j = at + 3;
             while matches!(b.get(j), Some(b' ' | b'\t')) {
@@ -185,6 +190,13 @@ impl Reader<'_> {
     /// header with that id): from its `?` key to the next header; and where
     /// its id is. Headers are found in one pass over the document, the first
     /// time one is asked for.
+    /// Whether what is written in `section` under the object at `parent`
+    /// counts as its reference: what only ObjectsCopy says of an object in
+    /// the model does not.
+    fn records(&self, parent: usize, section: Section) -> bool {
+        section != Section::Old || self.infos.get(parent).is_some_and(|p| p.section == Section::Old)
+    }
+
     fn header_span(&mut self, id: &str, occurrence: usize) -> (Span, Span) {
         if self.headers.is_none() {
             self.headers = Some(header_index(self.text, self.doc.clone()));
@@ -238,12 +250,11 @@ impl Reader<'_> {
             }
             Node::Str(_) | Node::Number(_) => {
                 // What only ObjectsCopy says of an object in the model refers to nothing now.
-                let Some(p) = parent.filter(|&p| section != Section::Old || self.infos[p].section == Section::Old)
-                else {
+                let Some(p) = parent.filter(|&p| self.records(p, section)) else {
                     return;
                 };
-                if let Some(s) = scalar(v) {
-                    self.infos[p].strings.push(s.into());
+                if let (Some(s), Some(info)) = (scalar(v), self.infos.get_mut(p)) {
+                    info.strings.push(s.into());
                 }
             }
             _ => {}
@@ -267,18 +278,21 @@ impl Reader<'_> {
         let (kind, full_type) = type_of(h);
         if let Some(&i) = self.by_id.get(&id) {
             // Written out again: the same object, referred to from here.
-            if let Some(p) = parent.filter(|&p| section != Section::Old || self.infos[p].section == Section::Old) {
-                self.infos[p].strings.push(id.clone());
+            if let Some(info) = parent.filter(|&p| self.records(p, section)).and_then(|p| self.infos.get_mut(p)) {
+                info.strings.push(id.clone());
             }
-            self.infos[i].section = self.infos[i].section.with(section);
-            self.infos[i].copies += 1;
-            if self.objects[i].kind != kind {
-                let (_, again) = self.header_span(&id, self.infos[i].copies as usize);
+            // `by_id` holds the index its object and info were pushed at.
+            let Some(info) = self.infos.get_mut(i) else { return };
+            info.section = info.section.with(section);
+            info.copies += 1;
+            let copies = info.copies as usize;
+            if let Some(first_kind) = self.objects.get(i).map(|o| o.kind.clone()).filter(|k| *k != kind) {
+                let (_, again) = self.header_span(&id, copies);
                 let (_, first) = self.header_span(&id, 0);
                 self.findings.push(
                     Finding::new(
                         Rule::Td002,
-                        format!("two different objects ({} and {kind}) have the id {id}", self.objects[i].kind),
+                        format!("two different objects ({first_kind} and {kind}) have the id {id}"),
                     )
                     .at(again, "again here")
                     .also(first, "first defined here")
@@ -330,12 +344,13 @@ impl Reader<'_> {
                 k.starts_with('_').then(|| (Str::from(k), Str::from(v.to_json())))
             })
             .collect();
-        let owners: Box<[OwnerRef]> = match parent {
+        // `parent` is the index an object was pushed at.
+        let owners: Box<[OwnerRef]> = match parent.and_then(|p| self.objects.get(p)) {
             Some(p) => {
-                let pid = self.objects[p].name.clone();
+                let pid = p.name.clone();
                 Box::new([OwnerRef {
                     group: "".into(),
-                    kind: self.objects[p].kind.clone(),
+                    kind: p.kind.clone(),
                     name: pid.clone(),
                     uid: Some(pid),
                     controller: false,
@@ -400,8 +415,10 @@ type HeaderIndex = FxHashMap<String, Vec<(Range<usize>, Range<usize>)>>;
 fn header_index(text: &str, doc: Range<usize>) -> HeaderIndex {
     let b = text.as_bytes();
     let mut keys = Vec::new();
-    for q in memchr::memchr_iter(b'?', &b[doc.clone()]).map(|q| doc.start + q) {
-        if q > doc.start && matches!(b[q - 1], b'"' | b'\'') && b.get(q + 1) == Some(&b[q - 1]) {
+    // A document off the text (not one the splitter made) has no headers.
+    let body = b.get(doc.clone()).unwrap_or_default();
+    for q in memchr::memchr_iter(b'?', body).map(|q| doc.start + q) {
+        if q > doc.start && quoted_question(b, q) {
             let mut j = q + 2;
             while matches!(b.get(j), Some(b' ' | b'\t')) {
                 j += 1;
@@ -417,11 +434,11 @@ fn header_index(text: &str, doc: Range<usize>) -> HeaderIndex {
         let Some(key) = locate::key_after(text, start + 3..end, "id") else { continue };
         // The value: after the colon, blanks and an optional quote.
         let mut v = key.end;
-        while v < end && b[v] != b':' {
+        while v < end && b.get(v).is_some_and(|&c| c != b':') {
             v += 1;
         }
         v += 1;
-        while v < end && matches!(b[v], b' ' | b'\t') {
+        while v < end && matches!(b.get(v), Some(b' ' | b'\t')) {
             v += 1;
         }
         let quote = b.get(v).copied().filter(|c| matches!(c, b'"' | b'\''));
@@ -429,8 +446,7 @@ fn header_index(text: &str, doc: Range<usize>) -> HeaderIndex {
             v += 1;
         }
         let mut w = v;
-        while w < end {
-            let c = b[w];
+        while let Some(&c) = b.get(w).filter(|_| w < end) {
             let stop = match quote {
                 Some(q) => c == q || c == b'\\',
                 None => matches!(c, b',' | b'}' | b']' | b'\n' | b'\r' | b' ' | b'\t' | b'#'),
@@ -440,7 +456,8 @@ fn header_index(text: &str, doc: Range<usize>) -> HeaderIndex {
             }
             w += 1;
         }
-        out.entry(text[v..w].to_string()).or_default().push((start..end, v..w));
+        let Some(id) = text.get(v..w) else { continue };
+        out.entry(id.to_string()).or_default().push((start..end, v..w));
     }
     out
 }

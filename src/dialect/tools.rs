@@ -70,10 +70,13 @@ pub fn read(subject: &Subject, annotations: &[(Str, Str)], span: Span, text: &st
             .or_else(|| locate::key_after(text, span.range(), key))
             .unwrap_or(span.range());
         out.push(
-            Finding::new(Rule::Td001, format!("{}: annotation `{key}: {value}` {what}", reference()))
-                .at(Span::new(span.file, range), "this value")
-                .refs([reference()])
-                .help(help.to_string()),
+            Finding::new(
+                Rule::Td001,
+                format!("{}: annotation `{key}: {}` {what}", reference(), crate::findings::quoted(value)),
+            )
+            .at(Span::new(span.file, range), "this value")
+            .refs([reference()])
+            .help(help.to_string()),
         );
     };
     let mut t = Tools::default();

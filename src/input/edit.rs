@@ -40,6 +40,23 @@ fn unsupported<T>(at: usize, what: impl Into<String>) -> R<T> {
     Err(Unsupported { at, what: what.into() })
 }
 
+/// `text[range]`; a range that is not in the text (or cuts a character)
+/// is refused, never read as some other text.
+fn part(text: &str, range: Range<usize>) -> R<&str> {
+    match text.get(range.clone()) {
+        Some(s) => Ok(s),
+        None => unsupported(range.start, "a range that is not in the text"),
+    }
+}
+
+/// `text[at..]`, refused like [`part`].
+fn from(text: &str, at: usize) -> R<&str> {
+    match text.get(at..) {
+        Some(s) => Ok(s),
+        None => unsupported(at, "a range that is not in the text"),
+    }
+}
+
 /// An entry of a collection: its whole range (what removing it removes,
 /// before separators are counted), its key (mappings) and its value.
 #[derive(Clone, Debug)]
@@ -61,12 +78,14 @@ struct Collection {
 }
 
 fn line_start(text: &str, at: usize) -> usize {
-    text[..at].rfind('\n').map_or(0, |i| i + 1)
+    let b = text.as_bytes();
+    memchr::memrchr(b'\n', b.get(..at).unwrap_or(b)).map_or(0, |i| i + 1)
 }
 
 /// The end of the line holding `at`, after its newline (or the text's end).
 fn line_end(text: &str, at: usize) -> usize {
-    text[at..].find('\n').map_or(text.len(), |i| at + i + 1)
+    let rest = text.as_bytes().get(at..).unwrap_or_default();
+    memchr::memchr(b'\n', rest).map_or(text.len(), |i| at + i + 1)
 }
 
 fn indent_of(line: &str) -> usize {
@@ -83,12 +102,16 @@ fn is_filler(line: &str) -> bool {
 /// they are asked for (a collection stops reading at its end).
 fn lines_in(text: &str, range: Range<usize>) -> impl Iterator<Item = (usize, &str)> {
     let mut at = range.start;
+    let stop = range.end.min(text.len());
     std::iter::from_fn(move || {
-        if at >= range.end {
+        // Each line starts after a newline, so only a `range.start` inside a
+        // character is not in the text: no lines then.
+        let rest = text.get(at..stop)?;
+        if rest.is_empty() {
             return None;
         }
-        let end = text[at..range.end].find('\n').map_or(range.end, |i| at + i);
-        let line = (at, text[at..end].trim_end_matches('\r'));
+        let end = memchr::memchr(b'\n', rest.as_bytes()).map_or(stop, |i| at + i);
+        let line = (at, rest.get(..end - at)?.trim_end_matches('\r'));
         at = end + 1;
         Some(line)
     })
@@ -118,7 +141,7 @@ mod counted {
 /// Skip whitespace forwards from `at`.
 fn skip_ws(text: &str, mut at: usize, end: usize) -> usize {
     let b = text.as_bytes();
-    while at < end && matches!(b[at], b' ' | b'\t' | b'\n' | b'\r') {
+    while at < end && matches!(b.get(at), Some(b' ' | b'\t' | b'\n' | b'\r')) {
         at += 1;
     }
     at
@@ -127,7 +150,7 @@ fn skip_ws(text: &str, mut at: usize, end: usize) -> usize {
 /// Skip whitespace backwards from `at` (exclusive).
 fn skip_ws_back(text: &str, mut at: usize, start: usize) -> usize {
     let b = text.as_bytes();
-    while at > start && matches!(b[at - 1], b' ' | b'\t' | b'\n' | b'\r') {
+    while at > start && matches!(b.get(at - 1), Some(b' ' | b'\t' | b'\n' | b'\r')) {
         at -= 1;
     }
     at
@@ -138,10 +161,12 @@ fn skip_ws_back(text: &str, mut at: usize, start: usize) -> usize {
 /// The end of the quoted string starting at `at` (after its closing quote).
 fn quoted_end(text: &str, at: usize) -> R<usize> {
     let b = text.as_bytes();
-    let q = b[at];
+    let Some(&q) = b.get(at) else {
+        return unsupported(at, "a string that does not start");
+    };
     let mut i = at + 1;
-    while i < b.len() {
-        match b[i] {
+    while let Some(&c) = b.get(i) {
+        match c {
             b'\\' if q == b'"' => i += 2,
             c if c == q => {
                 if q == b'\'' && b.get(i + 1) == Some(&b'\'') {
@@ -166,19 +191,20 @@ fn flow_value_end(text: &str, at: usize, limit: usize) -> R<usize> {
             let mut depth = 0usize;
             let mut i = at;
             while i < limit {
-                match b[i] {
+                let Some(&c) = b.get(i) else { break };
+                match c {
                     b'"' | b'\'' => {
                         i = quoted_end(text, i)?;
                         continue;
                     }
                     b'[' | b'{' => depth += 1,
                     b']' | b'}' => {
-                        depth -= 1;
+                        depth = depth.saturating_sub(1);
                         if depth == 0 {
                             return Ok(i + 1);
                         }
                     }
-                    b'#' if i > 0 && matches!(b[i - 1], b' ' | b'\n') => {
+                    b'#' if i > 0 && matches!(b.get(i - 1), Some(b' ' | b'\n')) => {
                         return unsupported(i, "a comment inside a flow collection");
                     }
                     _ => {}
@@ -190,7 +216,7 @@ fn flow_value_end(text: &str, at: usize, limit: usize) -> R<usize> {
         _ => {
             // A plain scalar: up to a separator of the enclosing collection.
             let mut i = at;
-            while i < limit && !matches!(b[i], b',' | b']' | b'}' | b'\n') {
+            while i < limit && !matches!(b.get(i), None | Some(b',' | b']' | b'}' | b'\n')) {
                 i += 1;
             }
             Ok(skip_ws_back(text, i, at))
@@ -203,7 +229,7 @@ fn flow_collection(text: &str, open: usize) -> R<Collection> {
     #[cfg(test)]
     counted::parse();
     let b = text.as_bytes();
-    let is_map = b[open] == b'{';
+    let is_map = b.get(open) == Some(&b'{');
     let end = flow_value_end(text, open, text.len())?;
     let inner = open + 1..end - 1;
     let mut entries = Vec::new();
@@ -218,15 +244,15 @@ fn flow_collection(text: &str, open: usize) -> R<Collection> {
                     // A plain key ends at `: ` (or `:` before a separator).
                     let mut i = at;
                     while i < inner.end
-                        && !(b[i] == b':' && matches!(b.get(i + 1), Some(b' ' | b'\n' | b',' | b'}' | b']')))
-                        && !matches!(b[i], b',' | b'}' | b']')
+                        && !(b.get(i) == Some(&b':') && matches!(b.get(i + 1), Some(b' ' | b'\n' | b',' | b'}' | b']')))
+                        && !matches!(b.get(i), None | Some(b',' | b'}' | b']'))
                     {
                         i += 1;
                     }
                     skip_ws_back(text, i, at)
                 }
             };
-            let raw = &text[at..key_end];
+            let raw = part(text, at..key_end)?;
             key = Some(unquote(raw));
             at = skip_ws(text, key_end, inner.end);
             if b.get(at) != Some(&b':') {
@@ -248,10 +274,10 @@ fn flow_collection(text: &str, open: usize) -> R<Collection> {
 
 fn unquote(raw: &str) -> String {
     let raw = raw.trim();
-    if raw.len() >= 2 && raw.starts_with('"') && raw.ends_with('"') {
-        serde_json::from_str::<String>(raw).unwrap_or_else(|_| raw[1..raw.len() - 1].to_string())
-    } else if raw.len() >= 2 && raw.starts_with('\'') && raw.ends_with('\'') {
-        raw[1..raw.len() - 1].replace("''", "'")
+    if let Some(inner) = raw.strip_prefix('"').and_then(|r| r.strip_suffix('"')) {
+        serde_json::from_str::<String>(raw).unwrap_or_else(|_| inner.to_string())
+    } else if let Some(inner) = raw.strip_prefix('\'').and_then(|r| r.strip_suffix('\'')) {
+        inner.replace("''", "'")
     } else {
         raw.to_string()
     }
@@ -266,29 +292,25 @@ fn block_key(line: &str) -> Option<(String, usize)> {
     let lead = line.len() - t.len();
     let (key, after) = if t.starts_with(['"', '\'']) {
         let end = quoted_end(t, 0).ok()?;
-        (unquote(&t[..end]), end)
+        (unquote(t.get(..end)?), end)
     } else {
         let b = t.as_bytes();
-        let mut i = 0;
+        let mut i = 0usize;
         loop {
-            if i >= b.len() {
-                return None;
+            match (i.checked_sub(1).and_then(|p| b.get(p)), b.get(i)?, b.get(i + 1)) {
+                (_, b':', None | Some(b' ')) => break,
+                (Some(b' '), b'#', _) => return None,
+                _ => i += 1,
             }
-            if b[i] == b':' && (i + 1 == b.len() || b[i + 1] == b' ') {
-                break;
-            }
-            if b[i] == b'#' && i > 0 && b[i - 1] == b' ' {
-                return None;
-            }
-            i += 1;
         }
-        (t[..i].trim_end().to_string(), i)
+        (t.get(..i)?.trim_end().to_string(), i)
     };
-    let rest = &t[after..];
-    let colon = rest.len() - rest.trim_start_matches(' ').len();
-    if !rest[colon..].starts_with(':') {
+    let rest = t.get(after..)?;
+    let spaced = rest.trim_start_matches(' ');
+    if !spaced.starts_with(':') {
         return None;
     }
+    let colon = rest.len() - spaced.len();
     Some((key, lead + after + colon + 1))
 }
 
@@ -298,7 +320,8 @@ fn block_collection(text: &str, first: usize, limit: usize) -> R<Collection> {
     #[cfg(test)]
     counted::parse();
     let col = first - line_start(text, first);
-    let seq = text[first..].starts_with("- ") || text[first..].starts_with("-\n") || &text[first..] == "-";
+    let head = from(text, first)?;
+    let seq = head.starts_with("- ") || head.starts_with("-\n") || head == "-";
     let mut entries: Vec<Entry> = Vec::new();
     let mut last_content = None;
     for (i, (start, line)) in lines_in(text, line_start(text, first)..limit).enumerate() {
@@ -309,8 +332,8 @@ fn block_collection(text: &str, first: usize, limit: usize) -> R<Collection> {
         } else if is_separator(line) || line == "..." {
             break; // the document ends
         } else {
-            let ind = indent_of(line);
-            let rest = &line[ind..];
+            let rest = line.trim_start_matches(' ');
+            let ind = line.len() - rest.len();
             let dash = rest.starts_with("- ") || rest == "-";
             if ind < col || (ind == col && seq && !dash) {
                 break; // the collection ends
@@ -327,7 +350,7 @@ fn block_collection(text: &str, first: usize, limit: usize) -> R<Collection> {
             } else {
                 // The first entry may follow a `- ` on its line.
                 let from = if i == 0 { col } else { 0 };
-                match block_key(&line[from..]) {
+                match line.get(from..).and_then(block_key) {
                     Some((k, after)) => (Some(k), start + from + after),
                     None => return unsupported(at, "a line of a block mapping that is not `key: value`"),
                 }
@@ -354,18 +377,20 @@ fn collection_at(text: &str, value: Range<usize>) -> R<Collection> {
         return unsupported(value.start, "an empty value where a collection was expected");
     }
     let b = text.as_bytes();
-    match b[start] {
-        b'[' | b'{' => flow_collection(text, start),
-        b'#' => {
+    match b.get(start) {
+        None => unsupported(start, "a range that is not in the text"),
+        Some(b'[' | b'{') => flow_collection(text, start),
+        Some(b'#') => {
             // `key: # comment` then the block below it.
             let next = line_end(text, start);
             collection_at(text, next..value.end)
         }
-        b'&' | b'*' | b'!' | b'|' | b'>' => unsupported(start, "an anchor, alias, tag or block scalar"),
-        _ => {
+        Some(b'&' | b'*' | b'!' | b'|' | b'>') => unsupported(start, "an anchor, alias, tag or block scalar"),
+        Some(_) => {
             let ls = line_start(text, start);
             // A block collection starts on a line of its own, or after `- `.
-            if text[ls..start].trim().is_empty() || text[ls..start].trim_end().ends_with('-') {
+            let lead = part(text, ls..start)?;
+            if lead.trim().is_empty() || lead.trim_end().ends_with('-') {
                 block_collection(text, start, value.end)
             } else {
                 unsupported(start, "a scalar where a collection was expected")
@@ -378,13 +403,13 @@ fn collection_at(text: &str, value: Range<usize>) -> R<Collection> {
 fn mapping_at(text: &str, span: Range<usize>) -> R<Collection> {
     let mut start = skip_ws(text, span.start, span.end);
     // An item of a block sequence whose span starts at its dash.
-    if text[start..span.end].starts_with("- ") {
+    if part(text, start..span.end)?.starts_with("- ") {
         start = skip_ws(text, start + 1, span.end);
     }
-    while start < span.end && text[start..].starts_with('#') {
+    while start < span.end && from(text, start)?.starts_with('#') {
         start = skip_ws(text, line_end(text, start), span.end);
     }
-    if text[start..span.end].starts_with("---") {
+    if part(text, start..span.end)?.starts_with("---") {
         start = skip_ws(text, line_end(text, start), span.end);
     }
     let c = collection_at(text, start..span.end)?;
@@ -398,13 +423,13 @@ fn mapping_at(text: &str, span: Range<usize>) -> R<Collection> {
 fn value_at(text: &str, span: Range<usize>, path: &[&str]) -> R<Option<(Collection, usize)>> {
     let mut map = mapping_at(text, span.clone())?;
     for (depth, key) in path.iter().enumerate() {
-        let Some(i) = map.entries.iter().position(|e| e.key.as_deref() == Some(*key)) else {
+        let Some((i, entry)) = map.entries.iter().enumerate().find(|(_, e)| e.key.as_deref() == Some(*key)) else {
             return Ok(None);
         };
         if depth + 1 == path.len() {
             return Ok(Some((map, i)));
         }
-        let v = map.entries[i].value.clone();
+        let v = entry.value.clone();
         map = collection_at(text, v)?;
     }
     unsupported(span.start, "an empty path")
@@ -412,33 +437,37 @@ fn value_at(text: &str, span: Range<usize>, path: &[&str]) -> R<Option<(Collecti
 
 /// The edits that take the entries `removed` (sorted indices) out of `c`,
 /// separators with them. `None`: every entry goes (the caller says what
-/// stays in its place).
-fn remove_entries(c: &Collection, removed: &[usize]) -> Option<Vec<Edit>> {
+/// stays in its place). An index that is not an entry is refused.
+fn remove_entries(c: &Collection, removed: &[usize]) -> R<Option<Vec<Edit>>> {
     let n = c.entries.len();
     if removed.len() >= n {
-        return None;
+        return Ok(None);
     }
+    let entry = |i: usize| match c.entries.get(i) {
+        Some(e) => Ok(e),
+        None => unsupported(c.inner.start, format!("no entry {i} in the collection")),
+    };
     if !c.flow {
-        return Some(removed.iter().map(|&i| Edit::cut(c.entries[i].whole.clone())).collect());
+        return removed.iter().map(|&i| Ok(Edit::cut(entry(i)?.whole.clone()))).collect::<R<Vec<_>>>().map(Some);
     }
     let mut edits = Vec::new();
-    let mut k = 0;
-    while k < removed.len() {
-        let first = removed[k];
+    let mut runs = removed.iter().copied().peekable();
+    while let Some(first) = runs.next() {
         let mut last = first;
-        while k + 1 < removed.len() && removed[k + 1] == last + 1 {
-            k += 1;
+        while runs.next_if_eq(&(last + 1)).is_some() {
             last += 1;
         }
-        k += 1;
         edits.push(match c.entries.get(last + 1) {
-            Some(next) => Edit::cut(c.entries[first].whole.start..next.whole.start),
+            Some(next) => Edit::cut(entry(first)?.whole.start..next.whole.start),
             // A run at the end: the comma before it goes (there is an entry
             // before it, since not every entry goes).
-            None => Edit::cut(c.entries[first - 1].whole.end..c.entries[last].whole.end),
+            None => match first.checked_sub(1) {
+                Some(before) => Edit::cut(entry(before)?.whole.end..entry(last)?.whole.end),
+                None => return unsupported(c.inner.start, "a run of entries from the first to the last"),
+            },
         });
     }
-    Some(edits)
+    Ok(Some(edits))
 }
 
 /// An edit `apply` asks for, on an object written at `span`.
@@ -500,7 +529,9 @@ impl<'t> Seen<'t> {
             self.lines.push(0);
             self.lines.extend(self.text.match_indices('\n').map(|(i, _)| i + 1));
         }
-        self.lines[self.lines.partition_point(|&l| l <= at) - 1]
+        // The first line starts at 0, so some line starts at or before `at`.
+        let n = self.lines.partition_point(|&l| l <= at);
+        n.checked_sub(1).and_then(|i| self.lines.get(i)).copied().unwrap_or(0)
     }
 
     /// The flow list opening at `open`, parsed once.
@@ -532,7 +563,7 @@ impl<'t> Seen<'t> {
         let mut i = prev;
         let mut passed = Vec::new();
         let open = loop {
-            if depth == 0 && i > 0 && b[i - 1] == b',' {
+            if depth == 0 && i > 0 && b.get(i - 1) == Some(&b',') {
                 if let Some(&open) = self.opens.get(&i) {
                     break open;
                 }
@@ -544,10 +575,10 @@ impl<'t> Seen<'t> {
             #[cfg(test)]
             counted::step_back();
             i -= 1;
-            match b[i] {
-                b']' | b'}' => depth += 1,
-                b'[' | b'{' if depth == 0 => break Some(i),
-                b'[' | b'{' => depth -= 1,
+            match b.get(i) {
+                Some(b']' | b'}') => depth += 1,
+                Some(b'[' | b'{') if depth == 0 => break Some(i),
+                Some(b'[' | b'{') => depth -= 1,
                 _ => {}
             }
         };
@@ -570,8 +601,8 @@ pub fn edits(text: &str, ops: &[Op]) -> R<Vec<Edit>> {
     let mut group_at: HashMap<usize, usize> = HashMap::new();
     let mut join = |list: Rc<Collection>, index: usize, when_empty: Edit| {
         let key = list.entries.first().map_or(list.inner.start, |e| e.whole.start);
-        match group_at.get(&key) {
-            Some(&g) => groups[g].1.push(index),
+        match group_at.get(&key).and_then(|&g| groups.get_mut(g)) {
+            Some(group) => group.1.push(index),
             None => {
                 group_at.insert(key, groups.len());
                 groups.push((list, vec![index], when_empty));
@@ -588,13 +619,15 @@ pub fn edits(text: &str, ops: &[Op]) -> R<Vec<Edit>> {
                 let Some((map, k)) = value_at(text, span.clone(), path)? else {
                     return unsupported(span.start, format!("no `{}` in the object", path.join(".")));
                 };
-                let value = map.entries[k].value.clone();
+                let Some(value) = map.entries.get(k).map(|e| e.value.clone()) else {
+                    return unsupported(span.start, format!("no `{}` in the object", path.join(".")));
+                };
                 let list = collection_at(text, value.clone())?;
                 if list.entries.iter().any(|e| e.key.is_some()) || *index >= list.entries.len() {
                     return unsupported(value.start, format!("`{}` has no entry {index}", path.join(".")));
                 }
-                let when_empty = match remove_entries(&map, &[k]) {
-                    Some(mut e) if e.len() == 1 => e.remove(0),
+                let when_empty = match remove_entries(&map, &[k])?.as_deref() {
+                    Some([e]) => e.clone(),
                     _ => return unsupported(span.start, format!("`{}` is all the object holds", path.join("."))),
                 };
                 join(Rc::new(list), *index, when_empty);
@@ -605,7 +638,7 @@ pub fn edits(text: &str, ops: &[Op]) -> R<Vec<Edit>> {
     for (list, mut removed, when_empty) in groups {
         removed.sort_unstable();
         removed.dedup();
-        match remove_entries(&list, &removed) {
+        match remove_entries(&list, &removed)? {
             Some(e) => out.extend(e),
             None => out.push(when_empty),
         }
@@ -624,17 +657,27 @@ pub fn edits(text: &str, ops: &[Op]) -> R<Vec<Edit>> {
     }
     // A cut that leaves a separator first in the file takes it too.
     if let Some(e) = merged.first_mut() {
-        let head = text[..e.range.start].lines().all(|l| is_filler(l) && !is_separator(l.trim_end()));
+        let head = part(text, 0..e.range.start)?.lines().all(|l| is_filler(l) && !is_separator(l.trim_end()));
         let next = line_end(text, e.range.end.min(text.len()));
-        if e.text.is_empty() && head && e.range.end < text.len() && is_separator(text[e.range.end..next].trim_end()) {
+        if e.text.is_empty()
+            && head
+            && e.range.end < text.len()
+            && is_separator(part(text, e.range.end..next)?.trim_end())
+        {
             e.range.end = next;
         }
     }
     let out = merged;
     for pair in out.windows(2) {
-        if pair[1].range.start < pair[0].range.end {
-            return unsupported(pair[1].range.start, "two edits of one place");
+        if let [a, b] = pair {
+            if b.range.start < a.range.end {
+                return unsupported(b.range.start, "two edits of one place");
+            }
         }
+    }
+    // Every edit is of text that is there: `apply` cuts where it says.
+    for e in &out {
+        part(text, e.range.clone())?;
     }
     Ok(out)
 }
@@ -645,18 +688,21 @@ fn set_true(text: &str, span: Range<usize>, path: &[&str], key: &str) -> R<Edit>
     let Some((map, k)) = value_at(text, span.clone(), path)? else {
         return unsupported(span.start, format!("no `{}` in the object", path.join(".")));
     };
-    let inner = collection_at(text, map.entries[k].value.clone())?;
+    let Some(entry) = map.entries.get(k) else {
+        return unsupported(span.start, format!("no `{}` in the object", path.join(".")));
+    };
+    let inner = collection_at(text, entry.value.clone())?;
     if let Some(e) = inner.entries.iter().find(|e| e.key.as_deref() == Some(key)) {
         let v = skip_ws(text, e.value.start, e.value.end);
-        let end = if inner.flow { e.value.end } else { v + text[v..e.value.end].trim_end().len() };
+        let end = if inner.flow { e.value.end } else { v + part(text, v..e.value.end)?.trim_end().len() };
         return Ok(Edit { range: v..end, text: "true".into() });
     }
     if inner.flow {
-        let json = text[inner.inner.start..].trim_start().starts_with('"') || inner.entries.is_empty();
+        let json = from(text, inner.inner.start)?.trim_start().starts_with('"') || inner.entries.is_empty();
         let name = if json { format!("\"{key}\"") } else { key.to_string() };
         return Ok(match inner.entries.first() {
             Some(first) => {
-                let gap = &text[inner.inner.start..first.whole.start];
+                let gap = part(text, inner.inner.start..first.whole.start)?;
                 let gap = if gap.is_empty() { " " } else { gap };
                 Edit { range: first.whole.start..first.whole.start, text: format!("{name}: true,{gap}") }
             }
@@ -667,8 +713,9 @@ fn set_true(text: &str, span: Range<usize>, path: &[&str], key: &str) -> R<Edit>
         return unsupported(inner.inner.start, "an empty block mapping");
     };
     let ls = line_start(text, first.whole.start);
-    let col = text[ls..].len() - text[ls..].trim_start_matches([' ', '-']).len();
-    if text[ls..ls + col].contains('-') {
+    let line = from(text, ls)?;
+    let col = line.len() - line.trim_start_matches([' ', '-']).len();
+    if part(line, 0..col)?.contains('-') {
         return unsupported(ls, "a mapping that starts on the line of its list item");
     }
     Ok(Edit { range: ls..ls, text: format!("{}{key}: true\n", " ".repeat(col)) })
@@ -677,8 +724,8 @@ fn set_true(text: &str, span: Range<usize>, path: &[&str], key: &str) -> R<Edit>
 fn remove_value(seen: &mut Seen, span: Range<usize>) -> R<Place> {
     let text = seen.text;
     let ls = seen.line_start(span.start);
-    let before = &text[ls..span.start];
-    let body = &text[span.clone()];
+    let before = part(text, ls..span.start)?;
+    let body = part(text, span.clone())?;
     let dash_in = body.starts_with("- ") || body.starts_with("-\n");
     if (dash_in && before.trim().is_empty()) || before.trim() == "-" {
         return block_item(seen, span, ls);
@@ -687,22 +734,22 @@ fn remove_value(seen: &mut Seen, span: Range<usize>) -> R<Place> {
     let mut at = skip_ws_back(text, span.start, 0);
     loop {
         let l = seen.line_start(at);
-        if at > 0 && text[l..at].trim_start().starts_with('#') {
+        if at > 0 && part(text, l..at)?.trim_start().starts_with('#') {
             at = skip_ws_back(text, l, 0);
             continue;
         }
         break;
     }
-    let prev_line = &text[seen.line_start(at)..at];
-    let prev = text[..at].chars().next_back();
+    let prev_line = part(text, seen.line_start(at)..at)?;
+    let prev = part(text, 0..at)?.chars().next_back();
     match prev {
         Some('[' | ',') => flow_element(seen, span, at),
         Some(':') if !is_separator(prev_line) => Ok(Place::Alone(Edit { range: span, text: "null".into() })),
         _ if at == 0 || is_separator(prev_line) || prev_line.trim_start().starts_with("...") => {
-            Ok(Place::Alone(document(text, span)))
+            Ok(Place::Alone(document(text, span)?))
         }
         // One of several JSON documents, or a YAML document at column 0.
-        _ if before.is_empty() => Ok(Place::Alone(document(text, span))),
+        _ if before.is_empty() => Ok(Place::Alone(document(text, span)?)),
         _ => unsupported(span.start, "a value whose container is not understood"),
     }
 }
@@ -713,14 +760,14 @@ fn is_separator(line: &str) -> bool {
 
 /// A document: from its separator line (when it has one) to the next
 /// separator line; the first document without one starts at its own line.
-fn document(text: &str, span: Range<usize>) -> Edit {
+fn document(text: &str, span: Range<usize>) -> R<Edit> {
     let mut start = line_start(text, span.start);
     // Back over the comments and blank lines between it and its separator.
     let mut l = start;
     let mut first = true;
     while l > 0 {
         let prev = line_start(text, l - 1);
-        let line = text[prev..l].trim_end_matches(['\n', '\r']);
+        let line = part(text, prev..l)?.trim_end_matches(['\n', '\r']);
         if is_separator(line) {
             start = prev;
             first = false;
@@ -735,12 +782,12 @@ fn document(text: &str, span: Range<usize>) -> Edit {
     // On to the next separator (or the end), taking this document's own
     // trailing comments and an end marker `...`.
     let mut end = span.end.min(text.len());
-    if end > span.start && !text[..end].ends_with('\n') {
+    if end > span.start && !part(text, 0..end)?.ends_with('\n') {
         end = line_end(text, end);
     }
     while end < text.len() {
         let e = line_end(text, end);
-        let line = text[end..e].trim_end_matches(['\n', '\r']);
+        let line = part(text, end..e)?.trim_end_matches(['\n', '\r']);
         if is_separator(line) || (!is_filler(line) && !line.starts_with("...")) {
             // The first document takes the separator after it: the next
             // one becomes the first.
@@ -751,17 +798,16 @@ fn document(text: &str, span: Range<usize>) -> Edit {
         }
         end = e;
     }
-    Edit::cut(start..end)
+    Ok(Edit::cut(start..end))
 }
 
 /// An item of a block sequence, found among its siblings.
 fn block_item(seen: &mut Seen, span: Range<usize>, ls: usize) -> R<Place> {
     let text = seen.text;
-    let dash = ls + indent_of(&text[ls..]);
-    let col = dash - ls;
+    let col = indent_of(from(text, ls)?);
     let sibling = |line: &str| {
-        let ind = indent_of(line);
-        ind == col && (line[ind..].starts_with("- ") || &line[ind..] == "-")
+        let rest = line.trim_start_matches(' ');
+        line.len() - rest.len() == col && (rest.starts_with("- ") || rest == "-")
     };
     // Back to the sequence's first item, and the line above it; from an
     // item's line, the walk goes as it went from there before.
@@ -776,7 +822,7 @@ fn block_item(seen: &mut Seen, span: Range<usize>, ls: usize) -> R<Place> {
                 #[cfg(test)]
                 counted::step_back();
                 let p = line_start(text, l - 1);
-                let line = text[p..l].trim_end_matches(['\n', '\r']);
+                let line = part(text, p..l)?.trim_end_matches(['\n', '\r']);
                 l = p;
                 if is_filler(line) {
                     continue;
@@ -812,12 +858,12 @@ fn block_item(seen: &mut Seen, span: Range<usize>, ls: usize) -> R<Place> {
         // `key:` above: the key keeps an empty list.
         Some((p, line)) if line.trim_end().ends_with(':') && !is_separator(line) => {
             let colon = p + line.trim_end().len();
-            let tail = if text[..end].ends_with('\n') { "\n" } else { "" };
+            let tail = if part(text, 0..end)?.ends_with('\n') { "\n" } else { "" };
             Edit { range: colon..end, text: format!(" []{tail}") }
         }
         // A document that is a sequence: it stays, empty.
-        None | Some(_) if text[first..first + col].trim().is_empty() && col == 0 => {
-            let tail = if text[..end].ends_with('\n') { "\n" } else { "" };
+        None | Some(_) if col == 0 => {
+            let tail = if part(text, 0..end)?.ends_with('\n') { "\n" } else { "" };
             Edit { range: first..end, text: format!("[]{tail}") }
         }
         _ => return unsupported(ls, "the only items of a sequence whose key is not on the line above"),
@@ -831,7 +877,7 @@ fn flow_element(seen: &mut Seen, span: Range<usize>, prev: usize) -> R<Place> {
     let Some(open) = seen.flow_open(prev) else {
         return unsupported(span.start, "an element whose list does not open");
     };
-    if seen.text.as_bytes()[open] != b'[' {
+    if seen.text.as_bytes().get(open) != Some(&b'[') {
         return unsupported(open, "a value inside a flow mapping");
     }
     let list = seen.flow_list(open)?;
@@ -849,16 +895,16 @@ fn flow_element(seen: &mut Seen, span: Range<usize>, prev: usize) -> R<Place> {
 pub fn holder_of_key(text: &str, key_at: usize) -> R<Range<usize>> {
     let before = skip_ws_back(text, key_at, 0);
     let b = text.as_bytes();
-    if before > 0 && b[before - 1] == b'{' {
-        let open = before - 1;
+    let open = before.checked_sub(1);
+    if let Some(open) = open.filter(|&o| b.get(o) == Some(&b'{')) {
         return Ok(open..flow_value_end(text, open, text.len())?);
     }
-    if before > 0 && b[before - 1] == b',' {
+    if open.is_some_and(|o| b.get(o) == Some(&b',')) {
         return unsupported(key_at, "a key after others in a flow mapping");
     }
     let ls = line_start(text, key_at);
     let col = key_at - ls;
-    let lead = &text[ls..key_at];
+    let lead = part(text, ls..key_at)?;
     let mut first = key_at;
     let mut item = lead.trim_end().ends_with('-').then(|| ls + lead.find('-').unwrap_or(0));
     if !lead.trim().is_empty() && item.is_none() {
@@ -867,7 +913,7 @@ pub fn holder_of_key(text: &str, key_at: usize) -> R<Range<usize>> {
     let mut l = ls;
     while item.is_none() && l > 0 {
         let p = line_start(text, l - 1);
-        let line = text[p..l].trim_end_matches(['\n', '\r']);
+        let line = part(text, p..l)?.trim_end_matches(['\n', '\r']);
         l = p;
         if is_filler(line) {
             continue;
@@ -875,16 +921,16 @@ pub fn holder_of_key(text: &str, key_at: usize) -> R<Range<usize>> {
         if is_separator(line) || line == "..." {
             break; // the document starts below it
         }
-        let ind = indent_of(line);
+        let rest = line.trim_start_matches(' ');
+        let ind = line.len() - rest.len();
         if ind > col {
             continue;
         }
-        let rest = &line[ind..];
         if ind == col && !rest.starts_with("- ") {
             first = p + col; // an earlier key of the same mapping
             continue;
         }
-        if rest.starts_with("- ") && ind + 2 + indent_of(&rest[2..]) == col {
+        if rest.strip_prefix("- ").is_some_and(|t| ind + 2 + indent_of(t) == col) {
             first = p + col;
             item = Some(p + ind);
         }
@@ -895,16 +941,24 @@ pub fn holder_of_key(text: &str, key_at: usize) -> R<Range<usize>> {
     Ok(item.unwrap_or(first)..end)
 }
 
-/// Apply edits (sorted, not overlapping) to `text`.
+/// Apply edits (sorted, not overlapping, of text that is there: what
+/// [`edits`] returns) to `text`. Edits that are not so change nothing: the
+/// text comes back as it is, never cut somewhere else.
 pub fn apply(text: &str, edits: &[Edit]) -> String {
     let mut out = String::with_capacity(text.len());
     let mut at = 0;
     for e in edits {
-        out.push_str(&text[at..e.range.start]);
+        match text.get(at..e.range.start) {
+            Some(kept) if text.is_char_boundary(e.range.end) => out.push_str(kept),
+            _ => return text.to_string(),
+        }
         out.push_str(&e.text);
         at = e.range.end;
     }
-    out.push_str(&text[at..]);
+    match text.get(at..) {
+        Some(rest) => out.push_str(rest),
+        None => return text.to_string(),
+    }
     out
 }
 
@@ -1013,15 +1067,15 @@ mod tests {
     fn the_mapping_that_holds_a_key() {
         let j = "{\"a\": [ {\"?\": {\"id\": 1}, \"b\": [1]} ]}";
         let at = j.find("\"?\"").expect("key");
-        assert_eq!(&j[holder_of_key(j, at).expect("holder")], "{\"?\": {\"id\": 1}, \"b\": [1]}");
+        assert_eq!(j.get(holder_of_key(j, at).expect("holder")), Some("{\"?\": {\"id\": 1}, \"b\": [1]}"));
         let y = "a:\n  name: n\n  \"?\": {id: 1}\n  more:\n  - 1\nb: 2\n";
         let at = y.find("\"?\"").expect("key");
-        assert_eq!(&y[holder_of_key(y, at).expect("holder")], "name: n\n  \"?\": {id: 1}\n  more:\n  - 1\n");
+        assert_eq!(y.get(holder_of_key(y, at).expect("holder")), Some("name: n\n  \"?\": {id: 1}\n  more:\n  - 1\n"));
         let d = "a: 1\n---\nb: 2\n";
-        assert_eq!(&d[holder_of_key(d, 9).expect("holder")], "b: 2\n");
+        assert_eq!(d.get(holder_of_key(d, 9).expect("holder")), Some("b: 2\n"));
         let s = "xs:\n- name: n\n  \"?\": {id: 1}\n- name: m\n";
         let at = s.find("\"?\"").expect("key");
-        assert_eq!(&s[holder_of_key(s, at).expect("holder")], "- name: n\n  \"?\": {id: 1}\n");
+        assert_eq!(s.get(holder_of_key(s, at).expect("holder")), Some("- name: n\n  \"?\": {id: 1}\n"));
     }
 
     /// Edits of `ops`, with the lists parsed and the steps walked back.

@@ -44,7 +44,19 @@ type R<T> = Result<T, Declined>;
 /// measure the fast path against it, or to rule it out).
 pub fn disabled() -> bool {
     static OFF: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *OFF.get_or_init(|| std::env::var_os("TEARDOWN_NO_FAST_YAML").is_some())
+    FORCED_OFF.load(std::sync::atomic::Ordering::Relaxed)
+        || *OFF.get_or_init(|| std::env::var_os("TEARDOWN_NO_FAST_YAML").is_some())
+}
+
+static FORCED_OFF: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Turn the fast path off (or back on) in this process, as
+/// `TEARDOWN_NO_FAST_YAML` does for a whole run: for the fuzz harness
+/// (fuzz/harness.rs), which runs one input both ways in process and compares
+/// the answers. The variable is read once, so it cannot do that.
+#[doc(hidden)]
+pub fn force_disabled(off: bool) {
+    FORCED_OFF.store(off, std::sync::atomic::Ordering::Relaxed);
 }
 
 /// Deeper nesting than this is left to serde_yaml (whose own limit is 128).
@@ -191,13 +203,13 @@ impl<'a> Doc<'a> {
         if !is_dash(first.text) {
             return None;
         }
-        let after = first.text[1..].trim_start_matches(' ');
+        let after = first.text.get(1..)?.trim_start_matches(' ');
         let root = if after.is_empty() || after.starts_with('#') {
             lines.remove(0);
             Pos::Below { parent: first.indent, compact: false }
         } else {
             let col = first.indent + (first.text.len() - after.len());
-            lines[0] = Line { indent: col, text: after, start: first.start, after_comment: false };
+            *lines.first_mut()? = Line { indent: col, text: after, start: first.start, after_comment: false };
             Pos::Inline { text: after, col, parent: first.indent, dash: true }
         };
         // Everything else belongs to the entry's node.
@@ -251,7 +263,7 @@ impl<'a> Doc<'a> {
         let mut outline = Outline::new(Shape::Map);
         let mut i = 0;
         while i < lines.len() {
-            let line = lines[i];
+            let line = *lines.get(i)?;
             if line.indent != base {
                 return None;
             }
@@ -271,6 +283,10 @@ impl<'a> Doc<'a> {
                     Some(n) if n.indent == base && is_dash(n.text) => Value::Seq,
                     _ => Value::Null,
                 },
+                // A flow collection that closes on its line (one that runs
+                // on hides its keys among the lines read as this mapping's;
+                // found by the `fast_yaml` fuzz target).
+                Some(b'[' | b'{') if deeper || !flow_on_one_line(rest) => return None,
                 Some(b'[') => Value::Seq,
                 Some(b'{') => Value::Map,
                 Some(b'|' | b'>') => Value::Unknown,
@@ -290,7 +306,7 @@ impl<'a> Doc<'a> {
             };
             outline.members.push(Member { key, value, at: line.start..line.start + line.text.len() + line.indent });
             i += 1;
-            while i < lines.len() && (lines[i].indent > base || (lines[i].indent == base && is_dash(lines[i].text))) {
+            while lines.get(i).is_some_and(|l| l.indent > base || (l.indent == base && is_dash(l.text))) {
                 i += 1;
             }
         }
@@ -302,9 +318,9 @@ impl<'a> Doc<'a> {
     /// [`Doc::outline`]).
     pub fn child_outline(&self, at: std::ops::Range<usize>) -> Option<Outline<'a>> {
         let i = self.lines.iter().position(|l| l.start == at.start)?;
-        let base = self.lines[i].indent;
-        let end = self.lines[i + 1..].iter().position(|l| l.indent <= base).map_or(self.lines.len(), |n| i + 1 + n);
-        let inner = &self.lines[i + 1..end];
+        let base = self.lines.get(i)?.indent;
+        let below = self.lines.get(i + 1..)?;
+        let inner = below.get(..below.iter().position(|l| l.indent <= base).unwrap_or(below.len()))?;
         let first = inner.first()?;
         if is_dash(first.text) {
             return None;
@@ -325,30 +341,30 @@ fn split_key(text: &str) -> Option<(&str, &str)> {
     let (key, rest) = match text.as_bytes().first()? {
         b'"' | b'\'' => {
             let end = quoted_end(text)?;
-            (&text[..end], text[end..].strip_prefix(':')?)
+            (text.get(..end)?, text.get(end..)?.strip_prefix(':')?)
         }
         _ => {
             // One pass to the first `: ` (or a `:` at the end): no tab, no
             // comment, before it.
             let b = text.as_bytes();
             let mut colon = None;
-            for i in 0..b.len() {
-                match b[i] {
-                    b':' if i + 1 == b.len() || b[i + 1] == b' ' => {
+            for (i, &c) in b.iter().enumerate() {
+                match c {
+                    b':' if matches!(b.get(i + 1), None | Some(b' ')) => {
                         colon = Some(i);
                         break;
                     }
                     b'\t' => return None,
-                    b'#' if i > 0 && b[i - 1] == b' ' => return None,
+                    b'#' if i > 0 && b.get(i - 1) == Some(&b' ') => return None,
                     _ => {}
                 }
             }
             let colon = colon?;
-            let key = &text[..colon];
+            let key = text.get(..colon)?;
             if key.is_empty() || !plain_start(key.as_bytes()) || key.ends_with(' ') {
                 return None;
             }
-            (key, &text[colon + 1..])
+            (key, text.get(colon + 1..)?)
         }
     };
     if key.len() > 1024 || (!rest.is_empty() && !rest.starts_with(' ')) {
@@ -396,12 +412,12 @@ fn plain_start(b: &[u8]) -> bool {
 /// Where the first `: ` (or a `:` ending the text) is: a mapping's value
 /// indicator.
 fn colon_space(b: &[u8]) -> Option<usize> {
-    (0..b.len()).find(|&i| b[i] == b':' && matches!(b.get(i + 1), None | Some(b' ')))
+    (0..b.len()).find(|&i| matches!(b.get(i..), Some([b':'] | [b':', b' ', ..])))
 }
 
 /// Where the first ` #` is: a comment's start.
 fn space_hash(b: &[u8]) -> Option<usize> {
-    (1..b.len()).find(|&i| b[i] == b'#' && b[i - 1] == b' ').map(|i| i - 1)
+    b.windows(2).position(|w| w == b" #")
 }
 
 /// A plain scalar on one line: its text without a trailing comment, and
@@ -411,11 +427,13 @@ fn plain(text: &str) -> Option<(&str, bool)> {
     if !plain_start(b) {
         return None;
     }
-    for i in 0..b.len() {
-        match b[i] {
+    for (i, &c) in b.iter().enumerate() {
+        match c {
             b'\t' => return None,
-            b':' if i + 1 == b.len() || b[i + 1] == b' ' => return None,
-            b'#' if i > 0 && b[i - 1] == b' ' => return Some((text[..i - 1].trim_end_matches(' '), true)),
+            b':' if matches!(b.get(i + 1), None | Some(b' ')) => return None,
+            b'#' if i > 0 && b.get(i - 1) == Some(&b' ') => {
+                return Some((text.get(..i - 1)?.trim_end_matches(' '), true))
+            }
             _ => {}
         }
     }
@@ -428,8 +446,8 @@ fn quoted_end(text: &str) -> Option<usize> {
     match b.first()? {
         b'"' => {
             let mut i = 1;
-            while i < b.len() {
-                match b[i] {
+            while let Some(&c) = b.get(i) {
+                match c {
                     b'\\' => i += 2,
                     b'"' => return Some(i + 1),
                     _ => i += 1,
@@ -439,8 +457,8 @@ fn quoted_end(text: &str) -> Option<usize> {
         }
         b'\'' => {
             let mut i = 1;
-            while i < b.len() {
-                if b[i] == b'\'' {
+            while let Some(&c) = b.get(i) {
+                if c == b'\'' {
                     if b.get(i + 1) == Some(&b'\'') {
                         i += 2;
                         continue;
@@ -460,7 +478,7 @@ fn quoted_end(text: &str) -> Option<usize> {
 /// blanks and a comment after the value are allowed and dropped.
 fn quoted(text: &str) -> Option<(Cow<'_, str>, &str)> {
     let end = quoted_end(text)?;
-    let inner = &text[1..end - 1];
+    let inner = text.get(1..end - 1)?;
     let value = if text.starts_with('"') {
         unescape_double(inner)?
     } else if inner.contains("''") {
@@ -468,7 +486,7 @@ fn quoted(text: &str) -> Option<(Cow<'_, str>, &str)> {
     } else {
         Cow::Borrowed(inner)
     };
-    let rest = &text[end..];
+    let rest = text.get(end..)?;
     let trimmed = rest.trim_start_matches(' ');
     if trimmed.is_empty() || (trimmed.starts_with('#') && trimmed.len() < rest.len()) {
         return Some((value, ""));
@@ -627,7 +645,7 @@ fn parse_f64(v: &str) -> Option<f64> {
 
 fn digits_but_not_number(v: &str) -> bool {
     let v = v.strip_prefix(['-', '+']).unwrap_or(v);
-    v.len() > 1 && v.starts_with('0') && v[1..].bytes().all(|b| b.is_ascii_digit())
+    matches!(v.as_bytes(), [b'0', rest @ ..] if !rest.is_empty() && rest.iter().all(u8::is_ascii_digit))
 }
 
 /// A scalar, as serde_yaml hands scalars to visitors.
@@ -861,12 +879,12 @@ impl<'a> De<'a, '_> {
                     }
                     Some(b'[' | b'{') => {
                         let end = flow_end(text, MAX_DEPTH.saturating_sub(self.depth)).ok_or(Declined)?;
-                        let rest = &text[end..];
+                        let (flow, rest) = text.split_at_checked(end).ok_or(Declined)?;
                         let trimmed = rest.trim_start_matches(' ');
                         if !(trimmed.is_empty() || (trimmed.starts_with('#') && trimmed.len() < rest.len())) {
                             return Err(Declined);
                         }
-                        Ok(Kind::Flow(&text[..end]))
+                        Ok(Kind::Flow(flow))
                     }
                     Some(b'|' | b'>') => self.block_scalar(text, parent, build).map(|s| Kind::Scalar(Scalar::Text(s))),
                     _ if dash && split_key(text).is_some() => self.compact(col),
@@ -891,8 +909,8 @@ impl<'a> De<'a, '_> {
 
     /// `- key: value`: a mapping whose first key is on the dash line, at `col`.
     fn compact(&mut self, col: usize) -> R<Kind<'a>> {
-        let line = self.lines[self.i - 1];
-        let text = &line.text[col - line.indent..];
+        let line = self.i.checked_sub(1).and_then(|h| self.lines.get(h)).copied().ok_or(Declined)?;
+        let text = col.checked_sub(line.indent).and_then(|c| line.text.get(c..)).ok_or(Declined)?;
         Ok(Kind::Map { indent: col, first: Some(Line { indent: col, text, start: line.start, after_comment: false }) })
     }
 
@@ -902,10 +920,10 @@ impl<'a> De<'a, '_> {
     fn block_scalar(&mut self, header: &str, parent: usize, build: bool) -> R<Cow<'a, str>> {
         let literal = header.starts_with('|');
         let mut chomp = 'c';
-        let mut rest = &header[1..];
+        let mut rest = header.get(1..).ok_or(Declined)?;
         if let Some(c) = rest.chars().next().filter(|c| matches!(c, '+' | '-')) {
             chomp = c;
-            rest = &rest[1..];
+            rest = rest.get(1..).ok_or(Declined)?;
         }
         if rest.starts_with(|c: char| c.is_ascii_digit()) {
             return Err(Declined); // an explicit indentation indicator
@@ -915,10 +933,11 @@ impl<'a> De<'a, '_> {
             return Err(Declined);
         }
         // The header's line is the one before `self.i`.
-        let header_line = self.lines[self.i - 1];
+        let header_line = self.i.checked_sub(1).and_then(|h| self.lines.get(h)).copied().ok_or(Declined)?;
         let text = self.text;
         let b = text.as_bytes();
-        let Some(nl) = memchr::memchr(b'\n', &b[header_line.start..]).map(|n| header_line.start + n) else {
+        let after_header = b.get(header_line.start..).ok_or(Declined)?;
+        let Some(nl) = memchr::memchr(b'\n', after_header).map(|n| header_line.start + n) else {
             return Ok(Cow::Borrowed("")); // the document ends on the header line
         };
         // Raw lines: (start, end without '\r', indent, blank).
@@ -930,8 +949,8 @@ impl<'a> De<'a, '_> {
         let mut end_of_block = text.len();
         let mut ended_with_break = false;
         while pos < text.len() {
-            let line_end = memchr::memchr(b'\n', &b[pos..]).map_or(text.len(), |n| pos + n);
-            let mut raw = &text[pos..line_end];
+            let line_end = b.get(pos..).and_then(|rest| memchr::memchr(b'\n', rest)).map_or(text.len(), |n| pos + n);
+            let mut raw = text.get(pos..line_end).ok_or(Declined)?;
             raw = raw.strip_suffix('\r').unwrap_or(raw);
             let body = raw.trim_start_matches(' ');
             let indent = raw.len() - body.len();
@@ -985,7 +1004,7 @@ impl<'a> De<'a, '_> {
         let mut out = String::new();
         let mut prev_blank_run = 0usize;
         let mut seen_text = false;
-        for &(s, e, blank) in &pieces[..=last] {
+        for &(s, e, blank) in pieces.get(..=last).ok_or(Declined)? {
             if blank {
                 prev_blank_run += 1;
                 if literal {
@@ -993,7 +1012,7 @@ impl<'a> De<'a, '_> {
                 }
                 continue;
             }
-            let line = &text[s + n..e];
+            let line = text.get(s + n..e).ok_or(Declined)?;
             if literal {
                 if seen_text {
                     out.push('\n');
@@ -1045,8 +1064,9 @@ impl<'a> De<'a, '_> {
 
 /// Can this line continue a multi-line plain scalar as serde_yaml reads it?
 fn continuation_ok(text: &str) -> bool {
+    let Some(&first) = text.as_bytes().first() else { return false };
     let first_ok = !matches!(
-        text.as_bytes()[0],
+        first,
         b'-' | b'?'
             | b':'
             | b','
@@ -1077,10 +1097,10 @@ fn flow_end(text: &str, max_depth: usize) -> Option<usize> {
     let b = text.as_bytes();
     let mut depth = 0usize;
     let mut i = 0;
-    while i < b.len() {
-        match b[i] {
+    while let Some(&c) = b.get(i) {
+        match c {
             b'"' | b'\'' => {
-                i += quoted_end(&text[i..])?;
+                i += quoted_end(text.get(i..)?)?;
                 continue;
             }
             b'[' | b'{' => {
@@ -1101,6 +1121,15 @@ fn flow_end(text: &str, max_depth: usize) -> Option<usize> {
         i += 1;
     }
     None
+}
+
+/// Is `text` a flow collection that ends on this line, with nothing but a
+/// comment after it?
+fn flow_on_one_line(text: &str) -> bool {
+    let Some(end) = flow_end(text, MAX_DEPTH) else { return false };
+    let Some(rest) = text.get(end..) else { return false };
+    let trimmed = rest.trim_start_matches(' ');
+    trimmed.is_empty() || (trimmed.starts_with('#') && trimmed.len() < rest.len())
 }
 
 /// A node of the document, for a visitor.
@@ -1273,7 +1302,7 @@ impl<'a> SeqAccess<'a> for Seq<'a, '_, '_> {
             return if self.compact { Ok(None) } else { Err(Declined) };
         }
         self.de.i += 1;
-        let after = line.text[1..].trim_start_matches(' ');
+        let after = line.text.get(1..).ok_or(Declined)?.trim_start_matches(' ');
         let pos = if value_text(after).is_empty() {
             Pos::Below { parent: self.indent, compact: false }
         } else {
@@ -1312,8 +1341,9 @@ impl<'a> MapAccess<'a> for Map<'a, '_, '_> {
             }
         };
         let (key, rest) = split_key(line.text).ok_or(Declined)?;
-        let key = match key.as_bytes()[0] {
-            b'"' | b'\'' => Scalar::Text(quoted(key).ok_or(Declined)?.0),
+        let key = match key.as_bytes().first() {
+            None => return Err(Declined),
+            Some(b'"' | b'\'') => Scalar::Text(quoted(key).ok_or(Declined)?.0),
             _ if key == "<<" => return Err(Declined), // a merge key: serde_yaml merges
             _ => Scalar::Plain(key),
         };
@@ -1446,6 +1476,21 @@ mod tests {
         ] {
             declines(text);
         }
+    }
+
+    /// A flow collection that runs over lines is no key's whole value on
+    /// its line: the outline leaves the document to serde_yaml (found by
+    /// the `fast_yaml` fuzz target: the keys it had read into the flow's
+    /// second line were taken for the document's).
+    #[test]
+    fn outlines_no_flow_collection_that_runs_on() {
+        for text in
+            ["apiVersion: v1\nmetadata: {name: a,\nkind: Secret}\n", "a: [1,\n  b: 2]\n", "a: {x: \"y\nb: z\"}\n"]
+        {
+            assert!(Doc::document(text).and_then(|d| d.outline()).is_none(), "{text:?}");
+        }
+        let o = Doc::document("a: {x: 1} # c\nb: [1, [2]]\n").unwrap().outline().unwrap();
+        assert_eq!(o.members.iter().map(|m| &m.value).collect::<Vec<_>>(), [&Value::Map, &Value::Seq]);
     }
 
     #[test]

@@ -1,5 +1,10 @@
 //! Reading inputs: files, directories (recursive, sorted) and standard input,
-//! into [`Sources`]. Large regular files are memory-mapped.
+//! into [`Sources`], within [`Limits`].
+//!
+//! Files are read into memory, never mapped: a mapped file that another
+//! program truncates while teardown reads it kills the process (SIGBUS), and
+//! one rewritten in place breaks the UTF-8 check its text was given. A file
+//! whose size changes while it is read is refused instead.
 
 use super::source::{FileId, Format, SourceFile, Sources, Text};
 use std::io::Read;
@@ -35,6 +40,20 @@ pub enum ReadProblem {
     NoFiles {
         name: String,
     },
+    /// Larger than `--max-file-size`: refused by its size, before it is read
+    /// (standard input and FIFOs: once that much has been read).
+    TooLarge {
+        name: String,
+        /// The file's size, when it is known before reading.
+        size: Option<u64>,
+        limit: u64,
+    },
+    /// The file's size changed while it was read (it is being written).
+    Changed {
+        name: String,
+        before: u64,
+        read: u64,
+    },
 }
 
 impl ReadProblem {
@@ -44,7 +63,9 @@ impl ReadProblem {
             | ReadProblem::NotUtf8 { name, .. }
             | ReadProblem::NotFound { name }
             | ReadProblem::Skipped { name, .. }
-            | ReadProblem::NoFiles { name } => name,
+            | ReadProblem::NoFiles { name }
+            | ReadProblem::TooLarge { name, .. }
+            | ReadProblem::Changed { name, .. } => name,
         }
     }
 }
@@ -59,7 +80,102 @@ impl std::fmt::Display for ReadProblem {
             }
             ReadProblem::Skipped { name, what } => write!(f, "{name}: not read: {what}, not a regular file"),
             ReadProblem::NoFiles { name } => write!(f, "{name}: no *.yaml, *.yml or *.json file in this directory"),
+            ReadProblem::TooLarge { name, size: Some(size), limit } => write!(
+                f,
+                "{name}: not read: {} is more than the limit of {} (--max-file-size)",
+                Size(*size),
+                Size(*limit)
+            ),
+            ReadProblem::TooLarge { name, size: None, limit } => {
+                write!(f, "{name}: not read: more than the limit of {} (--max-file-size)", Size(*limit))
+            }
+            ReadProblem::Changed { name, before, read } => write!(
+                f,
+                "{name}: changed while it was read ({before} bytes when opened, {read} read); \
+                 read it again once nothing writes to it"
+            ),
         }
+    }
+}
+
+/// How much teardown reads before it refuses: hostile or broken input
+/// ends in an error naming the file, in bounded time and memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// `--max-file-size`: the largest file (or standard input) read.
+    pub file_size: u64,
+    /// `--max-object-size`: the largest object — a document, or an item of
+    /// a list — read.
+    pub object_size: u64,
+}
+
+impl Limits {
+    /// 4 GiB: a dump of a million objects is about 1 GB of JSON, and takes
+    /// about twice its size in memory to read.
+    pub const FILE_SIZE: u64 = 4 << 30;
+    /// 64 MiB: the API server refuses a request over 3 MiB, and etcd keeps
+    /// at most 1.5 MiB per object; a larger one is not from a cluster.
+    pub const OBJECT_SIZE: u64 = 64 << 20;
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits { file_size: Limits::FILE_SIZE, object_size: Limits::OBJECT_SIZE }
+    }
+}
+
+/// A size in bytes, written as `--max-file-size` takes it: `1G`, `64M`,
+/// `512K` (powers of 1024) or a number of bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Size(pub u64);
+
+const UNITS: [(u32, char); 4] = [(40, 'T'), (30, 'G'), (20, 'M'), (10, 'K')];
+
+impl Size {
+    /// As the flag takes it: `4G`, `64M`, or a number of bytes.
+    pub fn flag(self) -> String {
+        let n = self.0;
+        match UNITS.iter().find(|&&(shift, _)| n >= 1 << shift && n % (1 << shift) == 0) {
+            Some(&(shift, unit)) => format!("{}{unit}", n >> shift),
+            None => n.to_string(),
+        }
+    }
+}
+
+/// For people: `4G` when exact, else `95.4M (100000066 bytes)`.
+impl std::fmt::Display for Size {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let n = self.0;
+        if UNITS.iter().any(|&(shift, _)| n >= 1 << shift && n % (1 << shift) == 0) {
+            return f.write_str(&self.flag());
+        }
+        match UNITS.iter().find(|&&(shift, _)| n >= 1 << shift) {
+            Some(&(shift, unit)) => write!(f, "{:.1}{unit} ({n} bytes)", n as f64 / (1u64 << shift) as f64),
+            None => write!(f, "{n} bytes"),
+        }
+    }
+}
+
+impl std::str::FromStr for Size {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Size, String> {
+        let t = s.trim();
+        let (digits, shift) = match t.char_indices().last() {
+            Some((i, c)) if c.is_ascii_alphabetic() => {
+                let shift = match c.to_ascii_uppercase() {
+                    'K' => 10,
+                    'M' => 20,
+                    'G' => 30,
+                    'T' => 40,
+                    'B' => 0,
+                    _ => return Err(format!("`{s}`: the unit must be K, M, G or T (powers of 1024)")),
+                };
+                (t.get(..i).unwrap_or_default(), shift)
+            }
+            _ => (t, 0),
+        };
+        let n: u64 = digits.parse().map_err(|_| format!("`{s}` is not a size (a number, then K, M, G or T)"))?;
+        n.checked_mul(1 << shift).map(Size).ok_or_else(|| format!("`{s}` is too large"))
     }
 }
 
@@ -71,7 +187,7 @@ const EXTENSIONS: [&str; 3] = ["yaml", "yml", "json"];
 /// recursively; their `*.yaml`, `*.yml` and `*.json` files are read in
 /// sorted path order, hidden entries (names starting with `.`) skipped, and
 /// so are FIFOs, sockets and devices (reading one could wait forever).
-pub fn read_inputs(inputs: &[PathBuf], stdin: &mut dyn Read) -> (Sources, Vec<ReadProblem>) {
+pub fn read_inputs(inputs: &[PathBuf], stdin: &mut dyn Read, limits: Limits) -> (Sources, Vec<ReadProblem>) {
     let mut sources = Sources::default();
     let mut seen = Seen::default();
     let mut problems = Vec::new();
@@ -82,9 +198,11 @@ pub fn read_inputs(inputs: &[PathBuf], stdin: &mut dyn Read) -> (Sources, Vec<Re
                 continue;
             }
             stdin_used = true;
-            let mut bytes = Vec::new();
-            match stdin.read_to_end(&mut bytes) {
-                Ok(_) => push_file(&mut sources, &mut problems, "<stdin>".into(), None, bytes),
+            match read_bounded(stdin, 0, limits.file_size) {
+                Ok(Some(bytes)) => push_file(&mut sources, &mut problems, "<stdin>".into(), None, bytes),
+                Ok(None) => {
+                    problems.push(ReadProblem::TooLarge { name: "<stdin>".into(), size: None, limit: limits.file_size })
+                }
                 Err(error) => problems.push(ReadProblem::Io { name: "<stdin>".into(), error }),
             }
             continue;
@@ -99,10 +217,10 @@ pub fn read_inputs(inputs: &[PathBuf], stdin: &mut dyn Read) -> (Sources, Vec<Re
                 }
                 files.sort();
                 for file in files {
-                    read_file(&mut sources, &mut problems, &mut seen, &file);
+                    read_file(&mut sources, &mut problems, &mut seen, &file, limits);
                 }
             }
-            Ok(_) => read_file(&mut sources, &mut problems, &mut seen, input),
+            Ok(_) => read_file(&mut sources, &mut problems, &mut seen, input, limits),
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
                 problems.push(ReadProblem::NotFound { name: display(input) })
             }
@@ -158,9 +276,6 @@ fn has_known_extension(path: &Path) -> bool {
     path.extension().and_then(|e| e.to_str()).is_some_and(|e| EXTENSIONS.iter().any(|k| k.eq_ignore_ascii_case(e)))
 }
 
-/// Files at least this large are memory-mapped rather than read.
-const MAP_AT: u64 = 4 << 20;
-
 /// What a file that is not regular and not a directory is, if it is one.
 fn special(t: std::fs::FileType) -> Option<&'static str> {
     #[cfg(unix)]
@@ -180,28 +295,108 @@ fn special(t: std::fs::FileType) -> Option<&'static str> {
     None
 }
 
-/// Read a file: opened once (a FIFO gives its bytes to one reader), mapped
-/// when it is large and regular, else read to its end.
-fn read_file(sources: &mut Sources, problems: &mut Vec<ReadProblem>, seen: &mut Seen, path: &Path) {
-    let mut file = match std::fs::File::open(path) {
+/// Read a file: opened once (a FIFO gives its bytes to one reader). A
+/// regular file larger than the limit is refused by its size, before a byte
+/// is read (a 10 GB sparse file costs nothing); one whose size changes
+/// while it is read is refused too.
+fn read_file(sources: &mut Sources, problems: &mut Vec<ReadProblem>, seen: &mut Seen, path: &Path, limits: Limits) {
+    let name = || display(path);
+    let file = match std::fs::File::open(path) {
         Ok(file) => file,
-        Err(error) => return problems.push(ReadProblem::Io { name: display(path), error }),
+        Err(error) => return problems.push(ReadProblem::Io { name: name(), error }),
     };
     if !seen.first_time(&file, path) {
         return;
     }
-    if let Some(text) = map_file(&file) {
-        let format = format_of(Some(path));
-        let mut file = SourceFile::new(display(path), Some(path.to_path_buf()), format, text.0);
-        file.bom = text.1;
-        sources.files.push(Arc::new(file));
-        return;
+    let regular = file.metadata().ok().filter(std::fs::Metadata::is_file).map(|m| m.len());
+    if let Some(size) = regular.filter(|&size| size > limits.file_size) {
+        return problems.push(ReadProblem::TooLarge { name: name(), size: Some(size), limit: limits.file_size });
     }
-    let mut bytes = Vec::new();
-    match file.read_to_end(&mut bytes) {
-        Ok(_) => push_file(sources, problems, display(path), Some(path.to_path_buf()), bytes),
-        Err(error) => problems.push(ReadProblem::Io { name: display(path), error }),
+    if let Some(size) = regular.filter(|&size| size >= BUFFER_AT) {
+        return match read_large(&file, size) {
+            Ok(Some((text, bom))) => {
+                let mut file = SourceFile::new(name(), Some(path.to_path_buf()), format_of(Some(path)), text);
+                file.bom = bom;
+                sources.files.push(Arc::new(file));
+            }
+            Ok(None) => {
+                // Not UTF-8, or changed while read: read again the plain
+                // way, which says which.
+                let mut reader = &file;
+                if let Err(error) = std::io::Seek::rewind(&mut reader) {
+                    return problems.push(ReadProblem::Io { name: name(), error });
+                }
+                read_small(sources, problems, &file, path, regular, limits);
+            }
+            Err(error) => problems.push(ReadProblem::Io { name: name(), error }),
+        };
     }
+    read_small(sources, problems, &file, path, regular, limits)
+}
+
+/// Files at least this large are read into memory of their own
+/// ([`Text`]'s buffer, in huge pages where the system has them: a 1 GB
+/// dump faults in 500 pages, not 250,000).
+const BUFFER_AT: u64 = 4 << 20;
+
+/// Read a large regular file of `size` bytes into a buffer of its own.
+/// `None` when it is not UTF-8 or its size changed while it was read; with
+/// the text, whether it started with a byte order mark (left out).
+fn read_large(file: &std::fs::File, size: u64) -> std::io::Result<Option<(Text, bool)>> {
+    let len = usize::try_from(size).map_err(std::io::Error::other)?;
+    let mut map = memmap2::MmapMut::map_anon(len)?;
+    #[cfg(target_os = "linux")]
+    let _ = map.advise(memmap2::Advice::HugePage);
+    let mut reader = file;
+    let mut filled = 0;
+    while let Some(rest) = map.get_mut(filled..).filter(|rest| !rest.is_empty()) {
+        match reader.read(rest) {
+            Ok(0) => return Ok(None), // shorter than it was
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    let mut more = [0u8; 1];
+    if reader.read(&mut more)? != 0 || file.metadata()?.len() != size {
+        return Ok(None); // longer than it was
+    }
+    let bom = map.starts_with(b"\xEF\xBB\xBF");
+    Ok(Text::buffer(map, if bom { 3 } else { 0 }).ok().map(|text| (text, bom)))
+}
+
+/// Read a file to its end, within the limit, and check that its size held.
+fn read_small(
+    sources: &mut Sources,
+    problems: &mut Vec<ReadProblem>,
+    file: &std::fs::File,
+    path: &Path,
+    regular: Option<u64>,
+    limits: Limits,
+) {
+    let name = || display(path);
+    let mut reader = file;
+    match read_bounded(&mut reader, regular.unwrap_or(0), limits.file_size) {
+        Ok(Some(bytes)) => {
+            let now = file.metadata().ok().filter(std::fs::Metadata::is_file).map(|m| m.len());
+            match (regular, now) {
+                (Some(before), Some(after)) if before != bytes.len() as u64 || after != before => {
+                    problems.push(ReadProblem::Changed { name: name(), before, read: bytes.len() as u64 })
+                }
+                _ => push_file(sources, problems, name(), Some(path.to_path_buf()), bytes),
+            }
+        }
+        Ok(None) => problems.push(ReadProblem::TooLarge { name: name(), size: None, limit: limits.file_size }),
+        Err(error) => problems.push(ReadProblem::Io { name: name(), error }),
+    }
+}
+
+/// Read to the end, but no more than `limit` bytes: `None` when there is
+/// more. `expected` sizes the buffer (a regular file's length).
+fn read_bounded(reader: &mut dyn Read, expected: u64, limit: u64) -> std::io::Result<Option<Vec<u8>>> {
+    let mut bytes = Vec::with_capacity(usize::try_from(expected.min(limit)).unwrap_or(0).saturating_add(1));
+    reader.take(limit.saturating_add(1)).read_to_end(&mut bytes)?;
+    Ok((bytes.len() as u64 <= limit).then_some(bytes))
 }
 
 /// The regular files read so far: a file named twice, or named and also
@@ -230,20 +425,6 @@ impl Seen {
         let key = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
         self.0.insert(key)
     }
-}
-
-/// Map a large regular file whose bytes are UTF-8; `None` to read it
-/// instead (small, not a regular file, not UTF-8: the read path reports it).
-fn map_file(file: &std::fs::File) -> Option<(Text, bool)> {
-    let meta = file.metadata().ok()?;
-    if !meta.is_file() || meta.len() < MAP_AT {
-        return None;
-    }
-    // SAFETY: read-only mapping; see `Text`.
-    let map = unsafe { memmap2::MmapOptions::new().populate().map(file) }.ok()?;
-    let bom = map.starts_with(b"\xEF\xBB\xBF");
-    let start = if bom { 3 } else { 0 };
-    Some((Text::mapped(map, start)?, bom))
 }
 
 fn format_of(path: Option<&Path>) -> Format {
@@ -287,6 +468,28 @@ fn push_file(
 mod tests {
     use super::*;
     use crate::input::source::LineCol;
+
+    #[test]
+    fn sizes_read_and_show_as_the_flag_takes_them() {
+        for (text, n) in [("4G", 4u64 << 30), ("64M", 64 << 20), ("1k", 1024), ("512", 512), ("7B", 7)] {
+            assert_eq!(text.parse::<Size>(), Ok(Size(n)), "{text}");
+        }
+        for bad in ["", "G", "1Q", "-1", "1.5G", "99999999999T"] {
+            assert!(bad.parse::<Size>().is_err(), "{bad}");
+        }
+        assert_eq!(Size(4 << 30).to_string(), "4G");
+        assert_eq!(Size(100_000_066).to_string(), "95.4M (100000066 bytes)");
+        assert_eq!(Size(441).to_string(), "441 bytes");
+        assert_eq!((Size(441).flag(), Size(2048).flag()), ("441".to_string(), "2K".to_string()));
+    }
+
+    #[test]
+    fn reading_stops_past_the_limit() {
+        let mut five: &[u8] = b"12345";
+        assert_eq!(read_bounded(&mut five, 0, 5).unwrap(), Some(b"12345".to_vec()));
+        let mut six: &[u8] = b"123456";
+        assert_eq!(read_bounded(&mut six, 0, 5).unwrap(), None);
+    }
 
     #[test]
     fn invalid_utf8_is_located() {

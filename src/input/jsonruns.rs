@@ -53,19 +53,19 @@ pub fn runs(text: &str, object: usize, threads: usize) -> Option<Runs> {
             let first = json::skip_ws(b, j + 1);
             if b.get(first) == Some(&b'{') {
                 // The item's line: a newline, blanks, then `{`.
-                let line = text[..first].rfind('\n')?;
-                if line <= j || !b[line + 1..first].iter().all(|&c| c == b' ') {
+                let line = memchr::memrchr(b'\n', b.get(..first)?)?;
+                if line <= j || !b.get(line + 1..first).is_some_and(|blanks| blanks.iter().all(|&c| c == b' ')) {
                     return None;
                 }
                 let (close, post) = tail(b, first)?;
-                let pattern = &b[line..=first];
+                let pattern = b.get(line..=first)?;
                 let finder = memchr::memmem::Finder::new(pattern);
                 let runs = (threads * 8).max(1);
                 let stride = ((close - first) / runs).max(1);
                 let mut starts = vec![first];
                 let mut at = first + stride;
                 while at < close {
-                    let Some(k) = finder.find(&b[at..close]) else { break };
+                    let Some(k) = b.get(at..close).and_then(|hay| finder.find(hay)) else { break };
                     let start = at + k + pattern.len() - 1;
                     starts.push(start);
                     at = start + stride;
@@ -77,14 +77,14 @@ pub fn runs(text: &str, object: usize, threads: usize) -> Option<Runs> {
                     if header.len() > 1 {
                         header.push(',');
                     }
-                    header.push_str(&text[k.clone()]);
+                    header.push_str(text.get(k.clone())?);
                     header.push(':');
-                    header.push_str(if v.is_empty() { "[]" } else { &text[v.clone()] });
+                    header.push_str(if v.is_empty() { "[]" } else { text.get(v.clone())? });
                 }
                 header.push('}');
                 // Everything but the list must be valid JSON too.
                 serde_json::from_str::<serde::de::IgnoredAny>(&header).ok()?;
-                let member = serde_json::from_str::<String>(&text[key]).ok()?;
+                let member = serde_json::from_str::<String>(text.get(key)?).ok()?;
                 let header = SourceFile::new("<list header>".into(), None, Format::Json, header);
                 return Some(Runs { member, header, first, close, starts });
             }
@@ -108,7 +108,7 @@ type Member = (Range<usize>, Range<usize>);
 fn tail(b: &[u8], first: usize) -> Option<(usize, Vec<Member>)> {
     let from = b.len().saturating_sub(TAIL).max(first);
     let mut at = b.len();
-    while let Some(close) = memchr::memrchr(b']', &b[from..at]).map(|i| from + i) {
+    while let Some(close) = b.get(from..at).and_then(|hay| memchr::memrchr(b']', hay)).map(|i| from + i) {
         if let Some(post) = members_to_end(b, close + 1) {
             return Some((close, post));
         }
@@ -156,6 +156,7 @@ pub fn after_item(b: &[u8], end: usize) -> After {
 }
 
 #[cfg(test)]
+#[allow(clippy::string_slice, reason = "tests slice their own fixtures at the ranges the code under test found")]
 mod tests {
     use super::*;
 

@@ -21,13 +21,13 @@ pub fn value_after(text: &str, span: Range<usize>, path: &[&str], value: &str) -
 
 /// The range of a key (`key:` in YAML, `"key":` in JSON) in `text[span]`.
 pub fn key_after(text: &str, span: Range<usize>, key: &str) -> Option<Range<usize>> {
-    let hay = &text.as_bytes()[span.clone()];
+    let hay = text.as_bytes().get(span.clone())?;
     let finder = memmem::Finder::new(key.as_bytes());
     let mut from = 0;
-    while let Some(i) = finder.find(&hay[from..]) {
+    while let Some(i) = hay.get(from..).and_then(|rest| finder.find(rest)) {
         let at = from + i;
         let end = at + key.len();
-        let before_ok = at == 0 || matches!(hay[at - 1], b' ' | b'\t' | b'\n' | b'"' | b'\'' | b'{' | b',');
+        let before_ok = at == 0 || matches!(hay.get(at - 1), Some(b' ' | b'\t' | b'\n' | b'"' | b'\'' | b'{' | b','));
         let mut j = end;
         if matches!(hay.get(j), Some(b'"' | b'\'')) {
             j += 1;
@@ -48,16 +48,18 @@ pub fn scalar_after(text: &str, span: Range<usize>, value: &str) -> Option<Range
     if value.is_empty() {
         return None;
     }
-    let hay = &text.as_bytes()[span.clone()];
+    let hay = text.as_bytes().get(span.clone())?;
     let finder = memmem::Finder::new(value.as_bytes());
     let mut from = 0;
-    while let Some(i) = finder.find(&hay[from..]) {
+    while let Some(i) = hay.get(from..).and_then(|rest| finder.find(rest)) {
         let at = from + i;
         let end = at + value.len();
-        let before_ok =
-            at == 0 || matches!(hay[at - 1], b' ' | b'\t' | b'\n' | b'"' | b'\'' | b'-' | b':' | b'[' | b',' | b'/');
-        let after_ok = end == hay.len()
-            || matches!(hay[end], b' ' | b'\t' | b'\n' | b'\r' | b'"' | b'\'' | b',' | b']' | b'}' | b'#' | b'/');
+        let before_ok = at == 0
+            || matches!(hay.get(at - 1), Some(b' ' | b'\t' | b'\n' | b'"' | b'\'' | b'-' | b':' | b'[' | b',' | b'/'));
+        let after_ok = matches!(
+            hay.get(end),
+            None | Some(b' ' | b'\t' | b'\n' | b'\r' | b'"' | b'\'' | b',' | b']' | b'}' | b'#' | b'/')
+        );
         if before_ok && after_ok {
             return Some(span.start + at..span.start + end);
         }
@@ -67,16 +69,18 @@ pub fn scalar_after(text: &str, span: Range<usize>, value: &str) -> Option<Range
 }
 
 /// The first line of `text[span]` without leading `- ` and whitespace: where
-/// a finding about the whole object points.
+/// a finding about the whole object points. (A span past the end of the
+/// text is cut at the end.)
 pub fn head(text: &str, span: Range<usize>) -> Range<usize> {
     let bytes = text.as_bytes();
-    let mut start = span.start;
-    while start < span.end && matches!(bytes[start], b' ' | b'\t' | b'\n' | b'\r' | b'-') {
+    let span_end = span.end.min(bytes.len());
+    let mut start = span.start.min(span_end);
+    while start < span_end && matches!(bytes.get(start), Some(b' ' | b'\t' | b'\n' | b'\r' | b'-')) {
         start += 1;
     }
-    let end = memchr::memchr(b'\n', &bytes[start..span.end]).map(|i| start + i).unwrap_or(span.end);
+    let end = bytes.get(start..span_end).and_then(|line| memchr::memchr(b'\n', line)).map_or(span_end, |i| start + i);
     let mut end = end;
-    while end > start && matches!(bytes[end - 1], b' ' | b'\r' | b'\t') {
+    while end > start && matches!(bytes.get(end - 1), Some(b' ' | b'\r' | b'\t')) {
         end -= 1;
     }
     start..end
@@ -84,10 +88,11 @@ pub fn head(text: &str, span: Range<usize>) -> Range<usize> {
 
 /// Where the character at `offset` ends (a one-character span there).
 pub fn next_char_end(text: &str, offset: usize) -> usize {
-    text[offset..].chars().next().map(|c| offset + c.len_utf8()).unwrap_or(offset)
+    text.get(offset..).and_then(|rest| rest.chars().next()).map_or(offset, |c| offset + c.len_utf8())
 }
 
 #[cfg(test)]
+#[allow(clippy::string_slice, reason = "tests slice their own fixtures at the ranges the code under test found")]
 mod tests {
     use super::*;
 

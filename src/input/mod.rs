@@ -15,7 +15,7 @@ pub mod tree;
 pub mod unit;
 pub mod yaml;
 
-pub use files::{read_inputs, ReadProblem};
+pub use files::{read_inputs, Limits, ReadProblem, Size};
 pub use outline::{Outline, Shape};
 pub use source::{FileId, Format, LineCol, SourceFile, Sources, Span, Text};
 pub use tree::Node;

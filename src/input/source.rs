@@ -69,15 +69,17 @@ struct ColumnCache {
     column: usize,
 }
 
-/// A file's text, known to be UTF-8: owned, or (large files) memory-mapped,
-/// which spares copying a gigabyte from the page cache.
+/// A file's text, read into memory (see `files` for why a file is not
+/// mapped): owned, or (large files) in memory of its own, mapped for it
+/// alone, in huge pages where the system has them.
 pub struct Text(TextRepr);
 
 enum TextRepr {
     Owned(Box<str>),
-    /// Validated as UTF-8 from `start` (after a byte order mark) when mapped.
-    Mapped {
-        map: memmap2::Mmap,
+    /// Anonymous memory, private to this process: checked as UTF-8 from
+    /// `start` (after a byte order mark) once read, and never written again.
+    Buffer {
+        map: memmap2::MmapMut,
         start: usize,
     },
 }
@@ -87,21 +89,24 @@ impl std::ops::Deref for Text {
     fn deref(&self) -> &str {
         match &self.0 {
             TextRepr::Owned(s) => s,
-            // SAFETY: `map_file` checked these bytes with `str::from_utf8`, and
-            // the mapping is read-only. (Like every reader of a mapped file,
-            // teardown assumes the file is not rewritten in place while it
-            // runs; `apply` replaces files by renaming, never in place.)
-            TextRepr::Mapped { map, start } => unsafe { std::str::from_utf8_unchecked(&map[*start..]) },
+            // SAFETY: `Text::buffer` checked these bytes with `str::from_utf8`;
+            // the memory is anonymous and private (no other process or file
+            // can change it) and `Text` never hands out a mutable view.
+            TextRepr::Buffer { map, start } => unsafe {
+                std::str::from_utf8_unchecked(map.get(*start..).unwrap_or_default())
+            },
         }
     }
 }
 
 impl Text {
-    /// A memory-mapped file whose bytes from `start` (after a byte order
-    /// mark) are known to be UTF-8.
-    pub(crate) fn mapped(map: memmap2::Mmap, start: usize) -> Option<Text> {
-        std::str::from_utf8(&map[start..]).ok()?;
-        Some(Text(TextRepr::Mapped { map, start }))
+    /// A buffer that holds UTF-8 from `start`; `Err` gives the buffer back
+    /// with the offset of the first invalid byte (from `start`).
+    pub(crate) fn buffer(map: memmap2::MmapMut, start: usize) -> Result<Text, (memmap2::MmapMut, usize)> {
+        match std::str::from_utf8(map.get(start..).unwrap_or_default()) {
+            Ok(_) => Ok(Text(TextRepr::Buffer { map, start })),
+            Err(e) => Err((map, e.valid_up_to())),
+        }
     }
 }
 
@@ -164,7 +169,7 @@ impl LineStarts {
         let offset = offset.min(self.len);
         let b = offset / BLOCK;
         match self.before.get(b) {
-            Some(&n) => n as usize + count_newlines(&bytes[b * BLOCK..offset]),
+            Some(&n) => n as usize + bytes.get(b * BLOCK..offset).map_or(0, count_newlines),
             None => self.lines - 1,
         }
     }
@@ -179,9 +184,11 @@ impl LineStarts {
         }
         // The block holding newline number `line` (1-based).
         let b = self.before.partition_point(|&n| (n as usize) < line).saturating_sub(1);
-        let skip = line - self.before[b] as usize - 1;
+        let Some(&before) = self.before.get(b) else { return self.len };
+        let skip = line - before as usize - 1;
         let start = b * BLOCK;
-        memchr::memchr_iter(b'\n', &bytes[start..]).nth(skip).map(|i| start + i + 1).unwrap_or(self.len)
+        let rest = bytes.get(start..).unwrap_or_default();
+        memchr::memchr_iter(b'\n', rest).nth(skip).map(|i| start + i + 1).unwrap_or(self.len)
     }
 }
 
@@ -226,7 +233,7 @@ impl SourceFile {
     pub fn newlines(&self, range: Range<usize>) -> usize {
         let bytes = self.text.as_bytes();
         let end = range.end.min(bytes.len());
-        count_newlines(&bytes[range.start.min(end)..end])
+        bytes.get(range.start.min(end)..end).map_or(0, count_newlines)
     }
 
     /// 0-based line index of a byte offset.
@@ -240,7 +247,7 @@ impl SourceFile {
         let bytes = self.text.as_bytes();
         let start = if line < starts.lines() { starts.get(bytes, line) } else { self.text.len() };
         let mut end = if line + 1 < starts.lines() { starts.get(bytes, line + 1) - 1 } else { self.text.len() };
-        if end > start && self.text.as_bytes()[end - 1] == b'\r' {
+        if end > start && self.text.as_bytes().get(end - 1) == Some(&b'\r') {
             end -= 1;
         }
         start..end.max(start)
@@ -257,13 +264,11 @@ impl SourceFile {
         let mut cache = self.column_cache.lock().unwrap_or_else(|e| e.into_inner());
         let (ascii, column) = match *cache {
             Some(c) if c.line == line && c.ascii => (true, offset - start),
-            Some(c) if c.line == line && c.offset <= offset => {
-                (false, c.column + self.text[c.offset..offset].chars().count())
-            }
-            Some(c) if c.line == line => (false, self.text[start..offset].chars().count()),
+            Some(c) if c.line == line && c.offset <= offset => (false, c.column + self.chars(c.offset..offset)),
+            Some(c) if c.line == line => (false, self.chars(start..offset)),
             _ => {
-                let ascii = self.text[self.line_range(line)].is_ascii();
-                let column = if ascii { offset - start } else { self.text[start..offset].chars().count() };
+                let ascii = self.text.as_bytes().get(self.line_range(line)).is_some_and(<[u8]>::is_ascii);
+                let column = if ascii { offset - start } else { self.chars(start..offset) };
                 (ascii, column)
             }
         };
@@ -271,10 +276,17 @@ impl SourceFile {
         LineCol { line: line + 1, column: column + 1 }
     }
 
+    /// Characters in a byte range between character boundaries (bytes, if
+    /// it is not one: a column near the place rather than none).
+    fn chars(&self, range: Range<usize>) -> usize {
+        let bytes = range.end.saturating_sub(range.start);
+        self.text.get(range).map_or(bytes, |s| s.chars().count())
+    }
+
     /// Byte offset of a 1-based line and column (clamped to the text).
     pub fn offset_of(&self, line: usize, column: usize) -> usize {
         let range = self.line_range(line.saturating_sub(1));
-        let text = &self.text[range.clone()];
+        let text = self.text.get(range.clone()).unwrap_or_default();
         let skip = column.saturating_sub(1);
         text.char_indices().nth(skip).map(|(i, _)| range.start + i).unwrap_or(range.end)
     }
@@ -310,6 +322,11 @@ pub struct Sources {
 }
 
 impl Sources {
+    // A `FileId` is made by `read_inputs` as the index its file is pushed
+    // at (files.rs), and files are never removed: every id of a run is in
+    // its `Sources`. (An id from another run's `Sources` is the only way
+    // to miss; no code keeps one.)
+    #[allow(clippy::indexing_slicing, reason = "a FileId is the index read_inputs pushed its file at")]
     pub fn get(&self, id: FileId) -> &SourceFile {
         &self.files[id.0 as usize]
     }
@@ -317,7 +334,9 @@ impl Sources {
         (0..self.files.len() as u32).map(FileId)
     }
     pub fn text(&self, span: Span) -> &str {
-        &self.get(span.file).text[span.range()]
+        // A span is made over its file's text; one that is not (a bug)
+        // reads as no text.
+        self.get(span.file).text.get(span.range()).unwrap_or_default()
     }
 }
 

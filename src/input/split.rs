@@ -19,15 +19,15 @@ pub fn yaml_documents(text: &str) -> Vec<Range<usize>> {
     let mut has_content = false;
     let mut line_start = 0;
     while line_start < bytes.len() {
-        let line_end = memchr::memchr(b'\n', &bytes[line_start..]).map(|i| line_start + i).unwrap_or(bytes.len());
-        let line = &bytes[line_start..line_end];
+        let line_end = line_end(bytes, line_start, bytes.len());
+        let line = bytes.get(line_start..line_end).unwrap_or_default();
         let next = (line_end + 1).min(bytes.len());
         if is_marker(line, b"---") {
             if has_content {
                 docs.push(doc_start..trim_end(bytes, doc_start, line_start));
             }
             doc_start = line_start + 3;
-            has_content = is_content(&line[3..], false);
+            has_content = is_content(line.get(3..).unwrap_or_default(), false);
         } else if is_marker(line, b"...") {
             if has_content {
                 docs.push(doc_start..trim_end(bytes, doc_start, line_start));
@@ -45,6 +45,12 @@ pub fn yaml_documents(text: &str) -> Vec<Range<usize>> {
     docs
 }
 
+/// Where the line starting at `start` ends: its `\n`, or `end` (also when
+/// `start..end` is not a range of `bytes`).
+fn line_end(bytes: &[u8], start: usize, end: usize) -> usize {
+    bytes.get(start..end).and_then(|rest| memchr::memchr(b'\n', rest)).map_or(end, |i| start + i)
+}
+
 fn is_marker(line: &[u8], marker: &[u8]) -> bool {
     line.starts_with(marker) && matches!(line.get(3), None | Some(b' ' | b'\t' | b'\r'))
 }
@@ -59,13 +65,15 @@ fn is_content(line: &[u8], directives_allowed: bool) -> bool {
     }
 }
 
-fn trim_start(line: &[u8]) -> &[u8] {
-    let n = line.iter().take_while(|b| matches!(b, b' ' | b'\t')).count();
-    &line[n..]
+fn trim_start(mut line: &[u8]) -> &[u8] {
+    while let [b' ' | b'\t', rest @ ..] = line {
+        line = rest;
+    }
+    line
 }
 
 fn trim_end(bytes: &[u8], start: usize, mut end: usize) -> usize {
-    while end > start && bytes[end - 1].is_ascii_whitespace() {
+    while end > start && bytes.get(end - 1).is_some_and(u8::is_ascii_whitespace) {
         end -= 1;
     }
     end
@@ -78,9 +86,9 @@ pub fn first_content(text: &str, range: Range<usize>) -> Option<usize> {
     let bytes = text.as_bytes();
     let mut i = range.start;
     while i < range.end {
-        match bytes[i] {
+        match bytes.get(i)? {
             b' ' | b'\t' | b'\r' | b'\n' => i += 1,
-            b'#' => i = memchr::memchr(b'\n', &bytes[i..range.end]).map(|n| i + n + 1).unwrap_or(range.end),
+            b'#' => i = (line_end(bytes, i, range.end) + 1).min(range.end),
             _ => return Some(i),
         }
     }
@@ -115,13 +123,12 @@ pub fn yaml_block_sequence(text: &str, doc: Range<usize>, key: Option<&str>) -> 
         let mut found = None;
         let mut line_start = doc.start;
         while line_start < doc.end {
-            let line_end =
-                memchr::memchr(b'\n', &bytes[line_start..doc.end]).map(|i| line_start + i).unwrap_or(doc.end);
-            let line = &bytes[line_start..line_end];
+            let line_end = line_end(bytes, line_start, doc.end);
+            let line = bytes.get(line_start..line_end).unwrap_or_default();
             if let Some(rest) = line.strip_prefix(key.as_bytes()) {
                 if let Some(rest) = rest.strip_prefix(b":") {
                     let rest = trim_start(rest);
-                    if rest.is_empty() || rest[0] == b'#' || rest[0] == b'\r' {
+                    if matches!(rest.first(), None | Some(b'#' | b'\r')) {
                         found = Some(line_start..line_end);
                         break;
                     }
@@ -138,13 +145,13 @@ pub fn yaml_block_sequence(text: &str, doc: Range<usize>, key: Option<&str>) -> 
     let mut line_start = if key.is_some() { key_line.end + 1 } else { doc.start };
     let mut end = doc.end;
     while line_start < doc.end {
-        let line_end = memchr::memchr(b'\n', &bytes[line_start..doc.end]).map(|i| line_start + i).unwrap_or(doc.end);
-        let line = &bytes[line_start..line_end];
+        let line_end = line_end(bytes, line_start, doc.end);
+        let line = bytes.get(line_start..line_end).unwrap_or_default();
         let body = trim_start(line);
         let n = line.len() - body.len();
-        let blank = body.is_empty() || body[0] == b'#' || body[0] == b'\r';
+        let blank = matches!(body.first(), None | Some(b'#' | b'\r'));
         if !blank {
-            let is_entry = body[0] == b'-' && matches!(body.get(1), None | Some(b' ' | b'\r'));
+            let is_entry = body.first() == Some(&b'-') && matches!(body.get(1), None | Some(b' ' | b'\r'));
             match indent {
                 None if is_entry => indent = Some(n),
                 None => return None,
@@ -171,6 +178,7 @@ pub fn yaml_block_sequence(text: &str, doc: Range<usize>, key: Option<&str>) -> 
 }
 
 #[cfg(test)]
+#[allow(clippy::string_slice, reason = "tests slice their own fixtures at the ranges the scanner found")]
 mod tests {
     use super::*;
 

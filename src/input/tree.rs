@@ -81,13 +81,18 @@ impl Node {
                 return Some(node);
             }
         }
-        let line_start = text[..range.start].rfind('\n').map_or(0, |i| i + 1);
-        let before = &text[line_start..range.start];
-        let from_line = &text[line_start..range.end];
-        if before.bytes().all(|c| c == b' ') {
+        let line_start =
+            text.as_bytes().get(..range.start).and_then(|b| memchr::memrchr(b'\n', b)).map_or(0, |i| i + 1);
+        let before = text.get(line_start..range.start)?;
+        let from_line = text.get(line_start..range.end)?;
+        // An item of a YAML list whose span starts at its dash (`- kind: …`
+        // at the start of a line): the item, not a list of one (the same
+        // object in a List and alone is one object: tests/props_determinism.rs).
+        let dash = body.starts_with("- ") || body.starts_with("-\n") || body.starts_with("-\r\n");
+        if before.bytes().all(|c| c == b' ') && !dash {
             return super::yaml::from_str::<Node>(from_line).ok();
         }
-        if before.trim_end().trim_start() == "-" {
+        if dash || before.trim_end().trim_start() == "-" {
             let mut one = super::yaml::from_str::<Vec<Node>>(from_line).ok()?;
             return (one.len() == 1).then(|| one.remove(0));
         }
@@ -107,7 +112,7 @@ impl Node {
         }
         let Node::Map(m) = map else { return };
         let Some(pos) = m.iter().position(|(k, _)| k.as_str() == Some(last)) else { return };
-        if let Node::Seq(items) = &mut m[pos].1 {
+        if let Some((_, Node::Seq(items))) = m.get_mut(pos) {
             for &i in indices {
                 if i < items.len() {
                     items.remove(i);

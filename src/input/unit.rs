@@ -10,7 +10,7 @@
 use super::fast;
 use super::json;
 use super::locate;
-use super::outline::{Member, Outline, Shape, Value};
+use super::outline::{Member, Outline, Shape, Value, ValueOutline};
 use super::source::{FileId, SourceFile, Span};
 use super::tree::Node;
 use super::yaml;
@@ -79,6 +79,8 @@ pub struct Unit<'a> {
     /// The outline with every key, once [`Unit::complete_outline`] asked.
     full: OnceCell<Outline<'a>>,
     tree: OnceCell<Result<Node, Finding>>,
+    /// The outline read as a value, when the fast path cannot give it.
+    outlines: OnceCell<Result<ValueOutline, Finding>>,
 }
 
 impl<'a> Unit<'a> {
@@ -126,6 +128,7 @@ impl<'a> Unit<'a> {
             outline: OnceCell::new(),
             full: OnceCell::new(),
             tree: OnceCell::new(),
+            outlines: OnceCell::new(),
         }
     }
 
@@ -135,7 +138,7 @@ impl<'a> Unit<'a> {
 
     /// The unit's text (for an item read as it streams: once parsed).
     pub fn text(&self) -> &'a str {
-        &self.file.text[self.span().range()]
+        self.file.text.get(self.span().range()).unwrap_or_default()
     }
 
     /// The unit in its file.
@@ -157,7 +160,12 @@ impl<'a> Unit<'a> {
     pub fn head(&self) -> Span {
         let span = self.span();
         let end = if self.streamed && self.end.get().is_none() {
-            memchr::memchr(b'\n', &self.file.text.as_bytes()[span.start..]).map_or(span.end, |n| span.start + n)
+            self.file
+                .text
+                .as_bytes()
+                .get(span.start..)
+                .and_then(|rest| memchr::memchr(b'\n', rest))
+                .map_or(span.end, |n| span.start + n)
         } else {
             span.end
         };
@@ -186,8 +194,8 @@ impl<'a> Unit<'a> {
                 }
                 let text = &self.file.text;
                 match self.form {
-                    Form::Yaml if !self.is_json() => fast::Doc::document(&text[self.range.clone()]),
-                    Form::YamlEntry { line_start } => fast::Doc::entry(&text[line_start..self.range.end]),
+                    Form::Yaml if !self.is_json() => text.get(self.range.clone()).and_then(fast::Doc::document),
+                    Form::YamlEntry { line_start } => text.get(line_start..self.range.end).and_then(fast::Doc::entry),
                     _ => None,
                 }
             })
@@ -245,16 +253,37 @@ impl<'a> Unit<'a> {
             }
             if self.form == Form::Json || self.streamed {
                 // Broken JSON: whoever reads it reports where.
-                return Outline { shape: json::shape_of(b[start]), members: Vec::new(), complete: false };
+                return Outline {
+                    shape: b.get(start).map_or(Shape::Scalar, |&c| json::shape_of(c)),
+                    members: Vec::new(),
+                    complete: false,
+                };
             }
         }
         if let Some(o) = self.fast().and_then(fast::Doc::outline) {
             return o;
         }
-        match self.tree() {
-            Ok(node) => node_outline(node),
+        match self.value_outline() {
+            Ok(o) => o.top.clone(),
             Err(_) => Outline { shape: Shape::Map, members: Vec::new(), complete: false },
         }
+    }
+
+    /// The outline read as a value: the top level and the mappings it holds
+    /// (not the whole value tree: see [`ValueOutline`]).
+    fn value_outline(&self) -> Result<&ValueOutline, &Finding> {
+        self.outlines.get_or_init(|| self.parse::<ValueOutline>()).as_ref()
+    }
+
+    /// Why the unit has no outline: it cannot be read as a value at all (a
+    /// YAML document whose outline the fast path did not give). That is the
+    /// finding to report, not the empty outline.
+    pub fn unreadable(&self) -> Option<&Finding> {
+        if self.node.is_some() || self.is_json() {
+            return None;
+        }
+        self.outline();
+        self.outlines.get()?.as_ref().err()
     }
 
     /// The outline of the mapping a top-level key holds.
@@ -266,11 +295,16 @@ impl<'a> Unit<'a> {
         if self.is_json() && !member.at.is_empty() {
             return json::outline(&self.file.text, member.at.start, Some(member.at.end));
         }
-        if let Some(o) = self.fast().and_then(|d| d.child_outline(member.at.clone())) {
+        // `at` is empty in an outline the fast path did not give.
+        if let Some(o) = self.fast().filter(|_| !member.at.is_empty()).and_then(|d| d.child_outline(member.at.clone()))
+        {
             return Some(o);
         }
-        let node = self.tree().ok()?.get(key)?;
-        Some(node_outline(node))
+        if let Some(node) = self.node {
+            return Some(node_outline(node.get(key)?));
+        }
+        let children = &self.value_outline().ok()?.children;
+        children.iter().find(|(k, _)| k == key).map(|(_, o)| o.clone())
     }
 
     /// The whole unit as a value tree (parsed once, kept).
@@ -296,14 +330,18 @@ impl<'a> Unit<'a> {
                     // The rest of the document, with the list left out, must be YAML too.
                     let header_ok = match member {
                         None => true,
-                        Some(_) => {
-                            let header =
-                                format!("{} []\n{}", &text[doc.start..seq.key_line.end], &text[seq.end..doc.end]);
-                            yaml::check(&header).is_ok()
-                        }
+                        Some(_) => match (text.get(doc.start..seq.key_line.end), text.get(seq.end..doc.end)) {
+                            (Some(key_line), Some(rest)) => yaml::check(&format!("{key_line} []\n{rest}")).is_ok(),
+                            // Not where the split says: read whole.
+                            _ => false,
+                        },
                     };
                     if header_ok {
-                        let line_start = |at: usize| text[..at].rfind('\n').map_or(0, |i| i + 1).max(doc.start);
+                        let line_start = |at: usize| {
+                            memchr::memrchr(b'\n', text.as_bytes().get(..at).unwrap_or_default())
+                                .map_or(0, |i| i + 1)
+                                .max(doc.start)
+                        };
                         return Items::Split(
                             seq.entries
                                 .into_iter()
@@ -344,18 +382,18 @@ impl<'a> Unit<'a> {
                     if header.len() > 1 {
                         header.push(',');
                     }
-                    header.push_str(&text[k.clone()]);
+                    header.push_str(text.get(k.clone())?);
                     header.push(':');
-                    header.push_str(&text[v.clone()]);
+                    header.push_str(text.get(v.clone())?);
                 }
                 header.push('}');
                 serde_json::from_str::<serde::de::IgnoredAny>(&header).ok()?;
                 at.start
             }
         };
-        match b[start] {
-            b'n' => Some(Vec::new()),
-            b'[' => json::elements(b, start).map(|(items, _)| items),
+        match b.get(start) {
+            Some(b'n') => Some(Vec::new()),
+            Some(b'[') => json::elements(b, start).map(|(items, _)| items),
             _ => None,
         }
     }
@@ -369,23 +407,33 @@ impl<'a> Unit<'a> {
                 .map_err(|e| Finding::new(Rule::Td001, format!("YAML: {e}")).at(self.head(), "here"));
         }
         if self.streamed {
-            let mut stream = serde_json::Deserializer::from_str(&text[self.range.start..]).into_iter::<T>();
+            let mut stream =
+                serde_json::Deserializer::from_str(text.get(self.range.start..).unwrap_or_default()).into_iter::<T>();
             return match stream.next() {
                 Some(Ok(value)) => {
-                    self.end.set(Some(self.range.start + stream.byte_offset()));
+                    let end = self.range.start + stream.byte_offset();
+                    self.end.set(Some(end));
+                    let item = text.as_bytes().get(self.range.start..end).unwrap_or_default();
+                    if let Some(at) = json::too_deep(item, yaml::MAX_NESTING) {
+                        return Err(json::too_deep_finding(self.id, self.range.start + at, yaml::MAX_NESTING));
+                    }
                     Ok(value)
                 }
                 Some(Err(e)) => Err(json::error(text, self.id, self.range.start, &e)),
-                None => Err(json::error(
-                    text,
-                    self.id,
-                    self.range.start,
-                    &serde_json::from_str::<serde::de::IgnoredAny>("").unwrap_err(),
+                // Nothing but blanks: serde_json's own error for no value.
+                None => Err(serde_json::from_str::<serde::de::IgnoredAny>("").err().map_or_else(
+                    || Finding::new(Rule::Td001, "JSON: EOF while parsing a value").at(self.head(), "here"),
+                    |e| json::error(text, self.id, self.range.start, &e),
                 )),
             };
         }
-        let doc = &text[self.range.clone()];
+        let Some(doc) = text.get(self.range.clone()) else {
+            return Err(Finding::new(Rule::Td001, "this document is not in the file's text").at(self.head(), "here"));
+        };
         if self.is_json() {
+            if let Some(at) = json::too_deep(doc.as_bytes(), yaml::MAX_NESTING) {
+                return Err(json::too_deep_finding(self.id, self.range.start + at, yaml::MAX_NESTING));
+            }
             match serde_json::from_str::<T>(doc) {
                 Ok(value) => return Ok(value),
                 // Flow-style YAML (`{a: 1}`) is not JSON; a `.json` file must be.
@@ -403,7 +451,11 @@ impl<'a> Unit<'a> {
         match self.form {
             Form::YamlEntry { line_start } => {
                 // The entry alone, read as a one-element list.
-                let entry = &text[line_start..self.range.end];
+                let Some(entry) = text.get(line_start..self.range.end) else {
+                    return Err(
+                        Finding::new(Rule::Td001, "this item is not in the file's text").at(self.head(), "here")
+                    );
+                };
                 match yaml::from_str::<Vec<T>>(entry) {
                     Ok(mut one) if one.len() == 1 => Ok(one.remove(0)),
                     Ok(_) => {

@@ -50,8 +50,9 @@ pub(super) fn fragment(text: &str) -> serde_yaml::Deserializer<'_> {
 /// (A heredoc in a script, `<<EOF`, is not one.)
 fn has_merge_key(text: &str) -> bool {
     memchr::memmem::find_iter(text.as_bytes(), b"<<").any(|i| {
-        let rest = text[i + 2..].trim_start_matches(['"', '\'']).trim_start_matches(' ');
-        rest.starts_with(':')
+        // `<<` is two bytes of ASCII: `i + 2` is a character boundary.
+        let rest = text.get(i + 2..).unwrap_or_default();
+        rest.trim_start_matches(['"', '\'']).trim_start_matches(' ').starts_with(':')
     })
 }
 
@@ -64,20 +65,58 @@ fn merged<T: DeserializeOwned>(text: &str) -> Result<T, Error> {
 }
 
 fn error(text: &str, e: &serde_yaml::Error) -> Error {
-    let offset = e.location().map(|l| l.index().min(text.len()));
+    let mut message = clean(&e.to_string());
+    let mut offset = e.location().map(|l| l.index().min(text.len()));
+    // The reader's own errors (a control character, say) give a position
+    // in the text rather than a location.
+    if let Some((before, at)) = message.rsplit_once(" at position ") {
+        if let Ok(at) = at.parse::<usize>() {
+            offset = Some(at.min(text.len()));
+            message = before.to_string();
+        }
+    }
     let syntax = serde_yaml::from_str::<IgnoredAny>(text).is_err();
-    Error { message: clean(&e.to_string()), offset, syntax }
+    Error { message, offset, syntax }
 }
 
 /// Refuse what nests deeper than [`MAX_NESTING`].
 fn guard(text: &str) -> Result<(), Error> {
-    match nesting(text) {
-        Some(offset) => Err(Error {
+    if let Some(offset) = nesting(text) {
+        return Err(Error {
             message: format!("collections nest deeper than {MAX_NESTING} levels"),
             offset: Some(offset),
             syntax: true,
-        }),
-        None => Ok(()),
+        });
+    }
+    aliases(text)
+}
+
+/// Refuse aliases that expand past serde_yaml's limit (an alias bomb),
+/// wherever they are. serde_yaml expands an alias only where a type reads
+/// it, so a bomb under a field no dialect reads would be read in no time
+/// and let through; it is refused instead, as kubectl (whose YAML reader
+/// refuses "excessive aliasing") would refuse it. Only a document that may
+/// hold both an anchor and an alias is expanded to find out: kubectl never
+/// writes either.
+fn aliases(text: &str) -> Result<(), Error> {
+    let b = text.as_bytes();
+    // `&name` or `*name` where a node can start.
+    let token = |c: u8| {
+        memchr::memchr_iter(c, b).any(|i| {
+            let before = i.checked_sub(1).and_then(|j| b.get(j)).copied();
+            let after = b.get(i + 1).copied();
+            matches!(before, None | Some(b' ' | b'\n' | b'[' | b',' | b'{' | b'-' | b':'))
+                && after.is_some_and(|a| !a.is_ascii_whitespace() && !matches!(a, b',' | b']' | b'}'))
+        })
+    };
+    if !(token(b'&') && token(b'*')) {
+        return Ok(());
+    }
+    match serde_yaml::from_str::<serde_yaml::Value>(text) {
+        Err(e) if e.to_string().starts_with("repetition limit exceeded") => {
+            Err(Error { message: clean(&e.to_string()), offset: None, syntax: true })
+        }
+        _ => Ok(()),
     }
 }
 
@@ -95,10 +134,11 @@ fn nesting(text: &str) -> Option<usize> {
     let mut open_quote: Option<u8> = None;
     let mut pos = 0;
     while pos < b.len() {
-        let end = memchr::memchr(b'\n', &b[pos..]).map_or(b.len(), |n| pos + n);
-        let line = &b[pos..end];
+        let rest = b.get(pos..).unwrap_or_default();
+        let end = memchr::memchr(b'\n', rest).map_or(b.len(), |n| pos + n);
+        let line = rest.get(..end - pos).unwrap_or_default();
         let indent = line.iter().take_while(|&&c| c == b' ').count();
-        let body = &line[indent..];
+        let body = line.get(indent..).unwrap_or_default();
         let blank = body.iter().all(|c| c.is_ascii_whitespace());
         if let Some(header) = block_scalar {
             if blank || indent > header {
@@ -121,7 +161,7 @@ fn nesting(text: &str) -> Option<usize> {
                 }
             }
         } else {
-            if blank || body[0] == b'#' {
+            if blank || body.first() == Some(&b'#') {
                 pos = end + 1;
                 continue;
             }
@@ -134,16 +174,15 @@ fn nesting(text: &str) -> Option<usize> {
         }
         let mut depth = indents.len();
         // Compact nested sequences (`- - - a`) open a level each.
-        while flow == 0 && i + 1 < body.len() && body[i] == b'-' && body[i + 1] == b' ' {
+        while flow == 0 && body.get(i) == Some(&b'-') && body.get(i + 1) == Some(&b' ') {
             depth += 1;
             i += 2;
-            while i < body.len() && body[i] == b' ' {
+            while body.get(i) == Some(&b' ') {
                 i += 1;
             }
         }
         let mut token_start = true;
-        while i < body.len() {
-            let c = body[i];
+        while let Some(&c) = body.get(i) {
             match c {
                 b'"' | b'\'' if token_start => match closing(body, i + 1, c) {
                     Some(j) => {
@@ -156,7 +195,7 @@ fn nesting(text: &str) -> Option<usize> {
                         break;
                     }
                 },
-                b'#' if token_start || body[i - 1] == b' ' => break,
+                b'#' if token_start || i.checked_sub(1).and_then(|k| body.get(k)) == Some(&b' ') => break,
                 b'[' | b'{' if token_start => {
                     flow += 1;
                     if depth + flow > MAX_NESTING {
@@ -185,12 +224,12 @@ fn nesting(text: &str) -> Option<usize> {
 /// escaped; a single quote is doubled to stand for itself).
 fn closing(body: &[u8], from: usize, quote: u8) -> Option<usize> {
     let mut j = from;
-    while j < body.len() {
-        if quote == b'"' && body[j] == b'\\' {
+    while let Some(&c) = body.get(j) {
+        if quote == b'"' && c == b'\\' {
             j += 2;
             continue;
         }
-        if body[j] == quote {
+        if c == quote {
             if quote == b'\'' && body.get(j + 1) == Some(&b'\'') {
                 j += 2;
                 continue;
@@ -207,11 +246,12 @@ fn closing(body: &[u8], from: usize, quote: u8) -> Option<usize> {
 fn clean(message: &str) -> String {
     let mut m = message.to_string();
     let mut from = 0;
-    while let Some(i) = m[from..].find(" at line ").map(|i| from + i) {
-        let rest = &m[i + " at line ".len()..];
+    // Every offset below follows ASCII text: a character boundary.
+    while let Some(i) = m.get(from..).and_then(|rest| rest.find(" at line ")).map(|i| from + i) {
+        let rest = m.get(i + " at line ".len()..).unwrap_or_default();
         let digits = |s: &str| s.bytes().take_while(u8::is_ascii_digit).count();
         let l = digits(rest);
-        match rest[l..].strip_prefix(" column ") {
+        match rest.get(l..).and_then(|rest| rest.strip_prefix(" column ")) {
             Some(c) if l > 0 && digits(c) > 0 => {
                 let end = i + " at line ".len() + l + " column ".len() + digits(c);
                 m.replace_range(i..end, "");

@@ -21,7 +21,7 @@ pub fn object(sources: &Sources, o: &Object) -> Span {
     let found = (path.len() > 1)
         .then(|| locate::value_after(text, o.span.range(), path, &o.name))
         .flatten()
-        .or_else(|| locate::value_after(text, o.span.range(), &path[..1], &o.name))
+        .or_else(|| locate::value_after(text, o.span.range(), path.get(..1)?, &o.name))
         .or_else(|| locate::scalar_after(text, o.span.range(), &o.name));
     span(o, found, sources)
 }
@@ -61,10 +61,12 @@ pub fn finalizer(sources: &Sources, o: &Object, f: &str) -> Span {
 }
 
 /// Where a relation is declared: the owner reference, the dependency, or for
-/// implicit relations the dependent's namespace / kind.
-pub fn relation(sources: &Sources, objects: &[Object], r: &Relation) -> Span {
-    let o = &objects[r.declared_by.index()];
-    match r.kind {
+/// implicit relations the dependent's namespace / kind. `None` when the
+/// object that declares it is not among `objects` (a relation of another
+/// snapshot).
+pub fn relation(sources: &Sources, objects: &[Object], r: &Relation) -> Option<Span> {
+    let o = objects.get(r.declared_by.index())?;
+    Some(match r.kind {
         RelKind::Owns => owner_ref(sources, o, r.decl),
         RelKind::DestroyAfter => dep(sources, o, r.decl),
         RelKind::Finalizer => match o.finalizers.get(r.decl as usize) {
@@ -85,7 +87,7 @@ pub fn relation(sources: &Sources, objects: &[Object], r: &Relation) -> Span {
         // A default rule reads fields the anchor does not point into.
         RelKind::Rule(_) | RelKind::Tool(_) => object(sources, o),
         RelKind::Controller(e) => controlled(sources, objects, o, e, r),
-    }
+    })
 }
 
 /// What binds the ends of a controller's cascade, where `o` writes it: a
@@ -94,14 +96,15 @@ pub fn relation(sources: &Sources, objects: &[Object], r: &Relation) -> Span {
 fn controlled(sources: &Sources, objects: &[Object], o: &Object, e: ControllerEdge, r: &Relation) -> Span {
     let text = &sources.get(o.span.file).text;
     let range = o.span.range();
+    let name = |id: ObjId| objects.get(id.index()).map(|o| &*o.name);
     let found = match e {
         ControllerEdge::ServiceEndpoints => return object(sources, o),
-        ControllerEdge::NodePods => locate::value_after(text, range, &["nodeName"], &objects[r.from.index()].name),
+        ControllerEdge::NodePods => name(r.from).and_then(|n| locate::value_after(text, range, &["nodeName"], n)),
         ControllerEdge::ReclaimDelete | ControllerEdge::Released if &*o.kind == "PersistentVolume" => {
-            locate::value_after(text, range, &["claimRef"], &objects[r.to.index()].name)
+            name(r.to).and_then(|n| locate::value_after(text, range, &["claimRef"], n))
         }
         ControllerEdge::ReclaimDelete | ControllerEdge::Released => {
-            locate::value_after(text, range, &["volumeName"], &objects[r.from.index()].name)
+            name(r.from).and_then(|n| locate::value_after(text, range, &["volumeName"], n))
         }
     };
     span(o, found, sources)
@@ -138,9 +141,10 @@ pub fn component_dependency(sources: &Sources, o: &Object, decl: u32) -> Span {
     span(o, found.or(at_component), sources)
 }
 
-/// Object id helper for callers holding only ids.
-pub fn object_id(sources: &Sources, objects: &[Object], id: ObjId) -> Span {
-    object(sources, &objects[id.index()])
+/// Object id helper for callers holding only ids (`None`: not one of
+/// `objects`).
+pub fn object_id(sources: &Sources, objects: &[Object], id: ObjId) -> Option<Span> {
+    objects.get(id.index()).map(|o| object(sources, o))
 }
 
 /// A state field of `o` (`reconcile`): its desired (`spec.state`) or
@@ -164,10 +168,10 @@ pub fn state(sources: &Sources, o: &Object, current: bool) -> Span {
             }
         }
     }
-    let found = found.map(|k| {
-        let line_end = text[k.end..range.end].find('\n').map_or(range.end, |n| k.end + n);
-        let value = text[k.start..line_end].trim_end().trim_end_matches(',');
-        k.start..k.start + value.len()
+    let found = found.and_then(|k| {
+        let line_end = text.get(k.end..range.end)?.find('\n').map_or(range.end, |n| k.end + n);
+        let value = text.get(k.start..line_end)?.trim_end().trim_end_matches(',');
+        Some(k.start..k.start + value.len())
     });
     span(o, found, sources)
 }

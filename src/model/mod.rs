@@ -27,6 +27,18 @@ impl ObjId {
     pub fn index(self) -> usize {
         self.0 as usize
     }
+
+    /// This object's entry in `table`, a table with one entry per object
+    /// of the snapshot that made the id (its objects, their references…);
+    /// an internal error, never a panic, if it has none.
+    pub fn of<T>(self, table: &[T]) -> Result<&T, crate::error::Internal> {
+        crate::error::entry(table, self.index(), "object")
+    }
+
+    /// [`ObjId::of`], to change in place.
+    pub fn of_mut<T>(self, table: &mut [T]) -> Result<&mut T, crate::error::Internal> {
+        crate::error::entry_mut(table, self.index(), "object")
+    }
 }
 
 /// How an object is identified, referred to and selected.

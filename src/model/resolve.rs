@@ -78,7 +78,8 @@ fn name_hash(o: &Object) -> u64 {
 impl<'a> Index<'a> {
     pub fn build(objects: &'a [Object], duplicates: &mut Vec<Duplicate>) -> Index<'a> {
         let n = objects.len();
-        let at = |id: &u32| &objects[*id as usize];
+        // Every id in the tables is the position of an object of `objects`.
+        let at = |id: &u32| objects.get(*id as usize);
         let mut by_uid = HashTable::with_capacity(n);
         let mut by_key = HashTable::with_capacity(n);
         let mut by_name = HashTable::with_capacity(n);
@@ -88,7 +89,7 @@ impl<'a> Index<'a> {
             let same_key =
                 |p: &Object| p.group == o.group && p.kind == o.kind && p.namespace == o.namespace && p.name == o.name;
             let mut key_dup = false;
-            match by_key.entry(key_hash(o), |p| same_key(at(p)), |p| key_hash(at(p))) {
+            match by_key.entry(key_hash(o), |p| at(p).is_some_and(same_key), |p| at(p).map_or(0, key_hash)) {
                 Entry::Occupied(e) => {
                     duplicates.push(Duplicate { first: ObjId(*e.get()), again: id, by_uid: false });
                     key_dup = true;
@@ -98,7 +99,8 @@ impl<'a> Index<'a> {
                 }
             }
             if let Some(uid) = o.uid.as_deref() {
-                match by_uid.entry(uid_hash(o), |p| at(p).uid.as_deref() == Some(uid), |p| uid_hash(at(p))) {
+                let same_uid = |p: &u32| at(p).is_some_and(|p| p.uid.as_deref() == Some(uid));
+                match by_uid.entry(uid_hash(o), same_uid, |p| at(p).map_or(0, uid_hash)) {
                     Entry::Occupied(e) => {
                         if !key_dup {
                             duplicates.push(Duplicate { first: ObjId(*e.get()), again: id, by_uid: true });
@@ -111,7 +113,7 @@ impl<'a> Index<'a> {
             }
             if !key_dup {
                 let same_name = |p: &Object| p.kind == o.kind && p.namespace == o.namespace && p.name == o.name;
-                match by_name.entry(name_hash(o), |p| same_name(at(p)), |p| name_hash(at(p))) {
+                match by_name.entry(name_hash(o), |p| at(p).is_some_and(same_name), |p| at(p).map_or(0, name_hash)) {
                     Entry::Occupied(e) => by_name_more.entry(*e.get()).or_default().push(id),
                     Entry::Vacant(e) => {
                         e.insert(id.0);
@@ -122,18 +124,27 @@ impl<'a> Index<'a> {
         Index { objects, by_uid, by_key, by_name, by_name_more }
     }
 
+    /// The object `id` (`None`: not one of the objects indexed).
+    pub fn get(&self, id: ObjId) -> Option<&'a Object> {
+        self.objects.get(id.index())
+    }
+
+    /// Does the table slot `p` hold an object `f` accepts?
+    fn holds(&self, p: &u32, f: impl FnOnce(&Object) -> bool) -> bool {
+        self.objects.get(*p as usize).is_some_and(f)
+    }
+
     pub fn by_uid(&self, uid: &str) -> Option<ObjId> {
-        let o = self.objects;
-        self.by_uid.find(hash_of(&[uid]), |p| o[*p as usize].uid.as_deref() == Some(uid)).map(|p| ObjId(*p))
+        self.by_uid.find(hash_of(&[uid]), |p| self.holds(p, |o| o.uid.as_deref() == Some(uid))).map(|p| ObjId(*p))
     }
 
     pub fn by_key(&self, group: &str, kind: &str, namespace: Option<&str>, name: &str) -> Option<ObjId> {
-        let o = self.objects;
         let h = hash_of(&[group, kind, ns(namespace), name]);
         self.by_key
             .find(h, |p| {
-                let p = &o[*p as usize];
-                &*p.group == group && &*p.kind == kind && p.namespace.as_deref() == namespace && &*p.name == name
+                self.holds(p, |p| {
+                    &*p.group == group && &*p.kind == kind && p.namespace.as_deref() == namespace && &*p.name == name
+                })
             })
             .map(|p| ObjId(*p))
     }
@@ -141,16 +152,14 @@ impl<'a> Index<'a> {
     /// By kind and name in one namespace (or the cluster scope), preferring
     /// an object of the given group.
     pub fn by_name(&self, group: &str, kind: &str, namespace: Option<&str>, name: &str) -> Option<ObjId> {
-        let o = self.objects;
         let h = hash_of(&[kind, ns(namespace), name]);
         let first = *self.by_name.find(h, |p| {
-            let p = &o[*p as usize];
-            &*p.kind == kind && p.namespace.as_deref() == namespace && &*p.name == name
+            self.holds(p, |p| &*p.kind == kind && p.namespace.as_deref() == namespace && &*p.name == name)
         })?;
         let Some(more) = self.by_name_more.get(&first) else { return Some(ObjId(first)) };
         std::iter::once(ObjId(first))
             .chain(more.iter().copied())
-            .find(|id| &*self.objects[id.index()].group == group)
+            .find(|id| self.get(*id).is_some_and(|o| &*o.group == group))
             .or(Some(ObjId(first)))
     }
 
@@ -202,7 +211,7 @@ pub fn resolve(objects: &[Object]) -> Resolved {
                 Identity::Id | Identity::Token => {
                     r.uid.as_deref().and_then(|u| index.by_uid(u)).map(|t| (t, Link::Solid))
                 }
-                Identity::Coordinates => resolve_owner(&index, objects, o, r),
+                Identity::Coordinates => resolve_owner(&index, o, r),
                 Identity::Ref => {
                     index.by_key(&r.group, &r.kind, r.namespace.as_deref(), &r.name).map(|t| (t, Link::Solid))
                 }
@@ -292,7 +301,7 @@ fn implicit(kind: RelKind, from: ObjId, to: ObjId) -> Relation {
 /// there, the uid may still name an object elsewhere: the same kind and
 /// name in another namespace (TD005, TD006), or other coordinates
 /// (TD004); the relation is drawn, never solid.
-fn resolve_owner(index: &Index, objects: &[Object], dependent: &Object, r: &super::OwnerRef) -> Option<(ObjId, Link)> {
+fn resolve_owner(index: &Index, dependent: &Object, r: &super::OwnerRef) -> Option<(ObjId, Link)> {
     let at_coordinates = dependent
         .namespace
         .as_deref()
@@ -302,12 +311,14 @@ fn resolve_owner(index: &Index, objects: &[Object], dependent: &Object, r: &supe
     if let Some(mut owner) = at_coordinates {
         // Two documents at these coordinates (TD002): the one with the uid.
         if let Some(same) = r.uid.as_deref().and_then(|u| index.by_uid(u)) {
-            let (a, b) = (&objects[owner.index()], &objects[same.index()]);
-            if (&a.group, &a.kind, &a.namespace, &a.name) == (&b.group, &b.kind, &b.namespace, &b.name) {
-                owner = same;
+            if let (Some(a), Some(b)) = (index.get(owner), index.get(same)) {
+                if (&a.group, &a.kind, &a.namespace, &a.name) == (&b.group, &b.kind, &b.namespace, &b.name) {
+                    owner = same;
+                }
             }
         }
-        let link = match (&r.uid, &objects[owner.index()].uid) {
+        // The index found `owner` by its object: `get` is `Some`.
+        let link = match (&r.uid, index.get(owner).and_then(|o| o.uid.as_ref())) {
             (Some(want), Some(have)) if want != have => Link::UidMismatch,
             // An owner written without a uid (a manifest, not a dump) cannot be
             // checked; it counts as solid, which keeps its dependents.
@@ -316,7 +327,7 @@ fn resolve_owner(index: &Index, objects: &[Object], dependent: &Object, r: &supe
         return Some((owner, link));
     }
     let owner = r.uid.as_deref().and_then(|u| index.by_uid(u))?;
-    let o = &objects[owner.index()];
+    let o = index.get(owner)?;
     let link = if o.kind == r.kind && o.name == r.name && o.group == r.group {
         match (&dependent.namespace, &o.namespace) {
             (None, Some(_)) => Link::ClusterScopedDependent,
@@ -370,7 +381,7 @@ fn tracked(index: &Index, objects: &[Object], out: &mut Vec<Relation>) {
     let mut apps: Vec<(&ObjId, &Vec<ObjId>)> = trackers.iter().collect();
     apps.sort_unstable();
     for (&app, _) in apps {
-        let Some(Tracking::Application(spec)) = objects[app.index()].tracking.as_deref() else { continue };
+        let Some(Tracking::Application(spec)) = index.get(app).and_then(|o| o.tracking.as_deref()) else { continue };
         let mut pairs = rustc_hash::FxHashSet::default();
         for (ci, c) in spec.components.iter().enumerate().take(0xffff) {
             let Some(mine) = by_component.get(&(app, &*c.name)) else { continue };
@@ -450,7 +461,7 @@ fn controlled(index: &Index, objects: &[Object], out: &mut Vec<Relation>) {
                     Some((ns, name)) => index
                         .by_key("", "PersistentVolumeClaim", Some(ns), name)
                         .filter(|&c| {
-                            let claim = &objects[c.index()];
+                            let Some(claim) = index.get(c) else { return false };
                             let uid = facts.and_then(|f| f.claim_uid.as_deref());
                             let same_uid = match (uid, claim.uid.as_deref()) {
                                 (Some(a), Some(b)) => a == b,

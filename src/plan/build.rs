@@ -1,6 +1,16 @@
 //! Making a plan: seeds by mode, what is spared, the cascade, the order,
 //! then the plan's reasons, warnings and events.
 
+// No-panic lints (issue 19): this module indexes dense tables only: object
+// ids and relation indexes of the snapshot the plan is built from (and of
+// the relations built here from it), into per-object and per-relation
+// tables of that snapshot. Nothing here is indexed by a position read from
+// input.
+#![allow(
+    clippy::indexing_slicing,
+    reason = "object ids and relation indexes of the snapshot being planned index its per-object and per-relation tables"
+)]
+
 use super::reasons::{self, Kept};
 use super::warnings::{self, Warning};
 use super::{events, stages, HookRun, Input, Mode, Options, Plan, PlanError};
@@ -39,8 +49,11 @@ fn spare(
         })
         .collect();
     if options.mode == Mode::Gc && !options.closed_world {
+        // (Not one already being deleted: it goes whatever its owners.)
         for (&id, &k) in &owners.absent {
-            spare[id.index()].get_or_insert(KeptBy::OwnerNotInSnapshot(k));
+            if objects[id.index()].deletion_timestamp.is_none() {
+                spare[id.index()].get_or_insert(KeptBy::OwnerNotInSnapshot(k));
+            }
         }
         for &(id, why) in released {
             if why == (cascade::Garbage::VolumeReleased { replaced: false }) {
@@ -297,6 +310,7 @@ pub fn build(snapshot: &Snapshot, options: &Options) -> Result<Plan, PlanError> 
             &seeds,
             spare,
             &cascade::Options { cascade: options.cascade, multi_owner, gates: gates.clone() },
+            &rank,
         ),
     };
     let mut cascade = run_cascade(&spare);
@@ -370,11 +384,13 @@ pub fn build(snapshot: &Snapshot, options: &Options) -> Result<Plan, PlanError> 
     t.lap("  order");
     let mut steps: Vec<Vec<ObjId>> = vec![Vec::new(); order.steps as usize];
     let mut unplaced = Vec::new();
-    for (i, &s) in order.step.iter().enumerate() {
-        match (in_set[i], s) {
+    for (i, (&s, &planned)) in order.step.iter().zip(&in_set).enumerate() {
+        // Steps are 1..=order.steps; an object of the set at no step (or at
+        // one there is not) is not placed.
+        match (planned, (s as usize).checked_sub(1).and_then(|k| steps.get_mut(k))) {
             (false, _) => {}
-            (true, 0) => unplaced.push(i),
-            (true, s) => steps[s as usize - 1].push(ObjId(i as u32)),
+            (true, None) => unplaced.push(i),
+            (true, Some(step)) => step.push(ObjId(i as u32)),
         }
     }
     // Every object of the deletion set has a step, or there is no plan: a
@@ -400,8 +416,9 @@ pub fn build(snapshot: &Snapshot, options: &Options) -> Result<Plan, PlanError> 
                 .iter()
                 .any(|(_, k)| matches!(k, KeptBy::Annotated(_) | KeptBy::HelmHook(_) | KeptBy::InUse { .. })),
     });
-    warnings.extend(finalizer_hangs(objects, &options.finalizer_controllers, &in_set, &order, &refs)?);
+    warnings.extend(finalizer_hangs(objects, &options.finalizer_controllers, &in_set, &order, &refs, &rank)?);
     warnings.extend(keep_warnings(objects, &relations, &cascade, &options.mode, graph()));
+    warnings::sort(&mut warnings, &rank);
     // Helm runs delete hooks on uninstall: not for what the collector
     // takes, nor for a prune (an upgrade runs upgrade hooks).
     let hooks = match options.mode {
@@ -443,7 +460,16 @@ pub fn build(snapshot: &Snapshot, options: &Options) -> Result<Plan, PlanError> 
         }
         _ => None,
     };
-    let orphaned = cascade.orphaned.iter().map(|&(id, r)| (id, relations[r as usize].from)).collect();
+    // One row per object and owner: an object that names its owner twice
+    // loses both references to it (`apply` strips them all). Found by the
+    // `planner` fuzz target: two identical rows, which `apply` refused.
+    let mut rows = rustc_hash::FxHashSet::default();
+    let orphaned = cascade
+        .orphaned
+        .iter()
+        .map(|&(id, r)| (id, relations[r as usize].from))
+        .filter(|&row| rows.insert(row))
+        .collect();
     Ok(Plan {
         owner_refs: owners.refs,
         events,
@@ -540,10 +566,16 @@ fn finalizer_hangs(
     in_set: &[bool],
     order: &Order,
     refs: &[String],
+    rank: &[u32],
 ) -> Result<Vec<Warning>, PlanError> {
     let mut warnings = Vec::new();
+    // Objects in reference order: the error names the first that hangs,
+    // whatever order the inputs were read in.
+    let mut by_rank: Vec<usize> = (0..objects.len()).collect();
+    by_rank.sort_by_key(|&i| rank[i]);
     for (name, controllers) in controllers {
-        for (i, o) in objects.iter().enumerate() {
+        for i in by_rank.iter().copied() {
+            let o = &objects[i];
             if !in_set[i] || !o.finalizers.iter().any(|f| **f == **name) {
                 continue;
             }
@@ -663,21 +695,26 @@ pub fn ownership_cycle_error(
     members: &[ObjId],
 ) -> PlanError {
     let member: HashMap<ObjId, ()> = members.iter().map(|&m| (m, ())).collect();
-    let cycles = cycles::find(graph, relations, |r| r.kind.is_ownership() && r.link == Link::Solid);
+    let cycles =
+        cycles::find_by_reference(objects, graph, relations, |r| r.kind.is_ownership() && r.link == Link::Solid);
     let found = cycles.into_iter().find(|c| c.component.iter().any(|o| member.contains_key(o)));
-    match found {
-        Some(c) => {
-            let mut text = refs[c.nodes[0].index()].clone();
-            for (i, &r) in c.relations.iter().enumerate() {
-                let next = c.nodes[(i + 1) % c.nodes.len()];
-                text.push_str(&format!(" {} {}", relations[r as usize].kind.as_str(), refs[next.index()]));
-            }
-            let last = &relations[*c.relations.last().unwrap_or(&0) as usize];
-            let cut = format!("to {} from {}", objects[last.from.index()].short(), refs[last.to.index()]);
-            PlanError::OwnershipCycle { cycle: text, cut, found: Some(c) }
+    // The cycle in words: `None` for one whose ids are not of these
+    // objects and relations (then it is told by its members).
+    let told = |c: &cycles::Cycle| -> Option<(String, String)> {
+        let reference = |id: ObjId| refs.get(id.index());
+        let mut text = reference(*c.nodes.first()?)?.clone();
+        // `relations[i]` goes from `nodes[i]` to `nodes[i + 1]`, the last back to the first.
+        for (&r, &next) in c.relations.iter().zip(c.nodes.iter().cycle().skip(1)) {
+            text.push_str(&format!(" {} {}", relations.get(r as usize)?.kind.as_str(), reference(next)?));
         }
+        let last = relations.get(*c.relations.last()? as usize)?;
+        let cut = format!("to {} from {}", objects.get(last.from.index())?.short(), reference(last.to)?);
+        Some((text, cut))
+    };
+    match found.and_then(|c| Some((told(&c)?, c))) {
+        Some(((text, cut), c)) => PlanError::OwnershipCycle { cycle: text, cut, found: Some(c) },
         None => PlanError::OwnershipCycle {
-            cycle: members.iter().map(|m| refs[m.index()].clone()).collect::<Vec<_>>().join(", "),
+            cycle: members.iter().filter_map(|m| refs.get(m.index())).cloned().collect::<Vec<_>>().join(", "),
             cut: String::from("(none found)"),
             found: None,
         },

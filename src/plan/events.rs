@@ -64,24 +64,26 @@ pub(super) fn murano_events(
     let mut subscribers: HashMap<ObjId, Subscribers> = HashMap::new();
     let mut add = |b: ObjId, a: ObjId, handler: Option<&crate::model::Str>| {
         let subs = subscribers.entry(b).or_default();
-        let at = match subs.iter().position(|(s, _)| *s == a) {
-            Some(at) => at,
+        let handlers = match subs.iter().position(|(s, _)| *s == a) {
+            Some(at) => subs.get_mut(at),
             None => {
                 subs.push((a, Vec::new()));
-                subs.len() - 1
+                subs.last_mut()
             }
         };
-        if let Some(h) = handler.filter(|h| !subs[at].1.contains(h)) {
-            subs[at].1.push(h.clone());
+        if let (Some((_, handlers)), Some(h)) = (handlers, handler) {
+            if !handlers.contains(h) {
+                handlers.push(h.clone());
+            }
         }
     };
+    // (Relations are between objects of `objects`: every `get` finds one.)
     for r in relations {
-        let declared = &objects[r.declared_by.index()];
-        let Some(m) = declared.murano.as_deref() else { continue };
+        let Some(m) = objects.get(r.declared_by.index()).and_then(|o| o.murano.as_deref()) else { continue };
         if r.kind != RelKind::DestroyAfter || r.to != r.declared_by {
             continue;
         }
-        if objects[r.from.index()].murano.as_deref().is_some_and(|s| s.destroyed) {
+        if objects.get(r.from.index()).and_then(|o| o.murano.as_deref()).is_some_and(|s| s.destroyed) {
             continue; // a destroyed subscriber hears nothing
         }
         add(r.to, r.from, m.handlers.get(r.decl as usize).and_then(Option::as_ref));
@@ -95,13 +97,16 @@ pub(super) fn murano_events(
             }
         }
     }
+    // `rank` has one entry per object: every key is `Some`.
+    let rank = |id: ObjId| rank.get(id.index()).copied();
     for subs in subscribers.values_mut() {
-        subs.sort_by_key(|(s, _)| rank[s.index()]);
+        subs.sort_by_key(|(s, _)| rank(*s));
     }
     let none = Vec::new();
     let destroyed = || {
         steps.iter().enumerate().flat_map(|(k, step)| {
-            step.iter().filter(|b| objects[b.index()].murano.is_some()).map(move |&b| (k as u32 + 1, b))
+            let murano = |b: &&ObjId| objects.get(b.index()).is_some_and(|o| o.murano.is_some());
+            step.iter().filter(murano).map(move |&b| (k as u32 + 1, b))
         })
     };
     let mut events = Vec::new();
@@ -132,9 +137,9 @@ pub(super) fn still_referenced(objects: &[Object], cascade: &Cascade, rank: &[u3
     if !objects.iter().any(|o| o.murano.is_some()) {
         return by;
     }
-    for (i, targets) in gc::references(objects).into_iter().enumerate() {
+    for (i, (o, targets)) in objects.iter().zip(gc::references(objects)).enumerate() {
         let from = ObjId(i as u32);
-        let alive = !cascade.deleted(from) && !objects[i].murano.as_deref().is_some_and(|m| m.destroyed);
+        let alive = !cascade.deleted(from) && !o.murano.as_deref().is_some_and(|m| m.destroyed);
         if !alive {
             continue;
         }
@@ -145,7 +150,7 @@ pub(super) fn still_referenced(objects: &[Object], cascade: &Cascade, rank: &[u3
         }
     }
     for froms in by.values_mut() {
-        froms.sort_by_key(|f| rank[f.index()]);
+        froms.sort_by_key(|f| rank.get(f.index()));
         froms.dedup();
     }
     by

@@ -51,9 +51,12 @@ pub struct Explanation {
 
 /// Explain `id` in `plan`.
 pub fn explain(plan: &Plan, id: ObjId) -> Explanation {
-    let rels = &plan.relations;
-    let status = if let Some(step) = plan.cascade.cause[id.index()].map(|_| plan.order.step[id.index()]) {
-        Status::Deleted { step }
+    // Ids are objects and relations of the plan's snapshot: every `get`
+    // finds its entry (one that did not would end a chain there).
+    let relation = |r: u32| plan.relations.get(r as usize);
+    let cause_of = |id: ObjId| plan.cascade.cause.get(id.index()).copied().flatten();
+    let status = if cause_of(id).is_some() {
+        Status::Deleted { step: plan.order.step_of(id) }
     } else if let Some((_, by)) = plan.kept.iter().find(|(k, _)| *k == id) {
         Status::Kept(by.clone())
     } else if let Some(&(_, owner)) = plan.orphaned.iter().find(|(k, _)| *k == id) {
@@ -69,15 +72,16 @@ pub fn explain(plan: &Plan, id: ObjId) -> Explanation {
         let mut at = id;
         let mut seen = vec![false; plan.refs.len()];
         reached.push(Link { object: at, relation: None });
-        while let Some(Cause::Relation(r)) = plan.cascade.cause[at.index()] {
-            if seen[at.index()] {
-                break;
+        while let Some(Cause::Relation(r)) = cause_of(at) {
+            match seen.get_mut(at.index()) {
+                Some(seen) if !*seen => *seen = true,
+                _ => break,
             }
-            seen[at.index()] = true;
-            at = rels[r as usize].taker();
+            let Some(rel) = relation(r) else { break };
+            at = rel.taker();
             reached.push(Link { object: at, relation: Some(r) });
         }
-        origin = plan.cascade.cause[at.index()];
+        origin = cause_of(at);
         reached.reverse();
     }
 
@@ -89,19 +93,26 @@ pub fn explain(plan: &Plan, id: ObjId) -> Explanation {
         let mut seen = vec![false; plan.refs.len()];
         loop {
             let next = if plan.cascade.deleted(at) {
-                plan.order.after[at.index()]
+                plan.order.after.get(at.index()).copied().flatten()
             } else {
-                plan.order.after_outside[at.index()][usize::from(hard)]
+                let [owned, destroyed] = plan.order.after_outside.get(at.index()).copied().unwrap_or_default();
+                if hard {
+                    destroyed
+                } else {
+                    owned
+                }
             };
-            if seen[at.index()] {
-                before.push(Link { object: at, relation: None });
-                break;
+            match seen.get_mut(at.index()) {
+                Some(seen) if !*seen => *seen = true,
+                _ => {
+                    before.push(Link { object: at, relation: None });
+                    break;
+                }
             }
-            seen[at.index()] = true;
             before.push(Link { object: at, relation: next });
-            let Some(r) = next else { break };
-            hard = rels[r as usize].kind.is_destruction();
-            at = rels[r as usize].to;
+            let Some(rel) = next.and_then(relation) else { break };
+            hard = rel.kind.is_destruction();
+            at = rel.to;
         }
     }
 
@@ -112,9 +123,10 @@ pub fn explain(plan: &Plan, id: ObjId) -> Explanation {
             .graph()
             .around(id)
             .filter(|&r| {
-                let r = &rels[r as usize];
-                (r.kind.is_ownership() || r.kind.controller().is_some())
-                    && r.reaches().is_some_and(|(by, to)| to == id && by != id && plan.cascade.deleted(by))
+                relation(r).is_some_and(|r| {
+                    (r.kind.is_ownership() || r.kind.controller().is_some())
+                        && r.reaches().is_some_and(|(by, to)| to == id && by != id && plan.cascade.deleted(by))
+                })
             })
             .min(),
         _ => None,
@@ -143,7 +155,9 @@ pub fn named(plan: &Plan, explanations: &[Explanation]) -> Vec<ObjId> {
         let mut chain = vec![e.object];
         match &e.status {
             Status::Deleted { .. } => chain.extend(e.reached.iter().chain(&e.before).map(|l| l.object)),
-            Status::Kept(_) => chain.extend(e.reached_via.map(|r| plan.relations[r as usize].taker())),
+            Status::Kept(_) => {
+                chain.extend(e.reached_via.and_then(|r| plan.relations.get(r as usize)).map(|r| r.taker()))
+            }
             Status::Orphaned(owner) => chain.push(*owner),
             Status::NotInPlan => {}
         }

@@ -3,6 +3,15 @@
 //! built. Each also reads as text ([`Reason::write`], [`Kept::message`]);
 //! JSON carries both.
 
+// No-panic lints (issue 19): this module indexes dense tables only: object
+// ids and relation indexes of the plan's snapshot into its per-object tables
+// (objects, references, causes) and relations, and `Reasons`' offsets, which
+// it computes itself. Nothing here is indexed by a position read from input.
+#![allow(
+    clippy::indexing_slicing,
+    reason = "object ids and relation indexes of the plan's snapshot index its per-object tables and relations"
+)]
+
 use super::Mode;
 use crate::analysis::cascade::{self, Cascade, Cause, Keep, KeptBy, RuleKeep};
 use crate::analysis::tracking::{tracker_of, Mark};
@@ -435,6 +444,9 @@ pub enum Kept {
     Released { tracker: ObjId, app: Option<ObjId>, keep: Keep, rule: Option<(Option<Str>, u32)> },
     /// A cluster-scoped object with this namespaced owner is never collected.
     NamespacedOwner(ObjId),
+    /// The same, for an owner reference (as written) to a namespaced kind
+    /// whose object the snapshot lacks.
+    NamespacedOwnerRef(Str),
     /// This owner is being deleted, but its collector is done with it: it
     /// no longer holds the finalizer the collector cascades through.
     CollectorDone { owner: ObjId, finalizers: &'static [&'static str] },
@@ -478,7 +490,7 @@ impl Kept {
             Kept::StillManagedBy(_) => "still-managed",
             Kept::Released { keep: Keep::SkipGc, .. } => "skip-gc",
             Kept::Released { .. } => "kept-by-rule",
-            Kept::NamespacedOwner(_) => "namespaced-owner",
+            Kept::NamespacedOwner(_) | Kept::NamespacedOwnerRef(_) => "namespaced-owner",
             Kept::CollectorDone { .. } => "collector-done",
             Kept::AlreadyDestroyed => "already-destroyed",
             Kept::Reachable => "reachable",
@@ -507,7 +519,7 @@ impl Kept {
             | Kept::InUse { usage: x, .. } => Some(names.of(*x)),
             Kept::Reclaim { claim: x, .. } => Some(names.of(*x)),
             Kept::OwnerNotInSnapshot(k) => Some(names.owner(*k)),
-            Kept::ClaimNotInSnapshot(claim) => Some(claim),
+            Kept::ClaimNotInSnapshot(claim) | Kept::NamespacedOwnerRef(claim) => Some(claim),
             _ => None,
         }
     }
@@ -549,6 +561,9 @@ impl Kept {
             }
             Kept::NamespacedOwner(x) => {
                 format!("a cluster-scoped object with a namespaced owner ({}) is never collected", names.of(*x))
+            }
+            Kept::NamespacedOwnerRef(owner) => {
+                format!("a cluster-scoped object with a namespaced owner ({owner}) is never collected")
             }
             Kept::CollectorDone { owner, finalizers } => format!(
                 "owner {} is being deleted without {}: its collector is done with it and deletes no dependent",
@@ -606,7 +621,7 @@ impl Kept {
     /// Why deleting an owner does not take it, in a few words (`explain`).
     pub fn because(&self) -> &'static str {
         match self {
-            Kept::StillOwnedBy(_) | Kept::NamespacedOwner(_) => "another owner stays",
+            Kept::StillOwnedBy(_) | Kept::NamespacedOwner(_) | Kept::NamespacedOwnerRef(_) => "another owner stays",
             Kept::StillManagedBy(_) => "an active tracker still manages it",
             Kept::Released { keep: Keep::SkipGc, .. } => "its tracker records it with skipGC",
             Kept::Released { .. } => "a garbage-collect rule keeps it",
@@ -644,6 +659,9 @@ impl Kept {
                 Kept::Released { tracker, app, keep, rule }
             }
             KeptBy::NamespacedOwner(r) => Kept::NamespacedOwner(relations[r as usize].from),
+            KeptBy::NamespacedOwnerRef(j) => {
+                Kept::NamespacedOwnerRef(objects[id.index()].owner_reference(j as usize).into())
+            }
             KeptBy::CollectorDone(r) => Kept::CollectorDone {
                 owner: relations[r as usize].from,
                 finalizers: objects[relations[r as usize].from.index()].origin.collector.cascade_finalizers,
@@ -708,7 +726,7 @@ impl Reasons {
     /// The reasons of `id` (none when the plan was made without them).
     pub fn of(&self, id: ObjId) -> &[Reason] {
         match (self.start.get(id.index()), self.start.get(id.index() + 1)) {
-            (Some(&a), Some(&b)) => &self.items[a as usize..b as usize],
+            (Some(&a), Some(&b)) => self.items.get(a as usize..b as usize).unwrap_or_default(),
             _ => &[],
         }
     }
@@ -883,7 +901,7 @@ fn of(cx: &Context, id: ObjId, out: &mut Vec<Reason>) {
     // a volume after its claim).
     if let Some(r) = cx.after.get(id.index()).copied().flatten().map(|r| &rels[r as usize]) {
         let said = |x: &Reason| matches!(x, Reason::Controller { by, .. } if *by == r.to);
-        if let Some(edge) = r.kind.rule().filter(|_| !out[from..].iter().any(said)) {
+        if let Some(edge) = r.kind.rule().filter(|_| !out.iter().skip(from).any(said)) {
             out.push(Reason::Rule { edge, after: r.to });
         }
         if let (Some(edge), true) = (r.kind.tool(), cx.cascade.deleted(r.to)) {
@@ -901,8 +919,8 @@ fn of(cx: &Context, id: ObjId, out: &mut Vec<Reason>) {
     // Two subscriptions of one pair are one notification.
     let mut kept = from;
     for r in from..out.len() {
-        if kept == from || out[r] != out[kept - 1] {
-            out.swap(kept, r);
+        if kept == from || out.get(r) != out.get(kept - 1) {
+            out.swap(kept, r); // kept <= r < out.len()
             kept += 1;
         }
     }

@@ -25,6 +25,15 @@
 //! (an owner goes after what it owns) becomes a root too, until every
 //! deleted object is reached. Linear in objects plus relations.
 
+// No-panic lints (issue 19): this module indexes dense tables only: object
+// ids of the plan (every table here has one entry per object of its
+// snapshot) and the CSR offsets of the carried lists, computed here.
+// Nothing here is indexed by a position read from input.
+#![allow(
+    clippy::indexing_slicing,
+    reason = "object ids of the plan index tables with one entry per object of its snapshot; offsets are computed here"
+)]
+
 use super::Plan;
 use crate::analysis::cascade::CascadeMode;
 use crate::model::{Link, ObjId, Object, RelKind};
@@ -165,13 +174,10 @@ pub fn cascade_roots(objects: &[Object], plan: &Plan) -> Roots {
         }
         // What is left is carried only by objects of an ownership cycle (or
         // by what they carry): the last of it in plan order is a root.
-        while last > 0 && done[order[last - 1].index()] {
+        while last > 0 && order.get(last - 1).is_some_and(|x| done[x.index()]) {
             last -= 1;
         }
-        if last == 0 {
-            break;
-        }
-        let x = order[last - 1];
+        let Some(&x) = last.checked_sub(1).and_then(|k| order.get(k)) else { break };
         root[x.index()] = true;
         with[x.index()] = With::default();
         queue.push_back(x);

@@ -133,7 +133,7 @@ pub fn stages(
     }
     let mut out = Stages::default();
     for (tracker, app, mark) in &collection.trackers {
-        let Some(t) = tracker_of(&objects[tracker.index()]) else { continue };
+        let Some(t) = objects.get(tracker.index()).and_then(tracker_of) else { continue };
         let entry = match mark {
             Mark::LegacyUnknown { entry } => t.managed.get(*entry as usize).map(|m| m.reference()),
             _ => None,
@@ -155,7 +155,7 @@ pub fn stages(
                 _ if m.deleted => Fate::RecordedDeleted,
                 Some(&object) if cascade.deleted(object) => {
                     after += 1;
-                    Fate::Deleted { object, step: order.step[object.index()] }
+                    Fate::Deleted { object, step: order.step_of(object) }
                 }
                 Some(&object) => match kept.get(&object) {
                     Some(why) => Fate::Kept { object, why: (*why).clone() },
@@ -165,21 +165,23 @@ pub fn stages(
             };
             out.finalize.push(Finalize { tracker: *tracker, resource: m.reference(), fate });
         }
-        out.sweep.push(Sweep { tracker: *tracker, step: order.step[tracker.index()], after });
+        out.sweep.push(Sweep { tracker: *tracker, step: order.step_of(*tracker), after });
     }
-    out.mark.sort_by_key(|m| rank[m.tracker.index()]);
+    // `rank` has one entry per object: every key is `Some`.
+    let rank = |id: ObjId| rank.get(id.index()).copied();
+    out.mark.sort_by_key(|m| rank(m.tracker));
     let position: HashMap<ObjId, usize> = out.mark.iter().enumerate().map(|(i, m)| (m.tracker, i)).collect();
     out.finalize.sort_by_key(|f| position.get(&f.tracker).copied());
-    out.sweep.sort_by_key(|s| rank[s.tracker.index()]);
+    out.sweep.sort_by_key(|s| rank(s.tracker));
     for &(id, why) in &collection.seeds {
         if why != crate::analysis::cascade::Garbage::UnusedRevision || !cascade.deleted(id) {
             continue;
         }
         let component = record
             .get(&id)
-            .and_then(|&(t, j)| tracker_of(&objects[t.index()])?.managed.get(j as usize)?.component.clone());
+            .and_then(|&(t, j)| tracker_of(objects.get(t.index())?)?.managed.get(j as usize)?.component.clone());
         out.revisions.push((id, component.map(|c| c.to_string()).unwrap_or_default()));
     }
-    out.revisions.sort_by_key(|(id, _)| rank[id.index()]);
+    out.revisions.sort_by_key(|(id, _)| rank(*id));
     out
 }

@@ -197,6 +197,31 @@ impl Warning {
     }
 }
 
+/// Each warning's place among the plan's warnings: its kind's place (the
+/// order [`collect`] and `plan::build` find them in), then the objects it
+/// names in reference order (`rank`), not the order the inputs were read
+/// in (tests/props_determinism.rs). Warnings about the input stay first,
+/// in path order.
+pub(super) fn sort(warnings: &mut [Warning], rank: &[u32]) {
+    let at = |id: &ObjId| rank.get(id.index()).copied().unwrap_or(u32::MAX);
+    warnings.sort_by_cached_key(|w| {
+        let (kind, objects): (u8, Vec<ObjId>) = match w {
+            Warning::Input { .. } => (0, Vec::new()),
+            Warning::DestructionCycle { members, .. } | Warning::OwnershipGroup { members, .. } => (1, members.clone()),
+            Warning::Relaxed { relaxed, .. } => (2, vec![relaxed.from, relaxed.to]),
+            Warning::ControllerStays { object, controller: other }
+            | Warning::EndpointsRewritten { endpoints: object, service: other } => (3, vec![*object, *other]),
+            Warning::WebhookStays { service, webhook, .. } => (4, vec![*service, *webhook]),
+            Warning::SharedUid { first, again, .. } => (5, vec![*first, *again]),
+            Warning::FinalizerSameStep { object, controller, .. } => (6, vec![*object, *controller]),
+            Warning::KeepIgnored { object, .. } => (7, vec![*object]),
+            Warning::Hangs { holder, object, usage } => (8, vec![*holder, *object, *usage]),
+            Warning::ToolOrder(_) => (9, Vec::new()),
+        };
+        (kind, objects.iter().map(at).collect::<Vec<u32>>())
+    });
+}
+
 /// What warnings are found in.
 pub(super) struct Context<'a> {
     pub snapshot: &'a Snapshot,
@@ -241,16 +266,19 @@ pub(super) fn collect(cx: &Context) -> Vec<Warning> {
         }
     }
     for g in &cx.order.groups {
-        let step = g.members.first().map(|m| cx.order.step[m.index()]).unwrap_or(0);
+        let step = g.members.first().map_or(0, |m| cx.order.step_of(*m));
         let members = g.members.clone();
         warnings.push(match g.kind {
             GroupKind::Destruction => Warning::DestructionCycle { members, step },
             GroupKind::Ownership => Warning::OwnershipGroup { members, step },
         });
     }
+    // Relation and object ids below were made with these relations and
+    // objects: every `get` finds its entry.
+    let relation = |r: u32| relations.get(r as usize);
     for (&r, because) in cx.order.relaxed.iter().zip(&cx.order.relaxed_because) {
-        warnings
-            .push(Warning::Relaxed { relaxed: relations[r as usize], because: because.map(|b| relations[b as usize]) });
+        let Some(&relaxed) = relation(r) else { continue };
+        warnings.push(Warning::Relaxed { relaxed, because: because.and_then(relation).copied() });
     }
     // A deleted object whose controller stays is recreated by it — but a
     // DaemonSet makes no Pod for a Node that is gone: the Pods the pod
@@ -259,17 +287,19 @@ pub(super) fn collect(cx: &Context) -> Vec<Warning> {
     // endpoints controller.
     if !cx.all {
         let mut owners = Vec::new();
-        for (i, cause) in cascade.cause.iter().enumerate() {
+        for (i, (cause, o)) in cascade.cause.iter().zip(objects).enumerate() {
             let Some(cause) = cause else { continue };
             let id = ObjId(i as u32);
             let with_node = match cause {
-                Cause::Relation(r) => relations[*r as usize].kind == RelKind::Controller(ControllerEdge::NodePods),
+                Cause::Relation(r) => {
+                    relation(*r).is_some_and(|r| r.kind == RelKind::Controller(ControllerEdge::NodePods))
+                }
                 _ => false,
             };
             cx.graph.dependencies_into(id, &mut owners);
             for &r in &owners {
-                let rel = &relations[r as usize];
-                let controller = &objects[rel.from.index()];
+                let Some(rel) = relation(r) else { continue };
+                let Some(controller) = objects.get(rel.from.index()) else { continue };
                 let daemon = with_node && &*controller.group == "apps" && &*controller.kind == "DaemonSet";
                 if rel.kind == RelKind::Owns
                     && rel.controller
@@ -281,10 +311,9 @@ pub(super) fn collect(cx: &Context) -> Vec<Warning> {
                     warnings.push(Warning::ControllerStays { object: id, controller: rel.from });
                 }
             }
-            let endpoints =
-                objects[i].is_kubernetes() && objects[i].group.is_empty() && &*objects[i].kind == "Endpoints";
-            for r in cx.graph.around(id).filter(|_| endpoints).map(|r| &relations[r as usize]) {
-                let service = &objects[r.to.index()];
+            let endpoints = o.is_kubernetes() && o.group.is_empty() && &*o.kind == "Endpoints";
+            for r in cx.graph.around(id).filter(|_| endpoints).filter_map(relation) {
+                let Some(service) = objects.get(r.to.index()) else { continue };
                 if r.kind == RelKind::Controller(ControllerEdge::ServiceEndpoints)
                     && r.from == id
                     && !cascade.deleted(r.to)
@@ -300,7 +329,7 @@ pub(super) fn collect(cx: &Context) -> Vec<Warning> {
     // One uid on objects of other coordinates: references went by coordinates.
     for d in snapshot.resolved.duplicates.iter().filter(|d| d.by_uid) {
         if cascade.deleted(d.first) || cascade.deleted(d.again) {
-            let uid = objects[d.first.index()].uid.clone().unwrap_or_else(|| Str::from(""));
+            let uid = objects.get(d.first.index()).and_then(|o| o.uid.clone()).unwrap_or_else(|| Str::from(""));
             warnings.push(Warning::SharedUid { first: d.first, again: d.again, uid });
         }
     }

@@ -27,7 +27,7 @@ impl<const N: usize> Columns<N> {
     /// the line's end would otherwise lose.)
     pub fn line_painted(&self, cells: [(&str, Painted); N], style: Style, out: &mut String) {
         let start = out.len();
-        for (i, (cell, paint)) in cells.iter().enumerate() {
+        for (i, ((cell, paint), width)) in cells.iter().zip(self.widths).enumerate() {
             match paint.and_then(|(p, len)| cell.split_at_checked(len.min(cell.len())).map(|parts| (p, parts))) {
                 Some((p, (head, rest))) => {
                     style.push(p, head, out);
@@ -36,12 +36,13 @@ impl<const N: usize> Columns<N> {
                 None => out.push_str(cell),
             }
             if i + 1 < N {
-                let pad = self.widths[i].saturating_sub(cell.chars().count()) + 2;
+                let pad = width.saturating_sub(cell.chars().count()) + 2;
                 out.extend(std::iter::repeat_n(' ', pad));
             }
         }
-        let trimmed = out[start..].trim_end().len();
-        out.truncate(start + trimmed);
+        // The line's trailing blanks (none before `start` is taken).
+        let end = out.trim_end().len().max(start);
+        out.truncate(end);
         out.push('\n');
     }
 }

@@ -62,14 +62,16 @@ impl SourceCode for FileSource<'_> {
         }
         let (data_start, line, column) = if before == 0 {
             let line_start = file.line_start(first);
-            (start, first, text[line_start..start].chars().count())
+            // Characters: bytes that do not continue one (0b10xxxxxx).
+            let before = text.as_bytes().get(line_start..start).unwrap_or_default();
+            (start, first, before.iter().filter(|&&b| (b as i8) >= -0x40).count())
         } else {
             (file.line_start(lo), lo, 0)
         };
         let data_end = file.line_range(hi).end.max(data_start);
         Ok(Box::new(MietteSpanContents::new_named(
             file.name.clone(),
-            &text.as_bytes()[data_start..data_end],
+            text.as_bytes().get(data_start..data_end).ok_or(MietteError::OutOfBounds)?,
             (data_start, data_end - data_start).into(),
             line,
             column,

@@ -3,6 +3,7 @@
 
 use super::diagnostics::Style;
 use super::paint::{kind_len, Paint};
+use crate::error::{entry, Internal};
 use crate::model::{ControllerEdge, ObjId, Object, RelKind, Relation};
 use crate::plan::explain::{origin_text, Explanation, Link, Status};
 use crate::plan::reasons::{controller_why, orphaned_message};
@@ -33,13 +34,18 @@ fn cascade_phrase(r: &Relation, next: &str) -> String {
     }
 }
 
+/// Relation `r` of the plan.
+fn relation(plan: &Plan, r: u32) -> Result<&Relation, Internal> {
+    entry(&plan.relations, r as usize, "relation")
+}
+
 /// An object's reference, its kind painted.
-fn who(plan: &Plan, objects: &[Object], id: ObjId, style: Style) -> String {
-    let r = &plan.refs[id.index()];
-    match objects.get(id.index()) {
+fn who(plan: &Plan, objects: &[Object], id: ObjId, style: Style) -> Result<String, Internal> {
+    let r = id.of(&plan.refs)?;
+    Ok(match objects.get(id.index()) {
         Some(o) => style.reference(r, kind_len(o)),
         None => r.clone(),
-    }
+    })
 }
 
 /// Why X goes after Y, read from X.
@@ -91,17 +97,17 @@ fn origin(plan: &Plan, e: &Explanation) -> String {
     e.origin.map_or("", |cause| origin_text(cause, &plan.options_mode)).to_string()
 }
 
-fn step_note(plan: &Plan, link: &Link) -> String {
-    if plan.cascade.deleted(link.object) {
-        format!("step {}", plan.order.step[link.object.index()])
+fn step_note(plan: &Plan, link: &Link) -> Result<String, Internal> {
+    Ok(if plan.cascade.deleted(link.object) {
+        format!("step {}", link.object.of(&plan.order.step)?)
     } else {
         "not deleted".to_string()
-    }
+    })
 }
 
 /// The explanations as text (`-o table`); with colour, kinds, what
 /// happens to the object and the headings are painted.
-pub fn text(plan: &Plan, objects: &[Object], explanations: &[Explanation], style: Style) -> String {
+pub fn text(plan: &Plan, objects: &[Object], explanations: &[Explanation], style: Style) -> Result<String, Internal> {
     let who = |id: ObjId| who(plan, objects, id, style);
     let heading = |text: &str| style.paint(Paint::Heading, text);
     let mut out = String::new();
@@ -109,7 +115,7 @@ pub fn text(plan: &Plan, objects: &[Object], explanations: &[Explanation], style
         if n > 0 {
             out.push('\n');
         }
-        let me = who(e.object);
+        let me = who(e.object)?;
         match &e.status {
             Status::Deleted { step } => {
                 let deleted = style.paint(Paint::Delete, "deleted");
@@ -118,28 +124,39 @@ pub fn text(plan: &Plan, objects: &[Object], explanations: &[Explanation], style
                     out.push_str(&format!("  {}\n", run.message()));
                 }
                 out.push_str(&format!("\n{}\n", heading("why it is deleted:")));
-                for (i, link) in e.reached.iter().enumerate() {
-                    let who = who(link.object);
-                    if i == 0 {
-                        let why = origin(plan, e);
-                        out.push_str(&format!("  {who} ({why})\n"));
-                    } else if let Some(r) = e.reached[i - 1].relation {
-                        out.push_str(&format!("  └ {}\n", cascade_phrase(&plan.relations[r as usize], &who)));
+                let mut prev: Option<&Link> = None;
+                for link in &e.reached {
+                    let who = who(link.object)?;
+                    match prev {
+                        None => {
+                            let why = origin(plan, e);
+                            out.push_str(&format!("  {who} ({why})\n"));
+                        }
+                        Some(Link { relation: Some(r), .. }) => {
+                            out.push_str(&format!("  └ {}\n", cascade_phrase(relation(plan, *r)?, &who)));
+                        }
+                        Some(_) => {}
                     }
+                    prev = Some(link);
                 }
                 out.push_str(&format!("\n{}\n", heading(&format!("why step {step}:"))));
                 if e.before.len() <= 1 {
                     out.push_str("  nothing in the plan must be destroyed before it\n");
                 } else {
-                    for (i, link) in e.before.iter().enumerate() {
-                        let note = step_note(plan, link);
-                        if i == 0 {
-                            out.push_str(&format!("  {} ({note})\n", who(link.object)));
-                        } else {
-                            let prev = e.before[i - 1].relation.map(|r| &plan.relations[r as usize]);
-                            let phrase = prev.map(|r| order_phrase(plan, r, &who(r.to))).unwrap_or_default();
-                            out.push_str(&format!("  └ {phrase} ({note})\n"));
+                    let mut prev: Option<&Link> = None;
+                    for link in &e.before {
+                        let note = step_note(plan, link)?;
+                        match prev {
+                            None => out.push_str(&format!("  {} ({note})\n", who(link.object)?)),
+                            Some(p) => {
+                                let phrase = match p.relation.map(|r| relation(plan, r)).transpose()? {
+                                    Some(r) => order_phrase(plan, r, &who(r.to)?),
+                                    None => String::new(),
+                                };
+                                out.push_str(&format!("  └ {phrase} ({note})\n"));
+                            }
                         }
+                        prev = Some(link);
                     }
                 }
             }
@@ -150,13 +167,13 @@ pub fn text(plan: &Plan, objects: &[Object], explanations: &[Explanation], style
                     out.push_str(&format!("  {}\n", run.message()));
                 }
                 if let Some(r) = e.reached_via {
-                    let owner = who(plan.relations[r as usize].taker());
+                    let owner = who(relation(plan, r)?.taker())?;
                     let because = by.because();
                     out.push_str(&format!("  deleting {owner} does not take it, because {because}\n"));
                 }
             }
             Status::Orphaned(owner) => {
-                let owner = who(*owner);
+                let owner = who(*owner)?;
                 let orphaned = style.paint(Paint::Orphan, "orphaned");
                 out.push_str(&format!(
                     "{me}: {orphaned}: not deleted; its owner reference to {owner} is removed (--cascade orphan)\n"
@@ -173,7 +190,7 @@ pub fn text(plan: &Plan, objects: &[Object], explanations: &[Explanation], style
             }
         }
     }
-    out
+    Ok(out)
 }
 
 #[derive(Serialize)]
@@ -219,24 +236,27 @@ struct ExplainOut<'a> {
     explanations: Vec<ExplanationOut<'a>>,
 }
 
-fn links<'a>(plan: &'a Plan, chain: &[Link], with_step: bool) -> Vec<LinkOut<'a>> {
+fn links<'a>(plan: &'a Plan, chain: &[Link], with_step: bool) -> Result<Vec<LinkOut<'a>>, Internal> {
     chain
         .iter()
-        .map(|l| LinkOut {
-            reference: &plan.refs[l.object.index()],
-            step: if with_step && plan.cascade.deleted(l.object) {
-                Some(plan.order.step[l.object.index()])
-            } else {
-                None
-            },
-            relation: l.relation.map(|r| plan.relations[r as usize].kind.as_str()),
-            cascade: l.relation.and_then(|r| plan.relations[r as usize].kind.controller()).map(ControllerEdge::id),
+        .map(|l| {
+            let kind = l.relation.map(|r| relation(plan, r).map(|r| r.kind)).transpose()?;
+            Ok(LinkOut {
+                reference: l.object.of(&plan.refs)?,
+                step: if with_step && plan.cascade.deleted(l.object) {
+                    Some(*l.object.of(&plan.order.step)?)
+                } else {
+                    None
+                },
+                relation: kind.map(|k| k.as_str()),
+                cascade: kind.and_then(|k| k.controller()).map(ControllerEdge::id),
+            })
         })
         .collect()
 }
 
 /// The explanations as a document (`-o json`, `-o yaml`).
-fn document<'a>(plan: &'a Plan, explanations: &[Explanation]) -> ExplainOut<'a> {
+fn document<'a>(plan: &'a Plan, explanations: &[Explanation]) -> Result<ExplainOut<'a>, Internal> {
     let explanations = explanations
         .iter()
         .map(|e| {
@@ -246,30 +266,30 @@ fn document<'a>(plan: &'a Plan, explanations: &[Explanation]) -> ExplainOut<'a> 
                 Status::Orphaned(owner) => ("orphaned", None, Some(orphaned_message(*owner, &plan.names()))),
                 Status::NotInPlan => ("not-in-plan", None, None),
             };
-            ExplanationOut {
-                reference: &plan.refs[e.object.index()],
+            Ok(ExplanationOut {
+                reference: e.object.of(&plan.refs)?,
                 status,
                 step,
                 steps: plan.order.steps,
                 origin: e.origin.map(|_| origin(plan, e)),
-                reached: links(plan, &e.reached, false),
-                before: links(plan, &e.before, true),
+                reached: links(plan, &e.reached, false)?,
+                before: links(plan, &e.before, true)?,
                 reason,
                 mark: e.mark.as_ref().map(|m| m.message(&plan.names())),
                 hook: e.run.as_ref().map(|r| r.message()),
-            }
+            })
         })
-        .collect();
-    ExplainOut { schema_version: 1, explanations }
+        .collect::<Result<_, Internal>>()?;
+    Ok(ExplainOut { schema_version: 1, explanations })
 }
 
-pub fn json(plan: &Plan, explanations: &[Explanation]) -> String {
-    let mut s = serde_json::to_string_pretty(&document(plan, explanations)).unwrap_or_default();
+pub fn json(plan: &Plan, explanations: &[Explanation]) -> Result<String, Internal> {
+    let mut s = serde_json::to_string_pretty(&document(plan, explanations)?).unwrap_or_default();
     s.push('\n');
-    s
+    Ok(s)
 }
 
 /// The same document as [`json`], in YAML.
 pub fn yaml(plan: &Plan, explanations: &[Explanation], out: &mut dyn Write) -> io::Result<()> {
-    super::yaml::write(&document(plan, explanations), out)
+    super::yaml::write(&document(plan, explanations)?, out)
 }

@@ -4,6 +4,7 @@
 use super::diagnostics::Style;
 use super::paint::{kind_len, Paint};
 use crate::analysis::view::{Direction, GraphView, TreeLine};
+use crate::error::{entry, Internal};
 use crate::input::Sources;
 use crate::model::{ControllerEdge, Link, Object, RelKind, Relation};
 use serde::Serialize;
@@ -48,8 +49,24 @@ fn alarming(note: &str) -> bool {
     matches!(note, "uid mismatch" | "other namespace" | "namespaced owner" | "uid of another object" | "cycle")
 }
 
-fn line_text(objects: &[Object], rels: &[Relation], view: &GraphView, line: &TreeLine, style: Style) -> String {
-    let o = &objects[line.object.index()];
+/// Relation `r` of the graph.
+/// An object's node number (see [`node_numbers`]).
+fn number(numbers: &[usize], id: crate::model::ObjId) -> Result<usize, Internal> {
+    entry(numbers, id.index(), "node").copied()
+}
+
+fn relation(rels: &[Relation], r: u32) -> Result<&Relation, Internal> {
+    entry(rels, r as usize, "relation")
+}
+
+fn line_text(
+    objects: &[Object],
+    rels: &[Relation],
+    view: &GraphView,
+    line: &TreeLine,
+    style: Style,
+) -> Result<String, Internal> {
+    let o = line.object.of(objects)?;
     let mut text = style.reference(&o.reference(), kind_len(o));
     let mut notes: Vec<String> = Vec::new();
     if let Some(m) = o.murano.as_deref() {
@@ -65,7 +82,7 @@ fn line_text(objects: &[Object], rels: &[Relation], view: &GraphView, line: &Tre
             notes.push("only in ObjectsCopy".into());
         }
     }
-    if let Some(note) = line.via.and_then(|r| via_note(view, &rels[r as usize])) {
+    if let Some(note) = line.via.map(|r| relation(rels, r)).transpose()?.and_then(|r| via_note(view, r)) {
         notes.push(note.into());
     }
     if o.deletion_timestamp.is_some() {
@@ -88,7 +105,7 @@ fn line_text(objects: &[Object], rels: &[Relation], view: &GraphView, line: &Tre
         let paint = if alarming(&n) { Paint::Warning } else { Paint::Quiet };
         style.push(paint, &format!("[{n}]"), &mut text);
     }
-    text
+    Ok(text)
 }
 
 /// Deeper lines are not indented further (a chain of a million objects
@@ -96,7 +113,7 @@ fn line_text(objects: &[Object], rels: &[Relation], view: &GraphView, line: &Tre
 const MAX_INDENT: usize = 32;
 
 /// The tree; with colour, kinds and notes are painted.
-pub fn tree(objects: &[Object], rels: &[Relation], view: &GraphView, style: Style) -> String {
+pub fn tree(objects: &[Object], rels: &[Relation], view: &GraphView, style: Style) -> Result<String, Internal> {
     let mut out = String::new();
     // continues[d]: the ancestor at depth d has siblings below it.
     let mut continues: Vec<bool> = Vec::new();
@@ -107,17 +124,17 @@ pub fn tree(objects: &[Object], rels: &[Relation], view: &GraphView, style: Styl
             }
             out.push_str(if line.last { "└── " } else { "├── " });
         }
-        out.push_str(&line_text(objects, rels, view, line, style));
+        out.push_str(&line_text(objects, rels, view, line, style)?);
         if line.depth > MAX_INDENT {
             out.push(' ');
             style.push(Paint::Quiet, &format!("[depth {}]", line.depth), &mut out);
         }
         out.push('\n');
         continues.truncate(line.depth);
-        continues.resize(line.depth + 1, false);
-        continues[line.depth] = !line.last;
+        continues.resize(line.depth, false);
+        continues.push(!line.last);
     }
-    out
+    Ok(out)
 }
 
 #[derive(Serialize)]
@@ -161,14 +178,19 @@ struct GraphOut<'a> {
 }
 
 /// The graph as a document (`-o json`, `-o yaml`).
-fn document<'a>(sources: &'a Sources, objects: &'a [Object], rels: &[Relation], view: &GraphView) -> GraphOut<'a> {
+fn document<'a>(
+    sources: &'a Sources,
+    objects: &'a [Object],
+    rels: &[Relation],
+    view: &GraphView,
+) -> Result<GraphOut<'a>, Internal> {
     let nodes = view
         .nodes
         .iter()
         .map(|id| {
-            let o = &objects[id.index()];
+            let o = id.of(objects)?;
             let file = sources.get(o.span.file);
-            NodeOut {
+            Ok(NodeOut {
                 reference: o.reference(),
                 kind: &o.kind,
                 group: &o.group,
@@ -185,34 +207,34 @@ fn document<'a>(sources: &'a Sources, objects: &'a [Object], rels: &[Relation], 
                 }),
                 file: &file.name,
                 line: file.line_index(o.span.start) + 1,
-            }
+            })
         })
-        .collect();
+        .collect::<Result<_, Internal>>()?;
     let edges = view
         .edges
         .iter()
         .map(|&r| {
-            let r = &rels[r as usize];
-            EdgeOut {
-                from: objects[r.from.index()].reference(),
-                to: objects[r.to.index()].reference(),
+            let r = relation(rels, r)?;
+            Ok(EdgeOut {
+                from: r.from.of(objects)?.reference(),
+                to: r.to.of(objects)?.reference(),
                 kind: r.kind,
                 link: r.link,
                 controller: r.controller,
-            }
+            })
         })
-        .collect();
+        .collect::<Result<_, Internal>>()?;
     let direction = match view.direction {
         Direction::Dependents => "dependents",
         Direction::Dependencies => "dependencies",
     };
-    GraphOut { schema_version: 1, direction, nodes, edges }
+    Ok(GraphOut { schema_version: 1, direction, nodes, edges })
 }
 
-pub fn json(sources: &Sources, objects: &[Object], rels: &[Relation], view: &GraphView) -> String {
-    let mut s = serde_json::to_string_pretty(&document(sources, objects, rels, view)).unwrap_or_default();
+pub fn json(sources: &Sources, objects: &[Object], rels: &[Relation], view: &GraphView) -> Result<String, Internal> {
+    let mut s = serde_json::to_string_pretty(&document(sources, objects, rels, view)?).unwrap_or_default();
     s.push('\n');
-    s
+    Ok(s)
 }
 
 /// The same document as [`json`], in YAML.
@@ -223,7 +245,7 @@ pub fn yaml(
     view: &GraphView,
     out: &mut dyn Write,
 ) -> io::Result<()> {
-    super::yaml::write(&document(sources, objects, rels, view), out)
+    super::yaml::write(&document(sources, objects, rels, view)?, out)
 }
 
 fn dot_escape(s: &str) -> String {
@@ -239,17 +261,31 @@ fn dot_escape(s: &str) -> String {
     out
 }
 
+/// Each shown object's node number: its place in reference order, not
+/// its index, which follows the order the inputs were read in
+/// (tests/props_determinism.rs).
+fn node_numbers(objects: &[Object], view: &GraphView) -> Vec<usize> {
+    let mut n = vec![0; objects.len()];
+    for (k, id) in view.nodes.iter().enumerate() {
+        if let Some(slot) = n.get_mut(id.index()) {
+            *slot = k;
+        }
+    }
+    n
+}
+
 /// Graphviz: edges point from the object destroyed later to the one
 /// destroyed first (owner → owned).
-pub fn dot(objects: &[Object], rels: &[Relation], view: &GraphView) -> String {
+pub fn dot(objects: &[Object], rels: &[Relation], view: &GraphView) -> Result<String, Internal> {
     let mut out = String::from(
         "digraph teardown {\n  rankdir=LR;\n  node [shape=box, fontname=\"Helvetica\", fontsize=10];\n  edge [fontname=\"Helvetica\", fontsize=9];\n",
     );
-    for id in &view.nodes {
-        out.push_str(&format!("  n{} [label=\"{}\"];\n", id.0, dot_escape(&objects[id.index()].reference())));
+    let n = node_numbers(objects, view);
+    for (k, id) in view.nodes.iter().enumerate() {
+        out.push_str(&format!("  n{k} [label=\"{}\"];\n", dot_escape(&id.of(objects)?.reference())));
     }
     for &r in &view.edges {
-        let r = &rels[r as usize];
+        let r = relation(rels, r)?;
         let style = match r.kind {
             RelKind::Owns | RelKind::Manages => "",
             RelKind::Contains | RelKind::Defines => ", style=dashed, color=gray50",
@@ -265,10 +301,11 @@ pub fn dot(objects: &[Object], rels: &[Relation], view: &GraphView) -> String {
             Link::Solid => label(r.kind),
             other => format!("{} ({})", label(r.kind), other.as_str()),
         };
-        out.push_str(&format!("  n{} -> n{} [label=\"{}\"{style}{broken}];\n", r.from.0, r.to.0, dot_escape(&label)));
+        let (from, to) = (number(&n, r.from)?, number(&n, r.to)?);
+        out.push_str(&format!("  n{from} -> n{to} [label=\"{}\"{style}{broken}];\n", dot_escape(&label)));
     }
     out.push_str("}\n");
-    out
+    Ok(out)
 }
 
 /// An edge's label: its kind, and which controller's cascade it is.
@@ -283,13 +320,14 @@ fn mermaid_escape(s: &str) -> String {
     s.replace('"', "#quot;")
 }
 
-pub fn mermaid(objects: &[Object], rels: &[Relation], view: &GraphView) -> String {
+pub fn mermaid(objects: &[Object], rels: &[Relation], view: &GraphView) -> Result<String, Internal> {
     let mut out = String::from("flowchart LR\n");
-    for id in &view.nodes {
-        out.push_str(&format!("  n{}[\"{}\"]\n", id.0, mermaid_escape(&objects[id.index()].reference())));
+    let n = node_numbers(objects, view);
+    for (k, id) in view.nodes.iter().enumerate() {
+        out.push_str(&format!("  n{k}[\"{}\"]\n", mermaid_escape(&id.of(objects)?.reference())));
     }
     for &r in &view.edges {
-        let r = &rels[r as usize];
+        let r = relation(rels, r)?;
         let arrow = match r.kind {
             RelKind::Owns | RelKind::Manages => "-->",
             RelKind::Contains | RelKind::Defines => "-.->",
@@ -300,7 +338,8 @@ pub fn mermaid(objects: &[Object], rels: &[Relation], view: &GraphView) -> Strin
             | RelKind::Tool(_)
             | RelKind::Controller(_) => "==>",
         };
-        out.push_str(&format!("  n{} {arrow}|{}| n{}\n", r.from.0, label(r.kind), r.to.0));
+        let (from, to) = (number(&n, r.from)?, number(&n, r.to)?);
+        out.push_str(&format!("  n{from} {arrow}|{}| n{to}\n", label(r.kind)));
     }
-    out
+    Ok(out)
 }

@@ -6,6 +6,7 @@
 
 use super::count;
 use crate::analysis::cascade::{CascadeMode, Cause};
+use crate::error::Internal;
 use crate::model::kube::HelmHook;
 use crate::model::{ObjId, Object};
 use crate::plan::roots::{Roots, With};
@@ -29,12 +30,12 @@ pub struct Header<'a> {
 
 /// The script for `plan`, whose cascade roots are `roots`.
 pub fn script(objects: &[Object], plan: &Plan, roots: &Roots, header: &Header, out: &mut dyn Write) -> io::Result<()> {
-    out.write_all(head(plan, roots, header).as_bytes())?;
+    out.write_all(head(plan, roots, header)?.as_bytes())?;
     let steps = plan.steps.len();
     for (i, ids) in plan.steps.iter().enumerate() {
         let mut text = String::with_capacity(64 * ids.len() + 256);
         let named = roots.steps.get(i).map_or(&[][..], Vec::as_slice);
-        hooks(plan, i as u32 + 1, HelmHook::PreDelete, &mut text);
+        hooks(plan, i as u32 + 1, HelmHook::PreDelete, &mut text)?;
         text.push_str(&format!("\n# step {} of {steps}: {}", i + 1, count(ids.len(), "object", "objects")));
         if !named.is_empty() && named.len() < ids.len() {
             text.push_str(&format!(", {} named here", named.len()));
@@ -42,10 +43,10 @@ pub fn script(objects: &[Object], plan: &Plan, roots: &Roots, header: &Header, o
         text.push('\n');
         for &id in ids {
             text.push_str("#   ");
-            text.push_str(&comment(&plan.refs[id.index()]));
+            text.push_str(&comment(id.of(&plan.refs)?));
             if let Some(w) = roots.with.get(id.index()).filter(|_| roots.root.get(id.index()) == Some(&false)) {
                 text.push_str(" (goes with ");
-                text.push_str(&comment(&list(plan, w, false)));
+                text.push_str(&comment(&list(plan, w, false)?));
                 text.push(')');
             }
             text.push('\n');
@@ -54,11 +55,11 @@ pub fn script(objects: &[Object], plan: &Plan, roots: &Roots, header: &Header, o
             true => {
                 let w = roots.step_with.get(i).cloned().unwrap_or_default();
                 let these = if ids.len() == 1 { "it goes" } else { "these go" };
-                text.push_str(&format!("# nothing to run: {these} with {}\n", comment(&list(plan, &w, true))));
+                text.push_str(&format!("# nothing to run: {these} with {}\n", comment(&list(plan, &w, true)?)));
             }
-            false => commands(objects, plan.cascade_mode, named, &mut text),
+            false => commands(objects, plan.cascade_mode, named, &mut text)?,
         }
-        hooks(plan, i as u32 + 1, HelmHook::PostDelete, &mut text);
+        hooks(plan, i as u32 + 1, HelmHook::PostDelete, &mut text)?;
         out.write_all(text.as_bytes())?;
     }
     Ok(())
@@ -66,24 +67,25 @@ pub fn script(objects: &[Object], plan: &Plan, roots: &Roots, header: &Header, o
 
 /// The Helm hooks that run before (pre-delete) or after (post-delete) a
 /// step, as comments: `helm uninstall` runs them, this script does not.
-fn hooks(plan: &Plan, step: u32, hook: HelmHook, out: &mut String) {
+fn hooks(plan: &Plan, step: u32, hook: HelmHook, out: &mut String) -> Result<(), Internal> {
     let runs: Vec<&crate::plan::HookRun> = plan.hooks.iter().filter(|h| h.step == step && h.hook == hook).collect();
     if runs.is_empty() {
-        return;
+        return Ok(());
     }
     let when = if hook == HelmHook::PreDelete { "before" } else { "after" };
     out.push_str(&format!("\n# helm uninstall runs these hooks {when} step {step}; this script does not:\n"));
     for h in runs {
         out.push_str("#   ");
-        let (name, (ns, release)) = (&plan.refs[h.object.index()], &h.release);
+        let (name, (ns, release)) = (h.object.of(&plan.refs)?, &h.release);
         let hook = crate::plan::reasons::hook_name(h.hook);
         out.push_str(&comment(&format!("{name} ({hook} hook of release {ns}/{release}, weight {})", h.weight)));
         out.push('\n');
     }
+    Ok(())
 }
 
 /// The shebang, the shell options and the header comment.
-fn head(plan: &Plan, roots: &Roots, header: &Header) -> String {
+fn head(plan: &Plan, roots: &Roots, header: &Header) -> Result<String, Internal> {
     let mut s = String::from("#!/usr/bin/env bash\nset -euo pipefail\n\n");
     let mut line = |text: String| {
         s.push_str("# ");
@@ -93,7 +95,7 @@ fn head(plan: &Plan, roots: &Roots, header: &Header) -> String {
     line(match &plan.options_mode {
         Mode::Delete(_) => {
             let it = if plan.targets.len() == 1 { "it" } else { "them" };
-            format!("Deletes {} (--delete) and what goes with {it}.", targets(plan))
+            format!("Deletes {} (--delete) and what goes with {it}.", targets(plan)?)
         }
         Mode::Prune(_) => format!(
             "Deletes what {} (--prune NEW) lacks, and what goes with it.",
@@ -166,57 +168,57 @@ fn head(plan: &Plan, roots: &Roots, header: &Header) -> String {
     for w in super::plan::warnings(plan).lines() {
         line(w.to_string());
     }
-    s
+    Ok(s)
 }
 
 /// The targets of `--delete`, the first few of them.
-fn targets(plan: &Plan) -> String {
-    let mut s =
-        plan.targets.iter().take(TARGETS_SHOWN).map(|t| plan.refs[t.index()].as_str()).collect::<Vec<_>>().join(", ");
+fn targets(plan: &Plan) -> Result<String, Internal> {
+    let shown = plan.targets.iter().take(TARGETS_SHOWN).map(|t| t.of(&plan.refs).map(String::as_str));
+    let mut s = shown.collect::<Result<Vec<_>, _>>()?.join(", ");
     if plan.targets.len() > TARGETS_SHOWN {
         s.push_str(&format!(" and {} more", plan.targets.len() - TARGETS_SHOWN));
     }
-    s
+    Ok(s)
 }
 
 /// The roots something goes with: `A, B` or, with their steps, `A (step 3)`.
-fn list(plan: &Plan, with: &With, steps: bool) -> String {
+fn list(plan: &Plan, with: &With, steps: bool) -> Result<String, Internal> {
     let mut parts: Vec<String> = with
         .roots
         .iter()
         .map(|r| {
-            let name = &plan.refs[r.index()];
-            match steps {
+            let name = r.of(&plan.refs)?;
+            Ok(match steps {
                 true => format!("{name} (step {})", plan.order.step.get(r.index()).copied().unwrap_or(0)),
                 false => name.clone(),
-            }
+            })
         })
-        .collect();
+        .collect::<Result<_, Internal>>()?;
     if with.more {
         parts.push(String::from("others"));
     }
-    match parts.len() {
-        0 => String::from("their owners"),
-        1 => parts.remove(0),
-        k => format!("{} and {}", parts[..k - 1].join(", "), parts[k - 1]),
-    }
+    Ok(match parts.split_last() {
+        None => String::from("their owners"),
+        Some((one, [])) => one.clone(),
+        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+    })
 }
 
 /// One kubectl command for each run of roots of one kind in one namespace.
-fn commands(objects: &[Object], mode: CascadeMode, roots: &[ObjId], out: &mut String) {
-    let key = |id: &ObjId| {
-        let o = &objects[id.index()];
+fn commands(objects: &[Object], mode: CascadeMode, roots: &[ObjId], out: &mut String) -> Result<(), Internal> {
+    fn key(o: &Object) -> (String, Option<&str>) {
         (resource(o), o.namespace.as_deref())
-    };
-    let mut i = 0;
-    while i < roots.len() {
-        let k = key(&roots[i]);
-        let mut j = i + 1;
-        while j < roots.len() && j - i < NAMES_PER_COMMAND && key(&roots[j]) == k {
-            j += 1;
-        }
+    }
+    let roots = roots.iter().map(|id| id.of(objects)).collect::<Result<Vec<&Object>, _>>()?;
+    let mut rest = roots.as_slice();
+    while let Some(&first) = rest.first() {
+        // A run: the first root, and those after it of its kind and namespace.
+        let k = key(first);
+        let n = rest.iter().take(NAMES_PER_COMMAND).take_while(|o| key(o) == k).count().max(1);
+        let (run, after) = rest.split_at_checked(n).unwrap_or((rest, &[]));
+        rest = after;
         let (kind, namespace) = k;
-        let names: Vec<&str> = roots[i..j].iter().map(|id| &*objects[id.index()].name).collect();
+        let names: Vec<&str> = run.iter().map(|o| &*o.name).collect();
         let mut flags = String::new();
         if let Some(ns) = namespace {
             flags.push_str(" -n ");
@@ -240,8 +242,8 @@ fn commands(objects: &[Object], mode: CascadeMode, roots: &[ObjId], out: &mut St
             true => out.push_str(&format!("kubectl delete{flags} -- {positional}\n")),
             false => out.push_str(&format!("kubectl delete {positional}{flags}\n")),
         }
-        i = j;
     }
+    Ok(())
 }
 
 /// The resource as kubectl takes it: `deployment.apps`, `pod`.

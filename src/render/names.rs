@@ -37,7 +37,7 @@ pub fn kubectl_line(o: &Object, buf: &mut Vec<u8>) {
 pub fn kubectl(objects: &[Object], ids: impl Iterator<Item = ObjId>, out: &mut dyn Write) -> io::Result<()> {
     let mut buf = Vec::with_capacity(1 << 16);
     for id in ids {
-        kubectl_line(&objects[id.index()], &mut buf);
+        kubectl_line(id.of(objects)?, &mut buf);
         buf.push(b'\n');
         if buf.len() >= 1 << 16 {
             out.write_all(&buf)?;
@@ -47,10 +47,11 @@ pub fn kubectl(objects: &[Object], ids: impl Iterator<Item = ObjId>, out: &mut d
     out.write_all(&buf)
 }
 
-/// `-o refs`: these references, one a line.
-pub fn refs<'a>(refs: impl Iterator<Item = &'a str>, out: &mut dyn Write) -> io::Result<()> {
-    for r in refs {
-        out.write_all(r.as_bytes())?;
+/// `-o refs`: the references of the objects `ids` (in `refs`, one per
+/// object), one a line.
+pub fn refs(refs: &[String], ids: impl Iterator<Item = ObjId>, out: &mut dyn Write) -> io::Result<()> {
+    for id in ids {
+        out.write_all(id.of(refs)?.as_bytes())?;
         out.write_all(b"\n")?;
     }
     Ok(())
@@ -59,7 +60,7 @@ pub fn refs<'a>(refs: impl Iterator<Item = &'a str>, out: &mut dyn Write) -> io:
 /// `-o refs` of objects: their references, one a line.
 pub fn object_refs(objects: &[Object], ids: impl Iterator<Item = ObjId>, out: &mut dyn Write) -> io::Result<()> {
     for id in ids {
-        out.write_all(objects[id.index()].reference().as_bytes())?;
+        out.write_all(id.of(objects)?.reference().as_bytes())?;
         out.write_all(b"\n")?;
     }
     Ok(())

@@ -20,11 +20,12 @@ impl Parts {
 
     /// Write `items` to `out`, each formatted by `format(index, item,
     /// buffer)`; the bytes are those of formatting them one after another.
+    /// An item `format` fails on stops the writing, with its error.
     pub fn write<T: Sync>(
         &mut self,
         items: &[T],
         out: &mut dyn Write,
-        format: impl Fn(usize, &T, &mut Vec<u8>) + Sync,
+        format: impl Fn(usize, &T, &mut Vec<u8>) -> io::Result<()> + Sync,
     ) -> io::Result<()> {
         let (part, batch_len) = (self.part, self.part * self.parts);
         for (b, batch) in items.chunks(batch_len).enumerate() {
@@ -32,14 +33,13 @@ impl Parts {
             if self.pool.len() < parts {
                 self.pool.resize_with(parts, Vec::new);
             }
-            batch.par_chunks(part).zip(self.pool[..parts].par_iter_mut()).enumerate().for_each(|(c, (chunk, buf))| {
+            let pool = self.pool.par_iter_mut().take(parts);
+            batch.par_chunks(part).zip(pool).enumerate().try_for_each(|(c, (chunk, buf))| {
                 buf.clear();
                 let first = b * batch_len + c * part;
-                for (k, item) in chunk.iter().enumerate() {
-                    format(first + k, item, buf);
-                }
-            });
-            for buf in &self.pool[..parts] {
+                chunk.iter().enumerate().try_for_each(|(k, item)| format(first + k, item, buf))
+            })?;
+            for buf in self.pool.iter().take(parts) {
                 out.write_all(buf)?;
             }
         }

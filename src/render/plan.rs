@@ -5,6 +5,7 @@ use super::count;
 use super::diagnostics::Style;
 use super::json;
 use super::paint::{kind_len, Paint};
+use crate::error::{entry, Internal};
 use crate::load::Snapshot;
 use crate::model::{ControllerEdge, HubEnd, Link, ObjId, Object, RelKind, RuleEdge, ToolOrder};
 use crate::plan::reasons::{self, Names};
@@ -26,8 +27,8 @@ pub fn table(plan: &Plan, objects: &[Object], style: Style, out: &mut dyn Write)
     let orphaned: Vec<(String, String)> = plan
         .orphaned
         .iter()
-        .map(|&(_, owner)| (plan.order.step[owner.index()].to_string(), reasons::orphaned_message(owner, &names)))
-        .collect();
+        .map(|&(_, owner)| Ok((owner.of(&plan.order.step)?.to_string(), reasons::orphaned_message(owner, &names))))
+        .collect::<Result<_, Internal>>()?;
     let kept: Vec<String> = plan.kept.iter().map(|(_, by)| by.message(&names)).collect();
     // Widths: the last column is not padded, so reasons need not be known yet.
     let width = |s: &str| s.chars().count();
@@ -42,14 +43,17 @@ pub fn table(plan: &Plan, objects: &[Object], style: Style, out: &mut dyn Write)
     let actions = [("delete", plan.deleted_count()), ("orphan", orphaned.len()), ("keep", kept.len())];
     widths[1] = actions.iter().filter(|(_, n)| *n > 0).map(|(a, _)| a.len()).fold(widths[1], usize::max);
     let columns = super::columns::Columns { widths };
-    let row = |cells: [&str; 4], id: ObjId, action: Paint, out: &mut String| match style.color {
-        false => columns.line(cells, out),
-        true => {
-            let kind = Some((Paint::Kind, kind_len(&objects[id.index()])));
-            let [step, act, object, reason] = cells;
-            let cells = [(step, None), (act, Some((action, usize::MAX))), (object, kind), (reason, None)];
-            columns.line_painted(cells, style, out)
+    let row = |cells: [&str; 4], id: ObjId, action: Paint, out: &mut String| -> Result<(), Internal> {
+        match style.color {
+            false => columns.line(cells, out),
+            true => {
+                let kind = Some((Paint::Kind, kind_len(id.of(objects)?)));
+                let [step, act, object, reason] = cells;
+                let cells = [(step, None), (act, Some((action, usize::MAX))), (object, kind), (reason, None)];
+                columns.line_painted(cells, style, out)
+            }
         }
+        Ok(())
     };
     let mut text = String::new();
     columns.line(["STEP", "ACTION", "OBJECT", "REASON"], &mut text);
@@ -63,11 +67,11 @@ pub fn table(plan: &Plan, objects: &[Object], style: Style, out: &mut dyn Write)
                     let mut s = String::with_capacity(ids.len() * 100);
                     for &id in ids {
                         let reason = reasons::message(plan.reasons.of(id), &names);
-                        row([&label, "delete", names.of(id), &reason], id, Paint::Delete, &mut s);
+                        row([&label, "delete", names.of(id), &reason], id, Paint::Delete, &mut s)?;
                     }
-                    s
+                    Ok(s)
                 })
-                .collect();
+                .collect::<Result<_, Internal>>()?;
             for c in chunks {
                 out.write_all(c.as_bytes())?;
             }
@@ -75,10 +79,10 @@ pub fn table(plan: &Plan, objects: &[Object], style: Style, out: &mut dyn Write)
     }
     text.clear();
     for (&(id, _), (step, reason)) in plan.orphaned.iter().zip(&orphaned) {
-        row([step, "orphan", names.of(id), reason], id, Paint::Orphan, &mut text);
+        row([step, "orphan", names.of(id), reason], id, Paint::Orphan, &mut text)?;
     }
     for (&(id, _), reason) in plan.kept.iter().zip(&kept) {
-        row(["-", "keep", names.of(id), reason], id, Paint::Keep, &mut text);
+        row(["-", "keep", names.of(id), reason], id, Paint::Keep, &mut text)?;
     }
     out.write_all(text.as_bytes())?;
     // Without subscriptions the events only repeat the steps.
@@ -219,7 +223,7 @@ pub fn names(plan: &Plan, objects: &[Object], out: &mut dyn Write) -> io::Result
 
 /// `-o refs`: one full reference a line, in plan order.
 pub fn refs(plan: &Plan, out: &mut dyn Write) -> io::Result<()> {
-    super::names::refs(plan.steps.iter().flatten().map(|id| plan.refs[id.index()].as_str()), out)
+    super::names::refs(&plan.refs, plan.steps.iter().flatten().copied(), out)
 }
 
 /// A typed reason in JSON: its id and what it points at.
@@ -305,7 +309,7 @@ fn kept_out<'a>(k: &'a Kept, names: &Names<'a>) -> ReasonOut<'a> {
             out.reference = Some(names.of(*x))
         }
         Kept::OwnerNotInSnapshot(o) => out.owner = Some(names.owner(*o)),
-        Kept::ClaimNotInSnapshot(claim) => out.reference = Some(claim),
+        Kept::ClaimNotInSnapshot(claim) | Kept::NamespacedOwnerRef(claim) => out.reference = Some(claim),
         Kept::Protected { deleted_inside: n } | Kept::HoldsNew(n) => out.count = Some(*n),
         Kept::Annotated(m) => {
             out.tool = Some(m.tool_id());
@@ -424,7 +428,8 @@ impl Serialize for ResourcesOut<'_> {
         let (snapshot, plan) = (self.snapshot, self.plan);
         let mut seq = s.serialize_seq(Some(self.ids.len()))?;
         for batch in self.ids.chunks(BATCH) {
-            let made: Vec<ResourceOut> = batch.par_iter().map(|&id| deleted(snapshot, plan, id)).collect();
+            let made = batch.par_iter().map(|&id| deleted(snapshot, plan, id)).collect::<Result<Vec<ResourceOut>, _>>();
+            let made = made.map_err(serde::ser::Error::custom)?;
             for r in &made {
                 seq.serialize_element(r)?;
             }
@@ -515,14 +520,19 @@ struct PlanOut<'a> {
     inputs: Vec<InputOut<'a>>,
 }
 
-fn resource<'a>(snapshot: &'a Snapshot, plan: &'a Plan, id: ObjId, action: &'static str) -> ResourceOut<'a> {
-    let o: &Object = &snapshot.objects[id.index()];
+fn resource<'a>(
+    snapshot: &'a Snapshot,
+    plan: &'a Plan,
+    id: ObjId,
+    action: &'static str,
+) -> Result<ResourceOut<'a>, Internal> {
+    let o: &Object = id.of(&snapshot.objects)?;
     let (uid, oid) = match o.has_coordinates() {
         true => (o.uid.as_deref(), None),
         false => (None, Some(&*o.name)),
     };
-    ResourceOut {
-        reference: &plan.refs[id.index()],
+    Ok(ResourceOut {
+        reference: id.of(&plan.refs)?,
         kind: &o.kind,
         namespace: o.namespace.as_deref(),
         name: &o.name,
@@ -541,7 +551,7 @@ fn resource<'a>(snapshot: &'a Snapshot, plan: &'a Plan, id: ObjId, action: &'sta
         offset: o.span.start,
         length: o.span.len(),
         copies: copies(snapshot, id),
-    }
+    })
 }
 
 /// The other places `id` is written, in file order.
@@ -561,71 +571,73 @@ fn copies(snapshot: &Snapshot, id: ObjId) -> Vec<PlaceOut<'_>> {
         .collect()
 }
 
-fn deleted<'a>(snapshot: &'a Snapshot, plan: &'a Plan, id: ObjId) -> ResourceOut<'a> {
+fn deleted<'a>(snapshot: &'a Snapshot, plan: &'a Plan, id: ObjId) -> Result<ResourceOut<'a>, Internal> {
     let names = plan.names();
     let why = plan.reasons.of(id);
-    let mut r = resource(snapshot, plan, id, "delete");
+    let mut r = resource(snapshot, plan, id, "delete")?;
     r.reason = reasons::message(why, &names);
     r.reasons = why.iter().map(|x| reason_out(x, &names)).collect();
-    r.waits_for = plan.waits_for(&snapshot.objects[id.index()]).collect();
+    r.waits_for = plan.waits_for(id.of(&snapshot.objects)?).collect();
     if let Some(by) = plan.still_referenced.get(&id) {
         r.referenced_by = by.iter().map(|b| names.of(*b)).collect();
     }
-    r
+    Ok(r)
 }
 
-fn plan_out<'a>(snapshot: &'a Snapshot, plan: &'a Plan) -> PlanOut<'a> {
+fn plan_out<'a>(snapshot: &'a Snapshot, plan: &'a Plan) -> Result<PlanOut<'a>, Internal> {
     let names = plan.names();
     let kept = plan
         .kept
         .iter()
         .map(|(id, by)| {
-            let mut r = resource(snapshot, plan, *id, "keep");
+            let mut r = resource(snapshot, plan, *id, "keep")?;
             r.reason = by.message(&names);
             r.reasons = vec![kept_out(by, &names)];
             r.kept_by = by.keeper(&names);
-            r
+            Ok(r)
         })
-        .collect();
+        .collect::<Result<_, Internal>>()?;
     let orphaned = plan
         .orphaned
         .iter()
         .map(|&(id, owner)| {
-            let mut r = resource(snapshot, plan, id, "orphan");
+            let mut r = resource(snapshot, plan, id, "orphan")?;
             r.reason = reasons::orphaned_message(owner, &names);
             r.reasons = vec![ReasonOut { kind: "orphaned", reference: Some(names.of(owner)), ..ReasonOut::default() }];
             r.owner = Some(names.of(owner));
-            r
+            Ok(r)
         })
-        .collect();
+        .collect::<Result<_, Internal>>()?;
     let relaxed = plan
         .order
         .relaxed
         .iter()
         .map(|&r| {
-            let rel = &plan.relations[r as usize];
-            RelaxedOut {
+            let rel = entry(&plan.relations, r as usize, "relation")?;
+            Ok(RelaxedOut {
                 owner: names.of(rel.from),
                 dependent: names.of(rel.to),
                 kind: rel.kind.as_str(),
                 rule: rel.kind.rule().map(|e| e.rule().id()),
                 why: rel.kind.rule().map(RuleEdge::id),
-            }
+            })
         })
-        .collect();
+        .collect::<Result<_, Internal>>()?;
     let cycles = plan
         .order
         .groups
         .iter()
-        .map(|g| CycleOut {
-            kind: match g.kind {
-                crate::analysis::order::GroupKind::Destruction => "destruction",
-                crate::analysis::order::GroupKind::Ownership => "ownership",
-            },
-            step: g.members.first().map(|m| plan.order.step[m.index()]).unwrap_or(0),
-            refs: g.members.iter().map(|m| names.of(*m)).collect(),
+        .map(|g| {
+            Ok(CycleOut {
+                kind: match g.kind {
+                    crate::analysis::order::GroupKind::Destruction => "destruction",
+                    crate::analysis::order::GroupKind::Ownership => "ownership",
+                },
+                step: g.members.first().map(|m| m.of(&plan.order.step).copied()).transpose()?.unwrap_or(0),
+                refs: g.members.iter().map(|m| names.of(*m)).collect(),
+            })
         })
-        .collect();
+        .collect::<Result<_, Internal>>()?;
     let warnings = plan
         .warnings
         .iter()
@@ -636,7 +648,7 @@ fn plan_out<'a>(snapshot: &'a Snapshot, plan: &'a Plan) -> PlanOut<'a> {
             refs: w.refs(&names),
         })
         .collect();
-    PlanOut {
+    Ok(PlanOut {
         schema_version: 1,
         mode: plan.options_mode.name(),
         cascade: plan.cascade_mode.as_str(),
@@ -675,7 +687,7 @@ fn plan_out<'a>(snapshot: &'a Snapshot, plan: &'a Plan) -> PlanOut<'a> {
         stages: plan.stages.as_ref().map(|s| super::stages::out(&names, s)),
         as_tool: plan.tool_order.as_ref().map(|o| super::tool_order::out(o, plan)),
         inputs: plan.inputs.iter().map(|i| InputOut { path: &i.path, sha256: &i.sha256 }).collect(),
-    }
+    })
 }
 
 /// A resource as its `Serialize` writes it with serde_json's pretty layout,
@@ -763,7 +775,7 @@ fn write_resource(buf: &mut Vec<u8>, depth: usize, r: &ResourceOut) {
 pub fn json(snapshot: &Snapshot, plan: &Plan, out: &mut dyn Write) -> io::Result<()> {
     // Resources are written in parts of 512, made in parallel.
     let mut parts = super::parts::Parts::new(512, BATCH / 512);
-    let p = plan_out(snapshot, plan);
+    let p = plan_out(snapshot, plan)?;
     let mut buf = Vec::with_capacity(1 << 16);
     let mut doc = json::Object::begin(&mut buf, 0);
     doc.field(&mut buf, "schemaVersion", &p.schema_version)?;
@@ -789,7 +801,8 @@ pub fn json(snapshot: &Snapshot, plan: &Plan, out: &mut dyn Write) -> io::Result
         buf.clear();
         parts.write(ids, out, |i, &id, part| {
             json::element(part, i == 0, 4);
-            write_resource(part, 4, &deleted(snapshot, plan, id));
+            write_resource(part, 4, &deleted(snapshot, plan, id)?);
+            Ok(())
         })?;
         if ids.is_empty() {
             buf.push(b']');
@@ -825,7 +838,7 @@ pub fn json(snapshot: &Snapshot, plan: &Plan, out: &mut dyn Write) -> io::Result
 }
 
 pub fn yaml(snapshot: &Snapshot, plan: &Plan, out: &mut dyn Write) -> io::Result<()> {
-    super::yaml::write(&plan_out(snapshot, plan), out)
+    super::yaml::write(&plan_out(snapshot, plan)?, out)
 }
 
 /// How a relation reads along a plan arrow, from what goes first to what
@@ -874,12 +887,26 @@ enum End {
 }
 
 impl End {
-    fn id(self) -> String {
+    /// Its node's name: an object's place in the plan's order (steps, each
+    /// in reference order), not its index, which follows the order the
+    /// inputs were read in (tests/props_determinism.rs).
+    fn id(self, number: &[usize]) -> String {
         match self {
-            End::Object(o) => format!("n{}", o.0),
+            End::Object(o) => format!("n{}", number.get(o.index()).copied().unwrap_or_default()),
             End::Hub(h) => format!("h{h}"),
         }
     }
+}
+
+/// Each deleted object's place in the plan's order (see [`End::id`]).
+fn node_numbers(plan: &Plan) -> Vec<usize> {
+    let mut number = vec![0; plan.refs.len()];
+    for (k, id) in plan.steps.iter().flatten().enumerate() {
+        if let Some(slot) = number.get_mut(id.index()) {
+            *slot = k;
+        }
+    }
+    number
 }
 
 /// Constraint edges between objects of the plan, earlier → later, labelled
@@ -891,20 +918,22 @@ impl End {
 fn plan_edges(plan: &Plan) -> Vec<(End, End, &'static str, bool)> {
     let mut relaxed = vec![false; plan.relations.len()];
     for &r in &plan.order.relaxed {
-        relaxed[r as usize] = true;
+        if let Some(x) = relaxed.get_mut(r as usize) {
+            *x = true;
+        }
     }
     let deleted = |id: ObjId| plan.cascade.deleted(id);
     let mut edges: Vec<_> = plan
         .relations
         .iter()
-        .enumerate()
-        .filter(|(_, r)| !(r.kind.is_ownership() && r.link != Link::Solid) && r.kind.orders())
-        .filter(|(i, r)| match r.kind.rule() {
+        .zip(relaxed)
+        .filter(|(r, _)| !(r.kind.is_ownership() && r.link != Link::Solid) && r.kind.orders())
+        .filter(|(r, relaxed)| match r.kind.rule() {
             Some(RuleEdge::PodFirst) => false,
-            Some(RuleEdge::AfterPods) => relaxed[*i],
+            Some(RuleEdge::AfterPods) => *relaxed,
             _ => true,
         })
-        .filter_map(|(i, r)| {
+        .filter_map(|(r, relaxed)| {
             let hub = r.kind.tool().map_or(HubEnd::None, |t| t.hub);
             let (first, then) = match hub {
                 HubEnd::None if deleted(r.from) && deleted(r.to) && r.from != r.to => {
@@ -916,7 +945,7 @@ fn plan_edges(plan: &Plan) -> Vec<(End, End, &'static str, bool)> {
             };
             // Out of a hub, the arrow needs no second label.
             let label = if hub == HubEnd::To { "" } else { along(r.kind) };
-            Some((first, then, label, relaxed[i]))
+            Some((first, then, label, relaxed))
         })
         .collect();
     for (i, after) in plan.order.after.iter().enumerate() {
@@ -925,6 +954,13 @@ fn plan_edges(plan: &Plan) -> Vec<(End, End, &'static str, bool)> {
             edges.push((End::Object(r.to), End::Object(ObjId(i as u32)), along(r.kind), false));
         }
     }
+    // In reference order, not relation order (which follows the order the
+    // inputs were read in).
+    let key = |e: &End| match *e {
+        End::Object(o) => (0, plan.refs.get(o.index()).map_or("", String::as_str), 0),
+        End::Hub(h) => (1, "", h),
+    };
+    edges.sort_by(|x, y| (key(&x.0), key(&x.1), x.2, x.3).cmp(&(key(&y.0), key(&y.1), y.2, y.3)));
     edges
 }
 
@@ -949,14 +985,15 @@ fn dot_escape(s: &str) -> String {
 
 /// Graphviz: one cluster per step, edges from what goes first to what goes
 /// after it.
-pub fn dot(plan: &Plan) -> String {
+pub fn dot(plan: &Plan) -> Result<String, Internal> {
     let mut out = String::from(
         "digraph plan {\n  rankdir=LR;\n  node [shape=box, fontname=\"Helvetica\", fontsize=10];\n  edge [fontname=\"Helvetica\", fontsize=9];\n",
     );
+    let n = node_numbers(plan);
     for (i, step) in plan.steps.iter().enumerate() {
         out.push_str(&format!("  subgraph cluster_step{} {{\n    label=\"step {}\";\n", i + 1, i + 1));
         for id in step {
-            out.push_str(&format!("    n{} [label=\"{}\"];\n", id.0, dot_escape(&plan.refs[id.index()])));
+            out.push_str(&format!("    {} [label=\"{}\"];\n", End::Object(*id).id(&n), dot_escape(id.of(&plan.refs)?)));
         }
         out.push_str("  }\n");
     }
@@ -967,18 +1004,20 @@ pub fn dot(plan: &Plan) -> String {
     for (a, b, label, relaxed) in edges {
         let style = if relaxed { ", style=dashed, color=red, fontcolor=red" } else { "" };
         let label = if relaxed { format!("{label} (relaxed)") } else { label.to_string() };
-        out.push_str(&format!("  {} -> {} [label=\"{}\"{style}];\n", a.id(), b.id(), label));
+        out.push_str(&format!("  {} -> {} [label=\"{}\"{style}];\n", a.id(&n), b.id(&n), label));
     }
     out.push_str("}\n");
-    out
+    Ok(out)
 }
 
-pub fn mermaid(plan: &Plan) -> String {
+pub fn mermaid(plan: &Plan) -> Result<String, Internal> {
     let mut out = String::from("flowchart LR\n");
+    let n = node_numbers(plan);
     for (i, step) in plan.steps.iter().enumerate() {
         out.push_str(&format!("  subgraph step{}[\"step {}\"]\n", i + 1, i + 1));
         for id in step {
-            out.push_str(&format!("    n{}[\"{}\"]\n", id.0, plan.refs[id.index()].replace('"', "#quot;")));
+            let name = id.of(&plan.refs)?.replace('"', "#quot;");
+            out.push_str(&format!("    {}[\"{name}\"]\n", End::Object(*id).id(&n)));
         }
         out.push_str("  end\n");
     }
@@ -990,11 +1029,11 @@ pub fn mermaid(plan: &Plan) -> String {
         let arrow = if relaxed { "-.->" } else { "-->" };
         let label = if relaxed { format!("{label} relaxed") } else { label.to_string() };
         match label.is_empty() {
-            true => out.push_str(&format!("  {} {arrow} {}\n", a.id(), b.id())),
-            false => out.push_str(&format!("  {} {arrow}|{label}| {}\n", a.id(), b.id())),
+            true => out.push_str(&format!("  {} {arrow} {}\n", a.id(&n), b.id(&n))),
+            false => out.push_str(&format!("  {} {arrow}|{label}| {}\n", a.id(&n), b.id(&n))),
         }
     }
-    out
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -1020,7 +1059,7 @@ mod tests {
         let mut compared = 0;
         for file in files {
             let dialect = (file.extension().is_some_and(|e| e == "txt")).then(|| "pairs".to_string());
-            let options = LoadOptions { dialect, progress: false, digests: true };
+            let options = LoadOptions { dialect, progress: false, digests: true, ..LoadOptions::default() };
             let snapshot = load(std::slice::from_ref(&file), &options, &mut std::io::empty());
             for mode in [Mode::All, Mode::Gc] {
                 let options = Options {
@@ -1039,7 +1078,7 @@ mod tests {
                 let Ok(plan) = build(&snapshot, &options) else { continue };
                 let mut fast = Vec::new();
                 json(&snapshot, &plan, &mut fast).unwrap();
-                let mut whole = serde_json::to_vec_pretty(&plan_out(&snapshot, &plan)).unwrap();
+                let mut whole = serde_json::to_vec_pretty(&plan_out(&snapshot, &plan).unwrap()).unwrap();
                 whole.push(b'\n');
                 assert_eq!(String::from_utf8(fast).unwrap(), String::from_utf8(whole).unwrap(), "{}", file.display());
                 compared += 1;

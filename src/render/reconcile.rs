@@ -112,8 +112,8 @@ fn spec_text(s: &Spec) -> String {
         Spec::NotInDesired => "not in --desired".into(),
         Spec::Matches => "matches".into(),
         Spec::Mismatch(m) => {
-            let short = |v: &str| match v.char_indices().nth(24) {
-                Some((at, _)) => format!("{}…", &v[..at]),
+            let short = |v: &str| match v.char_indices().nth(24).and_then(|(at, _)| v.get(..at)) {
+                Some(head) => format!("{head}…"),
                 None => v.to_string(),
             };
             let live = m.live.as_deref().map_or("absent".to_string(), short);

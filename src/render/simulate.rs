@@ -6,28 +6,34 @@ use super::count;
 use super::json;
 use super::parts::Parts;
 use crate::analysis::simulate::{Action, Actor, EventType, Name, Simulation, Verb};
+use crate::error::{entry, Internal};
 use crate::model::{ControllerEdge, Str};
 use serde::Serialize;
 use std::borrow::Cow;
 use std::io::{self, Write};
 
-fn actor<'a>(a: &Actor, names: &'a [Str]) -> Cow<'a, str> {
-    match a {
+/// Finalizer `f` of the simulation's names.
+fn name(names: &[Str], f: Name) -> Result<&str, Internal> {
+    entry(names, f as usize, "finalizer name").map(|n| &**n)
+}
+
+fn actor<'a>(a: &Actor, names: &'a [Str]) -> Result<Cow<'a, str>, Internal> {
+    Ok(match a {
         Actor::User => Cow::Borrowed("user"),
         Actor::Api => Cow::Borrowed("api"),
         Actor::Collector => Cow::Borrowed("collector"),
-        Actor::Controller(f) => Cow::Owned(format!("controller ({})", names[*f as usize])),
+        Actor::Controller(f) => Cow::Owned(format!("controller ({})", name(names, *f)?)),
         Actor::Kube(e) => Cow::Borrowed(e.component()),
-    }
+    })
 }
 
-fn action(a: &Action, refs: &[String], names: &[Str]) -> Cow<'static, str> {
-    let name = |f: &Name| &names[*f as usize];
-    match a {
+fn action(a: &Action, refs: &[String], names: &[Str]) -> Result<Cow<'static, str>, Internal> {
+    let name = |f: &Name| name(names, *f);
+    Ok(match a {
         Action::Call(Verb::Delete) => Cow::Borrowed("DELETE"),
         Action::Call(Verb::Update) => Cow::Borrowed("UPDATE"),
         Action::Call(Verb::Read) => Cow::Borrowed("READ"),
-        Action::Marked { finalizer: Some(f) } => Cow::Owned(format!("marked deleted, finalizer {} added", name(f))),
+        Action::Marked { finalizer: Some(f) } => Cow::Owned(format!("marked deleted, finalizer {} added", name(f)?)),
         Action::Marked { finalizer: None } => Cow::Borrowed("marked deleted"),
         Action::AlreadyDeleted => Cow::Borrowed("already being deleted: returned as it is"),
         Action::NotFound => Cow::Borrowed("not found: already gone"),
@@ -41,13 +47,13 @@ fn action(a: &Action, refs: &[String], names: &[Str]) -> Cow<'static, str> {
         Action::Waits(n) => {
             Cow::Owned(format!("waits for {n} blocking {}", if *n == 1 { "dependent" } else { "dependents" }))
         }
-        Action::FinalizerRemoved(f) => Cow::Owned(format!("removes finalizer {}", name(f))),
-        Action::OwnerRemoved(o) => Cow::Owned(format!("removes the owner reference to {}", refs[o.index()])),
+        Action::FinalizerRemoved(f) => Cow::Owned(format!("removes finalizer {}", name(f)?)),
+        Action::OwnerRemoved(o) => Cow::Owned(format!("removes the owner reference to {}", o.of(refs)?)),
         Action::Removed => Cow::Borrowed("no finalizer left: removed from the store"),
-    }
+    })
 }
 
-fn summary(sim: &Simulation, refs: &[String]) -> Vec<String> {
+fn summary(sim: &Simulation, refs: &[String]) -> Result<Vec<String>, Internal> {
     let calls: u32 = sim.calls.iter().sum();
     let by_verb: Vec<String> =
         Verb::ALL.iter().zip(sim.calls).filter(|(_, n)| *n > 0).map(|(v, n)| format!("{} {n}", v.as_str())).collect();
@@ -66,10 +72,10 @@ fn summary(sim: &Simulation, refs: &[String]) -> Vec<String> {
         format!("{} removed", count(sim.removed.len(), "object", "objects")),
     ];
     for (id, waits) in &sim.stalled {
-        let waits: Vec<&str> = waits.iter().map(|f| &*sim.names[*f as usize]).collect();
-        lines.push(format!("stalled: {} waits forever for {}", refs[id.index()], list_or_none(&waits)));
+        let waits = waits.iter().map(|f| name(&sim.names, *f)).collect::<Result<Vec<&str>, _>>()?;
+        lines.push(format!("stalled: {} waits forever for {}", id.of(refs)?, list_or_none(&waits)));
     }
-    lines
+    Ok(lines)
 }
 
 fn list_or_none(names: &[&str]) -> String {
@@ -90,11 +96,11 @@ pub fn table(sim: &Simulation, refs: &[String], out: &mut dyn Write) -> io::Resu
     widths[1] = widths[1].max(digits(sim.rounds as usize));
     for e in &sim.entries {
         let a = match &e.actor {
-            Actor::Controller(f) => sim.names[*f as usize].chars().count() + "controller ()".len(),
-            other => actor(other, &sim.names).len(),
+            Actor::Controller(f) => name(&sim.names, *f)?.chars().count() + "controller ()".len(),
+            other => actor(other, &sim.names)?.len(),
         };
         widths[2] = widths[2].max(a);
-        widths[3] = widths[3].max(refs[e.object.index()].chars().count());
+        widths[3] = widths[3].max(e.object.of(refs)?.chars().count());
     }
     let columns = Columns { widths };
     let mut text = String::new();
@@ -104,17 +110,18 @@ pub fn table(sim: &Simulation, refs: &[String], out: &mut dyn Write) -> io::Resu
     Parts::new(4096, 16).write(&sim.entries, out, |i, e, part| {
         // As `Columns::line` lays it out (the last cell is never empty).
         let _ = write!(part, "{:<w0$}  {:<w1$}  ", i + 1, e.round, w0 = widths[0], w1 = widths[1]);
-        for (cell, w) in [(&*actor(&e.actor, &sim.names), widths[2]), (&*refs[e.object.index()], widths[3])] {
+        for (cell, w) in [(&*actor(&e.actor, &sim.names)?, widths[2]), (&**e.object.of(refs)?, widths[3])] {
             part.extend_from_slice(cell.as_bytes());
             let n = if cell.is_ascii() { cell.len() } else { cell.chars().count() };
             part.extend(std::iter::repeat_n(b' ', w.saturating_sub(n) + 2));
         }
-        part.extend_from_slice(action(&e.action, refs, &sim.names).as_bytes());
+        part.extend_from_slice(action(&e.action, refs, &sim.names)?.as_bytes());
         part.push(b'\n');
+        Ok(())
     })?;
     text.clear();
     text.push('\n');
-    for line in summary(sim, refs) {
+    for line in summary(sim, refs)? {
         text.push_str(&line);
         text.push('\n');
     }
@@ -155,7 +162,7 @@ pub fn json(sim: &Simulation, refs: &[String], out: &mut dyn Write) -> io::Resul
     doc.num(&mut buf, "schemaVersion", 1);
     doc.str(&mut buf, "controller", sim.controller.as_str());
     doc.str(&mut buf, "cascade", sim.cascade.as_str());
-    let targets: Vec<&str> = sim.targets.iter().map(|t| refs[t.index()].as_str()).collect();
+    let targets = sim.targets.iter().map(|t| t.of(refs).map(String::as_str)).collect::<Result<Vec<&str>, _>>()?;
     doc.strs(&mut buf, "targets", &targets);
     doc.key(&mut buf, "events");
     buf.push(b'[');
@@ -172,15 +179,17 @@ pub fn json(sim: &Simulation, refs: &[String], out: &mut dyn Write) -> io::Resul
         calls: Verb::ALL.iter().zip(sim.calls).map(|(v, n)| (v.as_str(), n)).collect(),
         events: EventType::ALL.iter().zip(sim.events).map(|(e, n)| (e.as_str(), n)).collect(),
         rounds: sim.rounds,
-        removed: sim.removed.iter().map(|r| refs[r.index()].as_str()).collect(),
+        removed: sim.removed.iter().map(|r| r.of(refs).map(String::as_str)).collect::<Result<_, _>>()?,
         stalled: sim
             .stalled
             .iter()
-            .map(|(id, waits)| StalledOut {
-                reference: &refs[id.index()],
-                waits_for: waits.iter().map(|f| &*sim.names[*f as usize]).collect(),
+            .map(|(id, waits)| {
+                Ok(StalledOut {
+                    reference: id.of(refs)?,
+                    waits_for: waits.iter().map(|f| name(&sim.names, *f)).collect::<Result<_, _>>()?,
+                })
             })
-            .collect(),
+            .collect::<Result<_, Internal>>()?,
     };
     doc.field(&mut buf, "summary", &summary)?;
     doc.end(&mut buf);
@@ -198,7 +207,14 @@ fn kube_actor(e: ControllerEdge) -> &'static str {
 }
 
 /// Event `i` of the trace, as an element of the `events` array.
-fn event(sim: &Simulation, refs: &[String], i: usize, e: &crate::analysis::simulate::Entry, buf: &mut Vec<u8>) {
+fn event(
+    sim: &Simulation,
+    refs: &[String],
+    i: usize,
+    e: &crate::analysis::simulate::Entry,
+    buf: &mut Vec<u8>,
+) -> io::Result<()> {
+    let name = |f: Name| name(&sim.names, f);
     json::element(buf, i == 0, 2);
     let mut o = json::Object::begin(buf, 2);
     o.num(buf, "seq", i as u64 + 1);
@@ -207,15 +223,15 @@ fn event(sim: &Simulation, refs: &[String], i: usize, e: &crate::analysis::simul
         Actor::User => ("user", None),
         Actor::Api => ("api", None),
         Actor::Collector => ("collector", None),
-        Actor::Controller(f) => ("controller", Some(&*sim.names[*f as usize])),
+        Actor::Controller(f) => ("controller", Some(name(*f)?)),
         Actor::Kube(e) => (kube_actor(*e), None),
     };
     o.str(buf, "actor", who);
     o.opt_str(buf, "controller", controller);
-    o.str(buf, "ref", &refs[e.object.index()]);
+    o.str(buf, "ref", e.object.of(refs)?);
     let (kind, detail, count): (&str, Option<(&str, &str)>, Option<u32>) = match &e.action {
         Action::Call(v) => ("call", Some(("verb", v.as_str())), None),
-        Action::Marked { finalizer } => ("marked", finalizer.map(|f| ("finalizer", &*sim.names[f as usize])), None),
+        Action::Marked { finalizer } => ("marked", finalizer.map(name).transpose()?.map(|f| ("finalizer", f)), None),
         Action::AlreadyDeleted => ("already-deleted", None, None),
         Action::NotFound => ("not-found", None, None),
         Action::Event(t) => ("event", Some(("event", t.as_str())), None),
@@ -223,8 +239,8 @@ fn event(sim: &Simulation, refs: &[String], i: usize, e: &crate::analysis::simul
         Action::Queued { again: true } => ("queued-again", None, None),
         Action::Dependents(n) => ("dependents", None, Some(*n)),
         Action::Waits(n) => ("waits", None, Some(*n)),
-        Action::FinalizerRemoved(f) => ("finalizer-removed", Some(("finalizer", &*sim.names[*f as usize])), None),
-        Action::OwnerRemoved(x) => ("owner-removed", Some(("owner", refs[x.index()].as_str())), None),
+        Action::FinalizerRemoved(f) => ("finalizer-removed", Some(("finalizer", name(*f)?)), None),
+        Action::OwnerRemoved(x) => ("owner-removed", Some(("owner", x.of(refs)?.as_str())), None),
         Action::Removed => ("removed", None, None),
     };
     o.str(buf, "type", kind);
@@ -234,6 +250,7 @@ fn event(sim: &Simulation, refs: &[String], i: usize, e: &crate::analysis::simul
     if let Some(n) = count {
         o.num(buf, "count", n as u64);
     }
-    o.str(buf, "message", &action(&e.action, refs, &sim.names));
+    o.str(buf, "message", &action(&e.action, refs, &sim.names)?);
     o.end(buf);
+    Ok(())
 }

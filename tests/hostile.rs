@@ -1,0 +1,452 @@
+//! Hostile input: each case ends in an error that names the file, within
+//! the limits the README states ("Limits"), in bounded time and memory.
+//!
+//! Bounds are measured, not timed: every run here is made under
+//! `ulimit -v` (address space) and `ulimit -t` (CPU seconds) — a run that
+//! went past them would be killed by a signal, and the test asserts that
+//! the process exited with a code of its own. The bounds are generous for
+//! a debug build on a busy machine, and far below what the input would
+//! take if it were read without its limit (the alias bomb expands to 3.9
+//! billion nodes; the sparse file is 10 GiB).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Address space for one run, in KiB (`ulimit -v`).
+const MEMORY_KIB: u64 = 1_200_000;
+/// CPU seconds for one run (`ulimit -t`).
+const CPU_SECONDS: u64 = 60;
+
+fn bin() -> PathBuf {
+    std::env::var_os("TEARDOWN_BIN").map(PathBuf::from).unwrap_or_else(|| assert_cmd::cargo::cargo_bin("teardown"))
+}
+
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+/// Run teardown under the memory and CPU limits, `stdin` on its standard
+/// input; panics if it did not exit on its own (a signal: a limit hit, a
+/// crash).
+fn bounded_with(args: &[&str], stdin: Option<std::fs::File>, prefix: &[&str]) -> Run {
+    let mut cmd = Command::new("sh");
+    cmd.arg("-c")
+        .arg(format!("ulimit -v {MEMORY_KIB} && ulimit -t {CPU_SECONDS} && exec \"$@\""))
+        .arg("sh")
+        .args(prefix)
+        .arg(bin())
+        .args(args)
+        .env_remove("NO_COLOR")
+        .current_dir(env!("CARGO_MANIFEST_DIR"));
+    match stdin {
+        Some(f) => cmd.stdin(f),
+        None => cmd.stdin(std::process::Stdio::null()),
+    };
+    let out = cmd.output().expect("runs");
+    use std::os::unix::process::ExitStatusExt;
+    let code = out.status.code().unwrap_or_else(|| {
+        panic!(
+            "{args:?}: killed by signal {:?} (past a limit, or a crash): {}",
+            out.status.signal(),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    Run {
+        code,
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+fn bounded(args: &[&str]) -> Run {
+    bounded_with(args, None, &[])
+}
+
+/// `plan --all` on `file` refuses it: exit 2, and the error names the file
+/// and says `says`.
+fn refused(file: &Path, says: &str, extra: &[&str]) -> Run {
+    let name = file.to_string_lossy();
+    let mut args = vec!["plan", "--all"];
+    args.extend_from_slice(extra);
+    args.push(&name);
+    let r = bounded(&args);
+    assert_eq!(r.code, 2, "{name}: {}", r.stderr);
+    assert_eq!(r.stdout, "", "{name}");
+    assert!(r.stderr.contains(&*name), "the error names {name}: {}", r.stderr);
+    assert!(r.stderr.contains(says), "{name}: wanted {says:?}: {}", r.stderr);
+    // The error quotes the input, never all of it.
+    assert!(r.stderr.len() < 8000, "{name}: {} bytes on stderr", r.stderr.len());
+    r
+}
+
+fn tmp() -> tempfile::TempDir {
+    tempfile::tempdir().unwrap()
+}
+
+fn write(dir: &Path, name: &str, text: impl AsRef<[u8]>) -> PathBuf {
+    let p = dir.join(name);
+    fs::write(&p, text).unwrap();
+    p
+}
+
+/// Nine anchors, each a list of nine aliases of the one before: 9^10
+/// (3.5 billion) strings once expanded. `indent` spaces before each line.
+fn alias_bomb(indent: usize) -> String {
+    let pad = " ".repeat(indent);
+    let mut s = format!("{pad}a0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n");
+    for i in 1..10 {
+        s.push_str(&format!("{pad}a{i}: &a{i} [{}]\n", vec![format!("*a{}", i - 1); 9].join(", ")));
+    }
+    s
+}
+
+#[test]
+fn alias_bombs_are_refused_in_every_dialect() {
+    let d = tmp();
+    let cases = [
+        ("kubernetes.yaml", format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\nspec:\n{}", alias_bomb(2))),
+        (
+            "kubernetes-labels.yaml",
+            format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  annotations:\n{}", alias_bomb(4)),
+        ),
+        (
+            "krake.yaml",
+            format!("api: kubernetes\nkind: Application\nmetadata:\n  name: a\n  namespace: x\nspec:\n{}", alias_bomb(2)),
+        ),
+        ("murano.yaml", format!("'?': {{id: env, type: io.murano.Environment}}\nbomb:\n{}", alias_bomb(2))),
+        (
+            "kubevela.yaml",
+            format!(
+                "apiVersion: core.oam.dev/v1beta1\nkind: Application\nmetadata:\n  name: a\n  namespace: x\nspec:\n  components: []\n  x:\n{}",
+                alias_bomb(4)
+            ),
+        ),
+        ("native.yaml", format!("resources:\n- id: a\n  x:\n{}", alias_bomb(4))),
+    ];
+    for (name, text) in cases {
+        let p = write(d.path(), name, text);
+        refused(&p, "repetition limit exceeded", &[]);
+    }
+    // The pairs dialect reads words, not YAML: `*a` is a word like any other.
+    let p = write(d.path(), "pairs.txt", "*a0 &a0\n");
+    let r = bounded(&["plan", "--all", "--dialect", "pairs", "-o", "names", &p.to_string_lossy()]);
+    assert_eq!((r.code, r.stdout.as_str()), (0, "*a0\n&a0\n"), "{}", r.stderr);
+}
+
+#[test]
+fn deep_nesting_is_refused_in_every_position() {
+    let d = tmp();
+    let n = 100_000;
+    let (open, close) = ("[".repeat(n), "]".repeat(n));
+    let (open_map, close_map) = ("{a: ".repeat(n), "}".repeat(n));
+    let (open_json_map, close_json_map) = ("{\"a\": ".repeat(n), "}".repeat(n));
+    let block: String = (0..1000).map(|i| format!("{}k{i}:\n", " ".repeat(i))).collect();
+    let cases = [
+        ("metadata.yaml", format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  labels: {open_map}1{close_map}\n")),
+        ("metadata-block.yaml", format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  x:\n{}", block.lines().map(|l| format!("   {l}\n")).collect::<String>())),
+        ("spec.yaml", format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\nspec: {open}{close}\n")),
+        ("murano.yaml", format!("'?': {{id: env, type: io.murano.Environment}}\nprops: {open}{close}\n")),
+        ("native.yaml", format!("resources:\n- id: a\n  x: {open}{close}\n")),
+        ("list.yaml", format!("apiVersion: v1\nkind: List\nitems:\n- {open}{close}\n")),
+        ("metadata.json", format!("{{\"apiVersion\": \"v1\", \"kind\": \"ConfigMap\", \"metadata\": {{\"name\": \"a\", \"labels\": {open_json_map}1{close_json_map}}}}}")),
+        ("spec.json", format!("{{\"apiVersion\": \"v1\", \"kind\": \"ConfigMap\", \"metadata\": {{\"name\": \"a\"}}, \"spec\": {open}{close}}}")),
+        ("murano.json", format!("{{\"?\": {{\"id\": \"env\", \"type\": \"E\"}}, \"props\": {open}{close}}}")),
+        ("array.json", format!("[{{\"apiVersion\": \"v1\", \"kind\": \"ConfigMap\", \"metadata\": {{\"name\": \"a\"}}, \"data\": {open}{close}}}]")),
+        ("list.json", format!("{{\"apiVersion\": \"v1\", \"kind\": \"List\", \"items\": [{{\"apiVersion\": \"v1\", \"kind\": \"ConfigMap\", \"metadata\": {{\"name\": \"a\"}}, \"data\": {open}{close}}}]}}")),
+    ];
+    for (name, text) in cases {
+        let p = write(d.path(), name, text);
+        refused(&p, "nest deeper than 512 levels", &[]);
+    }
+}
+
+#[test]
+fn a_100_mb_scalar_is_refused_by_the_object_size_limit_which_a_flag_raises() {
+    let d = tmp();
+    let big = "a".repeat(100 << 20);
+    let yaml = write(
+        d.path(),
+        "big.yaml",
+        format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  x: {big}\n"),
+    );
+    let r = refused(&yaml, "more than the limit of 64M (--max-object-size)", &[]);
+    // The snippet shows the object's first line, not the 100 MB one.
+    assert!(r.stderr.len() < 4000, "{} bytes of error", r.stderr.len());
+    let json = write(
+        d.path(),
+        "big.json",
+        format!("{{\"apiVersion\": \"v1\", \"kind\": \"ConfigMap\", \"metadata\": {{\"name\": \"a\"}}, \"data\": {{\"x\": \"{big}\"}}}}"),
+    );
+    refused(&json, "--max-object-size", &[]);
+    drop(big);
+    // Raised, the same file is read.
+    let r = bounded(&["plan", "--all", "-o", "names", "--max-object-size", "128M", &yaml.to_string_lossy()]);
+    assert_eq!((r.code, r.stdout.as_str()), (0, "configmap/a -n default\n"), "{}", r.stderr);
+}
+
+#[test]
+fn a_sparse_10_gib_file_is_refused_by_its_size_before_it_is_read() {
+    let d = tmp();
+    let p = d.path().join("sparse.yaml");
+    let f = fs::File::create(&p).unwrap();
+    f.set_len(10 << 30).unwrap();
+    drop(f);
+    let r = refused(&p, "not read: 10G is more than the limit of 4G (--max-file-size)", &[]);
+    assert!(r.stderr.contains("--max-file-size 16G"), "{}", r.stderr);
+    // Lowered and raised: a 2 MiB file.
+    let shop = fs::read_to_string("fixtures/shop.yaml").unwrap();
+    let mut text = String::new();
+    while text.len() < 2 << 20 {
+        text.push_str("# padding\n");
+    }
+    text.push_str(&shop);
+    let p = write(d.path(), "padded.yaml", text);
+    refused(&p, "more than the limit of 1M", &["--max-file-size", "1M"]);
+    let r = bounded(&["plan", "--all", "-o", "names", "--max-file-size", "4M", &p.to_string_lossy()]);
+    assert_eq!((r.code, r.stdout.lines().count()), (0, 12), "{}", r.stderr);
+}
+
+#[test]
+fn standard_input_past_the_limit_is_refused_once_that_much_is_read() {
+    let d = tmp();
+    let p = write(d.path(), "zeros", vec![b' '; 3 << 20]);
+    let r = bounded_with(&["plan", "--all", "--max-file-size", "1M", "-"], Some(fs::File::open(&p).unwrap()), &[]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(r.stderr.contains("<stdin>: not read: more than the limit of 1M (--max-file-size)"), "{}", r.stderr);
+}
+
+#[test]
+fn duplicate_keys_are_refused_where_teardown_reads_them() {
+    let d = tmp();
+    let cases = [
+        ("name.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  name: b\n", "duplicate field `name`"),
+        ("labels.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  labels: {x: \"1\", x: \"2\"}\n", "metadata.labels: duplicate key `x`"),
+        ("annotations.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  annotations:\n    x: \"1\"\n    x: \"2\"\n", "metadata.annotations: duplicate key `x`"),
+        ("name.json", "{\"apiVersion\": \"v1\", \"kind\": \"ConfigMap\", \"metadata\": {\"name\": \"a\", \"name\": \"b\"}}", "duplicate field `name`"),
+        ("labels.json", "{\"apiVersion\": \"v1\", \"kind\": \"ConfigMap\", \"metadata\": {\"name\": \"a\", \"labels\": {\"x\": \"1\", \"x\": \"2\"}}}", "duplicate key `x`"),
+    ];
+    for (name, text, says) in cases {
+        let p = write(d.path(), name, text);
+        refused(&p, says, &[]);
+    }
+}
+
+#[test]
+fn huge_numbers_are_refused_where_teardown_reads_them() {
+    let d = tmp();
+    let nines = "9".repeat(100_000);
+    let cases = [
+        ("name.yaml", format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {nines}\n"), "` is a number to kubectl (YAML 1.1) where a string belongs"),
+        ("name.json", format!("{{\"apiVersion\": \"v1\", \"kind\": \"ConfigMap\", \"metadata\": {{\"name\": {nines}}}}}"), "JSON"),
+        (
+            "wave.yaml",
+            format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  annotations:\n    argocd.argoproj.io/sync-wave: \"{nines}\"\n"),
+            "sync-wave",
+        ),
+        ("murano.json", format!("{{\"?\": {{\"id\": {nines}, \"type\": \"E\"}}}}"), "number out of range"),
+    ];
+    for (name, text, says) in cases {
+        let p = write(d.path(), name, text);
+        refused(&p, says, &[]);
+    }
+    // Where teardown does not read it, a number is skipped like any value.
+    let p = write(
+        d.path(),
+        "replicas.yaml",
+        format!("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: a\nspec:\n  replicas: {nines}\n"),
+    );
+    let r = bounded(&["plan", "--all", "-o", "names", &p.to_string_lossy()]);
+    assert_eq!((r.code, r.stdout.as_str()), (0, "deployment.apps/a -n default\n"), "{}", r.stderr);
+}
+
+#[test]
+fn invalid_utf8_and_nul_bytes_are_refused() {
+    let d = tmp();
+    let cases: [(&str, &[u8], &str); 4] = [
+        ("latin1.yaml", b"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: caf\xe9\n", "not valid UTF-8"),
+        (
+            "nul.yaml",
+            b"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\x00b\n",
+            "control characters are not allowed",
+        ),
+        (
+            "nul.json",
+            b"{\"apiVersion\": \"v1\", \"kind\": \"ConfigMap\", \"metadata\": {\"name\": \"a\\u0000b\"}}",
+            "a control character (U+0000)",
+        ),
+        (
+            "escape.yaml",
+            b"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: \"a\\x1b[2Jb\"\n",
+            "a control character (U+001B)",
+        ),
+    ];
+    for (name, text, says) in cases {
+        let p = write(d.path(), name, text);
+        let r = refused(&p, says, &[]);
+        // Where: the line of the byte.
+        assert!(
+            r.stderr.contains(&format!("{}:4:", p.to_string_lossy())) || name == "nul.json",
+            "{name}: {}",
+            r.stderr
+        );
+    }
+}
+
+#[test]
+fn symlink_loops_neither_hang_nor_vanish() {
+    let d = tmp();
+    let dir = d.path().join("dir");
+    fs::create_dir(&dir).unwrap();
+    fs::copy("fixtures/shop.yaml", dir.join("shop.yaml")).unwrap();
+    std::os::unix::fs::symlink("b.yaml", dir.join("a.yaml")).unwrap();
+    std::os::unix::fs::symlink("a.yaml", dir.join("b.yaml")).unwrap();
+    // A directory that links to itself is not followed (as ripgrep does not).
+    std::os::unix::fs::symlink(".", dir.join("self")).unwrap();
+    let r = refused(&dir, "a.yaml: cannot read", &[]);
+    assert!(r.stderr.contains("b.yaml: cannot read"), "{}", r.stderr);
+    assert!(r.stderr.contains("symbolic links"), "{}", r.stderr);
+    refused(&dir.join("a.yaml"), "a.yaml: cannot read", &[]);
+}
+
+#[test]
+fn fifos_and_sockets_in_a_directory_are_not_read() {
+    use std::os::unix::net::UnixListener;
+    let d = tmp();
+    let dir = d.path().join("dir");
+    fs::create_dir(&dir).unwrap();
+    fs::copy("fixtures/shop.yaml", dir.join("shop.yaml")).unwrap();
+    assert!(Command::new("mkfifo").arg(dir.join("pipe.yaml")).status().unwrap().success());
+    let _socket = UnixListener::bind(dir.join("sock.yaml")).unwrap();
+    // Nobody writes to the FIFO: reading it would wait forever (and the
+    // CPU limit would not end the wait).
+    let r = bounded(&["plan", "--all", "-o", "names", &dir.to_string_lossy()]);
+    assert_eq!((r.code, r.stdout.lines().count()), (0, 12), "{}", r.stderr);
+    assert!(r.stderr.contains("pipe.yaml: not read: a FIFO"), "{}", r.stderr);
+    assert!(r.stderr.contains("sock.yaml: not read: a socket"), "{}", r.stderr);
+}
+
+/// As root, permissions do not stop a read: the run drops to `nobody`.
+fn as_unprivileged() -> Vec<&'static str> {
+    let root = Command::new("id").arg("-u").output().map(|o| o.stdout == b"0\n").unwrap_or(false);
+    if root {
+        vec!["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+    } else {
+        Vec::new()
+    }
+}
+
+#[test]
+fn unreadable_files_and_directories_are_errors_that_name_them() {
+    use std::os::unix::fs::PermissionsExt;
+    let prefix = as_unprivileged();
+    // A place `nobody` can reach, with the binary in it.
+    let d = tempfile::Builder::new().prefix("teardown-perm").tempdir_in("/tmp").unwrap();
+    fs::set_permissions(d.path(), fs::Permissions::from_mode(0o755)).unwrap();
+    let copy = d.path().join("teardown");
+    fs::copy(bin(), &copy).unwrap();
+    let dir = d.path().join("in");
+    fs::create_dir(&dir).unwrap();
+    fs::copy("fixtures/shop.yaml", dir.join("shop.yaml")).unwrap();
+    let secret = write(&dir, "secret.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: s\n");
+    fs::set_permissions(&secret, fs::Permissions::from_mode(0o000)).unwrap();
+    let closed = dir.join("closed");
+    fs::create_dir(&closed).unwrap();
+    write(&closed, "x.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n");
+    fs::set_permissions(&closed, fs::Permissions::from_mode(0o000)).unwrap();
+    for p in [&dir, d.path(), &dir.join("shop.yaml")] {
+        fs::set_permissions(p, fs::Permissions::from_mode(if p.is_dir() { 0o755 } else { 0o644 })).unwrap();
+    }
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg(format!("ulimit -v {MEMORY_KIB} && ulimit -t {CPU_SECONDS} && exec \"$@\""))
+        .arg("sh")
+        .args(&prefix)
+        .arg(&copy)
+        .args(["plan", "--all", &dir.to_string_lossy()])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    fs::set_permissions(&closed, fs::Permissions::from_mode(0o755)).unwrap();
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains(&format!("{}: cannot read: Permission denied", secret.display())), "{stderr}");
+    assert!(stderr.contains(&format!("{}: cannot read: Permission denied", closed.display())), "{stderr}");
+}
+
+#[test]
+fn a_file_that_changes_while_it_is_read_is_refused() {
+    // A file that keeps growing as teardown reads it: whichever moment it
+    // is read at, what was read is not the file that was opened.
+    let d = tmp();
+    let p = d.path().join("growing.yaml");
+    let shop = fs::read_to_string("fixtures/shop.yaml").unwrap();
+    let mut text = String::new();
+    while text.len() < 32 << 20 {
+        text.push_str(&shop);
+        text.push_str("---\n");
+    }
+    // Same objects again and again: one object each, so nothing but the
+    // change is wrong with it.
+    fs::write(&p, &text).unwrap();
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let writer = {
+        let (p, stop) = (p.clone(), stop.clone());
+        std::thread::spawn(move || {
+            use std::io::Write;
+            let mut f = fs::OpenOptions::new().append(true).open(p).unwrap();
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                f.write_all(b"# more\n").unwrap();
+            }
+        })
+    };
+    let r = bounded(&["plan", "--all", "-o", "names", &p.to_string_lossy()]);
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    writer.join().unwrap();
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(r.stderr.contains(&format!("{}: changed while it was read", p.display())), "{}", r.stderr);
+    // Truncated as it is read: never a crash (a memory-mapped file would
+    // end in SIGBUS), a refusal or a consistent read.
+    fs::write(&p, &text).unwrap();
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let writer = {
+        let (p, stop, text) = (p.clone(), stop.clone(), text.clone());
+        std::thread::spawn(move || {
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                fs::write(&p, "").unwrap();
+                fs::write(&p, &text).unwrap();
+            }
+        })
+    };
+    for _ in 0..3 {
+        let r = bounded(&["check", &p.to_string_lossy()]);
+        assert!(matches!(r.code, 0..=2), "{}", r.stderr);
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    writer.join().unwrap();
+}
+
+#[test]
+fn a_huge_settings_file_is_refused_unread() {
+    let d = tmp();
+    let p = d.path().join("teardown.toml");
+    fs::File::create(&p).unwrap().set_len(10 << 30).unwrap();
+    let r = bounded(&["check", "--config", &p.to_string_lossy(), "fixtures/shop.yaml"]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(r.stderr.contains(&format!("{}: not read: larger than 1024 KiB", p.display())), "{}", r.stderr);
+}
+
+#[test]
+fn a_hostile_plan_file_is_refused_by_apply_too() {
+    let d = tmp();
+    let p = d.path().join("plan.json");
+    let f = fs::File::create(&p).unwrap();
+    f.set_len(10 << 30).unwrap();
+    drop(f);
+    let r = bounded(&["apply", "--dry-run", &p.to_string_lossy()]);
+    assert_ne!(r.code, 0, "{}", r.stderr);
+    assert!(r.stderr.contains(&*p.to_string_lossy()), "{}", r.stderr);
+    assert!(r.stderr.contains("more than the limit of 4G (--max-file-size)"), "{}", r.stderr);
+}
