@@ -75,6 +75,11 @@ struct Collection {
     /// Flow: the range between the brackets.
     inner: Range<usize>,
     entries: Vec<Entry>,
+    /// Block: when the first entry's line holds something before it (a
+    /// mapping that is an item of a sequence: `- key: value`), the length
+    /// of that prefix without its trailing spaces. The prefix stays when
+    /// the first entry goes.
+    lead: Option<usize>,
 }
 
 fn line_start(text: &str, at: usize) -> usize {
@@ -269,7 +274,7 @@ fn flow_collection(text: &str, open: usize) -> R<Collection> {
             _ => return unsupported(at, "a flow collection with an unexpected character"),
         }
     }
-    Ok(Collection { flow: true, inner, entries })
+    Ok(Collection { flow: true, inner, entries, lead: None })
 }
 
 fn unquote(raw: &str) -> String {
@@ -366,7 +371,8 @@ fn block_collection(text: &str, first: usize, limit: usize) -> R<Collection> {
         e.whole.end = end;
     }
     let inner = entries.first().map_or(first, |e| e.whole.start)..entries.last().map_or(first, |e| e.whole.end);
-    Ok(Collection { flow: false, inner, entries })
+    let lead = text.get(line_start(text, first)..first).map(str::trim_end).filter(|p| !p.is_empty()).map(str::len);
+    Ok(Collection { flow: false, inner, entries, lead })
 }
 
 /// The collection that is the value written at `at..end`: flow when it
@@ -438,7 +444,7 @@ fn value_at(text: &str, span: Range<usize>, path: &[&str]) -> R<Option<(Collecti
 /// The edits that take the entries `removed` (sorted indices) out of `c`,
 /// separators with them. `None`: every entry goes (the caller says what
 /// stays in its place). An index that is not an entry is refused.
-fn remove_entries(c: &Collection, removed: &[usize]) -> R<Option<Vec<Edit>>> {
+fn remove_entries(text: &str, c: &Collection, removed: &[usize]) -> R<Option<Vec<Edit>>> {
     let n = c.entries.len();
     if removed.len() >= n {
         return Ok(None);
@@ -448,7 +454,26 @@ fn remove_entries(c: &Collection, removed: &[usize]) -> R<Option<Vec<Edit>>> {
         None => unsupported(c.inner.start, format!("no entry {i} in the collection")),
     };
     if !c.flow {
-        return removed.iter().map(|&i| Ok(Edit::cut(entry(i)?.whole.clone()))).collect::<R<Vec<_>>>().map(Some);
+        // The first entry, after a prefix that stays (`- `): from the end of
+        // the prefix to the end of the entry, but for its newline; the
+        // next entry, on its line, becomes the first (`-\n  key: value`,
+        // the same item). Its own line is not touched, so that a cut of it
+        // (another edit) cannot overlap this one.
+        return removed
+            .iter()
+            .map(|&i| {
+                let e = entry(i)?;
+                Ok(match c.lead {
+                    Some(lead) if i == 0 => {
+                        let end =
+                            e.whole.end - usize::from(text.as_bytes().get(e.whole.end.wrapping_sub(1)) == Some(&b'\n'));
+                        Edit::cut(e.whole.start + lead..end.max(e.whole.start + lead))
+                    }
+                    _ => Edit::cut(e.whole.clone()),
+                })
+            })
+            .collect::<R<Vec<_>>>()
+            .map(Some);
     }
     let mut edits = Vec::new();
     let mut runs = removed.iter().copied().peekable();
@@ -626,7 +651,7 @@ pub fn edits(text: &str, ops: &[Op]) -> R<Vec<Edit>> {
                 if list.entries.iter().any(|e| e.key.is_some()) || *index >= list.entries.len() {
                     return unsupported(value.start, format!("`{}` has no entry {index}", path.join(".")));
                 }
-                let when_empty = match remove_entries(&map, &[k])?.as_deref() {
+                let when_empty = match remove_entries(text, &map, &[k])?.as_deref() {
                     Some([e]) => e.clone(),
                     _ => return unsupported(span.start, format!("`{}` is all the object holds", path.join("."))),
                 };
@@ -638,7 +663,7 @@ pub fn edits(text: &str, ops: &[Op]) -> R<Vec<Edit>> {
     for (list, mut removed, when_empty) in groups {
         removed.sort_unstable();
         removed.dedup();
-        match remove_entries(&list, &removed)? {
+        match remove_entries(text, &list, &removed)? {
             Some(e) => out.extend(e),
             None => out.push(when_empty),
         }
@@ -1037,6 +1062,23 @@ mod tests {
             run(n, &[Op::RemoveEntry { span: 0..n.len(), path: &["owners"], index: 0 }]),
             "- id: x\n  owners: [b]\n"
         );
+    }
+
+    /// The key a mapping that is an item of a sequence starts with goes,
+    /// and the `-` stays, the item's next key on the line after it (found
+    /// by tests/props_apply.rs: native `destroyAfter` is written first when
+    /// keys are sorted). Was: the whole first line went, dash and all.
+    #[test]
+    fn the_first_key_of_an_item_goes_and_its_dash_stays() {
+        let after: &[&str] = &["destroyAfter"];
+        let t = "- destroyAfter:\n  - r0\n  id: r1\n  owners: []\n";
+        let op = |t: &str| Op::RemoveEntry { span: 2..t.len(), path: after, index: 0 };
+        assert_eq!(run(t, &[op(t)]), "-\n  id: r1\n  owners: []\n");
+        let t = "- destroyAfter: [r0]\n  owners: [r2]\n  id: r1\n";
+        let both = [op(t), Op::RemoveEntry { span: 2..t.len(), path: &["owners"], index: 0 }];
+        assert_eq!(run(t, &both), "-\n  id: r1\n");
+        let t = "- id: r1\n  destroyAfter:\n  - r0\n";
+        assert_eq!(run(t, &[op(t)]), "- id: r1\n");
     }
 
     #[test]
