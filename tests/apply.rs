@@ -378,7 +378,8 @@ fn orphaning_takes_out_every_reference_to_the_deleted_owner() {
     let (code, out, err) = run_in(dir.path(), &["apply", "plan.json"]);
     assert_eq!(code, 0, "{err}");
     assert!((out + &err).contains("1 object removed, 2 owner references taken out"), "{err}");
-    let web = "  - apiVersion: apps/v1\n    kind: Deployment\n    name: web\n    uid: 0a000000-0000-0000-0000-000000000001\n";
+    let web =
+        "  - apiVersion: apps/v1\n    kind: Deployment\n    name: web\n    uid: 0a000000-0000-0000-0000-000000000001\n";
     let expected = fixture("orphan-two-refs.yaml")
         .replace(
             "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  namespace: shop\n  uid: 0a000000-0000-0000-0000-000000000001\n---\n",
@@ -391,4 +392,20 @@ fn orphaning_takes_out_every_reference_to_the_deleted_owner() {
     let (code, out, err) = run_in(dir.path(), &["check", "orphan-two-refs.yaml"]);
     assert_eq!(code, 0, "{out}{err}");
     assert!(out.contains("2 objects, 1 edge"), "{out}");
+}
+
+/// A native resource that stays loses its `destroyAfter` entry naming a
+/// resource the plan deletes (fixtures/apply/dangling-destroy-after.yaml),
+/// and the summary says so.
+#[test]
+fn a_dependency_on_a_deleted_resource_is_taken_out_and_counted() {
+    let dir = workdir();
+    plan_file(dir.path(), &["--delete", "id:vm", "dangling-destroy-after.yaml"]);
+    let (code, out, err) = run_in(dir.path(), &["apply", "--dry-run", "plan.json"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains(" resources:\n-- id: vm\n - id: net\n-  destroyAfter: [vm]\n"), "{out}");
+    assert!(
+        err.contains("dangling-destroy-after.yaml: 1 object removed, 1 dependency on a removed object taken out\n"),
+        "{err}"
+    );
 }

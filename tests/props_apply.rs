@@ -17,23 +17,16 @@
 //!
 //! The same for native snapshots (`owners`, `destroyAfter`).
 //!
-//! Open issues the property found (not fixed here: each needs the plan to
-//! say more, not a local fix; each has an ignored regression test at the
-//! end), left out of the invariant by name:
-//! - A: an object kept because another solid owner stays keeps its owner
-//!   reference to the owner the plan deletes (`plan --delete rs/left
-//!   fixtures/plan/two-owners.yaml`, apply, check: TD003 on
-//!   Pod/prod/shared). Kubernetes' collector removes such a dangling
-//!   reference from an object that still has a solid owner
-//!   (`attemptToDeleteItem`: "remove dangling references"); the plan does
-//!   not list it and apply leaves it.
-//! - B: the plan deletes an object that a Kubernetes object it keeps
-//!   depends on (`config.kubernetes.io/depends-on`), without a word
-//!   (fixtures/apply/dangling-depends-on.yaml); cli-utils would not delete
-//!   it (its dependency filter), and after apply `check` finds TD010, an
-//!   error.
-//! - C: native `destroyAfter` entries naming a deleted resource stay
-//!   (fixtures/apply/dangling-destroy-after.yaml): after apply, TD010.
+//! Defects the property found, fixed, each with a test at the end:
+//! - A: an object kept because another solid owner stays kept its owner
+//!   reference to the owner the plan deletes (TD003 after apply); apply now
+//!   takes it out, as the Kubernetes collector does.
+//! - B: the plan deleted an object that a Kubernetes object it keeps
+//!   depends on (`config.kubernetes.io/depends-on`) without a word; it now
+//!   warns (`dependent-stays`), and the annotation (never rewritten) is left
+//!   to `check` (TD010), as warned.
+//! - C: native `destroyAfter` entries naming a deleted resource stayed
+//!   (TD010 after apply); apply now takes them out.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing, clippy::string_slice)]
 
 mod props_gen;
@@ -197,32 +190,43 @@ proptest! {
             let all: BTreeSet<String> = c.snap.documents().iter().filter_map(|d| reference_of(&c.snap, d)).collect();
             let want: BTreeSet<String> = all.difference(&deleted).cloned().collect();
             prop_assert_eq!(&after, &want, "{:?}: what is left", mode);
-            // No owner reference or depends-on entry to an object of the
-            // snapshot names one the plan deleted — but for the open issues
-            // (see the top): those objects are left out of what `check` says.
+            // No owner reference to an object of the snapshot names one the
+            // plan deleted; a depends-on annotation (never edited) that does
+            // was warned about (`dependent-stays`), and that object is left
+            // out of what `check` says.
+            let warned: BTreeSet<(String, String)> = plan["warnings"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter(|w| w["type"] == "dependent-stays")
+                .map(|w| (w["refs"][0].as_str().unwrap_or("").to_string(), w["refs"][1].as_str().unwrap_or("").to_string()))
+                .collect();
             let mut open = BTreeSet::new();
             for d in &docs {
                 let Some(me) = reference_of(&c.snap, d) else { continue };
                 let Some(i) = d["metadata"]["uid"].as_str().and_then(|u| u.strip_prefix('u')).and_then(|n| n.parse::<usize>().ok()) else { continue };
                 let now: BTreeSet<&str> = d["metadata"]["ownerReferences"].as_array().into_iter().flatten().filter_map(|o| o["uid"].as_str()).collect();
-                // Owner references that were solid before. An orphaned
-                // object must have lost its reference to the target; one
-                // kept because another owner stays (or the collector never
-                // takes it) keeps it: open issue A.
+                // Owner references that were solid before: an object that
+                // stays (orphaned, or kept by another owner) lost every one
+                // to an owner the plan deleted.
                 for o in c.snap.solid_owners(i) {
                     let target = c.snap.objs[o].reference();
-                    if deleted.contains(&target) && now.contains(uid(o).as_str()) {
+                    prop_assert!(
+                        !(deleted.contains(&target) && now.contains(uid(o).as_str())),
+                        "{:?}: {} (orphaned: {}) still has its owner reference to {}", mode, me, orphaned.contains(&me), target
+                    );
+                }
+                // Its depends-on annotation is as generated (apply never
+                // edits it): a deleted target was warned about.
+                for j in c.snap.depends_on(i) {
+                    let target = c.snap.objs[j].reference();
+                    if deleted.contains(&target) {
                         prop_assert!(
-                            !orphaned.contains(&me) || !c.targets.contains(&o),
-                            "{:?}: {} is orphaned, but still has its owner reference to {}", mode, me, target
+                            warned.contains(&(target.clone(), me.clone())),
+                            "{:?}: {} depends on {}, which the plan deletes without a warning", mode, me, target
                         );
                         open.insert(me.clone());
                     }
-                }
-                // Its depends-on annotation is as generated (apply never
-                // edits it): a deleted target is open issue B.
-                if c.snap.depends_on(i).iter().any(|&j| deleted.contains(&c.snap.objs[j].reference())) {
-                    open.insert(me.clone());
                 }
             }
             // `check` agrees: no other object has a dangling reference it did
@@ -269,32 +273,32 @@ proptest! {
         let ids: BTreeSet<String> = left.iter().filter_map(|r| r["id"].as_str().map(String::from)).collect();
         let want: BTreeSet<String> = all.iter().map(|&i| Native::id(i)).filter(|i| !deleted.contains(i)).collect();
         prop_assert_eq!(&ids, &want, "{:?}: what is left", mode);
-        // An orphaned resource lost its reference to a target; what else
-        // names a deleted resource is open issue A (`owners` of a resource
-        // kept by another owner) or C (`destroyAfter`).
+        // No resource left names one the plan deleted: an orphaned one, or
+        // one another owner keeps, lost its `owners` entry; a `destroyAfter`
+        // entry naming a deleted resource is gone.
         let orphaned = refs_in(&plan, "orphaned");
         for r in left {
             let id = r["id"].as_str().unwrap_or_default();
-            for t in r["owners"].as_array().into_iter().flatten().filter_map(Value::as_str) {
-                let target = targets.iter().any(|&i| Native::id(i) == t);
-                prop_assert!(
-                    ids.contains(t) || !(orphaned.contains(id) && target),
-                    "{:?}: {} is orphaned, but still names its owner {}", mode, id, t
-                );
+            for key in ["owners", "destroyAfter"] {
+                for t in r[key].as_array().into_iter().flatten().filter_map(Value::as_str) {
+                    prop_assert!(
+                        !deleted.contains(t),
+                        "{:?}: {} (orphaned: {}) still names {} in {}", mode, id, orphaned.contains(id), t, key
+                    );
+                }
             }
         }
     }
 }
 
 // ---------------------------------------------------------------------------
-// The open issues, as regression tests that fail today (ignored, so that
-// the suite stays green; `cargo test --test props_apply -- --ignored`).
+// The defects the property found, worked out by hand.
 
 mod common;
 
 /// Plan `args` on a copy of `fixture`, apply it, check the result: the
-/// findings of TD003 and TD010 after.
-fn round_trip(fixture: &str, args: &[&str]) -> Vec<String> {
+/// plan, the file after, and the findings of TD003 and TD010 after.
+fn round_trip(fixture: &str, args: &[&str]) -> (Value, String, Vec<String>) {
     let dir = tempfile::tempdir().unwrap();
     let name = Path::new(fixture).file_name().unwrap().to_string_lossy().into_owned();
     let copy = props_gen::write(dir.path(), &name, &std::fs::read_to_string(fixture).unwrap());
@@ -308,23 +312,66 @@ fn round_trip(fixture: &str, args: &[&str]) -> Vec<String> {
     let (code, _, err) = common::run(&["apply", &file, "--no-backup"]);
     assert_eq!(code, 0, "{err}");
     let (_, v) = common::check_json(&[&copy]);
-    common::findings(&v).into_iter().filter(|f| f.0 == "TD003" || f.0 == "TD010").map(|f| f.0).collect()
+    let findings = common::findings(&v).into_iter().filter(|f| f.0 == "TD003" || f.0 == "TD010").map(|f| f.0).collect();
+    (serde_json::from_str(&out).unwrap(), std::fs::read_to_string(&copy).unwrap(), findings)
 }
 
+/// A: Pod/prod/shared, owned by ReplicaSets left and right, stays when
+/// left goes, and loses its owner reference to left (as the Kubernetes
+/// collector takes it out), keeping the one to right. Was: kept, and
+/// TD003 after apply.
 #[test]
-#[ignore = "open issue A: apply keeps a kept object's owner reference to the owner it deletes"]
-fn open_a_kept_object_keeps_no_reference_to_a_deleted_owner() {
-    assert!(round_trip("fixtures/plan/two-owners.yaml", &["--delete", "rs/left"]).is_empty());
+fn a_kept_object_keeps_no_reference_to_a_deleted_owner() {
+    let (plan, after, findings) = round_trip("fixtures/plan/two-owners.yaml", &["--delete", "rs/left"]);
+    assert!(plan["warnings"].as_array().unwrap().is_empty(), "{plan}");
+    assert!(findings.is_empty(), "{findings:?}");
+    assert!(!after.contains("uid: rs-left"), "{after}");
+    assert!(
+        after.contains("  ownerReferences:\n  - {apiVersion: apps/v1, kind: ReplicaSet, name: right, uid: rs-right}\n"),
+        "{after}"
+    );
 }
 
+/// B: the plan deletes ConfigMap settings, which Deployment app (kept)
+/// depends on: it says so (`dependent-stays`), and `check` after apply
+/// finds the dependency that names nothing (TD010), as warned. Was: not a
+/// word. The annotation is not rewritten.
 #[test]
-#[ignore = "open issue B: a plan deletes what a kept object depends on, without a word"]
-fn open_b_no_depends_on_left_dangling() {
-    assert!(round_trip("fixtures/apply/dangling-depends-on.yaml", &["--delete", "cm/settings"]).is_empty());
+fn a_plan_that_deletes_what_a_kept_object_depends_on_says_so() {
+    let (plan, after, findings) = round_trip("fixtures/apply/dangling-depends-on.yaml", &["--delete", "cm/settings"]);
+    let warnings = plan["warnings"].as_array().unwrap();
+    assert_eq!(warnings.len(), 1, "{plan}");
+    assert_eq!(warnings[0]["type"], "dependent-stays");
+    assert_eq!(warnings[0]["refs"], serde_json::json!(["ConfigMap/shop/settings", "Deployment.apps/shop/app"]));
+    assert_eq!(
+        warnings[0]["message"],
+        "ConfigMap/shop/settings is deleted but Deployment.apps/shop/app, which depends on it, stays: that dependency breaks, and names an object that is gone"
+    );
+    assert!(after.contains("config.kubernetes.io/depends-on: /namespaces/shop/ConfigMap/settings"), "{after}");
+    assert_eq!(findings, ["TD010"]);
 }
 
+/// C: net, destroyed after vm, stays when vm goes: its `destroyAfter`
+/// entry naming vm is taken out (the key with it). Was: left, and TD010
+/// after apply.
 #[test]
-#[ignore = "open issue C: apply keeps destroyAfter entries naming deleted resources"]
-fn open_c_no_destroy_after_left_dangling() {
-    assert!(round_trip("fixtures/apply/dangling-destroy-after.yaml", &["--delete", "id:vm"]).is_empty());
+fn a_destroy_after_entry_naming_a_deleted_resource_is_taken_out() {
+    let (plan, after, findings) = round_trip("fixtures/apply/dangling-destroy-after.yaml", &["--delete", "id:vm"]);
+    assert!(plan["warnings"].as_array().unwrap().is_empty(), "{plan}");
+    assert!(findings.is_empty(), "{findings:?}");
+    assert!(after.ends_with("resources:\n- id: net\n\n"), "{after}");
+}
+
+/// The mirror of C: vm, destroyed after net, goes while net stays: net
+/// depends on it, and the plan says so. Nothing is left dangling in the
+/// file (the entry was vm's).
+#[test]
+fn deleting_a_resource_that_must_outlive_a_kept_one_is_warned_about() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = props_gen::write(dir.path(), "n.yaml", "resources:\n- id: vm\n  destroyAfter: [net]\n- id: net\n");
+    let (code, out, err) = common::run(&["plan", "-o", "json", "--delete", "id:vm", path.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let plan: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(plan["warnings"][0]["type"], "dependent-stays", "{plan}");
+    assert_eq!(plan["warnings"][0]["refs"], serde_json::json!(["vm", "net"]));
 }

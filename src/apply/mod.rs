@@ -16,9 +16,9 @@ use crate::error::{entry_mut, Internal};
 use crate::input::edit::{self, Op};
 use crate::input::{FileId, Node, SourceFile, Sources, Span};
 use crate::load::{self, LoadOptions, Snapshot};
-use crate::model::{ObjId, Object, RelKind, Relation};
+use crate::model::{Link, ObjId, Object, RelKind, Relation};
 use planfile::{Place, PlanFile};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 
 /// Why a plan is not applied. Nothing is written.
@@ -95,8 +95,12 @@ pub struct Change {
     pub after: Option<String>,
     /// Documents (or list items, or nested objects) taken out.
     pub removed: usize,
-    /// Owner references taken out of orphaned objects.
+    /// Owner references taken out of objects that stay (orphaned ones,
+    /// and those another owner keeps).
     pub orphaned: usize,
+    /// Destruction dependencies on removed objects taken out of objects
+    /// that stay.
+    pub unordered: usize,
     /// Murano objects kept in place, marked `destroyed: true`.
     pub marked: usize,
 }
@@ -203,6 +207,8 @@ pub fn prepare(plan: &PlanFile, snapshot: &Snapshot, options: &LoadOptions) -> R
         m
     };
     let mut strips: Vec<Work> = Vec::new();
+    // (object, entry) already taken out, so that none is taken out twice.
+    let mut taken: HashSet<(ObjId, Entry)> = HashSet::new();
     for r in &plan.orphaned {
         let w = find(&r.reference, &r.place)?;
         let id = w.id;
@@ -240,10 +246,52 @@ pub fn prepare(plan: &PlanFile, snapshot: &Snapshot, options: &LoadOptions) -> R
                     r.reference, o.origin.dialect
                 )));
             }
-            strips.push(Work { decl: Some(rel.decl), ..w });
-            for (copy, span) in snapshot.copies_of(id) {
-                strips.push(Work { id: *copy, span: *span, decl: Some(rel.decl), start: span.start });
+            let entry = Entry::Owner(rel.decl);
+            if taken.insert((id, entry)) {
+                strips.push(Work { decl: Some(entry), ..w });
+                for (copy, span) in snapshot.copies_of(id) {
+                    strips.push(Work { id: *copy, span: *span, decl: Some(entry), start: span.start });
+                }
             }
+        }
+    }
+
+    // References the plan would leave dangling in objects that stay: an
+    // owner reference to an owner it removes (the Kubernetes collector
+    // takes it out of an object that another owner keeps), a destruction
+    // dependency on an object it removes (nothing is left to wait for).
+    // Taken out where the dialect writes them as a list; references that
+    // were broken before the plan (not solid) are left as they are.
+    for rel in &snapshot.resolved.relations {
+        let id = rel.declared_by;
+        let (named, entry) = match rel.kind {
+            RelKind::Owns if id == rel.to && rel.link == Link::Solid => (rel.from, Entry::Owner(rel.decl)),
+            RelKind::DestroyAfter if id == rel.from => (rel.to, Entry::After(rel.decl)),
+            _ => continue,
+        };
+        if *id.of(&fate)? != Fate::Stays || *named.of(&fate)? != Fate::Removed {
+            continue;
+        }
+        let o = id.of(objects)?;
+        let listed = edits_of(o).and_then(|e| match entry {
+            Entry::Owner(_) => e.owners,
+            Entry::After(_) => e.after,
+        });
+        if listed.is_none() || !taken.insert((id, entry)) {
+            continue;
+        }
+        let text: &str = &sources.get(o.span.file).text;
+        let value = value_span(text, o, o.span).map_err(|u| {
+            let file = sources.get(o.span.file);
+            ApplyError::Unappliable {
+                file: file.name.clone(),
+                line: file.line_index(o.span.start) + 1,
+                what: format!("{}: {}", o.reference(), u.what),
+            }
+        })?;
+        strips.push(Work { id, span: value, decl: Some(entry), start: o.span.start });
+        for (copy, span) in snapshot.copies_of(id) {
+            strips.push(Work { id: *copy, span: *span, decl: Some(entry), start: span.start });
         }
     }
 
@@ -345,10 +393,19 @@ struct Work {
     id: ObjId,
     /// Its whole value.
     span: Span,
-    /// Orphaned: the owner reference it loses (else removed or marked).
-    decl: Option<u32>,
+    /// The entry it loses (else it is removed or marked).
+    decl: Option<Entry>,
     /// Where its span starts as read (Murano: at its `"?"` key).
     start: usize,
+}
+
+/// An entry `apply` takes out of an object that stays.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Entry {
+    /// Its owner reference `n` (at [`dialect::Edits::owners`]).
+    Owner(u32),
+    /// Its destruction dependency `n` (at [`dialect::Edits::after`]).
+    After(u32),
 }
 
 fn short(sha: &str) -> &str {
@@ -380,7 +437,7 @@ fn change(
     let line = |at: usize| file.line_index(at) + 1;
     let refuse = |at: usize, what: String| ApplyError::Unappliable { file: file.name.clone(), line: line(at), what };
     let mut ops = Vec::new();
-    let (mut removed, mut orphaned, mut marked) = (0, 0, 0);
+    let (mut removed, mut orphaned, mut unordered, mut marked) = (0, 0, 0, 0);
     let mut removed_spans: Vec<Span> = Vec::new();
     for w in work {
         if w.decl.is_none() && *w.id.of(fate)? == Fate::Removed {
@@ -402,12 +459,19 @@ fn change(
             ));
         };
         match (decl, *id.of(fate)?) {
-            (Some(index), _) => {
+            (Some(Entry::Owner(index)), _) => {
                 let Some(path) = how.owners else {
                     return Err(refuse(span.start, format!("{} cannot be orphaned in place", o.reference())));
                 };
                 ops.push(Op::RemoveEntry { span: span.range(), path, index: index as usize });
                 orphaned += 1;
+            }
+            (Some(Entry::After(index)), _) => {
+                let Some(path) = how.after else {
+                    return Err(refuse(span.start, format!("{} cannot lose a dependency in place", o.reference())));
+                };
+                ops.push(Op::RemoveEntry { span: span.range(), path, index: index as usize });
+                unordered += 1;
             }
             (None, Fate::Removed) if inside_removed(&span) => {}
             (None, Fate::Removed) => {
@@ -439,6 +503,7 @@ fn change(
         after: (!empty).then_some(after),
         removed,
         orphaned,
+        unordered,
         marked,
     })
 }
@@ -467,7 +532,7 @@ fn check(
         return Err(broken("the edited file no longer reads cleanly (a teardown bug: please report it)".into()));
     }
     // What the plan does to each object of the file read alone, found by place.
-    let planned: HashMap<usize, (ObjId, Option<u32>)> = work.iter().map(|w| (w.start, (w.id, w.decl))).collect();
+    let planned: HashMap<usize, (ObjId, Option<Entry>)> = work.iter().map(|w| (w.start, (w.id, w.decl))).collect();
     let text: &str = &file.text;
     let mut expected = Vec::new();
     let mut removed = Vec::new();
@@ -490,16 +555,21 @@ fn check(
             expected.len()
         )));
     }
-    // The owner references each orphaned object loses, last first.
-    let mut strips: HashMap<usize, Vec<usize>> = HashMap::new();
+    // The owner references and the dependencies each object that stays
+    // loses, last first.
+    let mut strips: HashMap<usize, (Vec<usize>, Vec<usize>)> = HashMap::new();
     for w in work {
-        if let Some(d) = w.decl {
-            strips.entry(w.start).or_default().push(d as usize);
+        match w.decl {
+            Some(Entry::Owner(d)) => strips.entry(w.start).or_default().0.push(d as usize),
+            Some(Entry::After(d)) => strips.entry(w.start).or_default().1.push(d as usize),
+            None => {}
         }
     }
-    for ds in strips.values_mut() {
-        ds.sort_unstable_by(|a, b| b.cmp(a));
-        ds.dedup();
+    for (owners, after) in strips.values_mut() {
+        for ds in [owners, after] {
+            ds.sort_unstable_by(|a, b| b.cmp(a));
+            ds.dedup();
+        }
     }
     for ((o, plan), n) in expected.iter().zip(&new.objects) {
         let reference = o.reference();
@@ -523,14 +593,20 @@ fn check(
             }
         }
         let mut owners = o.owners.to_vec();
-        if let Some(ds) = strips.get(&o.span.start) {
-            // `ds` is sorted from the last entry down: each index stays right.
-            for &d in ds {
+        let mut deps: Vec<&str> = o.deps.iter().map(|d| &*d.text).collect();
+        if let Some((from_owners, from_deps)) = strips.get(&o.span.start) {
+            // Sorted from the last entry down: each index stays right.
+            for &d in from_owners {
                 if d < owners.len() {
                     owners.remove(d);
                 }
             }
-            let path = edits_of(o).and_then(|e| e.owners).unwrap_or_default();
+            for &d in from_deps {
+                if d < deps.len() {
+                    deps.remove(d);
+                }
+            }
+            let how = edits_of(o);
             let mut expect = Node::at(text, o.span.range());
             // An item of a list is read as a list of that one item.
             let item = match expect.as_mut() {
@@ -538,14 +614,21 @@ fn check(
                 node => node,
             };
             if let Some(node) = item {
-                node.remove_entries(path, ds);
+                for (path, ds) in [(how.and_then(|e| e.owners), from_owners), (how.and_then(|e| e.after), from_deps)] {
+                    if !ds.is_empty() {
+                        node.remove_entries(path.unwrap_or_default(), ds);
+                    }
+                }
             }
             if expect != Node::at(after, n.span.range()) {
-                return Err(wrong("more than its owner reference changed"));
+                return Err(wrong("more than the references it loses changed"));
             }
         }
         if owners[..] != n.owners[..] {
             return Err(wrong("its owner references are not the ones expected"));
+        }
+        if !deps.iter().copied().eq(n.deps.iter().map(|d| &*d.text)) {
+            return Err(wrong("its dependencies are not the ones expected"));
         }
         let is_marked = match plan {
             Some((id, None)) => *id.of(fate)? == Fate::Marked,

@@ -63,7 +63,7 @@ pub static ORIGIN: Origin = Origin {
 
 impl super::Dialect for Krake {
     fn edits(&self) -> Option<&'static super::Edits> {
-        Some(&super::Edits { owners: Some(&["metadata", "owners"]), destroyed: None, span_at_key: false })
+        Some(&super::Edits { owners: Some(&["metadata", "owners"]), after: None, destroyed: None, span_at_key: false })
     }
 
     fn name(&self) -> &'static str {

@@ -52,7 +52,12 @@ pub static STATE_KEYS: StateKeys = StateKeys { desired: &["spec", "state"], curr
 
 impl super::Dialect for Kubernetes {
     fn edits(&self) -> Option<&'static super::Edits> {
-        Some(&super::Edits { owners: Some(&["metadata", "ownerReferences"]), destroyed: None, span_at_key: false })
+        Some(&super::Edits {
+            owners: Some(&["metadata", "ownerReferences"]),
+            after: None,
+            destroyed: None,
+            span_at_key: false,
+        })
     }
 
     fn name(&self) -> &'static str {

@@ -87,7 +87,12 @@ fn ours(kind: &str) -> bool {
 
 impl Dialect for KubeVela {
     fn edits(&self) -> Option<&'static super::Edits> {
-        Some(&super::Edits { owners: Some(&["metadata", "ownerReferences"]), destroyed: None, span_at_key: false })
+        Some(&super::Edits {
+            owners: Some(&["metadata", "ownerReferences"]),
+            after: None,
+            destroyed: None,
+            span_at_key: false,
+        })
     }
 
     fn name(&self) -> &'static str {

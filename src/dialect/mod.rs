@@ -149,6 +149,11 @@ pub struct Edits {
     /// (an orphaned object loses it). `None`: ownership is not written in
     /// the dependent (nesting), so nothing can be orphaned.
     pub owners: Option<&'static [&'static str]>,
+    /// The list of destruction dependencies the object declares as the one
+    /// destroyed after (`destroyAfter`): entry `n` is the object's
+    /// `deps[n]` (an entry naming an object the plan removes is taken
+    /// out). `None`: not written as such a list.
+    pub after: Option<&'static [&'static str]>,
     /// The mapping and key of a mark that keeps a destroyed object in
     /// place (Murano's `"?": {destroyed: true}`).
     pub destroyed: Option<(&'static [&'static str], &'static str)>,

@@ -45,7 +45,7 @@ pub static ORIGIN: Origin = Origin {
 
 impl super::Dialect for Murano {
     fn edits(&self) -> Option<&'static super::Edits> {
-        Some(&super::Edits { owners: None, destroyed: Some((&["?"], "destroyed")), span_at_key: true })
+        Some(&super::Edits { owners: None, after: None, destroyed: Some((&["?"], "destroyed")), span_at_key: true })
     }
 
     fn name(&self) -> &'static str {

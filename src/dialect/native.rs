@@ -41,7 +41,12 @@ pub static ORIGIN: Origin = Origin {
 
 impl super::Dialect for Native {
     fn edits(&self) -> Option<&'static super::Edits> {
-        Some(&super::Edits { owners: Some(&["owners"]), destroyed: None, span_at_key: false })
+        Some(&super::Edits {
+            owners: Some(&["owners"]),
+            after: Some(&["destroyAfter"]),
+            destroyed: None,
+            span_at_key: false,
+        })
     }
 
     fn name(&self) -> &'static str {

@@ -43,6 +43,11 @@ pub enum Warning {
     /// Endpoints deleted while the Service of their name stays and selects
     /// Pods: the endpoints controller writes them again.
     EndpointsRewritten { endpoints: ObjId, service: ObjId },
+    /// A deleted object that one the plan keeps depends on (a destruction
+    /// dependency, `depends-on` or `destroyAfter`: the deleted one was to
+    /// be destroyed after it): the dependency is broken, and the object
+    /// that stays names one that is gone (TD010 from then on).
+    DependentStays { object: ObjId, dependent: ObjId },
     /// `plan --as TOOL`: that tool's order breaks a constraint of the plan
     /// (TD016).
     ToolOrder(Box<ToolFinding>),
@@ -75,6 +80,7 @@ impl Warning {
             Warning::KeepIgnored { .. } => "keep-ignored",
             Warning::Hangs { .. } => "hangs",
             Warning::EndpointsRewritten { .. } => "endpoints-rewritten",
+            Warning::DependentStays { .. } => "dependent-stays",
             Warning::ToolOrder(_) => "tool-order",
         }
     }
@@ -92,7 +98,8 @@ impl Warning {
             | Warning::FinalizerSameStep { .. }
             | Warning::KeepIgnored { .. }
             | Warning::Hangs { .. }
-            | Warning::EndpointsRewritten { .. } => None,
+            | Warning::EndpointsRewritten { .. }
+            | Warning::DependentStays { .. } => None,
         }
     }
 
@@ -108,7 +115,8 @@ impl Warning {
             | Warning::WebhookStays { service: object, webhook: other, .. }
             | Warning::SharedUid { first: object, again: other, .. }
             | Warning::FinalizerSameStep { object, controller: other, .. }
-            | Warning::EndpointsRewritten { endpoints: object, service: other } => {
+            | Warning::EndpointsRewritten { endpoints: object, service: other }
+            | Warning::DependentStays { object, dependent: other } => {
                 vec![names.of(*object), names.of(*other)]
             }
             Warning::KeepIgnored { object, by: Ignored::With(_, other), .. } => {
@@ -192,6 +200,11 @@ impl Warning {
                 names.of(*endpoints),
                 names.of(*service)
             ),
+            Warning::DependentStays { object, dependent } => format!(
+                "{} is deleted but {}, which depends on it, stays: that dependency breaks, and names an object that is gone",
+                names.of(*object),
+                names.of(*dependent)
+            ),
             Warning::ToolOrder(f) => f.message(names),
         }
     }
@@ -216,7 +229,8 @@ pub(super) fn sort(warnings: &mut [Warning], rank: &[u32]) {
             Warning::FinalizerSameStep { object, controller, .. } => (6, vec![*object, *controller]),
             Warning::KeepIgnored { object, .. } => (7, vec![*object]),
             Warning::Hangs { holder, object, usage } => (8, vec![*holder, *object, *usage]),
-            Warning::ToolOrder(_) => (9, Vec::new()),
+            Warning::DependentStays { object, dependent } => (9, vec![*object, *dependent]),
+            Warning::ToolOrder(_) => (10, Vec::new()),
         };
         (kind, objects.iter().map(at).collect::<Vec<u32>>())
     });
@@ -326,6 +340,9 @@ pub(super) fn collect(cx: &Context) -> Vec<Warning> {
         }
     }
     warnings.extend(webhooks_stay(objects, cascade));
+    if !cx.all {
+        warnings.extend(dependents_stay(objects, relations, cascade));
+    }
     // One uid on objects of other coordinates: references went by coordinates.
     for d in snapshot.resolved.duplicates.iter().filter(|d| d.by_uid) {
         if cascade.deleted(d.first) || cascade.deleted(d.again) {
@@ -378,5 +395,19 @@ fn webhooks_stay(objects: &[Object], cascade: &Cascade) -> Vec<Warning> {
             let &service = deleted.get(&(&*c.namespace, &*c.name))?;
             Some(Warning::WebhookStays { service, webhook, api_service })
         })
+        .collect()
+}
+
+/// Deleted objects that an object the plan keeps depends on: a destruction dependency (`depends-on`, `destroyAfter`)
+/// whose `from` goes while its `to` stays, in relation order. Not for a
+/// Murano subscriber: it subscribed to be notified of that destruction.
+fn dependents_stay(objects: &[Object], relations: &[Relation], cascade: &Cascade) -> Vec<Warning> {
+    let mut seen = FxHashSet::default();
+    relations
+        .iter()
+        .filter(|r| r.kind == RelKind::DestroyAfter && cascade.deleted(r.from) && !cascade.deleted(r.to))
+        .filter(|r| objects.get(r.to.index()).is_some_and(|o| o.murano.is_none()))
+        .filter(|r| seen.insert((r.from, r.to)))
+        .map(|r| Warning::DependentStays { object: r.from, dependent: r.to })
         .collect()
 }

@@ -31,6 +31,12 @@ pub fn summary(changes: &[Change], written: Option<&[Written]>) -> String {
         if c.orphaned > 0 {
             what.push(format!("{} taken out", count(c.orphaned, "owner reference", "owner references")));
         }
+        if c.unordered > 0 {
+            what.push(format!(
+                "{} taken out",
+                count(c.unordered, "dependency on a removed object", "dependencies on removed objects")
+            ));
+        }
         if c.marked > 0 {
             what.push(format!("{} marked destroyed", count(c.marked, "object", "objects")));
         }
