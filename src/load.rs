@@ -279,16 +279,16 @@ fn parse(
         // different documents with one identity stay duplicates (TD002).
         let copies = copies(sources, &objects, &resolved);
         if !copies.is_empty() {
-            // Each copy belongs to the first object of its identity; ids
-            // shift down by the copies before them.
+            // Each copy belongs to the object it repeats (itself not a
+            // copy); ids shift down by the copies before them.
             let mut first_of = rustc_hash::FxHashMap::default();
             for d in &resolved.duplicates {
-                if copies.contains(&d.again.index()) {
-                    let first = *first_of.get(&d.first.index()).unwrap_or(&d.first.index());
+                if let Some(&of) = copies.get(&d.again.index()) {
+                    let first = *first_of.get(&of).unwrap_or(&of);
                     first_of.insert(d.again.index(), first);
                 }
             }
-            let mut dropped: Vec<usize> = copies.iter().copied().collect();
+            let mut dropped: Vec<usize> = copies.keys().copied().collect();
             dropped.sort_unstable();
             for (&again, &first) in &first_of {
                 // `again` is a duplicate `resolve` found among these objects.
@@ -300,7 +300,7 @@ fn parse(
             let mut n = 0;
             objects.retain(|_| {
                 n += 1;
-                !copies.contains(&(n - 1))
+                !copies.contains_key(&(n - 1))
             });
             resolved = resolve::resolve(&objects);
         }
@@ -313,8 +313,12 @@ fn parse(
 }
 
 /// The objects that repeat an earlier one with the same identity and the
-/// same content (read as values: key order and layout do not matter).
-fn copies(sources: &Sources, objects: &[Object], resolved: &Resolved) -> rustc_hash::FxHashSet<usize> {
+/// same content (read as values: key order and layout do not matter), each
+/// with the one it repeats: the first of that identity, or an earlier
+/// duplicate of it with other content (so that three documents, two of
+/// them alike, are two objects and one TD002 whatever the order of the
+/// files: tests/plans_right.rs).
+fn copies(sources: &Sources, objects: &[Object], resolved: &Resolved) -> rustc_hash::FxHashMap<usize, usize> {
     let text = |o: &Object| (&*sources.get(o.span.file).text, o.span.range());
     // The text from the start of the object's first line: the same bytes
     // there are the same value.
@@ -322,24 +326,37 @@ fn copies(sources: &Sources, objects: &[Object], resolved: &Resolved) -> rustc_h
         let line_start = t.get(..r.start)?.rfind('\n').map_or(0, |i| i + 1);
         t.get(line_start..r.end).map(str::to_owned)
     };
-    resolved
-        .duplicates
-        .iter()
-        .filter(|d| {
-            let (Some(a), Some(b)) = (objects.get(d.first.index()), objects.get(d.again.index())) else {
-                return false;
-            };
-            let ((ta, ra), (tb, rb)) = (text(a), text(b));
-            if written(ta, ra.clone()).is_some_and(|w| Some(w) == written(tb, rb.clone())) {
-                return true;
+    let same = |a: usize, b: usize| {
+        let (Some(a), Some(b)) = (objects.get(a), objects.get(b)) else {
+            return false;
+        };
+        let ((ta, ra), (tb, rb)) = (text(a), text(b));
+        if written(ta, ra.clone()).is_some_and(|w| Some(w) == written(tb, rb.clone())) {
+            return true;
+        }
+        match (input::Node::at(ta, ra), input::Node::at(tb, rb)) {
+            (Some(x), Some(y)) => x.same(&y),
+            _ => false,
+        }
+    };
+    // The other contents seen so far of each identity, by its first object.
+    let mut versions: rustc_hash::FxHashMap<usize, Vec<usize>> = rustc_hash::FxHashMap::default();
+    let mut out = rustc_hash::FxHashMap::default();
+    for d in &resolved.duplicates {
+        let (first, again) = (d.first.index(), d.again.index());
+        if out.contains_key(&again) {
+            continue;
+        }
+        let seen = versions.entry(first).or_default();
+        match std::iter::once(first).chain(seen.iter().copied()).find(|&v| v != again && same(v, again)) {
+            Some(v) => {
+                out.insert(again, v);
             }
-            match (input::Node::at(ta, ra), input::Node::at(tb, rb)) {
-                (Some(x), Some(y)) => x.same(&y),
-                _ => false,
-            }
-        })
-        .map(|d| d.again.index())
-        .collect()
+            None if !seen.contains(&again) => seen.push(again),
+            None => {}
+        }
+    }
+    out
 }
 
 /// Add objects to the snapshot's vector, sized for all `total` at once.

@@ -78,6 +78,25 @@ fn an_object_alone_and_as_a_list_item_is_one_object() {
     );
 }
 
+/// Three documents of one identity, two of them alike: two objects and
+/// one TD002, whichever file comes first (fixtures/copies/). Was: with the
+/// odd one first, the two alike were each a TD002 against it (2 findings,
+/// 3 objects); found by tests/props_determinism.rs.
+#[test]
+fn three_documents_two_alike_are_two_objects_whatever_the_order() {
+    for (dir, again) in [("first-twice", "b.yaml"), ("other-first", "b.yaml")] {
+        let path = format!("fixtures/copies/{dir}");
+        let (code, out, err) = run(&["check", &path]);
+        assert_eq!(code, 1, "{err}");
+        assert!(out.contains("checked 3 files: 2 objects, 0 edges; 1 error, 0 warnings"), "{dir}: {out}{err}");
+        let (_, v) = common::check_json(&[&path]);
+        let findings = common::findings(&v);
+        assert_eq!(findings.len(), 1, "{dir}: {findings:?}");
+        assert_eq!(v["findings"][0]["rule"], "TD002");
+        assert_eq!(v["findings"][0]["file"], format!("{path}/{again}"));
+    }
+}
+
 #[test]
 fn one_identity_with_two_contents_is_refused_naming_both() {
     // Before: both ReplicaSets planned, one of them at two steps.

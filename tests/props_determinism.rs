@@ -352,9 +352,10 @@ fn compare(s: &Split) -> Vec<String> {
     });
     let places = Places { twice: twice.collect(), paths: &paths_a };
     // Two different documents of one object (TD002): which one is the
-    // object (graph, check) and how many findings there are (with a third
-    // copy equal to one of them) is decided by which comes first; plans
-    // refuse (exit 1) either way. (A, C): exit codes only.
+    // object (graph, check) is decided by which comes first; plans refuse
+    // (exit 1) either way. (A, C): exit codes, and how many TD002 there
+    // are (with a third copy equal to one of them: one, whatever comes
+    // first; tests/plans_right.rs).
     let conflict = s.extra.iter().any(|(e, _)| matches!(e, Extra::Conflict(_)));
     let mut wrong = Vec::new();
     for cmd in commands(s) {
@@ -367,6 +368,7 @@ fn compare(s: &Split) -> Vec<String> {
             (a.0 != c.0, "exit code (A, C)"),
             (inputs_named(&a.1) != inputs_named(&b.1), "stdout (A, B)"),
             (!conflict && !places.same(&cmd, &a.1, &c1), "stdout (A, C)"),
+            (a.1.matches("TD002").count() != c1.matches("TD002").count(), "TD002 findings (A, C)"),
             (a.2 != b.2, "stderr (A, B)"),
             (!conflict && places.said(&a.2) != places.said(&c2), "stderr (A, C)"),
         ] {
