@@ -473,21 +473,21 @@ impl Graph {
     /// Ownership edges `(owner, dependent)` between objects of the graph
     /// (each pair once).
     fn owns(&self) -> BTreeSet<(usize, usize)> {
-        let mut out = BTreeSet::new();
-        for (d, owners) in self.owners.iter().enumerate() {
-            for o in owners.iter().filter_map(|o| self.index(o)) {
-                out.insert((o, d));
-            }
-        }
-        out
+        self.edges(&self.owners).into_iter().map(|(d, o)| (o, d)).collect()
     }
 
     /// Destruction dependencies `(a, b)`: `a` is destroyed after `b`.
     fn afters(&self) -> BTreeSet<(usize, usize)> {
+        self.edges(&self.after)
+    }
+
+    /// `(i, j)` for each object `i` and each id in `lists[i]` naming object
+    /// `j` of the graph (each pair once).
+    fn edges(&self, lists: &[Vec<String>]) -> BTreeSet<(usize, usize)> {
         let mut out = BTreeSet::new();
-        for (a, after) in self.after.iter().enumerate() {
-            for b in after.iter().filter_map(|b| self.index(b)) {
-                out.insert((a, b));
+        for (i, list) in lists.iter().enumerate() {
+            for j in list.iter().filter_map(|id| self.index(id)) {
+                out.insert((i, j));
             }
         }
         out

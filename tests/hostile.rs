@@ -188,13 +188,17 @@ fn a_100_mb_scalar_is_refused_by_the_object_size_limit_which_a_flag_raises() {
     assert_eq!((r.code, r.stdout.as_str()), (0, "configmap/a -n default\n"), "{}", r.stderr);
 }
 
+/// A sparse file of 10 GiB (no block written) in `dir`.
+fn sparse(dir: &Path, name: &str) -> PathBuf {
+    let p = dir.join(name);
+    fs::File::create(&p).unwrap().set_len(10 << 30).unwrap();
+    p
+}
+
 #[test]
 fn a_sparse_10_gib_file_is_refused_by_its_size_before_it_is_read() {
     let d = tmp();
-    let p = d.path().join("sparse.yaml");
-    let f = fs::File::create(&p).unwrap();
-    f.set_len(10 << 30).unwrap();
-    drop(f);
+    let p = sparse(d.path(), "sparse.yaml");
     let r = refused(&p, "not read: 10G is more than the limit of 4G (--max-file-size)", &[]);
     assert!(r.stderr.contains("--max-file-size 16G"), "{}", r.stderr);
     // Lowered and raised: a 2 MiB file.
@@ -441,10 +445,7 @@ fn a_huge_settings_file_is_refused_unread() {
 #[test]
 fn a_hostile_plan_file_is_refused_by_apply_too() {
     let d = tmp();
-    let p = d.path().join("plan.json");
-    let f = fs::File::create(&p).unwrap();
-    f.set_len(10 << 30).unwrap();
-    drop(f);
+    let p = sparse(d.path(), "plan.json");
     let r = bounded(&["apply", "--dry-run", &p.to_string_lossy()]);
     assert_ne!(r.code, 0, "{}", r.stderr);
     assert!(r.stderr.contains(&*p.to_string_lossy()), "{}", r.stderr);

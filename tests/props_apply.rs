@@ -30,7 +30,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing, clippy::string_slice)]
 
 mod props_gen;
-use props_gen::{cases, file_text, kube, run, uid, Kube, KubeOpts, Native};
+use props_gen::{file_text, kube, run, uid, Kube, KubeOpts, Native};
 use proptest::prelude::*;
 use serde_json::Value;
 use std::collections::BTreeSet;
@@ -161,11 +161,7 @@ fn reference_of(k: &Kube, doc: &Value) -> Option<String> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig {
-        cases: cases(48),
-        failure_persistence: Some(Box::new(proptest::test_runner::FileFailurePersistence::WithSource("proptest-regressions"))),
-        ..ProptestConfig::default()
-    })]
+    #![proptest_config(props_gen::config(48))]
 
     #[test]
     fn applying_a_plan_leaves_no_reference_dangling(c in case()) {
@@ -250,11 +246,7 @@ fn native_case() -> impl Strategy<Value = (Native, Vec<usize>, bool)> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig {
-        cases: cases(64),
-        failure_persistence: Some(Box::new(proptest::test_runner::FileFailurePersistence::WithSource("proptest-regressions"))),
-        ..ProptestConfig::default()
-    })]
+    #![proptest_config(props_gen::config(64))]
 
     #[test]
     fn applying_a_native_plan_leaves_no_reference_dangling((n, targets, orphan) in native_case()) {

@@ -47,7 +47,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing, clippy::string_slice)]
 
 mod props_gen;
-use props_gen::{cases, kube, run, uid, Kube, KubeOpts, NAMESPACES};
+use props_gen::{kube, run, uid, Kube, KubeOpts, NAMESPACES};
 use proptest::prelude::*;
 use serde_json::Value;
 use std::collections::{BTreeSet, HashMap};
@@ -193,11 +193,7 @@ fn closure(k: &Kube, f: &Facts, d: &HashMap<String, u64>, targets: &[usize], gc:
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig {
-        cases: cases(128),
-        failure_persistence: Some(Box::new(proptest::test_runner::FileFailurePersistence::WithSource("proptest-regressions"))),
-        ..ProptestConfig::default()
-    })]
+    #![proptest_config(props_gen::config(128))]
 
     #[test]
     fn the_cascade_is_closed(c in case()) {

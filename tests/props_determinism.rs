@@ -50,7 +50,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing, clippy::string_slice)]
 
 mod props_gen;
-use props_gen::{cases, file_text, kube, run, Kube, KubeOpts};
+use props_gen::{file_text, kube, run, Kube, KubeOpts};
 use proptest::prelude::*;
 use serde_json::Value;
 use std::path::Path;
@@ -396,11 +396,7 @@ fn compare(s: &Split) -> Vec<String> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig {
-        cases: cases(24),
-        failure_persistence: Some(Box::new(proptest::test_runner::FileFailurePersistence::WithSource("proptest-regressions"))),
-        ..ProptestConfig::default()
-    })]
+    #![proptest_config(props_gen::config(24))]
 
     #[test]
     fn output_does_not_depend_on_file_order_or_names(s in split()) {

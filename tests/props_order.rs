@@ -30,7 +30,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing, clippy::string_slice)]
 
 mod props_gen;
-use props_gen::{cases, kube, run, Kube, KubeOpts, Native, FINALIZERS, KINDS, NAMESPACES};
+use props_gen::{kube, run, Kube, KubeOpts, Native, FINALIZERS, KINDS, NAMESPACES};
 use proptest::prelude::*;
 use serde_json::Value;
 use std::collections::HashMap;
@@ -210,11 +210,7 @@ fn plan_json(args: &[String]) -> Result<Value, String> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig {
-        cases: cases(96),
-        failure_persistence: Some(Box::new(proptest::test_runner::FileFailurePersistence::WithSource("proptest-regressions"))),
-        ..ProptestConfig::default()
-    })]
+    #![proptest_config(props_gen::config(96))]
 
     #[test]
     fn kubernetes_plans_meet_every_constraint_in_minimal_steps(c in case()) {

@@ -30,7 +30,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing, clippy::string_slice)]
 
 mod props_gen;
-use props_gen::{cases, kube, run, Kube, KubeOpts, KINDS, LABELS, NAMES, NAMESPACES};
+use props_gen::{kube, run, Kube, KubeOpts, KINDS, LABELS, NAMES, NAMESPACES};
 use proptest::prelude::*;
 use serde_json::Value;
 use std::collections::BTreeSet;
@@ -175,11 +175,7 @@ fn targets(args: &[String]) -> (i32, Option<BTreeSet<String>>, String) {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig {
-        cases: cases(256),
-        failure_persistence: Some(Box::new(proptest::test_runner::FileFailurePersistence::WithSource("proptest-regressions"))),
-        ..ProptestConfig::default()
-    })]
+    #![proptest_config(props_gen::config(256))]
 
     #[test]
     fn a_selector_matches_its_kind_and_group_and_exactly_what_it_says(c in case()) {

@@ -25,6 +25,19 @@ pub fn cases(default: u32) -> u32 {
     std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(default)
 }
 
+/// The configuration of every property here: `default` cases (or
+/// `PROPTEST_CASES`), failures kept in `tests/<file>.proptest-regressions`
+/// and run first next time.
+pub fn config(default: u32) -> ProptestConfig {
+    ProptestConfig {
+        cases: cases(default),
+        failure_persistence: Some(Box::new(proptest::test_runner::FileFailurePersistence::WithSource(
+            "proptest-regressions",
+        ))),
+        ..ProptestConfig::default()
+    }
+}
+
 /// Run one command in-process (as src/main.rs does, without a process per
 /// case): (exit code, stdout, stderr). Errors end stderr with the line
 /// main prints.
