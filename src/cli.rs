@@ -122,8 +122,9 @@ pub enum Command {
   teardown reconcile live.yaml -o json")]
     Reconcile(ReconcileArgs),
     /// Apply a saved plan (`plan … -o json > plan.json`) to the snapshot
-    /// files: remove deleted objects' documents, take orphaned objects'
-    /// owner references out, mark still-referenced Murano objects destroyed.
+    /// files: remove deleted objects' documents, take the references to them
+    /// out of the objects that stay (owner references, native destroyAfter),
+    /// mark still-referenced Murano objects destroyed.
     Apply(ApplyArgs),
     /// Print a shell completion script.
     #[command(after_help = "Examples:
