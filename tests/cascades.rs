@@ -312,3 +312,27 @@ fn gc_takes_a_delete_volume_whose_claim_is_gone() {
     );
     assert!(kept(&v).is_empty());
 }
+
+/// A dependent deleted with its owner that also names an owner the
+/// snapshot lacks (fixtures/cascades/owner-outside-snapshot.yaml): the plan
+/// lists it (all that may go), and says the cluster keeps it if it has that
+/// owner. Not with --closed-world; not for a dependent with no other owner.
+#[test]
+fn a_dependent_with_an_owner_outside_the_snapshot_goes_with_a_warning() {
+    const F: &str = "fixtures/cascades/owner-outside-snapshot.yaml";
+    let v = plan(&["--delete", "rs/left", F]);
+    assert_eq!(steps(&v), s(&[&["Pod/prod/shared", "Pod/prod/solo"], &["ReplicaSet.apps/prod/left"]]));
+    assert_eq!(
+        warnings(&v),
+        [(
+            "owner-outside-snapshot".to_string(),
+            "Pod/prod/shared goes with ReplicaSet.apps/prod/left, but it also names owner ReplicaSet.apps/prod/right, which is not in the snapshot: if the cluster has it, the garbage collector keeps Pod/prod/shared (--closed-world: the snapshot is the whole cluster)".to_string()
+        )]
+    );
+    assert_eq!(v["warnings"][0]["refs"], json!(["Pod/prod/shared", "ReplicaSet.apps/prod/left"]));
+    let closed = plan(&["--delete", "rs/left", "--closed-world", F]);
+    assert_eq!(steps(&closed), steps(&v));
+    assert!(warnings(&closed).is_empty());
+    // --gc keeps such a dependent instead; here nothing is garbage (left is there).
+    assert!(warnings(&plan(&["--gc", F])).is_empty());
+}

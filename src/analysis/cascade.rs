@@ -80,7 +80,7 @@ impl MultiOwner {
     }
 
     /// Does `dependent` go with the first of its owners that goes?
-    fn any_owner(self, dependent: &Object) -> bool {
+    pub fn any_owner(self, dependent: &Object) -> bool {
         match self {
             MultiOwner::All => false,
             MultiOwner::Any => true,

@@ -418,6 +418,9 @@ pub fn build(snapshot: &Snapshot, options: &Options) -> Result<Plan, PlanError> 
     });
     warnings.extend(finalizer_hangs(objects, &options.finalizer_controllers, &in_set, &order, &refs, &rank)?);
     warnings.extend(keep_warnings(objects, &relations, &cascade, &options.mode, graph()));
+    if !options.closed_world && options.mode != Mode::Gc {
+        warnings.extend(warnings::owners_outside(snapshot, &relations, &cascade, multi_owner));
+    }
     warnings::sort(&mut warnings, &rank);
     // Helm runs delete hooks on uninstall: not for what the collector
     // takes, nor for a prune (an upgrade runs upgrade hooks).

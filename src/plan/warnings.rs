@@ -3,7 +3,7 @@
 
 use super::reasons::Names;
 use super::tool_order::ToolFinding;
-use crate::analysis::cascade::{Cascade, Cause};
+use crate::analysis::cascade::{Cascade, Cause, MultiOwner};
 use crate::analysis::order::{conflict_message, GroupKind, Order};
 use crate::findings::Rule;
 use crate::graph::Graph;
@@ -48,6 +48,10 @@ pub enum Warning {
     /// be destroyed after it): the dependency is broken, and the object
     /// that stays names one that is gone (TD010 from then on).
     DependentStays { object: ObjId, dependent: ObjId },
+    /// A dependent the plan deletes with its owner, which has another
+    /// owner reference naming an object the snapshot lacks (TD003): the
+    /// cluster may have it, and then the collector keeps the dependent.
+    OwnerOutsideSnapshot { object: ObjId, with: ObjId, owner: String },
     /// `plan --as TOOL`: that tool's order breaks a constraint of the plan
     /// (TD016).
     ToolOrder(Box<ToolFinding>),
@@ -81,6 +85,7 @@ impl Warning {
             Warning::Hangs { .. } => "hangs",
             Warning::EndpointsRewritten { .. } => "endpoints-rewritten",
             Warning::DependentStays { .. } => "dependent-stays",
+            Warning::OwnerOutsideSnapshot { .. } => "owner-outside-snapshot",
             Warning::ToolOrder(_) => "tool-order",
         }
     }
@@ -99,7 +104,8 @@ impl Warning {
             | Warning::KeepIgnored { .. }
             | Warning::Hangs { .. }
             | Warning::EndpointsRewritten { .. }
-            | Warning::DependentStays { .. } => None,
+            | Warning::DependentStays { .. }
+            | Warning::OwnerOutsideSnapshot { .. } => None,
         }
     }
 
@@ -116,7 +122,8 @@ impl Warning {
             | Warning::SharedUid { first: object, again: other, .. }
             | Warning::FinalizerSameStep { object, controller: other, .. }
             | Warning::EndpointsRewritten { endpoints: object, service: other }
-            | Warning::DependentStays { object, dependent: other } => {
+            | Warning::DependentStays { object, dependent: other }
+            | Warning::OwnerOutsideSnapshot { object, with: other, .. } => {
                 vec![names.of(*object), names.of(*other)]
             }
             Warning::KeepIgnored { object, by: Ignored::With(_, other), .. } => {
@@ -205,6 +212,12 @@ impl Warning {
                 names.of(*object),
                 names.of(*dependent)
             ),
+            Warning::OwnerOutsideSnapshot { object, with, owner } => format!(
+                "{} goes with {}, but it also names owner {owner}, which is not in the snapshot: if the cluster has it, the garbage collector keeps {} (--closed-world: the snapshot is the whole cluster)",
+                names.of(*object),
+                names.of(*with),
+                names.of(*object)
+            ),
             Warning::ToolOrder(f) => f.message(names),
         }
     }
@@ -230,7 +243,8 @@ pub(super) fn sort(warnings: &mut [Warning], rank: &[u32]) {
             Warning::KeepIgnored { object, .. } => (7, vec![*object]),
             Warning::Hangs { holder, object, usage } => (8, vec![*holder, *object, *usage]),
             Warning::DependentStays { object, dependent } => (9, vec![*object, *dependent]),
-            Warning::ToolOrder(_) => (10, Vec::new()),
+            Warning::OwnerOutsideSnapshot { object, with, .. } => (10, vec![*object, *with]),
+            Warning::ToolOrder(_) => (11, Vec::new()),
         };
         (kind, objects.iter().map(at).collect::<Vec<u32>>())
     });
@@ -410,4 +424,30 @@ fn dependents_stay(objects: &[Object], relations: &[Relation], cascade: &Cascade
         .filter(|r| seen.insert((r.from, r.to)))
         .map(|r| Warning::DependentStays { object: r.from, dependent: r.to })
         .collect()
+}
+
+/// Dependents the cascade deletes with an owner (`--multi-owner all`) that
+/// also name an owner the snapshot lacks (TD003): the plan counts it gone,
+/// as it must to list everything that may go; the cluster keeps the
+/// dependent if it has that owner. Not with `--closed-world`, nor under
+/// `--gc`, which keeps such a dependent instead.
+pub(super) fn owners_outside(
+    snapshot: &Snapshot,
+    relations: &[Relation],
+    cascade: &Cascade,
+    multi_owner: MultiOwner,
+) -> Vec<Warning> {
+    let objects = &snapshot.objects;
+    let mut seen = FxHashSet::default();
+    let mut out = Vec::new();
+    for &(id, decl) in snapshot.resolved.missing_owners.iter() {
+        let Some(Some(Cause::Relation(r))) = cascade.cause.get(id.index()) else { continue };
+        let Some(rel) = relations.get(*r as usize).filter(|r| r.kind == RelKind::Owns) else { continue };
+        let Some(o) = objects.get(id.index()) else { continue };
+        if multi_owner.any_owner(o) || !seen.insert(id) {
+            continue;
+        }
+        out.push(Warning::OwnerOutsideSnapshot { object: id, with: rel.from, owner: o.owner_reference(decl as usize) });
+    }
+    out
 }
