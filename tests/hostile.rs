@@ -4,7 +4,10 @@
 //! Bounds are measured, not timed: every run here is made under
 //! `ulimit -v` (address space) and `ulimit -t` (CPU seconds) — a run that
 //! went past them would be killed by a signal, and the test asserts that
-//! the process exited with a code of its own. The bounds are generous for
+//! the process exited with a code of its own. A run that waits without
+//! using CPU (a FIFO read that nobody writes) is ended by `timeout` after
+//! WALL_SECONDS, and fails its test instead of hanging the suite. The
+//! bounds are generous for
 //! a debug build on a busy machine, and far below what the input would
 //! take if it were read without its limit (the alias bomb expands to 3.9
 //! billion nodes; the sparse file is 10 GiB).
@@ -18,6 +21,18 @@ use std::process::Command;
 const MEMORY_KIB: u64 = 1_200_000;
 /// CPU seconds for one run (`ulimit -t`).
 const CPU_SECONDS: u64 = 60;
+/// Wall-clock seconds for one run (`timeout`: exit code 124 past it).
+const WALL_SECONDS: u64 = 180;
+
+/// `sh` that runs its arguments under the memory, CPU and wall-clock
+/// limits.
+fn limited() -> Command {
+    let mut cmd = Command::new("sh");
+    cmd.arg("-c")
+        .arg(format!("ulimit -v {MEMORY_KIB} && ulimit -t {CPU_SECONDS} && exec timeout -k 5 {WALL_SECONDS} \"$@\""))
+        .arg("sh");
+    cmd
+}
 
 fn bin() -> PathBuf {
     std::env::var_os("TEARDOWN_BIN").map(PathBuf::from).unwrap_or_else(|| assert_cmd::cargo::cargo_bin("teardown"))
@@ -29,19 +44,12 @@ struct Run {
     stderr: String,
 }
 
-/// Run teardown under the memory and CPU limits, `stdin` on its standard
-/// input; panics if it did not exit on its own (a signal: a limit hit, a
-/// crash).
+/// Run teardown under the limits, `stdin` on its standard input; panics if
+/// it did not exit on its own (a signal: a limit hit, a crash; or still
+/// running after WALL_SECONDS).
 fn bounded_with(args: &[&str], stdin: Option<std::fs::File>, prefix: &[&str]) -> Run {
-    let mut cmd = Command::new("sh");
-    cmd.arg("-c")
-        .arg(format!("ulimit -v {MEMORY_KIB} && ulimit -t {CPU_SECONDS} && exec \"$@\""))
-        .arg("sh")
-        .args(prefix)
-        .arg(bin())
-        .args(args)
-        .env_remove("NO_COLOR")
-        .current_dir(env!("CARGO_MANIFEST_DIR"));
+    let mut cmd = limited();
+    cmd.args(prefix).arg(bin()).args(args).env_remove("NO_COLOR").current_dir(env!("CARGO_MANIFEST_DIR"));
     match stdin {
         Some(f) => cmd.stdin(f),
         None => cmd.stdin(std::process::Stdio::null()),
@@ -55,6 +63,7 @@ fn bounded_with(args: &[&str], stdin: Option<std::fs::File>, prefix: &[&str]) ->
             String::from_utf8_lossy(&out.stderr)
         )
     });
+    assert_ne!(code, 124, "{args:?}: still running after {WALL_SECONDS} s: {}", String::from_utf8_lossy(&out.stderr));
     Run {
         code,
         stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
@@ -364,15 +373,7 @@ fn unreadable_files_and_directories_are_errors_that_name_them() {
     for p in [&dir, d.path(), &dir.join("shop.yaml")] {
         fs::set_permissions(p, fs::Permissions::from_mode(if p.is_dir() { 0o755 } else { 0o644 })).unwrap();
     }
-    let out = Command::new("sh")
-        .arg("-c")
-        .arg(format!("ulimit -v {MEMORY_KIB} && ulimit -t {CPU_SECONDS} && exec \"$@\""))
-        .arg("sh")
-        .args(&prefix)
-        .arg(&copy)
-        .args(["plan", "--all", &dir.to_string_lossy()])
-        .output()
-        .unwrap();
+    let out = limited().args(&prefix).arg(&copy).args(["plan", "--all", &dir.to_string_lossy()]).output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     fs::set_permissions(&closed, fs::Permissions::from_mode(0o755)).unwrap();
     assert_eq!(out.status.code(), Some(2), "{stderr}");
