@@ -8,7 +8,8 @@
 //!
 //! It declines ([`Declined`]) everything it does not fully understand —
 //! anchors, aliases, tags, merge keys, complex keys, multi-line quoted and
-//! flow scalars, explicit indentation indicators, tabs in indentation,
+//! flow scalars where it reads (where it only skips, it follows them to
+//! their end), explicit indentation indicators, tabs in indentation,
 //! control characters, a value a type rejects — and the caller then reads
 //! the text with serde_yaml, which says what, if anything, is wrong. When it
 //! answers, the answer is serde_yaml's: scalars are resolved by the same
@@ -305,13 +306,62 @@ impl<'a> Doc<'a> {
                 Some(_) => return None,
             };
             outline.members.push(Member { key, value, at: line.start..line.start + line.text.len() + line.indent });
-            i += 1;
-            while lines.get(i).is_some_and(|l| l.indent > base || (l.indent == base && is_dash(l.text))) {
-                i += 1;
-            }
+            i = self.below(i + 1, base)?;
         }
         outline.complete = true;
         Some(outline)
+    }
+
+    /// The index of the first line after those that belong to the key
+    /// at `base` whose line comes before `i`: the more indented lines, and
+    /// the entries of a sequence at `base`. They are not read, but a quoted
+    /// scalar or a flow collection among them that runs on over lines is
+    /// skipped to where it closes, as serde_yaml reads it: whatever the
+    /// indentation of the lines it runs over, one of which may look like a
+    /// key of the mapping (found by the `fast_yaml` fuzz target:
+    /// `applications:` at column 0 inside an annotation's value). Block
+    /// scalars' lines are text. `None`: such a value that the fast path
+    /// cannot follow.
+    fn below(&self, mut i: usize, base: usize) -> Option<usize> {
+        let lines = &self.lines;
+        let mut block: Option<usize> = None;
+        while let Some(l) = lines.get(i).filter(|l| l.indent > base || (l.indent == base && is_dash(l.text))) {
+            i += 1;
+            match block {
+                Some(at) if l.indent > at => continue,
+                _ => block = None,
+            }
+            match line_value(l.text) {
+                LineValue::Ends => {}
+                LineValue::Block => block = Some(l.indent),
+                LineValue::RunsOn(off) => {
+                    let end = self.runs_to(l.start + l.indent + off)?;
+                    while lines.get(i).is_some_and(|n| n.start < end) {
+                        i += 1;
+                    }
+                }
+            }
+        }
+        Some(i)
+    }
+
+    /// Where the quoted scalar or flow collection that starts at `from` and
+    /// runs on over lines ends: after it, its line holds nothing but a
+    /// comment. `None`: it does not close, or holds what the fast path
+    /// leaves to serde_yaml (a comment, an anchor, an alias, a tag in a
+    /// flow collection; more than MAX_DEPTH levels).
+    fn runs_to(&self, from: usize) -> Option<usize> {
+        let rest = self.text.get(from..)?;
+        let len = match rest.as_bytes().first()? {
+            b'"' | b'\'' => quoted_end(rest)?,
+            _ => flow_end(rest, MAX_DEPTH)?,
+        };
+        let after = rest.get(len..)?;
+        let line = after.get(..memchr::memchr(b'\n', after.as_bytes()).unwrap_or(after.len()))?;
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        let trimmed = line.trim_start_matches(' ');
+        let closed = trimmed.is_empty() || (trimmed.starts_with('#') && trimmed.len() < line.len());
+        closed.then_some(from + len)
     }
 
     /// The outline of the mapping under the top-level key at `at` (from
@@ -319,14 +369,50 @@ impl<'a> Doc<'a> {
     pub fn child_outline(&self, at: std::ops::Range<usize>) -> Option<Outline<'a>> {
         let i = self.lines.iter().position(|l| l.start == at.start)?;
         let base = self.lines.get(i)?.indent;
-        let below = self.lines.get(i + 1..)?;
-        let inner = below.get(..below.iter().position(|l| l.indent <= base).unwrap_or(below.len()))?;
+        let inner = self.lines.get(i + 1..self.below(i + 1, base)?)?;
         let first = inner.first()?;
         if is_dash(first.text) {
             return None;
         }
         let sub = Doc { text: self.text, lines: inner.to_vec(), root: Root::Block };
         sub.outline()
+    }
+}
+
+/// How the value a line starts (after its `- ` and its key) ends.
+#[derive(Debug, PartialEq, Eq)]
+enum LineValue {
+    /// On this line (or nothing is there, or it is not a quoted scalar,
+    /// flow collection or block scalar).
+    Ends,
+    /// A quoted scalar or flow collection that does not close on this
+    /// line (or that the fast path cannot tell closes), starting this many
+    /// bytes into the line's text.
+    RunsOn(usize),
+    /// A block scalar (`|`, `>`): the more indented lines after are its.
+    Block,
+}
+
+fn line_value(text: &str) -> LineValue {
+    // Most lines hold none of the bytes that start such values.
+    if !text.bytes().any(|b| matches!(b, b'"' | b'\'' | b'[' | b'{' | b'|' | b'>')) {
+        return LineValue::Ends;
+    }
+    let mut t = text;
+    while let Some(rest) = t.strip_prefix("- ") {
+        t = rest.trim_start_matches(' ');
+    }
+    let value = match split_key(t) {
+        Some((_, rest)) => value_text(rest),
+        None => t,
+    };
+    // `value` ends `text`.
+    let at = text.len() - value.len();
+    match value.as_bytes().first() {
+        Some(b'"' | b'\'') if quoted_end(value).is_none() => LineValue::RunsOn(at),
+        Some(b'[' | b'{') if !flow_on_one_line(value) => LineValue::RunsOn(at),
+        Some(b'|' | b'>') => LineValue::Block,
+        _ => LineValue::Ends,
     }
 }
 
@@ -1491,6 +1577,50 @@ mod tests {
         }
         let o = Doc::document("a: {x: 1} # c\nb: [1, [2]]\n").unwrap().outline().unwrap();
         assert_eq!(o.members.iter().map(|m| &m.value).collect::<Vec<_>>(), [&Value::Map, &Value::Seq]);
+    }
+
+    /// A quoted scalar or flow collection below a key that runs on over
+    /// lines is skipped to where it closes, as serde_yaml reads it,
+    /// whatever the indentation of the lines it runs over (found by the
+    /// `fast_yaml` fuzz target: `applications:` at column 0 inside an
+    /// annotation's value was taken for a top-level key). One that does not
+    /// close, or is followed by more than a comment, is left to serde_yaml;
+    /// a block scalar's lines are text.
+    #[test]
+    fn outlines_over_values_below_that_run_on() {
+        let keys = |text: &str| {
+            Doc::document(text)
+                .and_then(|d| d.outline())
+                .map(|o| o.members.iter().map(|m| m.key.to_string()).collect::<Vec<_>>())
+        };
+        for (text, want) in [
+            ("metadata:\n  note: \"one\nkind: Secret\n  two\"\nspec: {}\n", &["metadata", "spec"][..]),
+            ("metadata:\n  note: 'one\nkind: Secret'\n", &["metadata"]),
+            ("metadata:\n  - \"one\nkind: Secret\"\n", &["metadata"]),
+            ("metadata:\n  labels: {a: b,\nkind: Secret} # c\nspec: 1\n", &["metadata", "spec"]),
+            (
+                "metadata:\n  note: |\n    say \"one\n    ['two\n  done: \"a\\\"b\" # c\nspec: {x: [1]}\n",
+                &["metadata", "spec"],
+            ),
+        ] {
+            assert_eq!(keys(text), Some(want.iter().map(|k| k.to_string()).collect()), "{text:?}");
+        }
+        // The mapping under a key: its lines end where the value that runs
+        // on closes (the fuzz target's input: `name` after it was lost).
+        let text = "metadata:\n  managedFields:\n  - time: \"a\nkind: Secret\n    b\"\n  name: x\nspec: 1\n";
+        let d = Doc::document(text).unwrap();
+        let o = d.outline().unwrap();
+        assert_eq!(o.members.iter().map(|m| &*m.key).collect::<Vec<_>>(), ["metadata", "spec"]);
+        let m = d.child_outline(o.member("metadata").unwrap().at.clone()).unwrap();
+        assert_eq!(m.members.iter().map(|m| &*m.key).collect::<Vec<_>>(), ["managedFields", "name"]);
+        assert_eq!(m.str("name"), Some("x"));
+        for text in [
+            "metadata:\n  note: \"one\nkind: Secret\n",
+            "metadata:\n  note: \"one\nkind\" x\nspec: 1\n",
+            "metadata:\n  labels: {a: b, # c\nkind: Secret}\n",
+        ] {
+            assert_eq!(keys(text), None, "{text:?}");
+        }
     }
 
     #[test]
