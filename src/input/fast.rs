@@ -394,17 +394,34 @@ enum LineValue {
 }
 
 fn line_value(text: &str) -> LineValue {
-    // Most lines hold none of the bytes that start such values.
-    if !text.bytes().any(|b| matches!(b, b'"' | b'\'' | b'[' | b'{' | b'|' | b'>')) {
-        return LineValue::Ends;
-    }
     let mut t = text;
     while let Some(rest) = t.strip_prefix("- ") {
         t = rest.trim_start_matches(' ');
     }
-    let value = match split_key(t) {
-        Some((_, rest)) => value_text(rest),
-        None => t,
+    let b = t.as_bytes();
+    let value = match b.first() {
+        None => return LineValue::Ends,
+        Some(b'"' | b'\'') => match split_key(t) {
+            Some((_, rest)) => value_text(rest),
+            None => t,
+        },
+        // A plain key ends at the first `: ` (its value follows), unless a
+        // comment starts first; a line without one is a scalar. Only the
+        // key is scanned: this runs on every line the outline skips.
+        Some(_) => {
+            let mut value = t;
+            for (i, &c) in b.iter().enumerate() {
+                match c {
+                    b':' if matches!(b.get(i + 1), None | Some(b' ')) => {
+                        value = value_text(t.get(i + 1..).unwrap_or_default().trim_start_matches(' '));
+                        break;
+                    }
+                    b'#' if i > 0 && b.get(i - 1) == Some(&b' ') => return LineValue::Ends,
+                    _ => {}
+                }
+            }
+            value
+        }
     };
     // `value` ends `text`.
     let at = text.len() - value.len();
