@@ -309,12 +309,18 @@ fn invalid_utf8_and_nul_bytes_are_refused() {
     }
 }
 
+/// `dir/` under `root`, holding a copy of fixtures/shop.yaml.
+fn shop_dir(root: &Path) -> PathBuf {
+    let dir = root.join("dir");
+    fs::create_dir(&dir).unwrap();
+    fs::copy("fixtures/shop.yaml", dir.join("shop.yaml")).unwrap();
+    dir
+}
+
 #[test]
 fn symlink_loops_neither_hang_nor_vanish() {
     let d = tmp();
-    let dir = d.path().join("dir");
-    fs::create_dir(&dir).unwrap();
-    fs::copy("fixtures/shop.yaml", dir.join("shop.yaml")).unwrap();
+    let dir = shop_dir(d.path());
     std::os::unix::fs::symlink("b.yaml", dir.join("a.yaml")).unwrap();
     std::os::unix::fs::symlink("a.yaml", dir.join("b.yaml")).unwrap();
     // A directory that links to itself is not followed (as ripgrep does not).
@@ -329,9 +335,7 @@ fn symlink_loops_neither_hang_nor_vanish() {
 fn fifos_and_sockets_in_a_directory_are_not_read() {
     use std::os::unix::net::UnixListener;
     let d = tmp();
-    let dir = d.path().join("dir");
-    fs::create_dir(&dir).unwrap();
-    fs::copy("fixtures/shop.yaml", dir.join("shop.yaml")).unwrap();
+    let dir = shop_dir(d.path());
     assert!(Command::new("mkfifo").arg(dir.join("pipe.yaml")).status().unwrap().success());
     let _socket = UnixListener::bind(dir.join("sock.yaml")).unwrap();
     // Nobody writes to the FIFO: reading it would wait forever (and the

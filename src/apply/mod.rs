@@ -209,6 +209,13 @@ pub fn prepare(plan: &PlanFile, snapshot: &Snapshot, options: &LoadOptions) -> R
     let mut strips: Vec<Work> = Vec::new();
     // (object, entry) already taken out, so that none is taken out twice.
     let mut taken: HashSet<(ObjId, Entry)> = HashSet::new();
+    // Take `entry` out of the object at `w`, and out of its copies.
+    let strip = |strips: &mut Vec<Work>, w: Work, entry: Entry| {
+        strips.push(Work { decl: Some(entry), ..w });
+        for (copy, span) in snapshot.copies_of(w.id) {
+            strips.push(Work { id: *copy, span: *span, decl: Some(entry), start: span.start });
+        }
+    };
     for r in &plan.orphaned {
         let w = find(&r.reference, &r.place)?;
         let id = w.id;
@@ -248,10 +255,7 @@ pub fn prepare(plan: &PlanFile, snapshot: &Snapshot, options: &LoadOptions) -> R
             }
             let entry = Entry::Owner(rel.decl);
             if taken.insert((id, entry)) {
-                strips.push(Work { decl: Some(entry), ..w });
-                for (copy, span) in snapshot.copies_of(id) {
-                    strips.push(Work { id: *copy, span: *span, decl: Some(entry), start: span.start });
-                }
+                strip(&mut strips, w, entry);
             }
         }
     }
@@ -289,10 +293,7 @@ pub fn prepare(plan: &PlanFile, snapshot: &Snapshot, options: &LoadOptions) -> R
                 what: format!("{}: {}", o.reference(), u.what),
             }
         })?;
-        strips.push(Work { id, span: value, decl: Some(entry), start: o.span.start });
-        for (copy, span) in snapshot.copies_of(id) {
-            strips.push(Work { id: *copy, span: *span, decl: Some(entry), start: span.start });
-        }
+        strip(&mut strips, Work { id, span: value, decl: None, start: o.span.start }, entry);
     }
 
     // A removed object that holds one that stays (Murano nesting) keeps its
