@@ -94,9 +94,10 @@ fn deleting_the_application_removes_everything_but_what_its_rules_keep() {
             "Job.batch/shop/migrate",
             "finalize: released, not deleted, by rule 3 of policy gc of Application.core.oam.dev/shop/shop (propagation: orphan)",
         ),
+        // Recorded with skipGC, as rule 1 had it recorded when it was dispatched.
         (
             "Secret/shop/web-tls",
-            "finalize: kept by rule 1 of policy gc of Application.core.oam.dev/shop/shop (strategy: never)",
+            "finalize: released, not deleted: ResourceTracker.core.oam.dev/shop-shop records it with skipGC (rule 1 of policy gc of Application.core.oam.dev/shop/shop: strategy: never)",
         ),
     ]);
     let deleted = s(&[
@@ -127,15 +128,18 @@ fn deleting_the_application_removes_everything_but_what_its_rules_keep() {
 }
 
 #[test]
-fn on_app_delete_resources_stay_while_the_application_does() {
-    // Deleting the versioned tracker alone: the `expose` trait's Service is
-    // in the root tracker, the rest goes but for the rules.
+fn a_root_tracker_deleted_by_hand_takes_what_it_records_but_skip_gc() {
+    // The keeper finalizes a tracker being deleted whatever the policy says:
+    // `strategy: onAppDelete` acted when the Service was recorded (in the
+    // root tracker), not now (KubeVela's gc.go `Finalize`, dispatch.go
+    // `record`). The Application dispatches it again on its next reconcile.
     let p = plan(&["--delete", "resourcetracker/shop-shop", &format!("{K}/app.yaml")]);
+    assert_eq!(steps(&p), s(&[&["Service/shop/web"], &["ResourceTracker.core.oam.dev/shop-shop"]]), "{p}");
     assert_eq!(
         kept(&p),
         k(&[(
-            "Service/shop/web",
-            "finalize: kept until Application.core.oam.dev/shop/shop is deleted, by rule 2 of policy gc (strategy: onAppDelete)"
+            "Secret/shop/web-tls",
+            "finalize: released, not deleted: ResourceTracker.core.oam.dev/shop-shop records it with skipGC (rule 1 of policy gc of Application.core.oam.dev/shop/shop: strategy: never)"
         )])
     );
 }
@@ -200,7 +204,7 @@ fn explain_names_the_stage_and_the_rule() {
     let (_, out, _) = run(&["explain", "configmap/default/shared", "--gc", &format!("{K}/two-trackers.yaml")]);
     assert!(out.contains(&format!("kept, finalize: still managed by the active tracker {V2}")), "{out}");
     let (_, out, _) = run(&["explain", "secret/shop/web-tls", "--gc", &format!("{K}/app-deleted.yaml")]);
-    assert!(out.contains("kept, finalize: kept by rule 1 of policy gc"), "{out}");
+    assert!(out.contains("kept, finalize: released, not deleted: ResourceTracker.core.oam.dev/shop-shop records it with skipGC (rule 1 of policy gc"), "{out}");
     let (_, out, _) = run(&["explain", "resourcetracker/app-v1-default", "--gc", &format!("{K}/keep-legacy.yaml")]);
     assert!(out.contains("not in the plan: mark: not marked (keepLegacyResource)"), "{out}");
 }
@@ -225,8 +229,8 @@ fn real_applications_are_read_with_their_policies() {
     ]);
     let kept: Vec<String> = kept(&p).into_iter().map(|(r, why)| format!("{r}: {why}")).collect();
     assert_eq!(kept, vec![
-        "ConfigMap/default/test: finalize: kept by rule 1 of policy gc-cm of Application.core.oam.dev/default/test (strategy: never)",
-        "Secret/default/test: finalize: kept by rule 1 of policy gc-secret of Application.core.oam.dev/default/test (strategy: never)",
+        "ConfigMap/default/test: finalize: released, not deleted: ResourceTracker.core.oam.dev/test-default records it with skipGC (rule 1 of policy gc-cm of Application.core.oam.dev/default/test: strategy: never)",
+        "Secret/default/test: finalize: released, not deleted: ResourceTracker.core.oam.dev/test-default records it with skipGC (rule 1 of policy gc-secret of Application.core.oam.dev/default/test: strategy: never)",
     ]);
 }
 
