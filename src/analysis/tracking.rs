@@ -321,8 +321,14 @@ pub fn collect(objects: &[Object], rels: &[Relation], gc: bool, closed_world: bo
             .trackers
             .push(id);
     }
+    // In reference order, whatever order the input was read in: what is
+    // found first (the tracker a message names) does not depend on it.
+    let reference = |id: &ObjId| object(*id).map(Object::reference);
     let mut app_ids: Vec<ObjId> = apps.keys().copied().collect();
-    app_ids.sort_unstable();
+    app_ids.sort_by_cached_key(reference);
+    for info in apps.values_mut() {
+        info.trackers.sort_by_cached_key(reference);
+    }
 
     // Listing: which versioned trackers are current, and what the keeper refuses.
     let mut current: FxHashSet<ObjId> = FxHashSet::default();
@@ -608,7 +614,7 @@ pub fn involved(app: ObjId, rels: &[Relation], cascade: &Cascade) -> bool {
 /// keeper of that sharer removes it from `app.oam.dev/shared-by` and leaves
 /// the resource (its last sharer deletes it). Says so, in place of "still
 /// managed".
-pub fn shared_keeps(objects: &[Object], rels: &[Relation], cascade: &mut Cascade) {
+pub fn shared_keeps(objects: &[Object], rels: &[Relation], rank: &[u32], cascade: &mut Cascade) {
     let managed = |r: &Relation| r.kind == RelKind::Manages && r.decl != u32::MAX;
     let candidate = |id: ObjId, by: &KeptBy| match *by {
         KeptBy::SolidOwner(r) => {
@@ -643,10 +649,17 @@ pub fn shared_keeps(objects: &[Object], rels: &[Relation], cascade: &mut Cascade
         if !wanted.contains(id) || !listed(keeper.from) {
             continue;
         }
-        let leaving = into.get(id).into_iter().flatten().copied().find(|&ri| {
-            rels.get(ri as usize)
-                .is_some_and(|x| cascade.cause.get(x.from.index()).is_some_and(Option::is_some) && listed(x.from))
-        });
+        // (The first in reference order, for the message.)
+        let leaving = into
+            .get(id)
+            .into_iter()
+            .flatten()
+            .copied()
+            .filter(|&ri| {
+                rels.get(ri as usize)
+                    .is_some_and(|x| cascade.cause.get(x.from.index()).is_some_and(Option::is_some) && listed(x.from))
+            })
+            .min_by_key(|&ri| rels.get(ri as usize).and_then(|x| rank.get(x.from.index())).copied());
         if let Some(ri) = leaving {
             let from = rels.get(ri as usize).map(|x| x.from);
             *by = KeptBy::Released { relation: ri, app: from.and_then(|t| app.get(&t).copied()), keep: Keep::Shared };

@@ -367,7 +367,7 @@ pub fn build(snapshot: &Snapshot, options: &Options) -> Result<Plan, PlanError> 
         if let Some(b) = c.broken.iter().find(|b| tracking::involved(b.app(), &relations, &cascade)) {
             return Err(listing_error(b, &refs));
         }
-        tracking::shared_keeps(objects, &relations, &mut cascade);
+        tracking::shared_keeps(objects, &relations, &rank, &mut cascade);
     }
     t.lap("  cascade");
     cascade.kept.sort_by_key(|(id, _)| rank[id.index()]);
@@ -437,7 +437,7 @@ pub fn build(snapshot: &Snapshot, options: &Options) -> Result<Plan, PlanError> 
     warnings.extend(finalizer_hangs(objects, &options.finalizer_controllers, &in_set, &order, &refs, &rank)?);
     warnings.extend(keep_warnings(objects, &relations, &cascade, &options.mode, graph()));
     if let Some(c) = &collection {
-        warnings.extend(record_over_policy(objects, &relations, &cascade, c));
+        warnings.extend(record_over_policy(objects, &relations, &cascade, c, &rank));
     }
     if !options.closed_world && options.mode != Mode::Gc {
         warnings.extend(warnings::owners_outside(snapshot, &relations, &cascade, multi_owner));
@@ -538,17 +538,24 @@ fn record_over_policy(
     relations: &[Relation],
     cascade: &Cascade,
     c: &tracking::Collection,
+    rank: &[u32],
 ) -> Vec<Warning> {
     use crate::model::tracking::Strategy;
     if c.disagreements.is_empty() {
         return Vec::new();
     }
+    // Each object's first record in reference order (of object, tracker).
+    let mut disagreements = c.disagreements.clone();
+    disagreements.sort_by_key(|d| {
+        let r = &relations[d.relation as usize];
+        (rank[r.to.index()], rank[r.from.index()])
+    });
     let app: HashMap<ObjId, ObjId> =
         relations.iter().filter(|r| r.kind == RelKind::Manages && r.decl == u32::MAX).map(|r| (r.to, r.from)).collect();
     let kept: HashMap<ObjId, KeptBy> = cascade.kept.iter().copied().collect();
     let mut seen = std::collections::HashSet::new();
     let mut out = Vec::new();
-    for d in &c.disagreements {
+    for d in &disagreements {
         let r = &relations[d.relation as usize];
         let Some(&a) = app.get(&r.from) else { continue };
         let deleted = cascade.deleted(r.to);

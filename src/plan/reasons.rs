@@ -84,7 +84,7 @@ pub enum Garbage {
     AppBeingDeleted(ObjId),
     /// Mark stage (`--closed-world`): the tracker's Application (namespace/name) is not in the snapshot.
     AppNotInSnapshot(Str),
-    /// A component revision of this component, which no active tracker uses.
+    /// A component revision of this component, which no tracker that stays records.
     UnusedRevision(Str),
     /// A volume whose claim (`namespace/name` of its `claimRef`) is gone,
     /// reclaim policy `Delete`: the claim of that name is another one (its
@@ -406,7 +406,7 @@ fn write_garbage(g: &Garbage, names: &Names, out: &mut String) -> std::fmt::Resu
             write!(out, "mark: its application {app} is not in the snapshot (--closed-world)")
         }
         Garbage::UnusedRevision(c) => {
-            write!(out, "garbage: revision of component {c}, which no active tracker uses")
+            write!(out, "garbage: revision of component {c}, which no tracker that stays records")
         }
         Garbage::ClaimGone { claim, replaced: true } => write!(
             out,
