@@ -359,3 +359,19 @@ fn skip_gc_that_the_policy_no_longer_says_keeps_with_a_warning() {
         p["warnings"].as_array().unwrap().iter().map(|w| w["message"].as_str().unwrap()).collect();
     assert_eq!(warnings, ["Secret/shop/web-tls is kept: ResourceTracker.core.oam.dev/shop-shop records it with skipGC, though no rule of the garbage-collect policy of Application.core.oam.dev/shop/shop selects it now; a strategy acts when a resource is dispatched, and KubeVela's resource keeper follows the record"]);
 }
+
+#[test]
+fn a_current_tracker_older_than_an_outdated_one_stops_the_keeper() {
+    // `ListApplicationResourceTrackers` checks it whatever picks the current
+    // tracker: here the generation.
+    let input = format!(
+        "{}---\napiVersion: core.oam.dev/v1beta1\nkind: ResourceTracker\nmetadata:\n  name: app-v3-default\n  labels: {{app.oam.dev/name: app, app.oam.dev/namespace: default}}\nspec:\n  type: versioned\n  applicationGeneration: 3\n---\napiVersion: core.oam.dev/v1beta1\nkind: ResourceTracker\nmetadata:\n  name: app-v2-default\n  labels: {{app.oam.dev/name: app, app.oam.dev/namespace: default}}\nspec:\n  type: versioned\n  applicationGeneration: 2\n",
+        upgraded("status: {status: running}\n", "")
+    );
+    let (code, _, err) = common::run_stdin(&["plan", "--gc"], &input);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("Application.core.oam.dev/default/app is at generation 2, whose tracker ResourceTracker.core.oam.dev/app-v2-default is of generation 2, older than an outdated tracker of generation 3"),
+        "{err}"
+    );
+}

@@ -101,9 +101,10 @@ pub enum Broken {
     /// (`app_uid`; `None`: the snapshot does not say it): the tracker of an
     /// earlier Application of that name. The keeper: "delete it manually".
     ForeignTracker { app: ObjId, tracker: ObjId, uid: Str, app_uid: Option<Str> },
-    /// The current tracker (of publish version `version`) is of an older
-    /// generation than an outdated one: "in-use and outdated".
-    StalePublishVersion { app: ObjId, tracker: ObjId, version: Str, generation: u64, newer: u64 },
+    /// The current tracker (of publish version `version`, or of the
+    /// Application's generation) is of an older generation than an
+    /// outdated one: "in-use and outdated".
+    StalePublishVersion { app: ObjId, tracker: ObjId, version: Option<Str>, generation: u64, newer: u64 },
 }
 
 impl Broken {
@@ -375,7 +376,7 @@ pub fn collect(objects: &[Object], rels: &[Relation], gc: bool, closed_world: bo
                 .max()
                 .filter(|&n| n > generation);
             if let Some(newer) = newer {
-                let version = info.spec.publish_version.clone().unwrap_or_else(|| Str::from(""));
+                let version = info.spec.publish_version.clone();
                 broken = Some(Broken::StalePublishVersion { app: *a, tracker: t, version, generation, newer });
             }
         }

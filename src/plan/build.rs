@@ -603,8 +603,12 @@ fn listing_error(broken: &tracking::Broken, refs: &[String]) -> PlanError {
             name(*app)
         ),
         tracking::Broken::StalePublishVersion { app, tracker, version, generation, newer } => format!(
-            "{} publishes version {version}, whose tracker {} is of generation {generation}, older than an outdated tracker of generation {newer}: KubeVela's resource keeper stops there (\"in-use and outdated\") and collects nothing of {}",
+            "{} {}, whose tracker {} is of generation {generation}, older than an outdated tracker of generation {newer}: KubeVela's resource keeper stops there (\"in-use and outdated\") and collects nothing of {}",
             name(*app),
+            match version {
+                Some(v) => format!("publishes version {v}"),
+                None => format!("is at generation {generation}"),
+            },
             name(*tracker),
             name(*app)
         ),
