@@ -94,9 +94,10 @@ fn deleting_the_application_removes_everything_but_what_its_rules_keep() {
             "Job.batch/shop/migrate",
             "finalize: released, not deleted, by rule 3 of policy gc of Application.core.oam.dev/shop/shop (propagation: orphan)",
         ),
+        // Recorded with skipGC, as rule 1 had it recorded when it was dispatched.
         (
             "Secret/shop/web-tls",
-            "finalize: kept by rule 1 of policy gc of Application.core.oam.dev/shop/shop (strategy: never)",
+            "finalize: released, not deleted: ResourceTracker.core.oam.dev/shop-shop records it with skipGC (rule 1 of policy gc of Application.core.oam.dev/shop/shop: strategy: never)",
         ),
     ]);
     let deleted = s(&[
@@ -127,15 +128,18 @@ fn deleting_the_application_removes_everything_but_what_its_rules_keep() {
 }
 
 #[test]
-fn on_app_delete_resources_stay_while_the_application_does() {
-    // Deleting the versioned tracker alone: the `expose` trait's Service is
-    // in the root tracker, the rest goes but for the rules.
+fn a_root_tracker_deleted_by_hand_takes_what_it_records_but_skip_gc() {
+    // The keeper finalizes a tracker being deleted whatever the policy says:
+    // `strategy: onAppDelete` acted when the Service was recorded (in the
+    // root tracker), not now (KubeVela's gc.go `Finalize`, dispatch.go
+    // `record`). The Application dispatches it again on its next reconcile.
     let p = plan(&["--delete", "resourcetracker/shop-shop", &format!("{K}/app.yaml")]);
+    assert_eq!(steps(&p), s(&[&["Service/shop/web"], &["ResourceTracker.core.oam.dev/shop-shop"]]), "{p}");
     assert_eq!(
         kept(&p),
         k(&[(
-            "Service/shop/web",
-            "finalize: kept until Application.core.oam.dev/shop/shop is deleted, by rule 2 of policy gc (strategy: onAppDelete)"
+            "Secret/shop/web-tls",
+            "finalize: released, not deleted: ResourceTracker.core.oam.dev/shop-shop records it with skipGC (rule 1 of policy gc of Application.core.oam.dev/shop/shop: strategy: never)"
         )])
     );
 }
@@ -200,7 +204,7 @@ fn explain_names_the_stage_and_the_rule() {
     let (_, out, _) = run(&["explain", "configmap/default/shared", "--gc", &format!("{K}/two-trackers.yaml")]);
     assert!(out.contains(&format!("kept, finalize: still managed by the active tracker {V2}")), "{out}");
     let (_, out, _) = run(&["explain", "secret/shop/web-tls", "--gc", &format!("{K}/app-deleted.yaml")]);
-    assert!(out.contains("kept, finalize: kept by rule 1 of policy gc"), "{out}");
+    assert!(out.contains("kept, finalize: released, not deleted: ResourceTracker.core.oam.dev/shop-shop records it with skipGC (rule 1 of policy gc"), "{out}");
     let (_, out, _) = run(&["explain", "resourcetracker/app-v1-default", "--gc", &format!("{K}/keep-legacy.yaml")]);
     assert!(out.contains("not in the plan: mark: not marked (keepLegacyResource)"), "{out}");
 }
@@ -225,8 +229,8 @@ fn real_applications_are_read_with_their_policies() {
     ]);
     let kept: Vec<String> = kept(&p).into_iter().map(|(r, why)| format!("{r}: {why}")).collect();
     assert_eq!(kept, vec![
-        "ConfigMap/default/test: finalize: kept by rule 1 of policy gc-cm of Application.core.oam.dev/default/test (strategy: never)",
-        "Secret/default/test: finalize: kept by rule 1 of policy gc-secret of Application.core.oam.dev/default/test (strategy: never)",
+        "ConfigMap/default/test: finalize: released, not deleted: ResourceTracker.core.oam.dev/test-default records it with skipGC (rule 1 of policy gc-cm of Application.core.oam.dev/default/test: strategy: never)",
+        "Secret/default/test: finalize: released, not deleted: ResourceTracker.core.oam.dev/test-default records it with skipGC (rule 1 of policy gc-secret of Application.core.oam.dev/default/test: strategy: never)",
     ]);
 }
 
@@ -292,5 +296,82 @@ fn trackers_whose_application_is_not_in_the_snapshot_are_marked_only_in_a_closed
     assert_eq!(
         tracker["reason"],
         "mark: its application Application.core.oam.dev/default/app is not in the snapshot (--closed-world)"
+    );
+}
+
+/// A tracker of generation 1, an Application at generation 2 with `status`,
+/// and the ConfigMap only the outdated tracker records.
+fn upgraded(status: &str, uid_label: &str) -> String {
+    format!(
+        "apiVersion: core.oam.dev/v1beta1\nkind: Application\nmetadata: {{name: app, namespace: default, generation: 2}}\nspec:\n  components: [{{name: web, type: k8s-objects}}]\n{status}---\napiVersion: core.oam.dev/v1beta1\nkind: ResourceTracker\nmetadata:\n  name: app-v1-default\n  labels: {{app.oam.dev/name: app, app.oam.dev/namespace: default{uid_label}}}\nspec:\n  type: versioned\n  applicationGeneration: 1\n  managedResources:\n  - {{apiVersion: v1, kind: ConfigMap, namespace: default, name: old, component: web}}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {{name: old, namespace: default}}\n"
+    )
+}
+
+#[test]
+fn an_application_without_a_status_has_no_succeeded_workflow_to_mark_after() {
+    let (code, out, err) = common::run_stdin(&["plan", "--gc", "-o", "json"], &upgraded("", ""));
+    assert_eq!(code, 0, "{err}");
+    let p: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(steps(&p), Vec::<Vec<String>>::new(), "{p}");
+    assert_eq!(p["stages"]["mark"][0]["reason"], "workflow-not-succeeded");
+    assert_eq!(
+        p["stages"]["mark"][0]["message"],
+        "not marked: Application.core.oam.dev/default/app has no status in the snapshot; the controller marks outdated trackers only once its workflow has succeeded"
+    );
+    // The workflow's own status, without the Application's phase, says it too.
+    let (_, out, _) =
+        common::run_stdin(&["plan", "--gc", "-o", "json"], &upgraded("status:\n  workflow: {status: succeeded}\n", ""));
+    let p: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(steps(&p), s(&[&["ConfigMap/default/old"], &[V1]]), "{p}");
+}
+
+#[test]
+fn a_tracker_with_a_uid_label_whose_application_has_no_uid_cannot_be_told() {
+    let input = upgraded("status: {status: running}\n", ", app.oam.dev/uid: 5f1c");
+    let (code, _, err) = common::run_stdin(&["plan", "--gc"], &input);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("ResourceTracker.core.oam.dev/app-v1-default is labelled app.oam.dev/uid 5f1c, and Application.core.oam.dev/default/app has no metadata.uid in the snapshot"),
+        "{err}"
+    );
+    // Outside --gc, only where the plan reaches that Application.
+    let (code, _, err) = common::run_stdin(&["plan", "--delete", "configmap/default/old"], &input);
+    assert_eq!(code, 0, "{err}");
+    let (code, _, _) = common::run_stdin(&["plan", "--delete", "resourcetracker/app-v1-default"], &input);
+    assert_eq!(code, 1);
+}
+
+#[test]
+fn skip_gc_that_the_policy_no_longer_says_keeps_with_a_warning() {
+    // The never rule is gone; the root tracker still records the Secret
+    // with skipGC: the keeper follows the record (and the plan says so).
+    let text = std::fs::read_to_string(format!("{K}/app-deleted.yaml")).unwrap();
+    let input = text.replace("          - selector: {resourceTypes: [Secret]}\n            strategy: never\n", "");
+    assert_ne!(input, text);
+    let (code, out, err) = common::run_stdin(&["plan", "--gc", "-o", "json"], &input);
+    assert_eq!(code, 0, "{err}");
+    let p: Value = serde_json::from_str(&out).unwrap();
+    assert!(
+        kept(&p).iter().any(|(r, why)| r == "Secret/shop/web-tls" && why.ends_with("records it with skipGC")),
+        "{p}"
+    );
+    let warnings: Vec<&str> =
+        p["warnings"].as_array().unwrap().iter().map(|w| w["message"].as_str().unwrap()).collect();
+    assert_eq!(warnings, ["Secret/shop/web-tls is kept: ResourceTracker.core.oam.dev/shop-shop records it with skipGC, though no rule of the garbage-collect policy of Application.core.oam.dev/shop/shop selects it now; a strategy acts when a resource is dispatched, and KubeVela's resource keeper follows the record"]);
+}
+
+#[test]
+fn a_current_tracker_older_than_an_outdated_one_stops_the_keeper() {
+    // `ListApplicationResourceTrackers` checks it whatever picks the current
+    // tracker: here the generation.
+    let input = format!(
+        "{}---\napiVersion: core.oam.dev/v1beta1\nkind: ResourceTracker\nmetadata:\n  name: app-v3-default\n  labels: {{app.oam.dev/name: app, app.oam.dev/namespace: default}}\nspec:\n  type: versioned\n  applicationGeneration: 3\n---\napiVersion: core.oam.dev/v1beta1\nkind: ResourceTracker\nmetadata:\n  name: app-v2-default\n  labels: {{app.oam.dev/name: app, app.oam.dev/namespace: default}}\nspec:\n  type: versioned\n  applicationGeneration: 2\n",
+        upgraded("status: {status: running}\n", "")
+    );
+    let (code, _, err) = common::run_stdin(&["plan", "--gc"], &input);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("Application.core.oam.dev/default/app is at generation 2, whose tracker ResourceTracker.core.oam.dev/app-v2-default is of generation 2, older than an outdated tracker of generation 3"),
+        "{err}"
     );
 }

@@ -173,23 +173,26 @@ pub enum KeptBy {
     /// policy keeps it.
     Reclaim(u32),
 }
-/// Why the collector keeps a resource a tracker manages.
+/// Why the collector keeps a resource a tracker manages (KubeVela's
+/// resource keeper, `DeleteManagedResourceInApplication`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Keep {
-    /// The tracker recorded it with `skipGC`.
+    /// The tracker recorded it with `skipGC` (strategy `never` when it was
+    /// dispatched): released.
     SkipGc,
-    /// Rule `rule` (0-based) of the Application's garbage-collect policy.
-    Rule { rule: u32, why: RuleKeep },
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RuleKeep {
-    /// `strategy: never`.
-    Never,
-    /// `strategy: onAppDelete`: only with the Application.
-    OnAppDelete,
-    /// `propagation: orphan`: released, its tracking dropped.
-    Orphan,
+    /// Rule `rule` (0-based) of the Application's garbage-collect policy,
+    /// the first that matches it with a propagation: `orphan`. Released.
+    Orphan { rule: u32 },
+    /// The Application carries the orphan finalizer (`vela delete
+    /// --orphan`): released.
+    OrphanFinalizer,
+    /// It is no longer the Application's: its labels name another (or
+    /// none) and its `app.oam.dev/shared-by` does not list it. The keeper
+    /// takes it for gone.
+    NotOwned,
+    /// Shared: its `app.oam.dev/shared-by` lists another Application, which
+    /// stays a sharer; only this one is removed from it.
+    Shared,
 }
 
 /// A relation the cascade does not follow: the object it reaches stays,
@@ -198,6 +201,10 @@ pub enum RuleKeep {
 pub struct Gate {
     pub unless_deleted: Option<ObjId>,
     pub kept: KeptBy,
+    /// While the gate holds, the relation's `from` still counts as a live
+    /// owner of what it reaches (false: it is none at all, as KubeVela's
+    /// keeper of an Application a resource no longer belongs to).
+    pub owner: bool,
 }
 
 pub struct Cascade {
@@ -385,8 +392,10 @@ pub fn cascade(
     // Cluster-scoped objects with a namespaced owner: the collector never
     // takes them, whatever their other owners.
     let never = never_collected(objects, rels);
-    for r in rels {
-        if owning(r) && live_owner(r) {
+    // (A gated relation whose `from` is no owner at all counts for nothing.)
+    let counts = |ri: usize| opts.gates.get(ri).copied().flatten().is_none_or(|g| g.owner);
+    for (ri, r) in rels.iter().enumerate() {
+        if owning(r) && live_owner(r) && counts(ri) {
             alive[r.to.index()] += 1;
         }
         if r.kind.controller().is_some_and(|e| e.taken_by_to()) {
@@ -503,7 +512,7 @@ pub fn cascade(
                     }
                     match r.link {
                         Link::Solid => {
-                            if live_owner(r) {
+                            if live_owner(r) && counts(ri as usize) {
                                 alive[c.index()] -= 1;
                             }
                             reached[c.index()] = true;
@@ -557,7 +566,9 @@ pub fn cascade(
         let keeper = owners
             .iter()
             .copied()
-            .find(|&r| live_owner(&rels[r as usize]) && cause[rels[r as usize].from.index()].is_none())
+            .find(|&r| {
+                live_owner(&rels[r as usize]) && cause[rels[r as usize].from.index()].is_none() && counts(r as usize)
+            })
             .map(KeptBy::SolidOwner)
             .or_else(|| {
                 owners

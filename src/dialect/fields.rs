@@ -320,6 +320,53 @@ impl<'de> Deserialize<'de> for LenientStr {
     }
 }
 
+/// Whether a field is written: a non-empty string, a number, a boolean or
+/// a collection (consumed, not kept); not null, not an empty string.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Written(pub bool);
+
+impl<'de> Deserialize<'de> for Written {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Written, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Written;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("anything")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Written, E> {
+                Ok(Written(!v.is_empty()))
+            }
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Written, E> {
+                Ok(Written(true))
+            }
+            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Written, E> {
+                Ok(Written(true))
+            }
+            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Written, E> {
+                Ok(Written(true))
+            }
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Written, E> {
+                Ok(Written(true))
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Written, E> {
+                Ok(Written(false))
+            }
+            fn visit_none<E: de::Error>(self) -> Result<Written, E> {
+                Ok(Written(false))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Written, A::Error> {
+                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(Written(true))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Written, A::Error> {
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(Written(true))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -329,5 +376,12 @@ mod tests {
         let v: Vec<Scalar> = serde_yaml::from_str("[a, 1, true, 2.5]").unwrap();
         let v: Vec<&str> = v.iter().map(|s| &*s.0).collect();
         assert_eq!(v, ["a", "1", "true", "2.5"]);
+    }
+
+    #[test]
+    fn written_is_any_value_but_null_and_the_empty_string() {
+        let v: Vec<Written> = serde_yaml::from_str("[a, '', 1, true, null, {x: 1}, [2]]").unwrap();
+        let v: Vec<bool> = v.iter().map(|w| w.0).collect();
+        assert_eq!(v, [true, false, true, true, false, true, true]);
     }
 }

@@ -221,6 +221,7 @@ fn convert(raw: RawResource, span: Span, text: &str, out: &mut Vec<Finding>) -> 
         kind: intern(&kind),
         namespace_written: namespace.is_some(),
         scope_known: false,
+        versioned: false,
         namespace,
         name,
         uid: nonempty(meta.uid),

@@ -465,9 +465,10 @@ fn named(doc: &Unit) -> bool {
 }
 
 /// The annotations teardown reads; all others are skipped: cli-utils'
-/// depends-on, and those of the tools whose ordering and keep metadata
-/// `plan` reads (`dialect::tools`).
-pub const KEPT_ANNOTATIONS: [&str; 1] = [DEPENDS_ON];
+/// depends-on, KubeVela's shared-by (which Applications share a resource),
+/// and those of the tools whose ordering and keep metadata `plan` reads
+/// (`dialect::tools`).
+pub const KEPT_ANNOTATIONS: [&str; 2] = [DEPENDS_ON, super::tools::KUBEVELA_SHARED_BY];
 pub const DEPENDS_ON: &str = "config.kubernetes.io/depends-on";
 
 /// Whether teardown keeps an annotation with this key.
@@ -934,6 +935,8 @@ pub struct RawMeta {
     pub finalizers: Option<Vec<Text>>,
     #[serde(rename = "deletionTimestamp")]
     pub deletion_timestamp: Option<Text>,
+    #[serde(default, rename = "resourceVersion")]
+    pub resource_version: super::fields::Written,
 }
 
 /// One object: the fields every object-shaped dialect reads.
@@ -1174,6 +1177,7 @@ pub fn convert(
         kind,
         namespace_written: namespace.is_some(),
         scope_known: false,
+        versioned: meta.resource_version.0,
         namespace,
         name,
         uid: meta.uid.map(|u| u.0).filter(|u| !u.is_empty()),

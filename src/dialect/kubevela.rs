@@ -17,14 +17,17 @@
 //!
 //! Both are Kubernetes objects (read as the `kubernetes` dialect reads
 //! them: metadata, owner references, finalizers); this dialect adds what
-//! KubeVela's resource keeper works from. A tracker belongs to the
-//! Application its `app.oam.dev/name` and `app.oam.dev/namespace` labels
-//! name. Several `garbage-collect` policies are merged (rules in order,
-//! `keepLegacyResource` and `order: dependency` if any sets them), as the
+//! KubeVela's resource keeper works from: an Application's generation,
+//! `app.oam.dev/publishVersion` annotation and workflow state (`status`);
+//! a tracker's Application (its `app.oam.dev/name` and
+//! `app.oam.dev/namespace` labels name it), the uid of the Application that
+//! made it (`app.oam.dev/uid`) and its publish version. Several
+//! `garbage-collect` policies are merged (rules in order, `keepLegacyResource`,
+//! `continueOnFailure` and `order: dependency` if any sets them), as the
 //! controller merges them. Compressed trackers (`spec.compression`) cannot
 //! be read and are refused.
 
-use super::fields::{StrMap, Text};
+use super::fields::{LenientStr, StrMap, Text};
 use super::kubernetes::Kubernetes;
 use super::{Dialect, List, Out};
 use crate::findings::{Finding, Rule};
@@ -34,7 +37,7 @@ use crate::model::kube::group_of;
 use crate::model::lifecycle::Lifecycle;
 use crate::model::tracking::{
     AppSpec, Component, DependsHow, GcPolicy, GcRule, Key, Managed, Propagation, RuleSelector, Strategy, TrackerKind,
-    TrackerSpec, Tracking,
+    TrackerSpec, Tracking, Workflow,
 };
 use crate::model::{Collector, Fields, Identity, Object, Origin, Str, TrackingKeys};
 use serde::Deserialize;
@@ -42,9 +45,11 @@ use serde::Deserialize;
 pub struct KubeVela;
 
 const GROUP: &str = "core.oam.dev";
-const APP_NAME: &str = "app.oam.dev/name";
-const APP_NAMESPACE: &str = "app.oam.dev/namespace";
+use crate::model::tracking::labels::{APP_NAME, APP_NAMESPACE, APP_UID, ORPHAN_FINALIZER};
+/// The finalizers the controller's collector deletes through.
 const FINALIZERS: &[&str] = &["app.oam.dev/resource-tracker-finalizer", "resourcetracker.core.oam.dev/finalizer"];
+const OWN_FINALIZERS: &[&str] =
+    &["app.oam.dev/resource-tracker-finalizer", "resourcetracker.core.oam.dev/finalizer", ORPHAN_FINALIZER];
 
 pub static ORIGIN: Origin = Origin {
     dialect: "kubevela",
@@ -67,8 +72,8 @@ pub static ORIGIN: Origin = Origin {
     },
     collector: Collector {
         // The Application controller's collector deletes through them, and
-        // removes them once done (the sweep).
-        finalizers: FINALIZERS,
+        // removes them once done (the sweep); the orphan finalizer with them.
+        finalizers: OWN_FINALIZERS,
         cascade_finalizers: FINALIZERS,
         ..Collector::KUBERNETES
     },
@@ -179,6 +184,7 @@ impl Dialect for KubeVela {
 struct RawVela {
     metadata: Option<RawMeta>,
     spec: Option<RawSpec>,
+    status: Option<RawStatus>,
 }
 
 #[derive(Deserialize, Debug, Default)]
@@ -186,6 +192,33 @@ struct RawVela {
 struct RawMeta {
     generation: Option<u64>,
     labels: Option<StrMap>,
+    annotations: Option<RawAnnotations>,
+}
+
+/// The annotations read here (every annotation is a string: the
+/// `kubernetes` dialect holds them to it).
+#[derive(Deserialize, Debug, Default)]
+#[serde(expecting = "annotations")]
+struct RawAnnotations {
+    #[serde(rename = "app.oam.dev/publishVersion")]
+    publish_version: Option<Text>,
+}
+
+/// An Application's status, read leniently: the controller writes it.
+#[derive(Deserialize, Debug, Default)]
+#[serde(expecting = "a status")]
+struct RawStatus {
+    #[serde(default)]
+    status: LenientStr,
+    #[serde(default)]
+    workflow: Option<RawWorkflowStatus>,
+}
+
+#[derive(Deserialize, Debug, Default)]
+#[serde(expecting = "a workflow status")]
+struct RawWorkflowStatus {
+    #[serde(default)]
+    status: LenientStr,
 }
 
 #[derive(Deserialize, Debug, Default)]
@@ -239,6 +272,7 @@ struct RawPolicy {
 #[serde(expecting = "garbage-collect properties", rename_all = "camelCase")]
 struct RawGcProps {
     keep_legacy_resource: Option<bool>,
+    continue_on_failure: Option<bool>,
     order: Option<Text>,
     rules: Option<Vec<RawRule>>,
 }
@@ -386,15 +420,17 @@ fn application(raw: RawVela, object: &Object, unit: &Unit, out: &mut Out) -> Tra
             }
         };
         policy.keep_legacy |= props.keep_legacy_resource.unwrap_or(false);
+        policy.continue_on_failure |= props.continue_on_failure.unwrap_or(false);
         policy.order_dependency |= props.order.as_ref().map(|o| &*o.0) == Some("dependency");
         if policy.name.is_none() {
             policy.name = name.clone();
         }
         for (k, r) in props.rules.unwrap_or_default().into_iter().enumerate() {
             let strategy = match r.strategy.as_ref().map(|s| &*s.0) {
-                None | Some("onAppUpdate") => Strategy::OnAppUpdate,
-                Some("onAppDelete") => Strategy::OnAppDelete,
-                Some("never") => Strategy::Never,
+                None | Some("") => None,
+                Some("onAppUpdate") => Some(Strategy::OnAppUpdate),
+                Some("onAppDelete") => Some(Strategy::OnAppDelete),
+                Some("never") => Some(Strategy::Never),
                 Some(other) => {
                     out.findings.push(unknown_value(
                         unit,
@@ -407,8 +443,9 @@ fn application(raw: RawVela, object: &Object, unit: &Unit, out: &mut Out) -> Tra
                 }
             };
             let propagation = match r.propagation.as_ref().map(|s| &*s.0) {
-                None | Some("cascading") => Propagation::Cascading,
-                Some("orphan") => Propagation::Orphan,
+                None => None,
+                Some("cascading") => Some(Propagation::Cascading),
+                Some("orphan") => Some(Propagation::Orphan),
                 Some(other) => {
                     out.findings.push(unknown_value(unit, object, "propagation", other, "orphan or cascading"));
                     continue;
@@ -432,8 +469,32 @@ fn application(raw: RawVela, object: &Object, unit: &Unit, out: &mut Out) -> Tra
         }
     }
     policy.rules = rules.into();
-    let generation = raw.metadata.and_then(|m| m.generation);
-    Tracking::Application(AppSpec { generation, components: components.into(), policy })
+    let meta = raw.metadata.unwrap_or_default();
+    let publish_version = meta.annotations.and_then(|a| nonempty(a.publish_version));
+    Tracking::Application(AppSpec {
+        generation: meta.generation,
+        publish_version,
+        workflow: workflow(raw.status),
+        components: components.into(),
+        policy,
+    })
+}
+
+/// Where the Application's last reconcile left its workflow: its phase
+/// (`status.status`), else its workflow's (`status.workflow.status`).
+fn workflow(status: Option<RawStatus>) -> Workflow {
+    let Some(status) = status else { return Workflow::Unknown };
+    let phase = status.status.0.filter(|p| !p.is_empty());
+    let run = status.workflow.and_then(|w| w.status.0).filter(|p| !p.is_empty());
+    match (phase, run) {
+        (Some(p), _) if matches!(&*p, "running" | "unhealthy") => Workflow::Succeeded,
+        (Some(p), _) if &*p == "workflowFailed" => Workflow::Failed,
+        (Some(p), _) => Workflow::Pending(p),
+        (None, Some(r)) if &*r == "succeeded" => Workflow::Succeeded,
+        (None, Some(r)) if &*r == "failed" => Workflow::Failed,
+        (None, Some(r)) => Workflow::Pending(r),
+        (None, None) => Workflow::Unknown,
+    }
 }
 
 fn unknown_value(unit: &Unit, object: &Object, field: &str, value: &str, expected: &str) -> Finding {
@@ -448,7 +509,9 @@ fn unknown_value(unit: &Unit, object: &Object, field: &str, value: &str, expecte
 
 fn tracker(raw: RawVela, object: &Object, head: Span, unit: &Unit, out: &mut Out) -> Option<TrackerSpec> {
     let reference = || format!("{}/{}", object.kind, object.name);
-    let labels = raw.metadata.and_then(|m| m.labels).map(|l| l.0).unwrap_or_default();
+    let meta = raw.metadata.unwrap_or_default();
+    let publish_version = meta.annotations.and_then(|a| nonempty(a.publish_version));
+    let labels = meta.labels.map(|l| l.0).unwrap_or_default();
     let label = |k: &str| labels.iter().find(|(key, _)| &**key == k).map(|(_, v)| v.clone()).filter(|v| !v.is_empty());
     let refuse = |message: String, help: &str| {
         Finding::new(Rule::Td001, message).at(head, "this tracker").refs([object.reference()]).help(help.to_string())
@@ -521,6 +584,8 @@ fn tracker(raw: RawVela, object: &Object, head: Span, unit: &Unit, out: &mut Out
     }
     Some(TrackerSpec {
         app: Key { group: intern(GROUP), kind: intern("Application"), namespace: Some(app_namespace), name: app_name },
+        app_uid: label(APP_UID),
+        publish_version,
         kind,
         generation: spec.application_generation,
         managed: managed.into(),

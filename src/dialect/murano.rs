@@ -370,6 +370,7 @@ impl Reader<'_> {
             namespace: None,
             namespace_written: false,
             scope_known: false,
+            versioned: false,
             name: id.clone(),
             uid: Some(id.clone()),
             labels: Box::default(),

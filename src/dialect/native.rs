@@ -139,6 +139,7 @@ pub fn convert(raw: RawNative, span: Span, text: &str, out: &mut Vec<Finding>) -
         namespace: None,
         namespace_written: false,
         scope_known: false,
+        versioned: false,
         uid: Some(id.clone()),
         name: id,
         labels: Box::default(),

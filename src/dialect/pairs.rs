@@ -87,6 +87,7 @@ fn object(empty: &Empty, name: &str, span: Span) -> Object {
         namespace: None,
         namespace_written: false,
         scope_known: false,
+        versioned: false,
         name: name.into(),
         uid: None,
         labels: Box::default(),

@@ -47,6 +47,9 @@ pub const FLUX_NAME_LABEL: &str = "kustomize.toolkit.fluxcd.io/name";
 pub const FLUX_NAMESPACE_LABEL: &str = "kustomize.toolkit.fluxcd.io/namespace";
 pub const CLI_UTILS_DELETION: &str = "client.lifecycle.config.k8s.io/deletion";
 pub const CLI_UTILS_MUTATION: &str = "config.kubernetes.io/apply-time-mutation";
+/// KubeVela: the Applications (`namespace/name`, comma-separated, the
+/// first the owner) that share a resource (its `shared-resource` policy).
+pub const KUBEVELA_SHARED_BY: &str = "app.oam.dev/shared-by";
 
 /// What an object is, for kapp's change-group placeholders.
 pub struct Subject<'a> {
@@ -186,6 +189,8 @@ pub fn read(subject: &Subject, annotations: &[(Str, Str)], span: Span, text: &st
             ),
         }
     }
+    // KubeVela: kept as written (its resource keeper splits it on commas).
+    t.kubevela_shared_by = annotations.get(KUBEVELA_SHARED_BY).filter(|v| !v.is_empty()).map(Str::from);
     t
 }
 

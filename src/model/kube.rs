@@ -514,6 +514,9 @@ pub struct Tools {
     pub argocd_hook: bool,
     /// A Crossplane Usage or ClusterUsage: what it protects, and from what.
     pub usage: Option<Box<Usage>>,
+    /// KubeVela's `app.oam.dev/shared-by`, as written (not empty): the
+    /// Applications sharing the resource, `namespace/name`, comma-separated.
+    pub kubevela_shared_by: Option<Str>,
 }
 
 impl Tools {

@@ -271,6 +271,12 @@ pub struct Object {
     /// cluster-scoped, which in a cluster it may not be. Set by
     /// `resolve::assign_scopes` (and by a dialect for its own kinds).
     pub scope_known: bool,
+    /// Kubernetes objects: `metadata.resourceVersion` is written, as the
+    /// API server writes it on every object it returns. KubeVela's resource
+    /// keeper takes an object without one for its Application's, whatever
+    /// its labels (`IsResourceManagedByApplication`): written by hand, or
+    /// served by an aggregated API.
+    pub versioned: bool,
     /// What only Murano objects have.
     pub murano: Option<Box<MuranoInfo>>,
     /// What only the objects of a tracking application (KubeVela) have.

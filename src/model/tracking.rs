@@ -6,7 +6,34 @@
 //! resources go before those of the components it depends on);
 //! `analysis::tracking` decides what the application's collector does.
 
-use super::Str;
+use super::{Object, Str};
+
+/// The labels KubeVela writes on what an Application dispatches (and on
+/// its trackers), and what its resource keeper reads of them.
+pub mod labels {
+    /// The Application a resource (or tracker) belongs to: its name…
+    pub const APP_NAME: &str = "app.oam.dev/name";
+    /// …and its namespace.
+    pub const APP_NAMESPACE: &str = "app.oam.dev/namespace";
+    /// A tracker: the uid of the Application that made it.
+    pub const APP_UID: &str = "app.oam.dev/uid";
+    /// The component a resource was rendered from.
+    pub const COMPONENT: &str = "app.oam.dev/component";
+    /// The type of that component.
+    pub const WORKLOAD_TYPE: &str = "workload.oam.dev/type";
+    /// `WORKLOAD` or `TRAIT`.
+    pub const OAM_RESOURCE_TYPE: &str = "app.oam.dev/resourceType";
+    /// The trait that made it.
+    pub const TRAIT_TYPE: &str = "trait.oam.dev/type";
+    /// `vela delete --orphan` adds it to the Application: its collector
+    /// releases what it manages, and removes it with its own finalizer.
+    pub const ORPHAN_FINALIZER: &str = "app.oam.dev/orphan-resource";
+}
+
+/// The value of label `key` of `o`, if written.
+pub fn label<'a>(o: &'a Object, key: &str) -> Option<&'a str> {
+    o.labels.iter().find(|(k, _)| &**k == key).map(|(_, v)| &**v)
+}
 
 /// What an object of a tracking application is.
 #[derive(Clone, Debug)]
@@ -15,13 +42,38 @@ pub enum Tracking {
     Tracker(TrackerSpec),
 }
 
-/// An Application: its generation, components and garbage-collect policy.
+/// An Application: its generation, publish version, workflow state,
+/// components and garbage-collect policy.
 #[derive(Clone, Debug, Default)]
 pub struct AppSpec {
     /// `metadata.generation`: which versioned tracker is current.
     pub generation: Option<u64>,
+    /// The `app.oam.dev/publishVersion` annotation: when written, the
+    /// current tracker is the versioned one of this publish version.
+    pub publish_version: Option<Str>,
+    /// Where its last reconcile left its workflow (`status`).
+    pub workflow: Workflow,
     pub components: Box<[Component]>,
     pub policy: GcPolicy,
+}
+
+/// How far an Application's workflow got, as its `status` says: the
+/// controller runs the mark stage (and collects component revisions)
+/// only once it has succeeded.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum Workflow {
+    /// `status.status` is `running` or `unhealthy` (the reconcile went past
+    /// the workflow), or, without it, `status.workflow.status` is `succeeded`.
+    Succeeded,
+    /// `workflowFailed` (or the workflow's status `failed`): marked only
+    /// with the policy's `continueOnFailure`.
+    Failed,
+    /// Any other phase (running, suspended, terminated, not rendered yet):
+    /// the phase as written.
+    Pending(Str),
+    /// No `status`: the workflow has not run (or the dump left it out).
+    #[default]
+    Unknown,
 }
 
 impl AppSpec {
@@ -49,12 +101,15 @@ pub enum DependsHow {
     Input(Str),
 }
 
-/// The `garbage-collect` policy (the first one, as the controller takes it).
+/// The `garbage-collect` policies, merged as the controller merges them
+/// (`pkg/policy` `ParsePolicy`: rules concatenated, booleans or-ed).
 #[derive(Clone, Debug, Default)]
 pub struct GcPolicy {
     /// `keepLegacyResource`: an outdated tracker is marked only when what it
     /// manages is gone or managed by a newer tracker.
     pub keep_legacy: bool,
+    /// `continueOnFailure`: the mark stage runs after a failed workflow too.
+    pub continue_on_failure: bool,
     /// `order: dependency`.
     pub order_dependency: bool,
     pub rules: Box<[GcRule]>,
@@ -62,12 +117,17 @@ pub struct GcPolicy {
     pub name: Option<Str>,
 }
 
-/// A rule: the first whose selector matches a resource decides.
+/// A rule. The strategy is the first matching rule's (`FindStrategy`,
+/// applied when a resource is recorded: nothing when that rule writes
+/// none); the propagation the first matching rule's that writes one
+/// (`FindDeleteOption`, applied when it is deleted).
 #[derive(Clone, Debug)]
 pub struct GcRule {
     pub selector: RuleSelector,
-    pub strategy: Strategy,
-    pub propagation: Propagation,
+    /// `None`: not written.
+    pub strategy: Option<Strategy>,
+    /// `None`: not written.
+    pub propagation: Option<Propagation>,
     /// The policy it is written in, and its place there (0-based).
     pub policy: Option<Str>,
     pub index: u32,
@@ -90,7 +150,7 @@ pub struct RuleFacts<'a> {
     pub component: Option<&'a str>,
     pub component_type: Option<&'a str>,
     /// `WORKLOAD` or `TRAIT`.
-    pub oam_type: &'a str,
+    pub oam_type: Option<&'a str>,
     pub trait_type: Option<&'a str>,
     pub kind: &'a str,
     pub name: &'a str,
@@ -101,7 +161,7 @@ impl RuleSelector {
         let conditions = [
             (&self.component_names, f.component),
             (&self.component_types, f.component_type),
-            (&self.oam_types, Some(f.oam_type)),
+            (&self.oam_types, f.oam_type),
             (&self.trait_types, f.trait_type),
             (&self.resource_types, Some(f.kind)),
             (&self.resource_names, Some(f.name)),
@@ -182,6 +242,10 @@ pub struct Key {
 pub struct TrackerSpec {
     /// Its Application.
     pub app: Key,
+    /// The `app.oam.dev/uid` label: the uid of the Application that made it.
+    pub app_uid: Option<Str>,
+    /// The `app.oam.dev/publishVersion` annotation (versioned trackers).
+    pub publish_version: Option<Str>,
     pub kind: TrackerKind,
     /// The Application generation it records (versioned trackers).
     pub generation: Option<u64>,

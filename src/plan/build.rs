@@ -240,8 +240,6 @@ pub fn build(snapshot: &Snapshot, options: &Options) -> Result<Plan, PlanError> 
     let objects = &snapshot.objects;
     let mut relations = snapshot.resolved.relations.clone();
     relations.extend(finalizer_relations(objects, &options.finalizer_controllers));
-    let lazy = LazyGraph::new(objects.len());
-    let graph = || lazy.get(&relations);
     let refs: Vec<String> = objects.par_iter().map(Object::reference).collect();
     t.lap("  refs");
     let rank = order::reference_ranks(&refs);
@@ -257,9 +255,21 @@ pub fn build(snapshot: &Snapshot, options: &Options) -> Result<Plan, PlanError> 
             Err(tracking::Unknowable::NoGeneration { app, trackers }) => {
                 return Err(PlanError::NoGeneration { app: refs[app.index()].clone(), trackers })
             }
+            Err(tracking::Unknowable::Listing(broken)) => return Err(listing_error(&broken, &refs)),
         },
         false => None,
     };
+    // A component revision goes after the trackers that recorded its
+    // component (declared by the component-revision tracker).
+    if let Some(c) = &collection {
+        relations.extend(
+            c.after
+                .iter()
+                .map(|&(revision, t, cr)| Relation::solid(RelKind::ComponentOrder, revision, t, cr, u32::MAX)),
+        );
+    }
+    let lazy = LazyGraph::new(objects.len());
+    let graph = || lazy.get(&relations);
     let released = match options.mode {
         Mode::Gc => cascade::released_volumes(objects),
         _ => Vec::new(),
@@ -351,6 +361,14 @@ pub fn build(snapshot: &Snapshot, options: &Options) -> Result<Plan, PlanError> 
         }
     }
     murano_spare(objects, &options.mode, &mut cascade);
+    if let Some(c) = &collection {
+        // Outside `--gc` (which refused at once): an Application whose
+        // trackers its keeper refuses to list collects nothing.
+        if let Some(b) = c.broken.iter().find(|b| tracking::involved(b.app(), &relations, &cascade)) {
+            return Err(listing_error(b, &refs));
+        }
+        tracking::shared_keeps(objects, &relations, &rank, &mut cascade);
+    }
     t.lap("  cascade");
     cascade.kept.sort_by_key(|(id, _)| rank[id.index()]);
     cascade.orphaned.sort_by_key(|(id, _)| rank[id.index()]);
@@ -418,6 +436,9 @@ pub fn build(snapshot: &Snapshot, options: &Options) -> Result<Plan, PlanError> 
     });
     warnings.extend(finalizer_hangs(objects, &options.finalizer_controllers, &in_set, &order, &refs, &rank)?);
     warnings.extend(keep_warnings(objects, &relations, &cascade, &options.mode, graph()));
+    if let Some(c) = &collection {
+        warnings.extend(record_over_policy(objects, &relations, &cascade, c, &rank));
+    }
     if !options.closed_world && options.mode != Mode::Gc {
         warnings.extend(warnings::owners_outside(snapshot, &relations, &cascade, multi_owner));
     }
@@ -507,6 +528,92 @@ pub fn build(snapshot: &Snapshot, options: &Options) -> Result<Plan, PlanError> 
         lines,
         inputs,
     })
+}
+
+/// KubeVela: records that decide otherwise than the policy says now, where
+/// that changes what the plan does (a resource deleted that the policy
+/// would keep, or kept by `skipGC` that it would not).
+fn record_over_policy(
+    objects: &[Object],
+    relations: &[Relation],
+    cascade: &Cascade,
+    c: &tracking::Collection,
+    rank: &[u32],
+) -> Vec<Warning> {
+    use crate::model::tracking::Strategy;
+    if c.disagreements.is_empty() {
+        return Vec::new();
+    }
+    // Each object's first record in reference order (of object, tracker).
+    let mut disagreements = c.disagreements.clone();
+    disagreements.sort_by_key(|d| {
+        let r = &relations[d.relation as usize];
+        (rank[r.to.index()], rank[r.from.index()])
+    });
+    let app: HashMap<ObjId, ObjId> =
+        relations.iter().filter(|r| r.kind == RelKind::Manages && r.decl == u32::MAX).map(|r| (r.to, r.from)).collect();
+    let kept: HashMap<ObjId, KeptBy> = cascade.kept.iter().copied().collect();
+    let mut seen = std::collections::HashSet::new();
+    let mut out = Vec::new();
+    for d in &disagreements {
+        let r = &relations[d.relation as usize];
+        let Some(&a) = app.get(&r.from) else { continue };
+        let deleted = cascade.deleted(r.to);
+        let warn = match (deleted, d.strategy) {
+            (true, Some(Strategy::Never)) => true,
+            (true, Some(Strategy::OnAppDelete)) => !cascade.deleted(a),
+            (true, _) => false,
+            (false, s) => {
+                s != Some(Strategy::Never)
+                    && matches!(kept.get(&r.to), Some(KeptBy::Released { relation, keep: cascade::Keep::SkipGc, .. }) if *relation == d.relation)
+            }
+        };
+        if !warn || !seen.insert(r.to) {
+            continue;
+        }
+        let rule = d.rule.and_then(|i| {
+            let spec = tracking::app_of(&objects[a.index()])?;
+            spec.policy.rules.get(i as usize).map(|x| (x.policy.clone(), x.index + 1))
+        });
+        out.push(Warning::RecordOverPolicy {
+            object: r.to,
+            tracker: r.from,
+            app: a,
+            rule,
+            strategy: d.strategy,
+            deleted,
+        });
+    }
+    out
+}
+
+/// Why KubeVela's resource keeper stops at an Application's trackers.
+fn listing_error(broken: &tracking::Broken, refs: &[String]) -> PlanError {
+    let name = |id: ObjId| refs[id.index()].as_str();
+    let message = match broken {
+        tracking::Broken::ForeignTracker { app, tracker, uid, app_uid: Some(own) } => format!(
+            "{} is labelled app.oam.dev/uid {uid}, not the uid of {} ({own}): it is the tracker of an earlier Application of that name; KubeVela's resource keeper stops there (\"delete it manually\") and collects nothing of {}; delete the tracker (or its label) first",
+            name(*tracker),
+            name(*app),
+            name(*app)
+        ),
+        tracking::Broken::ForeignTracker { app, tracker, uid, app_uid: None } => format!(
+            "{} is labelled app.oam.dev/uid {uid}, and {} has no metadata.uid in the snapshot: whether the tracker is its own, or an earlier Application's of that name (where KubeVela's resource keeper stops), cannot be told; dump the Application from the cluster (`kubectl get application -o yaml` prints its uid)",
+            name(*tracker),
+            name(*app)
+        ),
+        tracking::Broken::StalePublishVersion { app, tracker, version, generation, newer } => format!(
+            "{} {}, whose tracker {} is of generation {generation}, older than an outdated tracker of generation {newer}: KubeVela's resource keeper stops there (\"in-use and outdated\") and collects nothing of {}",
+            name(*app),
+            match version {
+                Some(v) => format!("publishes version {v}"),
+                None => format!("is at generation {generation}"),
+            },
+            name(*tracker),
+            name(*app)
+        ),
+    };
+    PlanError::TrackerListing { message }
 }
 
 /// Owner references that name no object, as written, for reasons to point

@@ -176,7 +176,7 @@ pub fn origin_text(cause: Cause, mode: &Mode) -> &'static str {
         Cause::Garbage(Garbage::RemovedFromModel) => "garbage: in ObjectsCopy, not in Objects",
         Cause::Garbage(Garbage::Unreachable) => "garbage: unreachable from the root",
         Cause::Garbage(Garbage::Tracker) => "mark: a resource tracker its application's collector marked",
-        Cause::Garbage(Garbage::UnusedRevision) => "garbage: a component revision no active tracker uses",
+        Cause::Garbage(Garbage::UnusedRevision) => "garbage: a component revision no tracker that stays records",
         Cause::Garbage(Garbage::VolumeReleased { .. }) => {
             "garbage: a volume whose claim is gone, reclaim policy Delete"
         }

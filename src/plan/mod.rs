@@ -103,6 +103,9 @@ pub enum PlanError {
     /// An Application has versioned resource trackers but no
     /// `metadata.generation`: which tracker is current cannot be told.
     NoGeneration { app: String, trackers: u32 },
+    /// KubeVela's resource keeper refuses to list an Application's trackers
+    /// (and so collects nothing of it): the message says why.
+    TrackerListing { message: String },
     /// An object would wait forever for a finalizer whose controller is
     /// deleted in an earlier step.
     Hang { object: String, finalizer: String, controller: String, object_step: u32, controller_step: u32 },
@@ -122,6 +125,7 @@ impl std::fmt::Display for PlanError {
                 f,
                 "{app} has {trackers} resource trackers but no metadata.generation: which of them is current, and so which are outdated, cannot be told; dump the Application from the cluster (`kubectl get application -o yaml` prints its generation)"
             ),
+            PlanError::TrackerListing { message } => f.write_str(message),
             PlanError::Hang { object, finalizer, controller, object_step, controller_step } => write!(
                 f,
                 "{object} (step {object_step}) would hang: its finalizer {finalizer} is removed by {controller}, which is deleted earlier (step {controller_step})"

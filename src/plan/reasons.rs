@@ -13,7 +13,7 @@
 )]
 
 use super::Mode;
-use crate::analysis::cascade::{self, Cascade, Cause, Keep, KeptBy, RuleKeep};
+use crate::analysis::cascade::{self, Cascade, Cause, Keep, KeptBy};
 use crate::analysis::tracking::{tracker_of, Mark};
 use crate::graph::Graph;
 use crate::model::kube::{HelmHook, KappAction, KappRule, KappWhen, KeepMark, Reclaim};
@@ -84,7 +84,7 @@ pub enum Garbage {
     AppBeingDeleted(ObjId),
     /// Mark stage (`--closed-world`): the tracker's Application (namespace/name) is not in the snapshot.
     AppNotInSnapshot(Str),
-    /// A component revision of this component, which no active tracker uses.
+    /// A component revision of this component, which no tracker that stays records.
     UnusedRevision(Str),
     /// A volume whose claim (`namespace/name` of its `claimRef`) is gone,
     /// reclaim policy `Delete`: the claim of that name is another one (its
@@ -406,7 +406,7 @@ fn write_garbage(g: &Garbage, names: &Names, out: &mut String) -> std::fmt::Resu
             write!(out, "mark: its application {app} is not in the snapshot (--closed-world)")
         }
         Garbage::UnusedRevision(c) => {
-            write!(out, "garbage: revision of component {c}, which no active tracker uses")
+            write!(out, "garbage: revision of component {c}, which no tracker that stays records")
         }
         Garbage::ClaimGone { claim, replaced: true } => write!(
             out,
@@ -438,10 +438,13 @@ pub enum Kept {
     StillOwnedBy(ObjId),
     /// This active resource tracker still manages it.
     StillManagedBy(ObjId),
-    /// Its tracker's collector releases it rather than deleting it: the
-    /// tracker's record (`skipGC`) or a rule of its Application's policy.
-    /// (`rule` names the rule: its policy and 1-based place there.)
-    Released { tracker: ObjId, app: Option<ObjId>, keep: Keep, rule: Option<(Option<Str>, u32)> },
+    /// Its tracker's collector leaves it rather than deleting it: released
+    /// (the tracker's record `skipGC`, the orphan finalizer, a rule's
+    /// `propagation: orphan`), no longer its Application's, or shared.
+    /// (`rule` names the rule: its policy and 1-based place there; `about`:
+    /// for `NotOwned`, the Application its labels name; for `Shared`, its
+    /// `app.oam.dev/shared-by`.)
+    Released { tracker: ObjId, app: Option<ObjId>, keep: Keep, rule: Option<(Option<Str>, u32)>, about: Option<Str> },
     /// A cluster-scoped object with this namespaced owner is never collected.
     NamespacedOwner(ObjId),
     /// The same, for an owner reference (as written) to a namespaced kind
@@ -489,7 +492,10 @@ impl Kept {
             Kept::StillOwnedBy(_) => "still-owned",
             Kept::StillManagedBy(_) => "still-managed",
             Kept::Released { keep: Keep::SkipGc, .. } => "skip-gc",
-            Kept::Released { .. } => "kept-by-rule",
+            Kept::Released { keep: Keep::Orphan { .. }, .. } => "kept-by-rule",
+            Kept::Released { keep: Keep::OrphanFinalizer, .. } => "orphan-finalizer",
+            Kept::Released { keep: Keep::NotOwned, .. } => "not-owned",
+            Kept::Released { keep: Keep::Shared, .. } => "shared",
             Kept::NamespacedOwner(_) | Kept::NamespacedOwnerRef(_) => "namespaced-owner",
             Kept::CollectorDone { .. } => "collector-done",
             Kept::AlreadyDestroyed => "already-destroyed",
@@ -537,26 +543,40 @@ impl Kept {
         match self {
             Kept::StillOwnedBy(x) => format!("still owned by {}", names.of(*x)),
             Kept::StillManagedBy(x) => format!("still managed by the active tracker {}", names.of(*x)),
-            Kept::Released { tracker, app, keep, rule } => {
+            Kept::Released { tracker, app, keep, rule, about } => {
                 let app = app.map_or("its application", |a| names.of(a));
-                let rule = match rule {
-                    Some((Some(policy), n)) => format!("rule {n} of policy {policy}"),
-                    Some((None, n)) => format!("rule {n} of the garbage-collect policy"),
-                    None => String::from("a rule"),
-                };
+                let named = rule.as_ref().map(|(policy, n)| match policy {
+                    Some(policy) => format!("rule {n} of policy {policy}"),
+                    None => format!("rule {n} of the garbage-collect policy"),
+                });
                 match keep {
-                    Keep::SkipGc => {
-                        format!("released, not deleted: {} records it with skipGC", names.of(*tracker))
-                    }
-                    Keep::Rule { why: RuleKeep::Never, .. } => {
-                        format!("kept by {rule} of {app} (strategy: never)")
-                    }
-                    Keep::Rule { why: RuleKeep::OnAppDelete, .. } => {
-                        format!("kept until {app} is deleted, by {rule} (strategy: onAppDelete)")
-                    }
-                    Keep::Rule { why: RuleKeep::Orphan, .. } => {
-                        format!("released, not deleted, by {rule} of {app} (propagation: orphan)")
-                    }
+                    Keep::SkipGc => match named {
+                        Some(rule) => format!(
+                            "released, not deleted: {} records it with skipGC ({rule} of {app}: strategy: never)",
+                            names.of(*tracker)
+                        ),
+                        None => format!("released, not deleted: {} records it with skipGC", names.of(*tracker)),
+                    },
+                    Keep::Orphan { .. } => format!(
+                        "released, not deleted, by {} of {app} (propagation: orphan)",
+                        named.as_deref().unwrap_or("a rule")
+                    ),
+                    Keep::OrphanFinalizer => format!(
+                        "released, not deleted: {app} carries the finalizer {} (vela delete --orphan)",
+                        crate::model::tracking::labels::ORPHAN_FINALIZER
+                    ),
+                    Keep::NotOwned => match about {
+                        Some(other) => format!(
+                            "not {app}'s any more: its labels name the Application {other}, and app.oam.dev/shared-by does not list {app}; its collector leaves it"
+                        ),
+                        None => format!(
+                            "not {app}'s any more: its labels name no Application (released), and app.oam.dev/shared-by does not list {app}; its collector leaves it"
+                        ),
+                    },
+                    Keep::Shared => format!(
+                        "shared (app.oam.dev/shared-by: {}): {app} only leaves its sharers; the last sharer deletes it",
+                        about.as_deref().unwrap_or("")
+                    ),
                 }
             }
             Kept::NamespacedOwner(x) => {
@@ -624,7 +644,10 @@ impl Kept {
             Kept::StillOwnedBy(_) | Kept::NamespacedOwner(_) | Kept::NamespacedOwnerRef(_) => "another owner stays",
             Kept::StillManagedBy(_) => "an active tracker still manages it",
             Kept::Released { keep: Keep::SkipGc, .. } => "its tracker records it with skipGC",
-            Kept::Released { .. } => "a garbage-collect rule keeps it",
+            Kept::Released { keep: Keep::Orphan { .. }, .. } => "a garbage-collect rule releases it",
+            Kept::Released { keep: Keep::OrphanFinalizer, .. } => "its Application is deleted with --orphan",
+            Kept::Released { keep: Keep::NotOwned, .. } => "it no longer belongs to that Application",
+            Kept::Released { keep: Keep::Shared, .. } => "another Application shares it",
             Kept::CollectorDone { .. } => "the collector no longer cascades from that owner",
             Kept::AlreadyDestroyed => "it is already destroyed",
             Kept::Reachable => "the root still reaches it",
@@ -649,14 +672,41 @@ impl Kept {
             KeptBy::SolidOwner(r) => Kept::StillOwnedBy(relations[r as usize].from),
             KeptBy::Released { relation, app, keep } => {
                 let tracker = relations[relation as usize].from;
+                use crate::analysis::tracking;
+                let spec = app.and_then(|a| tracking::app_of(&objects[a.index()]));
                 let rule = match keep {
-                    Keep::Rule { rule, .. } => app
-                        .and_then(|a| crate::analysis::tracking::app_of(&objects[a.index()]))
-                        .and_then(|s| s.policy.rules.get(rule as usize))
-                        .map(|r| (r.policy.clone(), r.index + 1)),
-                    Keep::SkipGc => None,
+                    Keep::Orphan { rule } => Some(rule),
+                    // The rule that had it recorded so, if the policy still says it.
+                    Keep::SkipGc => {
+                        let r = &relations[relation as usize];
+                        let record =
+                            tracking::tracker_of(&objects[r.from.index()]).and_then(|t| t.managed.get(r.decl as usize));
+                        record.zip(spec).and_then(|(m, s)| {
+                            match tracking::find_strategy(s, &tracking::facts(m, Some(s), objects.get(id.index()))) {
+                                Some((i, Some(crate::model::tracking::Strategy::Never))) => Some(i),
+                                _ => None,
+                            }
+                        })
+                    }
+                    _ => None,
+                }
+                .and_then(|i| spec?.policy.rules.get(i as usize))
+                .map(|r| (r.policy.clone(), r.index + 1));
+                let o = &objects[id.index()];
+                let about = match keep {
+                    Keep::NotOwned => {
+                        use crate::model::tracking::{label, labels};
+                        match (label(o, labels::APP_NAMESPACE), label(o, labels::APP_NAME)) {
+                            (Some(ns), Some(name)) if !ns.is_empty() && !name.is_empty() => {
+                                Some(Str::from(format!("{ns}/{name}")))
+                            }
+                            _ => None,
+                        }
+                    }
+                    Keep::Shared => o.tools().and_then(|t| t.kubevela_shared_by.clone()),
+                    _ => None,
                 };
-                Kept::Released { tracker, app, keep, rule }
+                Kept::Released { tracker, app, keep, rule, about }
             }
             KeptBy::NamespacedOwner(r) => Kept::NamespacedOwner(relations[r as usize].from),
             KeptBy::NamespacedOwnerRef(j) => {

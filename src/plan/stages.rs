@@ -8,7 +8,7 @@ use super::reasons::{Kept, Names};
 use crate::analysis::cascade::Cascade;
 use crate::analysis::order::Order;
 use crate::analysis::tracking::{tracker_of, Collection, Mark};
-use crate::model::tracking::TrackerKind;
+use crate::model::tracking::{TrackerKind, Workflow};
 use crate::model::{ObjId, Object, RelKind, Relation};
 use std::collections::HashMap;
 
@@ -79,6 +79,16 @@ impl MarkStage {
             Mark::Outdated { generation, current } => {
                 format!("marked: outdated (generation {generation}; {app} is at generation {current})")
             }
+            Mark::OtherVersion { version: Some(v), current } => {
+                format!("marked: outdated (publish version {v}; {app} publishes {current})")
+            }
+            Mark::OtherVersion { version: None, current } => {
+                format!("marked: outdated (no publish version; {app} publishes {current})")
+            }
+            Mark::WorkflowPending(w) => format!(
+                "not marked: {}; the controller marks outdated trackers only once its workflow has succeeded",
+                workflow_said(w, app)
+            ),
             Mark::AppDeleted(_) => format!("marked: {app} is being deleted"),
             Mark::AppAbsent => "marked: its application is not in the snapshot (--closed-world)".into(),
             Mark::AppNotInSnapshot => {
@@ -102,7 +112,8 @@ impl MarkStage {
             Mark::Current => "current",
             Mark::Root => "root",
             Mark::Revisions => "component-revisions",
-            Mark::Outdated { .. } => "outdated",
+            Mark::Outdated { .. } | Mark::OtherVersion { .. } => "outdated",
+            Mark::WorkflowPending(_) => "workflow-not-succeeded",
             Mark::AppDeleted(_) => "application-being-deleted",
             Mark::AppAbsent => "application-not-in-snapshot",
             Mark::AppNotInSnapshot => "application-not-in-snapshot",
@@ -110,6 +121,16 @@ impl MarkStage {
             Mark::Legacy { .. } => "keep-legacy-resource",
             Mark::LegacyUnknown { .. } => "keep-legacy-resource",
         }
+    }
+}
+
+/// What Application `app`'s status says of its workflow, in words.
+pub fn workflow_said(w: &Workflow, app: &str) -> String {
+    match w {
+        Workflow::Succeeded => format!("the workflow of {app} has succeeded"),
+        Workflow::Failed => format!("the workflow of {app} failed (and its policy has no continueOnFailure)"),
+        Workflow::Pending(phase) => format!("{app} is at status {phase}"),
+        Workflow::Unknown => format!("{app} has no status in the snapshot"),
     }
 }
 

@@ -55,6 +55,21 @@ pub enum Warning {
     /// `plan --as TOOL`: that tool's order breaks a constraint of the plan
     /// (TD016).
     ToolOrder(Box<ToolFinding>),
+    /// KubeVela: `tracker` records `object` otherwise than its
+    /// Application's garbage-collect policy says now (the first rule that
+    /// selects it, `rule`, with `strategy`; none: no rule does, or it
+    /// writes no strategy). A strategy acts when a resource is recorded,
+    /// so the keeper follows the record: `deleted`, the plan deletes what
+    /// the policy would keep; else a `skipGC` record keeps what the policy
+    /// would not.
+    RecordOverPolicy {
+        object: ObjId,
+        tracker: ObjId,
+        app: ObjId,
+        rule: Option<(Option<Str>, u32)>,
+        strategy: Option<crate::model::tracking::Strategy>,
+        deleted: bool,
+    },
 }
 
 /// What deletes an object despite its keep annotation.
@@ -87,6 +102,7 @@ impl Warning {
             Warning::DependentStays { .. } => "dependent-stays",
             Warning::OwnerOutsideSnapshot { .. } => "owner-outside-snapshot",
             Warning::ToolOrder(_) => "tool-order",
+            Warning::RecordOverPolicy { .. } => "record-over-policy",
         }
     }
 
@@ -105,7 +121,8 @@ impl Warning {
             | Warning::Hangs { .. }
             | Warning::EndpointsRewritten { .. }
             | Warning::DependentStays { .. }
-            | Warning::OwnerOutsideSnapshot { .. } => None,
+            | Warning::OwnerOutsideSnapshot { .. }
+            | Warning::RecordOverPolicy { .. } => None,
         }
     }
 
@@ -132,6 +149,7 @@ impl Warning {
             Warning::KeepIgnored { object, .. } => vec![names.of(*object)],
             Warning::Hangs { holder, object, usage } => vec![names.of(*holder), names.of(*object), names.of(*usage)],
             Warning::ToolOrder(f) => f.refs(names),
+            Warning::RecordOverPolicy { object, tracker, .. } => vec![names.of(*object), names.of(*tracker)],
         }
     }
 
@@ -219,6 +237,27 @@ impl Warning {
                 names.of(*object)
             ),
             Warning::ToolOrder(f) => f.message(names),
+            Warning::RecordOverPolicy { object, tracker, app, rule, strategy, deleted } => {
+                let (object, tracker, app) = (names.of(*object), names.of(*tracker), names.of(*app));
+                let rule = match rule {
+                    Some((Some(policy), n)) => format!("rule {n} of policy {policy}"),
+                    Some((None, n)) => format!("rule {n} of the garbage-collect policy"),
+                    None => "no rule".into(),
+                };
+                let says = match (strategy, rule.as_str()) {
+                    (Some(s), _) => format!("{rule} of {app} says strategy: {} now", s.as_str()),
+                    (None, "no rule") => format!("no rule of the garbage-collect policy of {app} selects it now"),
+                    (None, _) => format!("{rule} of {app}, the first that selects it, writes no strategy now"),
+                };
+                match deleted {
+                    true => format!(
+                        "{object} is deleted: {tracker} records it without skipGC, though {says}; a strategy acts when a resource is dispatched, and KubeVela's resource keeper follows the record"
+                    ),
+                    false => format!(
+                        "{object} is kept: {tracker} records it with skipGC, though {says}; a strategy acts when a resource is dispatched, and KubeVela's resource keeper follows the record"
+                    ),
+                }
+            }
         }
     }
 }
@@ -245,6 +284,7 @@ pub(super) fn sort(warnings: &mut [Warning], rank: &[u32]) {
             Warning::DependentStays { object, dependent } => (9, vec![*object, *dependent]),
             Warning::OwnerOutsideSnapshot { object, with, .. } => (10, vec![*object, *with]),
             Warning::ToolOrder(_) => (11, Vec::new()),
+            Warning::RecordOverPolicy { object, tracker, .. } => (12, vec![*object, *tracker]),
         };
         (kind, objects.iter().map(at).collect::<Vec<u32>>())
     });

@@ -54,6 +54,11 @@ fn order_phrase(plan: &Plan, r: &Relation, next: &str) -> String {
         RelKind::Owns | RelKind::Contains | RelKind::Defines | RelKind::Manages => {
             format!("{} {next}", cascade_verb(r))
         }
+        RelKind::ComponentOrder if r.decl == u32::MAX => {
+            format!(
+                "goes after {next}, which recorded its component (a revision goes once no tracker that stays uses it)"
+            )
+        }
         RelKind::ComponentOrder => format!("goes after {next}, whose component depends on its own"),
         RelKind::DestroyAfter if r.declared_by == r.to && plan.murano.get(r.to.index()) == Some(&true) => {
             format!("goes after {next}, whose destruction it subscribed to")

@@ -357,7 +357,12 @@ fn run_case(path: &Path) -> Vec<String> {
         }
     }
     if !bad.is_empty() {
-        bad.push(format!("command: teardown {}\nstdout:\n{}\nstderr:\n{}", args.join(" "), clip(&stdout), clip(&stderr)));
+        bad.push(format!(
+            "command: teardown {}\nstdout:\n{}\nstderr:\n{}",
+            args.join(" "),
+            clip(&stdout),
+            clip(&stderr)
+        ));
     }
     bad
 }
@@ -401,7 +406,7 @@ fn suite(system: &str) {
 #[test]
 fn every_system_folder_has_a_test() {
     // A system's folder and its `#[test]` below come together.
-    let known = ["kubernetes"];
+    let known = ["kubernetes", "kubevela"];
     for entry in std::fs::read_dir(root()).unwrap() {
         let path = entry.unwrap().path();
         if path.is_dir() {
@@ -415,4 +420,9 @@ fn every_system_folder_has_a_test() {
 #[test]
 fn kubernetes() {
     suite("kubernetes");
+}
+
+#[test]
+fn kubevela() {
+    suite("kubevela");
 }
