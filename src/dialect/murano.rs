@@ -311,6 +311,7 @@ impl Reader<'_> {
         let mut deps = Vec::new();
         let mut handlers = Vec::new();
         let mut own: Option<Vec<Str>> = None;
+        let mut own_at = 0;
         let subscriptions = get(h, "dependencies").and_then(|d| d.get("onDestruction")).and_then(Node::as_seq);
         for s in subscriptions.into_iter().flatten() {
             let Some(subscriber) = s.get("subscriber").and_then(scalar).filter(|s| !s.is_empty()) else {
@@ -327,6 +328,9 @@ impl Reader<'_> {
             let again = deps.iter().zip(&handlers).any(|(d, h): (&DepDecl, _)| d.text == subscriber && *h == handler);
             if subscriber == id {
                 // Told about its own destruction; nothing to order.
+                if own.is_none() {
+                    own_at = deps.len() as u32;
+                }
                 let own = own.get_or_insert_with(Vec::new);
                 own.extend(handler.filter(|h| !own.contains(h)));
                 continue;
@@ -390,6 +394,7 @@ impl Reader<'_> {
             destroyed: get(h, "destroyed").and_then(Node::as_bool).unwrap_or(false),
             handlers: handlers.into(),
             own_destruction: own.map(Into::into),
+            own_at,
             strings: Vec::new(),
             attributes,
             section,
