@@ -406,7 +406,7 @@ fn suite(system: &str) {
 #[test]
 fn every_system_folder_has_a_test() {
     // A system's folder and its `#[test]` below come together.
-    let known = ["kubernetes"];
+    let known = ["kubernetes", "murano", "krake"];
     for entry in std::fs::read_dir(root()).unwrap() {
         let path = entry.unwrap().path();
         if path.is_dir() {
@@ -420,4 +420,14 @@ fn every_system_folder_has_a_test() {
 #[test]
 fn kubernetes() {
     suite("kubernetes");
+}
+
+#[test]
+fn murano() {
+    suite("murano");
+}
+
+#[test]
+fn krake() {
+    suite("krake");
 }
