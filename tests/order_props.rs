@@ -70,6 +70,11 @@ fn reaches(from: usize, to: usize, rels: &[Relation], n: usize, keep: impl Fn(&R
     false
 }
 
+/// Generated edges (from, to, a destruction dependency?) as relations.
+fn relations(edges: &[(usize, usize, bool)]) -> Vec<Relation> {
+    edges.iter().map(|&(a, b, dd)| rel(a, b, if dd { RelKind::DestroyAfter } else { RelKind::Owns })).collect()
+}
+
 /// Murano's comparator, pair by pair (CONTRACT §4): `d[a][b]`, a has a
 /// destruction dependency on b, `o[a][b]`, a owns b; each transitive on its
 /// own, through any objects.
@@ -112,10 +117,7 @@ proptest! {
 
     #[test]
     fn every_kept_constraint_holds_and_steps_are_minimal((n, edges, in_set) in graphs()) {
-        let rels: Vec<Relation> = edges
-            .iter()
-            .map(|&(a, b, dd)| rel(a, b, if dd { RelKind::DestroyAfter } else { RelKind::Owns }))
-            .collect();
+        let rels: Vec<Relation> = relations(&edges);
         let rank: Vec<u32> = (0..n as u32).collect();
 
         // Without --allow-cycles: an error exactly when objects of the set own
@@ -197,10 +199,6 @@ proptest! {
             prop_assert_eq!(o.step[a], before + 1, "object {} could move", a);
         }
     }
-}
-
-proptest! {
-    #![proptest_config(ProptestConfig { cases: 4000, ..ProptestConfig::default() })]
 
     /// Relaxing a link never changes an order that the other constraints
     /// imply (issue 32): every pair the comparator orders, on no cycle of
@@ -209,10 +207,7 @@ proptest! {
     /// and owned that depend on each other (the ELSE IF: owned first).
     #[test]
     fn the_comparator_holds_off_its_cycles((n, edges, in_set) in graphs()) {
-        let rels: Vec<Relation> = edges
-            .iter()
-            .map(|&(a, b, dd)| rel(a, b, if dd { RelKind::DestroyAfter } else { RelKind::Owns }))
-            .collect();
+        let rels = relations(&edges);
         let rank: Vec<u32> = (0..n as u32).collect();
         let o = order(&Input { relations: &rels, in_set: &in_set, rank: &rank, allow_cycles: true }).unwrap();
         let cmp = Comparator::new(&rels, n);
@@ -326,10 +321,7 @@ proptest! {
     fn a_namespace_barrier_orders_as_the_pairwise_edges((n, edges, mut in_set, pod) in namespaces()) {
         use teardown::model::RuleEdge;
         in_set[0] = true;
-        let base: Vec<Relation> = edges
-            .iter()
-            .map(|&(a, b, dd)| rel(a, b, if dd { RelKind::DestroyAfter } else { RelKind::Owns }))
-            .collect();
+        let base: Vec<Relation> = relations(&edges);
         let (set, pods) = (&in_set, &pod);
         let members = |p: bool| (1..n).filter(move |&i| set[i] && pods[i] == p);
         let mut barrier = base.clone();
@@ -411,10 +403,7 @@ proptest! {
         let late: Vec<usize> = (0..n).filter(|&i| side[i] == 0).collect();
         let early: Vec<usize> = (0..n).filter(|&i| side[i] == 1).collect();
         prop_assume!(!late.is_empty() && !early.is_empty());
-        let base: Vec<Relation> = edges
-            .iter()
-            .map(|&(a, b, dd)| rel(a, b, if dd { RelKind::DestroyAfter } else { RelKind::Owns }))
-            .collect();
+        let base: Vec<Relation> = relations(&edges);
         let mut pairs = base.clone();
         for &l in &late {
             for &e in &early {
