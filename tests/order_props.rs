@@ -261,6 +261,25 @@ fn relaxing_is_local() {
 }
 
 #[test]
+fn a_long_chain_of_relaxed_links_is_planned_in_one_pass() {
+    // r(0) owns c1 owns c2 … owns cN, each depending on r: every link from r
+    // is turned round in turn (r owns c1, then r owns c2 through c1, …).
+    // Drawn as they come, not one stall per link (quadratic: minutes).
+    let n = 20_000;
+    let mut rels = Vec::new();
+    for i in 1..=n {
+        rels.push(rel(i - 1, i, RelKind::Owns));
+        rels.push(rel(i, 0, RelKind::DestroyAfter));
+    }
+    let in_set = vec![true; n + 1];
+    let rank: Vec<u32> = (0..=n as u32).collect();
+    let o = order(&Input { relations: &rels, in_set: &in_set, rank: &rank, allow_cycles: false }).unwrap();
+    // r first, then cN … c1: each owns the next.
+    assert_eq!((o.step[0], o.step[n], o.step[1], o.steps), (1, 2, n as u32 + 1, n as u32 + 1));
+    assert_eq!(o.relaxed, [0]);
+}
+
+#[test]
 fn owner_and_owned_that_depend_on_each_other_go_owned_first() {
     // A(0) owns B(1), each depends on the other: the comparator's ELSE IF
     // orders them, B first, and no clause leaves a group (before: one step).

@@ -712,6 +712,8 @@ fn layer(count: usize, edges: &mut Vec<Edge>, rep: Vec<u32>, nodes: &Nodes) -> L
             }
             let owned = owned.get_or_insert_with(|| Owned::new(count, edges));
             let mut touched = Vec::new();
+            // Relaxed edges whose derived edges are still to be drawn.
+            let mut work: Vec<usize> = Vec::new();
             for relax in freed {
                 for (x, e) in relax.edges {
                     if relaxed_edge[e] {
@@ -721,25 +723,39 @@ fn layer(count: usize, edges: &mut Vec<Edge>, rep: Vec<u32>, nodes: &Nodes) -> L
                     relaxed_because[e] = relax.because;
                     pending_soft[x] -= 1;
                     touched.push(x);
-                    if edges[e].rule {
+                    if !edges[e].rule {
+                        work.push(e);
+                    }
+                }
+            }
+            while let Some(e) = work.pop() {
+                for d in owned.around(edges, e, &relaxed_edge, &rep) {
+                    let n = edges.len();
+                    let (f, t) = (rep[d.from as usize], rep[d.to as usize]);
+                    owned.add(&d, n as u32);
+                    edges.push(d);
+                    relaxed_edge.push(false);
+                    relaxed_because.push(None);
+                    // (What waits on a stalled group is not done.)
+                    if f == t || done[f as usize] {
                         continue;
                     }
-                    for d in owned.around(edges, e, &relaxed_edge, &rep) {
-                        let n = edges.len();
-                        let (f, t) = (rep[d.from as usize], rep[d.to as usize]);
-                        owned.add(&d, n as u32);
-                        edges.push(d);
-                        relaxed_edge.push(false);
-                        relaxed_because.push(None);
-                        // (What waits on a stalled group is not done.)
-                        if f == t || done[f as usize] {
-                            continue;
-                        }
+                    if done[t as usize] {
                         extra.add(f, t, n as u32);
-                        if !done[t as usize] {
-                            pending_soft[f as usize] += 1;
-                        }
+                        continue;
                     }
+                    // A pair the comparator turns round (the owned group
+                    // depends on its owner, within a few steps) gives way
+                    // now, not one stall later: a chain of them would
+                    // otherwise stall once per link.
+                    let turned = depends_on(&out, &done, t as usize, f as usize, TURN_LOOKUP);
+                    if turned && !same_cycle(nodes.cycle_of, f as usize, t as usize) {
+                        relaxed_edge[n] = true;
+                        work.push(n);
+                        continue;
+                    }
+                    extra.add(f, t, n as u32);
+                    pending_soft[f as usize] += 1;
                 }
             }
             for x in touched {
@@ -786,6 +802,35 @@ fn layer(count: usize, edges: &mut Vec<Edge>, rep: Vec<u32>, nodes: &Nodes) -> L
         }
     }
     Layering { rep, step, after_edge, relaxed_edge, relaxed_because }
+}
+
+/// How many groups `depends_on` looks at, at most, when a derived edge is
+/// drawn (beyond, the next stall decides).
+const TURN_LOOKUP: usize = 64;
+
+/// Does group `from` reach group `to` by destruction dependencies alone
+/// (edges to groups not done), looking at `limit` groups at most?
+fn depends_on(out: &Csr, done: &[bool], from: usize, to: usize, limit: usize) -> bool {
+    let mut seen = rustc_hash::FxHashSet::default();
+    let mut queue = VecDeque::from([from]);
+    while let Some(g) = queue.pop_front() {
+        for a in out.of(g).iter().filter(|a| a.hard() && !done[a.group as usize]) {
+            let t = a.group as usize;
+            if t == to {
+                return true;
+            }
+            if seen.len() < limit && seen.insert(t) {
+                queue.push_back(t);
+            }
+        }
+    }
+    false
+}
+
+/// Are groups `x` and `a` members of one split cycle of destruction
+/// dependencies (whose ownership is never relaxed)?
+fn same_cycle(cycle_of: &[u32], x: usize, a: usize) -> bool {
+    cycle_of[x] != u32::MAX && cycle_of[x] == cycle_of[a]
 }
 
 /// Derived edges between groups (ownership, never hard), by group.
@@ -989,7 +1034,7 @@ fn unblock<F: Fn(usize) -> bool>(s: &Stall<F>) -> Vec<Relax> {
     // Members of one cycle of destruction dependencies depend on each
     // other: ownership between them is the comparator's ELSE IF, never
     // relaxed.
-    let same_cycle = |x: usize, a: usize| s.cycle_of[x] != u32::MAX && s.cycle_of[x] == s.cycle_of[a];
+    let same_cycle = |x: usize, a: usize| same_cycle(s.cycle_of, x, a);
     // The graph of what is left, numbered densely.
     let mut index = vec![u32::MAX; s.count];
     let mut groups = Vec::new();
