@@ -373,15 +373,26 @@ pub fn order(input: &Input) -> Result<Order, OwnershipCycle> {
             }
         }
         // Per cycle: its hubs ("out", "in"), and per level the relation
-        // of its first edge out and in.
+        // of its first edge out and in, in reference order (not the order
+        // the inputs were read in).
         let mut hubs: Vec<[u32; 2]> = vec![[u32::MAX; 2]; split.len()];
         let mut first: rustc_hash::FxHashMap<(u32, u32, bool), u32> = rustc_hash::FxHashMap::default();
+        let key = |r: u32| {
+            let rel = &rels[r as usize];
+            (input.rank[rel.from.index()], input.rank[rel.to.index()], r)
+        };
+        let keep = |first: &mut rustc_hash::FxHashMap<(u32, u32, bool), u32>, at: (u32, u32, bool), r: u32| {
+            let slot = first.entry(at).or_insert(r);
+            if key(r) < key(*slot) {
+                *slot = r;
+            }
+        };
         for e in edges.iter_mut().filter(|e| e.hard) {
             let (f, t) = (cycle_of[groups.find(e.from) as usize], cycle_of[groups.find(e.to) as usize]);
             if f != u32::MAX && f == t {
                 e.skip = true;
                 let level = groups.find(e.to);
-                first.entry((f, level, false)).or_insert(e.rel);
+                keep(&mut first, (f, level, false), e.rel);
                 continue;
             }
             for (c, k, end) in [(f, 0usize, e.from), (t, 1, e.to)] {
@@ -389,7 +400,7 @@ pub fn order(input: &Input) -> Result<Order, OwnershipCycle> {
                     continue;
                 }
                 let level = groups.find(end);
-                first.entry((c, level, k == 0)).or_insert(e.rel);
+                keep(&mut first, (c, level, k == 0), e.rel);
                 let hub = &mut hubs[c as usize][k];
                 if *hub == u32::MAX {
                     // Ranked after everything else, by the cycle's first node.
@@ -414,7 +425,9 @@ pub fn order(input: &Input) -> Result<Order, OwnershipCycle> {
             let mut levels: Vec<u32> = cycle.iter().map(|&g| groups.find(g)).collect();
             levels.sort_unstable();
             levels.dedup();
-            let any = |out: bool| levels.iter().find_map(|&l| first.get(&(c as u32, l, out)).copied());
+            let any = |out: bool| {
+                levels.iter().filter_map(|&l| first.get(&(c as u32, l, out)).copied()).min_by_key(|&r| key(r))
+            };
             for &l in &levels {
                 let [out, inn] = hubs[c];
                 if out != u32::MAX {
