@@ -319,17 +319,18 @@ fn odd_subscriptions_are_told_once_and_malformed_ones_reported() {
     assert_eq!(steps(&plan), [["b"], ["a"]]);
     // a is told once, with the handler it named; b, subscribed to its own
     // destruction, hears about it too (CONTRACT §4). Before: a notified
-    // twice, b nothing.
+    // twice, b nothing. In the order of b's onDestruction list, b's own
+    // subscription first (issue 32; before: by id, a first).
     assert_eq!(
         events(&plan),
         [
-            ev("warned", "b", "a", ""),
             ev("warned", "b", "b", ""),
-            ev("notified", "b", "a", "h2"),
+            ev("warned", "b", "a", ""),
             ev("notified", "b", "b", "h"),
+            ev("notified", "b", "a", "h2"),
             ev("destroyed", "b", "", ""),
-            ev("told-destroyed", "b", "a", ""),
             ev("told-destroyed", "b", "b", ""),
+            ev("told-destroyed", "b", "a", ""),
             ev("destroyed", "a", "", ""),
         ]
     );

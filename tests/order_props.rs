@@ -70,6 +70,38 @@ fn reaches(from: usize, to: usize, rels: &[Relation], n: usize, keep: impl Fn(&R
     false
 }
 
+/// Generated edges (from, to, a destruction dependency?) as relations.
+fn relations(edges: &[(usize, usize, bool)]) -> Vec<Relation> {
+    edges.iter().map(|&(a, b, dd)| rel(a, b, if dd { RelKind::DestroyAfter } else { RelKind::Owns })).collect()
+}
+
+/// Murano's comparator, pair by pair (CONTRACT §4): `d[a][b]`, a has a
+/// destruction dependency on b, `o[a][b]`, a owns b; each transitive on its
+/// own, through any objects.
+struct Comparator {
+    d: Vec<Vec<bool>>,
+    o: Vec<Vec<bool>>,
+}
+
+impl Comparator {
+    fn new(rels: &[Relation], n: usize) -> Comparator {
+        let closure = |destruction: bool| -> Vec<Vec<bool>> {
+            (0..n)
+                .map(|a| (0..n).map(|b| reaches(a, b, rels, n, |r| r.kind.is_destruction() == destruction)).collect())
+                .collect()
+        };
+        Comparator { d: closure(true), o: closure(false) }
+    }
+
+    /// IF a depends on b AND NOT b on a THEN a after b; ELSE IF a owns b
+    /// THEN a after b — where a dependency that contradicts ownership wins
+    /// (b owns a, a depends on b: a after b, never b after a).
+    fn after(&self, a: usize, b: usize) -> bool {
+        let first = |x: usize, y: usize| self.d[x][y] && !self.d[y][x];
+        a != b && (first(a, b) || (self.o[a][b] && !first(b, a)))
+    }
+}
+
 fn graphs() -> impl Strategy<Value = (usize, Vec<(usize, usize, bool)>, Vec<bool>)> {
     (1usize..13).prop_flat_map(|n| {
         (
@@ -85,10 +117,7 @@ proptest! {
 
     #[test]
     fn every_kept_constraint_holds_and_steps_are_minimal((n, edges, in_set) in graphs()) {
-        let rels: Vec<Relation> = edges
-            .iter()
-            .map(|&(a, b, dd)| rel(a, b, if dd { RelKind::DestroyAfter } else { RelKind::Owns }))
-            .collect();
+        let rels: Vec<Relation> = relations(&edges);
         let rank: Vec<u32> = (0..n as u32).collect();
 
         // Without --allow-cycles: an error exactly when objects of the set own
@@ -123,6 +152,7 @@ proptest! {
                 }
             }
         }
+        let cmp = Comparator::new(&rels, n);
         let mut group = (0..n).collect::<Vec<usize>>();
         for g in &o.groups {
             let first = g.members[0].index();
@@ -138,6 +168,12 @@ proptest! {
             prop_assert!(o.step[a] >= 1 && o.step[a] <= o.steps);
             for destruction in [false, true] {
                 for b in constrained(a, &rels, &in_set, destruction, &dropped) {
+                    // Objects that depend on each other: their dependencies
+                    // order neither (the comparator's first branch needs
+                    // NOT B on A).
+                    if destruction && cmp.d[b][a] {
+                        continue;
+                    }
                     if group[a] != group[b] {
                         prop_assert!(o.step[a] > o.step[b], "{} after {}: steps {} and {}", a, b, o.step[a], o.step[b]);
                     } else {
@@ -147,22 +183,118 @@ proptest! {
             }
         }
         // Minimal: a group's step is one more than the largest step of what
-        // must go before any of its members.
+        // the comparator puts before any of its members, where the order
+        // keeps it before (relaxing one link keeps the rest: P owns C owns
+        // G, C depends on P puts P after G).
         for a in (0..n).filter(|&a| in_set[a]) {
             let members: Vec<usize> = (0..n).filter(|&m| in_set[m] && group[m] == group[a]).collect();
             let mut before = 0;
             for &m in &members {
-                for destruction in [false, true] {
-                    for b in constrained(m, &rels, &in_set, destruction, &dropped) {
-                        if group[b] != group[a] {
-                            before = before.max(o.step[b]);
-                        }
+                for b in (0..n).filter(|&b| in_set[b] && group[b] != group[a] && cmp.after(m, b)) {
+                    if o.step[b] < o.step[a] {
+                        before = before.max(o.step[b]);
                     }
                 }
             }
             prop_assert_eq!(o.step[a], before + 1, "object {} could move", a);
         }
     }
+
+    /// Relaxing a link never changes an order that the other constraints
+    /// imply (issue 32): every pair the comparator orders, on no cycle of
+    /// what it orders, is in that order — ownership through a relaxed
+    /// object too (P owns C owns G, C depends on P: G, P, C), and owner
+    /// and owned that depend on each other (the ELSE IF: owned first).
+    #[test]
+    fn the_comparator_holds_off_its_cycles((n, edges, in_set) in graphs()) {
+        let rels = relations(&edges);
+        let rank: Vec<u32> = (0..n as u32).collect();
+        let o = order(&Input { relations: &rels, in_set: &in_set, rank: &rank, allow_cycles: true }).unwrap();
+        let cmp = Comparator::new(&rels, n);
+        // What the comparator orders, transitively (between objects of the set).
+        // (A group planned as one step joins its members both ways.)
+        let grouped = |a: usize, b: usize| {
+            o.groups.iter().any(|x| x.members.contains(&ObjId(a as u32)) && x.members.contains(&ObjId(b as u32)))
+        };
+        let mut g = vec![vec![false; n]; n];
+        for a in (0..n).filter(|&a| in_set[a]) {
+            for b in (0..n).filter(|&b| in_set[b]) {
+                g[a][b] = cmp.after(a, b) || (a != b && grouped(a, b));
+            }
+        }
+        for k in 0..n {
+            for a in 0..n {
+                for b in 0..n {
+                    g[a][b] = g[a][b] || (g[a][k] && g[k][b]);
+                }
+            }
+        }
+        // A relaxed link is the one the contract names (A's own, when A's
+        // dependency on B contradicts B owning A through others): that
+        // pair, and only that pair, is free.
+        let relaxed = |a: usize, b: usize| {
+            o.relaxed.iter().any(|&r| rels[r as usize].from.index() == a && rels[r as usize].to.index() == b)
+        };
+        for a in (0..n).filter(|&a| in_set[a]) {
+            for b in (0..n).filter(|&b| in_set[b] && cmp.after(a, b) && !g[b][a] && !grouped(a, b) && !relaxed(a, b)) {
+                prop_assert!(o.step[a] > o.step[b], "{} after {}: steps {} and {}", a, b, o.step[a], o.step[b]);
+            }
+        }
+    }
+}
+
+#[test]
+fn relaxing_is_local() {
+    // P(0) owns C(1) owns G(2), C depends on P: relaxing P owns C leaves P
+    // owning G: G, P, C (CONTRACT §4). Before: G and P in one step.
+    let rels = vec![rel(0, 1, RelKind::Owns), rel(1, 2, RelKind::Owns), rel(1, 0, RelKind::DestroyAfter)];
+    let o = order(&Input { relations: &rels, in_set: &[true; 3], rank: &[0, 1, 2], allow_cycles: false }).unwrap();
+    assert_eq!((o.step[2], o.step[0], o.step[1]), (1, 2, 3));
+    assert_eq!(o.relaxed, [0]);
+    // P's step is decided by G, through C (the relation C owns G).
+    assert_eq!(o.after[0], Some(1));
+    // Q owns P too: Q still owns C, through P.
+    let mut rels = rels;
+    rels.push(rel(3, 0, RelKind::Owns));
+    let o = order(&Input { relations: &rels, in_set: &[true; 4], rank: &[0, 1, 2, 3], allow_cycles: false }).unwrap();
+    assert_eq!((o.step[2], o.step[0], o.step[1], o.step[3]), (1, 2, 3, 4));
+}
+
+#[test]
+fn a_long_chain_of_relaxed_links_is_planned_in_one_pass() {
+    // r(0) owns c1 owns c2 … owns cN, each depending on r: every link from r
+    // is turned round in turn (r owns c1, then r owns c2 through c1, …).
+    // Drawn as they come, not one stall per link (quadratic: minutes).
+    let n = 20_000;
+    let mut rels = Vec::new();
+    for i in 1..=n {
+        rels.push(rel(i - 1, i, RelKind::Owns));
+        rels.push(rel(i, 0, RelKind::DestroyAfter));
+    }
+    let in_set = vec![true; n + 1];
+    let rank: Vec<u32> = (0..=n as u32).collect();
+    let o = order(&Input { relations: &rels, in_set: &in_set, rank: &rank, allow_cycles: false }).unwrap();
+    // r first, then cN … c1: each owns the next.
+    assert_eq!((o.step[0], o.step[n], o.step[1], o.steps), (1, 2, n as u32 + 1, n as u32 + 1));
+    assert_eq!(o.relaxed, [0]);
+}
+
+#[test]
+fn owner_and_owned_that_depend_on_each_other_go_owned_first() {
+    // A(0) owns B(1), each depends on the other: the comparator's ELSE IF
+    // orders them, B first, and no clause leaves a group (before: one step).
+    let rels = vec![rel(0, 1, RelKind::Owns), rel(0, 1, RelKind::DestroyAfter), rel(1, 0, RelKind::DestroyAfter)];
+    let o = order(&Input { relations: &rels, in_set: &[true; 2], rank: &[0, 1], allow_cycles: false }).unwrap();
+    assert_eq!((o.step[1], o.step[0]), (1, 2));
+    assert!(o.groups.is_empty() && o.relaxed.is_empty());
+    assert_eq!(o.destruction_cycles, [vec![ObjId(0), ObjId(1)]]);
+    // A third member C that nothing orders: B and C in one group, A after.
+    let mut rels = rels;
+    rels.extend([rel(2, 0, RelKind::DestroyAfter), rel(0, 2, RelKind::DestroyAfter)]);
+    let o = order(&Input { relations: &rels, in_set: &[true; 3], rank: &[0, 1, 2], allow_cycles: false }).unwrap();
+    assert_eq!((o.step[1], o.step[2], o.step[0]), (1, 1, 2));
+    assert_eq!(o.groups.len(), 1);
+    assert_eq!(o.groups[0].members, [ObjId(1), ObjId(2)]);
 }
 
 #[test]
@@ -208,10 +340,7 @@ proptest! {
     fn a_namespace_barrier_orders_as_the_pairwise_edges((n, edges, mut in_set, pod) in namespaces()) {
         use teardown::model::RuleEdge;
         in_set[0] = true;
-        let base: Vec<Relation> = edges
-            .iter()
-            .map(|&(a, b, dd)| rel(a, b, if dd { RelKind::DestroyAfter } else { RelKind::Owns }))
-            .collect();
+        let base: Vec<Relation> = relations(&edges);
         let (set, pods) = (&in_set, &pod);
         let members = |p: bool| (1..n).filter(move |&i| set[i] && pods[i] == p);
         let mut barrier = base.clone();
@@ -293,10 +422,7 @@ proptest! {
         let late: Vec<usize> = (0..n).filter(|&i| side[i] == 0).collect();
         let early: Vec<usize> = (0..n).filter(|&i| side[i] == 1).collect();
         prop_assume!(!late.is_empty() && !early.is_empty());
-        let base: Vec<Relation> = edges
-            .iter()
-            .map(|&(a, b, dd)| rel(a, b, if dd { RelKind::DestroyAfter } else { RelKind::Owns }))
-            .collect();
+        let base: Vec<Relation> = relations(&edges);
         let mut pairs = base.clone();
         for &l in &late {
             for &e in &early {

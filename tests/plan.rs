@@ -108,6 +108,27 @@ fn murano_child_destroyed_after_its_parent_relaxes_the_ownership_edge() {
     assert_eq!(v["warnings"][0]["rule"], "TD012");
 }
 
+/// Relaxing is local (CONTRACT §4, issue 32), in the native dialect: P
+/// owns C owns G, C goes after P. Relaxing P owns C leaves P owning G: G,
+/// P, C — before, G and P shared step 1 and `explain` said nothing must
+/// go before P.
+#[test]
+fn native_relaxing_one_link_keeps_ownership_through_it() {
+    let native = "resources:\n- id: p\n- id: c\n  owners: [p]\n  destroyAfter: [p]\n- id: g\n  owners: [c]\n";
+    let (code, out, err) = common::run_stdin(&["plan", "--all", "-o", "json", "-"], native);
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(steps(&v), s(&[&["g"], &["p"], &["c"]]));
+    assert_eq!(v["relaxed"], serde_json::json!([{"owner": "p", "dependent": "c", "kind": "owns"}]));
+    let (code, out, err) = common::run_stdin(&["explain", "id:p", "--all", "-"], native);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("why step 2:\n  p (step 2)\n  └ owns g through c (step 1)\n"), "{out}");
+    let (_, out, _) = common::run_stdin(&["explain", "id:p", "--all", "-o", "json", "-"], native);
+    let e: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(e["explanations"][0]["before"][0]["through"], "c");
+    assert_eq!(e["explanations"][0]["before"][1]["ref"], "g");
+}
+
 #[test]
 fn murano_destruction_cycle_is_one_step_and_one_warning() {
     let (code, v) = plan(&["--all", "fixtures/plan/murano-destruction-cycle.yaml"]);

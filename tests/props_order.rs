@@ -24,9 +24,15 @@
 //! depends on A (depends-on), A is the controller of B's finalizer; each
 //! also through objects the plan does not delete, one kind of relation at a
 //! time — A's step is later than B's, unless the plan lists the relation as
-//! relaxed or puts A and B in one cycle group (then the same step). Steps
-//! are minimal: each group's step is one more than the largest step of what
-//! must go before it.
+//! relaxed or puts A and B in one cycle group (then the same step), or B
+//! depends on A too (a dependency orders neither of two objects that depend
+//! on each other). And pair by pair, Murano's comparator (each relation
+//! transitive through any objects: A depends on B and not B on A, else A
+//! owns B): every pair it orders is in that order unless the pair lies on a
+//! cycle of what it orders or is a relaxed relation's own — relaxing one
+//! link keeps ownership through it (issue 32). Steps are minimal: each
+//! group's step is one more than the largest step of what the comparator
+//! puts before one of its members (and the plan keeps before).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing, clippy::string_slice)]
 
 mod props_gen;
@@ -113,6 +119,46 @@ fn before(a: &str, edges: &[Edge], dropped: &[bool], step: &HashMap<String, u64>
     out
 }
 
+/// Everything `a` reaches by relations of one kind, through any objects.
+fn reach(a: &str, edges: &[Edge], destruction: bool) -> std::collections::HashSet<String> {
+    let mut seen = std::collections::HashSet::new();
+    let mut stack = vec![a.to_string()];
+    while let Some(x) = stack.pop() {
+        for e in edges.iter().filter(|e| e.after == x && e.destruction == destruction) {
+            if seen.insert(e.before.clone()) {
+                stack.push(e.before.clone());
+            }
+        }
+    }
+    seen
+}
+
+/// Murano's comparator, pair by pair (CONTRACT §4), between the objects of
+/// a plan: `after(a, b)` — a depends on b and not b on a, else a owns b
+/// (where a dependency that contradicts ownership wins). Each relation
+/// transitive on its own, through any objects.
+struct Comparator {
+    d: HashMap<String, std::collections::HashSet<String>>,
+    o: HashMap<String, std::collections::HashSet<String>>,
+}
+
+impl Comparator {
+    fn new<'a>(objects: impl Iterator<Item = &'a String>, edges: &[Edge]) -> Comparator {
+        let (mut d, mut o) = (HashMap::new(), HashMap::new());
+        for a in objects {
+            d.insert(a.clone(), reach(a, edges, true));
+            o.insert(a.clone(), reach(a, edges, false));
+        }
+        Comparator { d, o }
+    }
+    fn first(&self, a: &str, b: &str) -> bool {
+        self.d[a].contains(b) && !self.d[b].contains(a)
+    }
+    fn after(&self, a: &str, b: &str) -> bool {
+        a != b && (self.first(a, b) || (self.o[a].contains(b) && !self.first(b, a)))
+    }
+}
+
 /// Check a plan (its JSON) against the constraints: what is wrong.
 fn check_order(plan: &Value, edges: &[Edge]) -> Result<(), String> {
     let mut step: HashMap<String, u64> = HashMap::new();
@@ -152,12 +198,23 @@ fn check_order(plan: &Value, edges: &[Edge]) -> Result<(), String> {
         }
     }
     let same = |a: &str, b: &str| group.get(a) == group.get(b);
-    // Every kept constraint holds.
-    let mut floor: HashMap<&str, u64> = HashMap::new();
+    let mut objects: Vec<String> = step.keys().cloned().collect();
+    for e in edges {
+        objects.extend([e.after.clone(), e.before.clone()]);
+    }
+    objects.sort();
+    objects.dedup();
+    let cmp = Comparator::new(objects.iter(), edges);
+    // Every kept constraint holds (objects that depend on each other are
+    // not ordered by their dependencies: the comparator's first branch
+    // needs NOT B on A).
     for (a, &sa) in &step {
         for destruction in [false, true] {
             for b in before(a, edges, &dropped, &step, destruction) {
                 let sb = step[&b];
+                if destruction && cmp.d[&b].contains(a) {
+                    continue;
+                }
                 if same(a, &b) {
                     if sa != sb {
                         return Err(format!("{a} (step {sa}) and {b} (step {sb}) are one group at two steps"));
@@ -165,15 +222,51 @@ fn check_order(plan: &Value, edges: &[Edge]) -> Result<(), String> {
                 } else if sa <= sb {
                     let what = if destruction { "destruction dependency" } else { "ownership" };
                     return Err(format!("{a} is at step {sa}, not after {b} (step {sb}), against its {what}"));
-                } else {
-                    let g = group[a.as_str()].as_str();
-                    let f = floor.entry(g).or_insert(0);
-                    *f = (*f).max(sb);
                 }
             }
         }
     }
-    // Minimal: a group goes right after the last thing it waits for.
+    // Relaxing is local: every pair the comparator orders, on no cycle of
+    // what it orders (a group joins its members both ways), and not a
+    // relaxed relation's own pair, is in that order — ownership through a
+    // relaxed object too (issue 32).
+    let planned: Vec<&String> = step.keys().collect();
+    let n = planned.len();
+    let mut g = vec![vec![false; n]; n];
+    for (i, a) in planned.iter().enumerate() {
+        for (j, b) in planned.iter().enumerate() {
+            g[i][j] = cmp.after(a, b) || (i != j && same(a, b));
+        }
+    }
+    for k in 0..n {
+        for i in 0..n {
+            for j in 0..n {
+                g[i][j] = g[i][j] || (g[i][k] && g[k][j]);
+            }
+        }
+    }
+    let relaxed_pair = |a: &str, b: &str| edges.iter().zip(&dropped).any(|(e, &d)| d && e.after == a && e.before == b);
+    for (i, a) in planned.iter().enumerate() {
+        for (j, b) in planned.iter().enumerate() {
+            if cmp.after(a, b) && !g[j][i] && !same(a, b) && !relaxed_pair(a, b) && step[*a] <= step[*b] {
+                return Err(format!(
+                    "{a} is at step {}, not after {b} (step {}), which the comparator puts first",
+                    step[*a], step[*b]
+                ));
+            }
+        }
+    }
+    // Minimal: a group goes right after the last thing the comparator puts
+    // before one of its members, where the plan keeps it before.
+    let mut floor: HashMap<&str, u64> = HashMap::new();
+    for a in &planned {
+        for b in &planned {
+            if !same(a, b) && cmp.after(a, b) && step[*b] < step[*a] {
+                let f = floor.entry(group[a.as_str()].as_str()).or_insert(0);
+                *f = (*f).max(step[*b]);
+            }
+        }
+    }
     for (a, &sa) in &step {
         let want = floor.get(group[a.as_str()].as_str()).copied().unwrap_or(0) + 1;
         if sa != want {

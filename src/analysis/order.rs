@@ -86,6 +86,12 @@ pub struct Order {
     /// The same for objects outside the set, which a chain may pass through:
     /// [through ownership, through destruction dependencies].
     pub after_outside: Vec<[Option<u32>; 2]>,
+    /// The objects of the set in each cycle of destruction dependencies
+    /// (two or more), in reference order; cycles by their first object.
+    /// Ownership may order a cycle's members (owned first): then they are
+    /// at several steps, and each step's members that no clause orders are
+    /// one of `groups`.
+    pub destruction_cycles: Vec<Vec<ObjId>>,
 }
 
 impl Order {
@@ -141,6 +147,15 @@ struct Edge {
     hard: bool,
     /// A default rule's edge (never hard).
     rule: bool,
+    /// A destruction dependency inside a cycle split by ownership: it
+    /// orders nothing.
+    skip: bool,
+    /// Ownership that ran through a relaxed link (relaxing is local): the
+    /// owner before what the relaxed object owns, or the owners of the
+    /// owner before the relaxed object. `rel` is the relation whose `to` is
+    /// this edge's `to` (its `from` is the object the ownership runs
+    /// through). Never listed as relaxed itself.
+    derived: bool,
 }
 
 /// The cycles (components of two or more nodes, or one with a self-loop)
@@ -225,7 +240,7 @@ pub fn order(input: &Input) -> Result<Order, OwnershipCycle> {
             (_, true) => barrier(r.to.index(), &mut weight, &mut rank, &mut objects_of),
             _ => node(r.to.index(), hard, &mut weight, &mut rank, &mut objects_of),
         };
-        edges.push(Edge { from, to, rel: ri as u32, hard, rule });
+        edges.push(Edge { from, to, rel: ri as u32, hard, rule, skip: false, derived: false });
     }
     let count = weight.len();
     let mut is_barrier = vec![false; count];
@@ -271,36 +286,207 @@ pub fn order(input: &Input) -> Result<Order, OwnershipCycle> {
         return Err(OwnershipCycle { members });
     }
     // 2. Cycles of destruction dependencies (between the groups so far).
+    // Their members depend on each other, so the comparator's first branch
+    // orders none of them; its ELSE IF still does: ownership among them
+    // (directly or through others) splits a cycle into levels, owned
+    // first, and each level is one group. A cycle of one level is one
+    // group, as it always was.
     let hard_edges: Vec<(u32, u32)> =
         edges.iter().filter(|e| e.hard).map(|e| (groups.find(e.from), groups.find(e.to))).collect();
     let hard_cycles = cycles_of(count, hard_edges.iter().copied());
+    drop(hard_edges);
     let mut by_rep: Vec<Vec<u32>> = Vec::new();
+    // Ownership between the groups so far, for the levels.
+    let mut owned_by = super::scc::Csr::from_edges(0, std::iter::empty());
     if !hard_cycles.is_empty() {
         by_rep = vec![Vec::new(); count];
         for x in 0..count as u32 {
             let g = groups.find(x);
             by_rep[g as usize].push(x);
         }
+        let own: Vec<(u32, u32)> = edges
+            .iter()
+            .filter(|e| !e.hard && !e.rule)
+            .map(|e| (groups.find(e.from), groups.find(e.to)))
+            .filter(|(f, t)| f != t)
+            .collect();
+        owned_by = super::scc::Csr::from_edges(count, own.iter().copied());
     }
+    let mut destruction_cycles: Vec<Vec<ObjId>> = Vec::new();
+    // Cycles split into levels: their elements (groups of step 1).
+    let mut split: Vec<Vec<u32>> = Vec::new();
     for cycle in hard_cycles {
         // Members of ownership groups merged in step 1 come along.
         let nodes: Vec<u32> = cycle.iter().flat_map(|&g| by_rep[g as usize].iter().copied()).collect();
         let members = members_of(&nodes, &objects_of);
-        if !members.is_empty() {
-            found.retain(|f| !f.members.iter().any(|m| members.contains(m)));
-            found.push(Group { kind: GroupKind::Destruction, members });
+        if members.len() > 1 {
+            destruction_cycles.push(members.clone());
         }
-        if let Some((&first, rest)) = cycle.split_first() {
-            for &x in rest {
-                groups.union(first, x);
+        // (A cycle through a group of objects that own each other, with
+        // --allow-cycles, need not be one of objects that depend on each
+        // other: it stays one group.)
+        let single = cycle.iter().all(|&g| by_rep[g as usize].len() == 1);
+        let level = match single {
+            true => levels(&cycle, &owned_by),
+            false => Vec::new(),
+        };
+        let top = level.iter().copied().max().unwrap_or(0);
+        if top <= 1 {
+            if !members.is_empty() {
+                found.retain(|f| !f.members.iter().any(|m| members.contains(m)));
+                found.push(Group { kind: GroupKind::Destruction, members });
+            }
+            if let Some((&first, rest)) = cycle.split_first() {
+                for &x in rest {
+                    groups.union(first, x);
+                }
+            }
+            continue;
+        }
+        for l in 1..=top {
+            let at: Vec<u32> = cycle.iter().zip(&level).filter(|(_, &k)| k == l).map(|(&g, _)| g).collect();
+            let nodes: Vec<u32> = at.iter().flat_map(|&g| by_rep[g as usize].iter().copied()).collect();
+            let members = members_of(&nodes, &objects_of);
+            if at.len() > 1 && !members.is_empty() {
+                found.retain(|f| !f.members.iter().any(|m| members.contains(m)));
+                found.push(Group { kind: GroupKind::Destruction, members });
+            }
+            if let Some((&first, rest)) = at.split_first() {
+                for &x in rest {
+                    groups.union(first, x);
+                }
+            }
+        }
+        split.push(cycle);
+    }
+    // A split cycle's dependencies inside it order nothing; what one member
+    // depends on outside, every member does (through the others), and what
+    // depends on one member depends on all: through two nodes of its own
+    // that take no step, one after every level ("out"), one before every
+    // level ("in").
+    let mut pass = is_barrier.clone();
+    let mut cycle_of = vec![u32::MAX; count];
+    if !split.is_empty() {
+        for (c, cycle) in split.iter().enumerate() {
+            for &g in cycle {
+                cycle_of[groups.find(g) as usize] = c as u32;
+            }
+        }
+        // Per cycle: its hubs ("out", "in"), and per level the relation
+        // of its first edge out and in, in reference order (not the order
+        // the inputs were read in).
+        let mut hubs: Vec<[u32; 2]> = vec![[u32::MAX; 2]; split.len()];
+        let mut first: rustc_hash::FxHashMap<(u32, u32, bool), u32> = rustc_hash::FxHashMap::default();
+        let key = |r: u32| {
+            let rel = &rels[r as usize];
+            (input.rank[rel.from.index()], input.rank[rel.to.index()], r)
+        };
+        let keep = |first: &mut rustc_hash::FxHashMap<(u32, u32, bool), u32>, at: (u32, u32, bool), r: u32| {
+            let slot = first.entry(at).or_insert(r);
+            if key(r) < key(*slot) {
+                *slot = r;
+            }
+        };
+        for e in edges.iter_mut().filter(|e| e.hard) {
+            let (f, t) = (cycle_of[groups.find(e.from) as usize], cycle_of[groups.find(e.to) as usize]);
+            if f != u32::MAX && f == t {
+                e.skip = true;
+                let level = groups.find(e.to);
+                keep(&mut first, (f, level, false), e.rel);
+                continue;
+            }
+            for (c, k, end) in [(f, 0usize, e.from), (t, 1, e.to)] {
+                if c == u32::MAX {
+                    continue;
+                }
+                let level = groups.find(end);
+                keep(&mut first, (c, level, k == 0), e.rel);
+                let hub = &mut hubs[c as usize][k];
+                if *hub == u32::MAX {
+                    // Ranked after everything else, by the cycle's first node.
+                    let low = split[c as usize].iter().map(|&g| rank[g as usize]).min().unwrap_or(0);
+                    *hub = weight.len() as u32;
+                    weight.push(0);
+                    rank.push((1 << 40) + 2 * low + k as u64);
+                    objects_of.push(None);
+                    groups.parent.push(*hub);
+                    pass.push(k == 0);
+                    is_barrier.push(false);
+                    cycle_of.push(u32::MAX);
+                }
+                if k == 0 {
+                    e.from = *hub;
+                } else {
+                    e.to = *hub;
+                }
+            }
+        }
+        for (c, cycle) in split.iter().enumerate() {
+            let mut levels: Vec<u32> = cycle.iter().map(|&g| groups.find(g)).collect();
+            levels.sort_unstable();
+            levels.dedup();
+            let any = |out: bool| {
+                levels.iter().filter_map(|&l| first.get(&(c as u32, l, out)).copied()).min_by_key(|&r| key(r))
+            };
+            for &l in &levels {
+                let [out, inn] = hubs[c];
+                if out != u32::MAX {
+                    let rel = first.get(&(c as u32, l, true)).copied().or_else(|| any(true)).unwrap_or(0);
+                    edges.push(Edge { from: l, to: out, rel, hard: true, rule: false, skip: false, derived: false });
+                }
+                if inn != u32::MAX {
+                    let rel = first.get(&(c as u32, l, false)).copied().or_else(|| any(false)).unwrap_or(0);
+                    edges.push(Edge { from: inn, to: l, rel, hard: true, rule: false, skip: false, derived: false });
+                }
             }
         }
     }
+    let count = weight.len();
 
     // 3. Kahn's algorithm over the groups, relaxing ownership when stalled.
     let rep: Vec<u32> = (0..count as u32).map(|x| groups.find(x)).collect();
-    let lay = layer(count, &edges, rep, &weight, &rank, &is_barrier);
-    Ok(finish(input, &node_of, &edges, &is_barrier, lay, found))
+    let cycle_of: Vec<u32> = (0..count).map(|g| cycle_of[rep[g] as usize]).collect();
+    let out_hub: Vec<bool> = pass.iter().zip(&is_barrier).map(|(&p, &b)| p && !b).collect();
+    let nodes = Nodes { weight: &weight, rank: &rank, barrier: &is_barrier, cycle_of: &cycle_of, out_hub: &out_hub };
+    let lay = layer(count, &mut edges, rep, &nodes);
+    let mut order = finish(input, &node_of, &edges, &pass, lay, found);
+    destruction_cycles.sort_by_key(|m| m.first().map(|o| input.rank[o.index()]));
+    order.destruction_cycles = destruction_cycles;
+    Ok(order)
+}
+
+/// Each element's level in a destruction-dependency cycle (its groups): 1
+/// and the largest level of the elements it owns, directly or through
+/// groups outside the cycle (`owned_by`: ownership between groups, acyclic).
+fn levels(cycle: &[u32], owned_by: &super::scc::Csr) -> Vec<u32> {
+    let inside: rustc_hash::FxHashSet<u32> = cycle.iter().copied().collect();
+    // Longest path counting the cycle's elements: depth first, iterative.
+    let mut value: rustc_hash::FxHashMap<u32, u32> = rustc_hash::FxHashMap::default();
+    let mut stack: Vec<(u32, usize)> = Vec::new();
+    let mut open: rustc_hash::FxHashSet<u32> = rustc_hash::FxHashSet::default();
+    for &start in cycle {
+        if value.contains_key(&start) || !open.insert(start) {
+            continue;
+        }
+        stack.push((start, 0));
+        while let Some(&mut (v, ref mut at)) = stack.last_mut() {
+            let next = owned_by.successors(v as usize).get(*at).copied();
+            if let Some(w) = next {
+                *at += 1;
+                // (Acyclic: nothing open is reached again; the check only
+                // keeps a broken input from looping.)
+                if !value.contains_key(&w) && open.insert(w) {
+                    stack.push((w, 0));
+                }
+                continue;
+            }
+            stack.pop();
+            open.remove(&v);
+            let below = owned_by.successors(v as usize).iter().filter_map(|w| value.get(w)).max().copied();
+            value.insert(v, u32::from(inside.contains(&v)) + below.unwrap_or(0));
+        }
+    }
+    cycle.iter().map(|g| value.get(g).copied().unwrap_or(1)).collect()
 }
 
 /// The result of Kahn's walk over groups of layering nodes.
@@ -354,7 +540,7 @@ impl Csr {
 fn csr(count: usize, edges: &[Edge], rep: &[u32]) -> (Csr, Csr) {
     let mut out_start = vec![0u32; count + 1];
     let mut in_start = vec![0u32; count + 1];
-    for e in edges {
+    for e in edges.iter().filter(|e| !e.skip) {
         let (f, t) = (rep[e.from as usize], rep[e.to as usize]);
         if f != t {
             out_start[f as usize + 1] += 1;
@@ -372,7 +558,7 @@ fn csr(count: usize, edges: &[Edge], rep: &[u32]) -> (Csr, Csr) {
     let mut i = in_start.clone();
     for (n, e) in edges.iter().enumerate() {
         let (f, t) = (rep[e.from as usize], rep[e.to as usize]);
-        if f == t {
+        if f == t || e.skip {
             continue;
         }
         let edge = n as u32 | if e.hard { HARD } else { 0 } | if e.rule { RULE } else { 0 };
@@ -458,18 +644,37 @@ fn layer_acyclic(count: usize, edges: &[Edge], weight: &[u8], rank: &[u64]) -> O
     })
 }
 
+/// What `layer` knows of each layering node.
+struct Nodes<'a> {
+    weight: &'a [u8],
+    rank: &'a [u64],
+    /// A namespace's barrier.
+    barrier: &'a [bool],
+    /// The node's split cycle of destruction dependencies (`u32::MAX`: none).
+    cycle_of: &'a [u32],
+    /// A split cycle's "out" node.
+    out_hub: &'a [bool],
+}
+
 /// Kahn's algorithm over the groups `rep` defines: each group's step is its
 /// weight plus the largest step of what must go before it. When stalled,
-/// relax ownership edges.
-fn layer(count: usize, edges: &[Edge], rep: Vec<u32>, weight: &[u8], rank: &[u64], barrier: &[bool]) -> Layering {
+/// relax ownership edges — each one alone: what the relaxed object owns
+/// stays owned by its owner, and the owner's owners still own the relaxed
+/// object (edges `derived`, appended to `edges`, which the walk takes up as
+/// it goes). `cycle_of`: each group's cycle of destruction dependencies
+/// split by ownership (`u32::MAX`: none); ownership inside one is never
+/// relaxed (its members depend on each other: the ELSE IF decides).
+fn layer(count: usize, edges: &mut Vec<Edge>, rep: Vec<u32>, nodes: &Nodes) -> Layering {
     let mut g_weight = vec![0u8; count];
     let mut g_rank = vec![u64::MAX; count];
-    for x in 0..count {
-        let g = rep[x] as usize;
-        g_weight[g] = g_weight[g].max(weight[x]);
-        g_rank[g] = g_rank[g].min(rank[x]);
+    for ((&g, &w), &r) in rep.iter().zip(nodes.weight).zip(nodes.rank) {
+        let g = g as usize;
+        g_weight[g] = g_weight[g].max(w);
+        g_rank[g] = g_rank[g].min(r);
     }
     let (out, inn) = csr(count, edges, &rep);
+    // Derived edges between groups, as the walk adds them.
+    let mut extra = Extra::default();
     let is_group = |g: usize| rep[g] as usize == g;
     let mut pending_hard = vec![0u32; count];
     let mut pending_soft = vec![0u32; count];
@@ -494,6 +699,8 @@ fn layer(count: usize, edges: &[Edge], rep: Vec<u32>, weight: &[u8], rank: &[u64
             ready.push_back(g);
         }
     }
+    // Ownership by layering node, made at the first stall.
+    let mut owned: Option<Owned> = None;
     let mut processed = 0;
     while processed < total {
         let Some(g) = ready.pop_front() else {
@@ -501,17 +708,25 @@ fn layer(count: usize, edges: &[Edge], rep: Vec<u32>, weight: &[u8], rank: &[u64
             let freed = unblock(&Stall {
                 count,
                 out: &out,
+                extra: &extra,
                 done: &done,
                 relaxed: &relaxed_edge,
                 pending_hard: &pending_hard,
                 pending_soft: &pending_soft,
                 rank: &g_rank,
                 is_group: &is_group,
-                barrier,
+                barrier: nodes.barrier,
+                cycle_of: nodes.cycle_of,
+                out_hub: nodes.out_hub,
+                weight: &g_weight,
             });
             if freed.is_empty() {
                 break;
             }
+            let owned = owned.get_or_insert_with(|| Owned::new(count, edges));
+            let mut touched = Vec::new();
+            // Relaxed edges whose derived edges are still to be drawn.
+            let mut work: Vec<usize> = Vec::new();
             for relax in freed {
                 for (x, e) in relax.edges {
                     if relaxed_edge[e] {
@@ -520,9 +735,45 @@ fn layer(count: usize, edges: &[Edge], rep: Vec<u32>, weight: &[u8], rank: &[u64
                     relaxed_edge[e] = true;
                     relaxed_because[e] = relax.because;
                     pending_soft[x] -= 1;
-                    if pending_hard[x] == 0 && pending_soft[x] == 0 {
-                        ready.push_back(x);
+                    touched.push(x);
+                    if !edges[e].rule {
+                        work.push(e);
                     }
+                }
+            }
+            while let Some(e) = work.pop() {
+                for d in owned.around(edges, e, &relaxed_edge, &rep) {
+                    let n = edges.len();
+                    let (f, t) = (rep[d.from as usize], rep[d.to as usize]);
+                    owned.add(&d, n as u32);
+                    edges.push(d);
+                    relaxed_edge.push(false);
+                    relaxed_because.push(None);
+                    // (What waits on a stalled group is not done.)
+                    if f == t || done[f as usize] {
+                        continue;
+                    }
+                    if done[t as usize] {
+                        extra.add(f, t, n as u32);
+                        continue;
+                    }
+                    // A pair the comparator turns round (the owned group
+                    // depends on its owner, within a few steps) gives way
+                    // now, not one stall later: a chain of them would
+                    // otherwise stall once per link.
+                    let turned = depends_on(&out, &done, t as usize, f as usize, TURN_LOOKUP);
+                    if turned && !same_cycle(nodes.cycle_of, f as usize, t as usize) {
+                        relaxed_edge[n] = true;
+                        work.push(n);
+                        continue;
+                    }
+                    extra.add(f, t, n as u32);
+                    pending_soft[f as usize] += 1;
+                }
+            }
+            for x in touched {
+                if !done[x] && pending_hard[x] == 0 && pending_soft[x] == 0 {
+                    ready.push_back(x);
                 }
             }
             continue;
@@ -535,7 +786,7 @@ fn layer(count: usize, edges: &[Edge], rep: Vec<u32>, weight: &[u8], rank: &[u64
         // The largest step before it; of equals, the edge to the group
         // first in reference order, then the edge written first.
         let mut best: Option<(u32, u64, usize)> = None;
-        for a in out.of(g) {
+        for a in out.of(g).iter().chain(extra.out(g)) {
             let e = a.index();
             if relaxed_edge[e] {
                 continue;
@@ -548,7 +799,7 @@ fn layer(count: usize, edges: &[Edge], rep: Vec<u32>, weight: &[u8], rank: &[u64
         let best = best.map(|(s, _, e)| (s, e));
         step[g] = u32::from(g_weight[g]) + best.map(|b| b.0).unwrap_or(0);
         after_edge[g] = best.filter(|b| b.0 > 0).map(|b| b.1);
-        for a in inn.of(g) {
+        for a in inn.of(g).iter().chain(extra.inn(g)) {
             let f = a.group as usize;
             if done[f] || relaxed_edge[a.index()] {
                 continue;
@@ -566,8 +817,117 @@ fn layer(count: usize, edges: &[Edge], rep: Vec<u32>, weight: &[u8], rank: &[u64
     Layering { rep, step, after_edge, relaxed_edge, relaxed_because }
 }
 
+/// How many groups `depends_on` looks at, at most, when a derived edge is
+/// drawn (beyond, the next stall decides).
+const TURN_LOOKUP: usize = 64;
+
+/// Does group `from` reach group `to` by destruction dependencies alone
+/// (edges to groups not done), looking at `limit` groups at most?
+fn depends_on(out: &Csr, done: &[bool], from: usize, to: usize, limit: usize) -> bool {
+    let mut seen = rustc_hash::FxHashSet::default();
+    let mut queue = VecDeque::from([from]);
+    while let Some(g) = queue.pop_front() {
+        for a in out.of(g).iter().filter(|a| a.hard() && !done[a.group as usize]) {
+            let t = a.group as usize;
+            if t == to {
+                return true;
+            }
+            if seen.len() < limit && seen.insert(t) {
+                queue.push_back(t);
+            }
+        }
+    }
+    false
+}
+
+/// Are groups `x` and `a` members of one split cycle of destruction
+/// dependencies (whose ownership is never relaxed)?
+fn same_cycle(cycle_of: &[u32], x: usize, a: usize) -> bool {
+    cycle_of[x] != u32::MAX && cycle_of[x] == cycle_of[a]
+}
+
+/// Derived edges between groups (ownership, never hard), by group.
+#[derive(Default)]
+struct Extra {
+    out: rustc_hash::FxHashMap<u32, Vec<Adj>>,
+    inn: rustc_hash::FxHashMap<u32, Vec<Adj>>,
+}
+
+impl Extra {
+    fn add(&mut self, from: u32, to: u32, edge: u32) {
+        self.out.entry(from).or_default().push(Adj { group: to, edge });
+        self.inn.entry(to).or_default().push(Adj { group: from, edge });
+    }
+    fn out(&self, g: usize) -> &[Adj] {
+        self.out.get(&(g as u32)).map_or(&[], Vec::as_slice)
+    }
+    fn inn(&self, g: usize) -> &[Adj] {
+        self.inn.get(&(g as u32)).map_or(&[], Vec::as_slice)
+    }
+}
+
+/// Ownership edges (not default rules) by layering node, out and in, and
+/// every (owner, owned) pair they join: to relax one link alone.
+struct Owned {
+    out: rustc_hash::FxHashMap<u32, Vec<u32>>,
+    inn: rustc_hash::FxHashMap<u32, Vec<u32>>,
+    pairs: rustc_hash::FxHashSet<(u32, u32)>,
+}
+
+impl Owned {
+    fn new(count: usize, edges: &[Edge]) -> Owned {
+        let mut o = Owned {
+            out: rustc_hash::FxHashMap::default(),
+            inn: rustc_hash::FxHashMap::default(),
+            pairs: rustc_hash::FxHashSet::default(),
+        };
+        o.out.reserve(count.min(edges.len()));
+        for (n, e) in edges.iter().enumerate() {
+            o.add(e, n as u32);
+        }
+        o
+    }
+
+    fn add(&mut self, e: &Edge, n: u32) {
+        if e.hard || e.rule || e.skip {
+            return;
+        }
+        self.out.entry(e.from).or_default().push(n);
+        self.inn.entry(e.to).or_default().push(n);
+        self.pairs.insert((e.from, e.to));
+    }
+
+    /// Relaxing ownership edge `e` (owner X, owned A) removes that link
+    /// only: X still owns what A owns, and X's owners still own A — one
+    /// new edge for each pair that no edge joins yet (a pair relaxed once
+    /// is never drawn again, so this ends).
+    fn around(&mut self, edges: &[Edge], e: usize, relaxed: &[bool], rep: &[u32]) -> Vec<Edge> {
+        let (x, a) = (edges[e].from, edges[e].to);
+        let live = |f: &u32| !relaxed[*f as usize] && *f as usize != e;
+        let mut new = Vec::new();
+        let below: Vec<u32> = self.out.get(&a).into_iter().flatten().filter(|f| live(f)).copied().collect();
+        for f in below {
+            let c = edges[f as usize].to;
+            if rep[c as usize] != rep[x as usize] && self.pairs.insert((x, c)) {
+                let rel = edges[f as usize].rel;
+                new.push(Edge { from: x, to: c, rel, hard: false, rule: false, skip: false, derived: true });
+            }
+        }
+        let above: Vec<u32> = self.inn.get(&x).into_iter().flatten().filter(|f| live(f)).copied().collect();
+        for f in above {
+            let p = edges[f as usize].from;
+            if rep[p as usize] != rep[a as usize] && self.pairs.insert((p, a)) {
+                let rel = edges[e].rel;
+                new.push(Edge { from: p, to: a, rel, hard: false, rule: false, skip: false, derived: true });
+            }
+        }
+        new
+    }
+}
+
 /// Steps of objects from steps of groups. An object right after a
-/// namespace's barrier is said to be right after the barrier's last Pod.
+/// namespace's barrier (or a split cycle's "out" node: `barrier` holds
+/// both) is said to be right after what is behind it.
 fn finish(
     input: &Input,
     node_of: &[[u32; 2]],
@@ -609,8 +969,9 @@ fn finish(
             }
         }
     }
+    // (A derived edge relaxed is no relation of the input's.)
     let mut pairs: Vec<(u32, Option<u32>)> = (0..edges.len())
-        .filter(|&e| relaxed_edge[e])
+        .filter(|&e| relaxed_edge[e] && !edges[e].derived)
         .map(|e| (edges[e].rel, relaxed_because[e].map(|h| edges[h].rel)))
         .collect();
     pairs.sort_unstable();
@@ -623,13 +984,23 @@ fn finish(
     });
     let (relaxed, relaxed_because) = pairs.into_iter().unzip();
     found.sort_by_key(|g| g.members.first().map(|m| input.rank[m.index()]));
-    Order { step: obj_step, steps, relaxed, relaxed_because, groups: found, after, after_outside }
+    Order {
+        step: obj_step,
+        steps,
+        relaxed,
+        relaxed_because,
+        groups: found,
+        after,
+        after_outside,
+        destruction_cycles: Vec::new(),
+    }
 }
 
 /// What `unblock` looks at when Kahn's walk stalls.
 struct Stall<'a, F: Fn(usize) -> bool> {
     count: usize,
     out: &'a Csr,
+    extra: &'a Extra,
     done: &'a [bool],
     relaxed: &'a [bool],
     pending_hard: &'a [u32],
@@ -638,6 +1009,12 @@ struct Stall<'a, F: Fn(usize) -> bool> {
     is_group: &'a F,
     /// Is the group a namespace's barrier?
     barrier: &'a [bool],
+    /// Each group's split cycle of destruction dependencies (see `layer`).
+    cycle_of: &'a [u32],
+    /// Is the group a split cycle's "out" node?
+    out_hub: &'a [bool],
+    /// 1 for a group that holds objects of the set, 0 otherwise.
+    weight: &'a [u8],
 }
 
 /// Ownership (or default rules') edges to relax: (waiting group, edge), and
@@ -659,8 +1036,18 @@ struct Relax {
 /// ends are in one component.
 fn unblock<F: Fn(usize) -> bool>(s: &Stall<F>) -> Vec<Relax> {
     let live = |g: usize| (s.is_group)(g) && !s.done[g];
-    let pending =
-        |g: usize| s.out.of(g).iter().copied().filter(move |a| !s.done[a.group as usize] && !s.relaxed[a.index()]);
+    let pending = |g: usize| {
+        s.out
+            .of(g)
+            .iter()
+            .chain(s.extra.out(g))
+            .copied()
+            .filter(move |a| !s.done[a.group as usize] && !s.relaxed[a.index()])
+    };
+    // Members of one cycle of destruction dependencies depend on each
+    // other: ownership between them is the comparator's ELSE IF, never
+    // relaxed.
+    let same_cycle = |x: usize, a: usize| same_cycle(s.cycle_of, x, a);
     // The graph of what is left, numbered densely.
     let mut index = vec![u32::MAX; s.count];
     let mut groups = Vec::new();
@@ -717,23 +1104,43 @@ fn unblock<F: Fn(usize) -> bool>(s: &Stall<F>) -> Vec<Relax> {
             freed.push(Relax { edges, because });
             continue;
         }
-        let chosen = members
-            .iter()
-            .copied()
-            .filter_map(|a| {
-                let dependency = pending(a)
-                    .filter(|e| e.hard() && in_component(e.group as usize))
-                    .min_by_key(|e| (s.rank[e.group as usize], e.index()))?;
+        // First, pairs the comparator itself turns round: owners of a
+        // group that the group depends on (directly or through others).
+        if let Some(relax) = turned_round(s, members, &pending, &in_component, &same_cycle) {
+            freed.push(relax);
+            continue;
+        }
+        // A's own ownership links: those from objects outside the set
+        // first (they order no pair of their own; relaxing one leaves its
+        // owners owning A, and the pairs are decided above), then all.
+        let chosen = |outside: bool| {
+            members.iter().copied().filter_map(move |a| {
+                let first_hard = |g: usize| {
+                    pending(g)
+                        .filter(|e| e.hard() && in_component(e.group as usize))
+                        .min_by_key(|e| (s.rank[e.group as usize], e.index()))
+                };
+                let dependency = first_hard(a)?;
+                // Into a split cycle's "out" node: the dependency is the
+                // one that leaves it on the way back.
+                let dependency = match s.out_hub[dependency.group as usize] {
+                    true => first_hard(dependency.group as usize).unwrap_or(dependency),
+                    false => dependency,
+                };
                 let owners: Vec<(usize, usize)> = members
                     .iter()
+                    .filter(|&&x| !outside || s.weight[x] == 0)
                     .flat_map(|&x| {
-                        pending(x).filter(move |e| !e.hard() && e.group as usize == a).map(move |e| (x, e.index()))
+                        pending(x)
+                            .filter(move |e| !e.hard() && e.group as usize == a && !same_cycle(x, a))
+                            .map(move |e| (x, e.index()))
                     })
                     .collect();
                 (!owners.is_empty()).then_some((a, dependency.index(), owners))
             })
-            .min_by_key(|(a, _, _)| (s.rank[*a], *a));
-        match chosen {
+        };
+        let first = |outside: bool| chosen(outside).min_by_key(|(a, _, _)| (s.rank[*a], *a));
+        match first(true).or_else(|| first(false)) {
             Some((_, dependency, owners)) => freed.push(Relax { edges: owners, because: Some(dependency) }),
             None => {
                 // No destruction dependency with an owner in the component:
@@ -752,6 +1159,79 @@ fn unblock<F: Fn(usize) -> bool>(s: &Stall<F>) -> Vec<Relax> {
     }
     freed
 }
+/// Ownership edges x → a of a stalled component (a sink) whose owner x the
+/// owned group a depends on, through destruction dependencies alone: the
+/// comparator orders that pair a after x (its first branch), so the edge
+/// gives way whatever else the cycle holds. Of the groups that have such
+/// owners, the first in reference order, with every such owner; the
+/// dependency it gives way to is the first edge of a's path to the first
+/// of them. Each search is breadth first inside the component; after a
+/// few times the component's size in all, the search gives up (`None`:
+/// the caller's rule decides).
+fn turned_round<F, P, I>(
+    s: &Stall<F>,
+    members: &[usize],
+    pending: &P,
+    in_component: &dyn Fn(usize) -> bool,
+    same_cycle: &dyn Fn(usize, usize) -> bool,
+) -> Option<Relax>
+where
+    F: Fn(usize) -> bool,
+    P: Fn(usize) -> I,
+    I: Iterator<Item = Adj>,
+{
+    // Owners of each group in the component.
+    let mut owners: rustc_hash::FxHashMap<usize, Vec<(usize, usize)>> = rustc_hash::FxHashMap::default();
+    let mut size = members.len();
+    for &x in members {
+        for e in pending(x).filter(|e| in_component(e.group as usize)) {
+            size += 1;
+            if !e.hard() && !e.rule() && !same_cycle(x, e.group as usize) {
+                owners.entry(e.group as usize).or_default().push((x, e.index()));
+            }
+        }
+    }
+    let mut budget = 8 * size + 64;
+    let mut order: Vec<usize> = owners.keys().copied().collect();
+    order.sort_unstable_by_key(|&a| (s.rank[a], a));
+    for a in order {
+        let Some(mine) = owners.get(&a) else { continue };
+        // Breadth first over destruction dependencies: each group reached,
+        // with the first edge of the path to it (past a split cycle's "out"
+        // node, the edge that leaves it).
+        let mut first: rustc_hash::FxHashMap<usize, usize> = rustc_hash::FxHashMap::default();
+        let mut queue = VecDeque::from([a]);
+        while let Some(g) = queue.pop_front() {
+            let mut next: Vec<Adj> = pending(g).filter(|e| e.hard() && in_component(e.group as usize)).collect();
+            budget = budget.checked_sub(next.len() + 1)?;
+            next.sort_unstable_by_key(|e| (s.rank[e.group as usize], e.index()));
+            for e in next {
+                let t = e.group as usize;
+                if t == a || first.contains_key(&t) {
+                    continue;
+                }
+                let via = match (g == a, first.get(&g)) {
+                    (true, _) => e.index(),
+                    (false, Some(&f)) if s.out_hub[g] && f == usize::MAX => e.index(),
+                    (false, Some(&f)) => f,
+                    (false, None) => continue,
+                };
+                // (Into an "out" node: the edge that leaves it decides.)
+                first.insert(t, if g == a && s.out_hub[t] { usize::MAX } else { via });
+                queue.push_back(t);
+            }
+        }
+        let mut turned: Vec<(usize, usize)> = mine.iter().copied().filter(|(x, _)| first.contains_key(x)).collect();
+        if turned.is_empty() {
+            continue;
+        }
+        turned.sort_unstable_by_key(|&(x, e)| (s.rank[x], e));
+        let because = turned.first().and_then(|(x, _)| first.get(x)).copied().filter(|&f| f != usize::MAX);
+        return Some(Relax { edges: turned, because });
+    }
+    None
+}
+
 /// The first edge of a shortest path from `from` back to `to` inside the
 /// component: what a relaxed rule's edge `to → from` contradicted. From a
 /// namespace's barrier (no object), the first edge out of the Pod it leads

@@ -196,7 +196,10 @@ pub(super) fn make(
             let loading =
                 Loading { skip_invalid: false, what: "plan (in --prune NEW)", digests: false, paths: new, ..loading };
             let new = load_usable(&loading, stdin, stderr)?;
-            if new.objects.is_empty() && !settings.allow_empty_new {
+            // (A deleted Murano environment, `{"Objects": null}`, is empty
+            // on purpose: Murano destroys everything.)
+            let deleted = || new.sources.files.iter().any(|f| crate::dialect::murano::deletes_environment(&f.text));
+            if new.objects.is_empty() && !settings.allow_empty_new && !deleted() {
                 return Err(Error::EmptyNew);
             }
             let (absent, in_new) = plan::absent_from(&snapshot.objects, &new.objects);

@@ -11,7 +11,9 @@
 //! first is the root), or a deployment task holding `Objects` (the new model)
 //! and `ObjectsCopy` (the model after the previous deployment). Documents
 //! that only wrap a model (API responses) are walked the same way: the
-//! outermost objects are the trees.
+//! outermost objects are the trees. A task whose `Objects` is null and that
+//! holds no object at all is a deleted environment: an empty model (as
+//! Murano's executor loads it: no objects), not an unusable document.
 
 use super::Out;
 use crate::findings::{Finding, Rule};
@@ -65,6 +67,9 @@ impl super::Dialect for Murano {
     /// that looks like one but cannot be parsed is Murano's too, so that
     /// its error is reported as what it is.
     fn recognise(&self, unit: &Unit) -> Option<bool> {
+        if unit.list.is_none() && !looks_like(unit.text()) && unit.text().contains("Objects") {
+            return Some(unit.tree().is_ok_and(deleted_environment));
+        }
         if unit.list.is_some() || !looks_like(unit.text()) {
             return Some(false);
         }
@@ -82,6 +87,7 @@ impl super::Dialect for Murano {
                 out.objects.extend(objects);
                 out.findings.extend(findings);
             }
+            Ok(tree) if deleted_environment(tree) => {}
             Ok(_) => out.findings.push(
                 Finding::new(Rule::Td001, "not a Murano object model: no `?` header with an id")
                     .at(unit.head(), "this document"),
@@ -89,6 +95,26 @@ impl super::Dialect for Murano {
             Err(finding) => out.findings.push(finding.clone().fatal()),
         }
     }
+}
+
+/// A deployment task that deletes its environment: `Objects` is null, and
+/// no object is written anywhere in it (Murano's API sends
+/// `{"Objects": null}`; `executor.load` then has no model).
+pub fn deleted_environment(v: &Node) -> bool {
+    v.as_map().is_some_and(|m| {
+        get(m, "?").is_none()
+            && get(m, "kind").is_none()
+            && get(m, "Objects").is_some_and(Node::is_null)
+            && !has_header(v)
+    })
+}
+
+/// Does `text` hold a deleted environment (see [`deleted_environment`])?
+/// For `--prune NEW`: such a NEW is empty on purpose.
+pub fn deletes_environment(text: &str) -> bool {
+    text.contains("Objects")
+        && serde_yaml::Deserializer::from_str(text)
+            .any(|doc| serde::Deserialize::deserialize(doc).is_ok_and(|v: Node| deleted_environment(&v)))
 }
 
 /// A Kubernetes object (or List) that embeds a Murano model in its spec.
@@ -311,6 +337,7 @@ impl Reader<'_> {
         let mut deps = Vec::new();
         let mut handlers = Vec::new();
         let mut own: Option<Vec<Str>> = None;
+        let mut own_at = 0;
         let subscriptions = get(h, "dependencies").and_then(|d| d.get("onDestruction")).and_then(Node::as_seq);
         for s in subscriptions.into_iter().flatten() {
             let Some(subscriber) = s.get("subscriber").and_then(scalar).filter(|s| !s.is_empty()) else {
@@ -327,6 +354,9 @@ impl Reader<'_> {
             let again = deps.iter().zip(&handlers).any(|(d, h): (&DepDecl, _)| d.text == subscriber && *h == handler);
             if subscriber == id {
                 // Told about its own destruction; nothing to order.
+                if own.is_none() {
+                    own_at = deps.len() as u32;
+                }
                 let own = own.get_or_insert_with(Vec::new);
                 own.extend(handler.filter(|h| !own.contains(h)));
                 continue;
@@ -391,6 +421,7 @@ impl Reader<'_> {
             destroyed: get(h, "destroyed").and_then(Node::as_bool).unwrap_or(false),
             handlers: handlers.into(),
             own_destruction: own.map(Into::into),
+            own_at,
             strings: Vec::new(),
             attributes,
             section,
@@ -556,6 +587,18 @@ mod tests {
         );
         assert!(findings.is_empty());
         assert_eq!(objects.len(), 2);
+    }
+
+    #[test]
+    fn a_deleted_environment_is_an_empty_model() {
+        let v: Node = serde_yaml::from_str("{\"Objects\": null}").unwrap();
+        assert!(deleted_environment(&v));
+        assert!(deletes_environment("{\"Objects\": null, \"Attributes\": []}\n"));
+        // Not: a model, an object with a kind, no `Objects` at all.
+        for text in ["{\"Objects\": {\"?\": {\"id\": \"a\"}}}", "{kind: X, Objects: null}", "{Object: null}"] {
+            let v: Node = serde_yaml::from_str(text).unwrap();
+            assert!(!deleted_environment(&v), "{text}");
+        }
     }
 
     #[test]

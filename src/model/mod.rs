@@ -329,6 +329,10 @@ pub struct MuranoInfo {
     /// It subscribed to its own destruction (no ordering edge): the
     /// handlers named, if any.
     pub own_destruction: Option<Box<[Str]>>,
+    /// Where its first subscription to its own destruction is in the
+    /// `onDestruction` list: before `deps[own_at]` (the list's order is the
+    /// order its subscribers are told in).
+    pub own_at: u32,
     /// Every string in the object's own properties (not in nested objects),
     /// sorted: those equal to an object's id are references to it.
     pub strings: Vec<Str>,

@@ -449,7 +449,7 @@ pub fn build(snapshot: &Snapshot, options: &Options) -> Result<Plan, PlanError> 
         Mode::Delete(_) | Mode::All => hook_runs(objects, &cascade, &order, &held, &rank),
         Mode::Gc | Mode::Prune(_) => Vec::new(),
     };
-    let events = events::murano_events(objects, &relations, &steps, &rank);
+    let events = events::murano_events(objects, &relations, &steps, &order.destruction_cycles);
     let still_referenced = events::still_referenced(objects, &cascade, &rank);
     let marks: HashMap<ObjId, (Option<ObjId>, tracking::Mark)> =
         collection.iter().flat_map(|c| c.trackers.iter().map(|(t, a, m)| (*t, (*a, m.clone())))).collect();

@@ -49,34 +49,23 @@ pub struct Event {
 /// Murano's notifications (CONTRACT §4): for every destroyed object B and
 /// each subscriber A of B's destruction, A is warned before anything is
 /// destroyed, notified (its handler called) just before B, and told after.
+/// Subscribers are told in the order of B's `onDestruction` list (the
+/// first subscription of each), with every handler they name, in that
+/// order (Murano's executor walks the list). In a cycle of destruction
+/// dependencies (`cycles`), every handler for a member is called before
+/// the first member is destroyed.
 pub(super) fn murano_events(
     objects: &[Object],
     relations: &[Relation],
     steps: &[Vec<ObjId>],
-    rank: &[u32],
+    cycles: &[Vec<ObjId>],
 ) -> Vec<Event> {
     if !objects.iter().any(|o| o.murano.is_some()) {
         return Vec::new();
     }
-    // Subscribers of each object, once each, with every handler they name,
-    // in reference order.
-    type Subscribers = Vec<(ObjId, Vec<crate::model::Str>)>;
-    let mut subscribers: HashMap<ObjId, Subscribers> = HashMap::new();
-    let mut add = |b: ObjId, a: ObjId, handler: Option<&crate::model::Str>| {
-        let subs = subscribers.entry(b).or_default();
-        let handlers = match subs.iter().position(|(s, _)| *s == a) {
-            Some(at) => subs.get_mut(at),
-            None => {
-                subs.push((a, Vec::new()));
-                subs.last_mut()
-            }
-        };
-        if let (Some((_, handlers)), Some(h)) = (handlers, handler) {
-            if !handlers.contains(h) {
-                handlers.push(h.clone());
-            }
-        }
-    };
+    // Each object's subscriptions: (where in its list, subscriber, handler).
+    type Listed<'a> = Vec<(u64, ObjId, Option<&'a crate::model::Str>)>;
+    let mut listed: HashMap<ObjId, Listed> = HashMap::new();
     // (Relations are between objects of `objects`: every `get` finds one.)
     for r in relations {
         let Some(m) = objects.get(r.declared_by.index()).and_then(|o| o.murano.as_deref()) else { continue };
@@ -86,21 +75,40 @@ pub(super) fn murano_events(
         if objects.get(r.from.index()).and_then(|o| o.murano.as_deref()).is_some_and(|s| s.destroyed) {
             continue; // a destroyed subscriber hears nothing
         }
-        add(r.to, r.from, m.handlers.get(r.decl as usize).and_then(Option::as_ref));
+        let handler = m.handlers.get(r.decl as usize).and_then(Option::as_ref);
+        listed.entry(r.to).or_default().push((2 * u64::from(r.decl) + 1, r.from, handler));
     }
     for (i, o) in objects.iter().enumerate() {
-        if let Some(own) = o.murano.as_deref().and_then(|m| m.own_destruction.as_deref()) {
+        let Some(m) = o.murano.as_deref() else { continue };
+        if let Some(own) = m.own_destruction.as_deref() {
             let b = ObjId(i as u32);
-            add(b, b, None);
-            for h in own {
-                add(b, b, Some(h));
-            }
+            let at = 2 * u64::from(m.own_at);
+            let entries = listed.entry(b).or_default();
+            entries.push((at, b, None));
+            entries.extend(own.iter().map(|h| (at, b, Some(h))));
         }
     }
-    // `rank` has one entry per object: every key is `Some`.
-    let rank = |id: ObjId| rank.get(id.index()).copied();
-    for subs in subscribers.values_mut() {
-        subs.sort_by_key(|(s, _)| rank(*s));
+    // Subscribers of each object, once each, with every handler they name.
+    type Subscribers = Vec<(ObjId, Vec<crate::model::Str>)>;
+    let mut subscribers: HashMap<ObjId, Subscribers> = HashMap::new();
+    for (b, mut entries) in listed {
+        // (Stable: one subscriber's own handlers keep their order.)
+        entries.sort_by_key(|e| e.0);
+        let subs = subscribers.entry(b).or_default();
+        for (_, a, handler) in entries {
+            let at = match subs.iter().position(|(s, _)| *s == a) {
+                Some(at) => at,
+                None => {
+                    subs.push((a, Vec::new()));
+                    subs.len() - 1
+                }
+            };
+            if let (Some((_, handlers)), Some(h)) = (subs.get_mut(at), handler) {
+                if !handlers.contains(h) {
+                    handlers.push(h.clone());
+                }
+            }
+        }
     }
     let none = Vec::new();
     let destroyed = || {
@@ -109,6 +117,17 @@ pub(super) fn murano_events(
             step.iter().filter(murano).map(move |&b| (k as u32 + 1, b))
         })
     };
+    // The members of each cycle, in the order they are destroyed.
+    let mut cycle_of: HashMap<ObjId, usize> = HashMap::new();
+    for (c, members) in cycles.iter().enumerate() {
+        cycle_of.extend(members.iter().map(|&m| (m, c)));
+    }
+    let mut in_cycle: Vec<Vec<(u32, ObjId)>> = vec![Vec::new(); cycles.len()];
+    for (step, b) in destroyed() {
+        if let Some(members) = cycle_of.get(&b).and_then(|&c| in_cycle.get_mut(c)) {
+            members.push((step, b));
+        }
+    }
     let mut events = Vec::new();
     let event = |kind, step, object, subscriber, handlers| Event { kind, step, object, subscriber, handlers };
     for (step, b) in destroyed() {
@@ -116,13 +135,23 @@ pub(super) fn murano_events(
             events.push(event(EventKind::Warned, step, b, Some(*a), Vec::new()));
         }
     }
-    for (step, b) in destroyed() {
-        let subs = subscribers.get(&b).unwrap_or(&none);
-        for (a, handlers) in subs {
+    let notify = |events: &mut Vec<Event>, step: u32, b: ObjId| {
+        for (a, handlers) in subscribers.get(&b).unwrap_or(&none) {
             events.push(event(EventKind::Notified, step, b, Some(*a), handlers.clone()));
         }
+    };
+    for (step, b) in destroyed() {
+        match cycle_of.get(&b).and_then(|&c| in_cycle.get_mut(c)) {
+            // The first member of its cycle to go: every member's handlers now.
+            Some(members) => {
+                for (s, m) in std::mem::take(members) {
+                    notify(&mut events, s, m);
+                }
+            }
+            None => notify(&mut events, step, b),
+        }
         events.push(event(EventKind::Destroyed, step, b, None, Vec::new()));
-        for (a, _) in subs {
+        for (a, _) in subscribers.get(&b).unwrap_or(&none) {
             events.push(event(EventKind::ToldDestroyed, step, b, Some(*a), Vec::new()));
         }
     }

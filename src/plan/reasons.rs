@@ -904,8 +904,16 @@ fn of(cx: &Context, id: ObjId, out: &mut Vec<Reason>) {
             .map(|r| &rels[r as usize])
             .find(|r| r.kind == RelKind::DestroyAfter && r.declared_by == id && r.decl == j as u32);
         let Some(target) = target else { continue };
+        // A subscriber is named once, however many subscriptions it holds,
+        // and only if it is told (a destroyed one hears nothing).
+        let told = |a: ObjId| !cx.objects[a.index()].murano.as_deref().is_some_and(|m| m.destroyed);
+        let notifies = Reason::Notifies(target.from);
+        if d.kind == DepKind::Notifies && (!told(target.from) || out.get(from..).is_some_and(|r| r.contains(&notifies)))
+        {
+            continue;
+        }
         out.push(match d.kind {
-            DepKind::Notifies => Reason::Notifies(target.from),
+            DepKind::Notifies => notifies,
             DepKind::DependsOn => Reason::DependsOn(target.from),
             DepKind::DestroyAfter => Reason::DestroyedAfter(target.to),
             DepKind::ApplyTimeMutation => Reason::MutatesFrom(target.from),
@@ -945,7 +953,10 @@ fn of(cx: &Context, id: ObjId, out: &mut Vec<Reason>) {
         })
         .collect();
     subscribed.sort_unstable();
-    out.extend(subscribed.into_iter().map(|r| Reason::SubscribedTo(rels[r as usize].to)));
+    let mut publishers: Vec<ObjId> = subscribed.into_iter().map(|r| rels[r as usize].to).collect();
+    let mut seen = rustc_hash::FxHashSet::default();
+    publishers.retain(|p| seen.insert(*p));
+    out.extend(publishers.into_iter().map(Reason::SubscribedTo));
     // A default rule, or another tool's metadata, that decided its step
     // (unless a controller's cascade from the same object already says it:
     // a volume after its claim).

@@ -92,6 +92,14 @@ fn order_phrase(plan: &Plan, r: &Relation, next: &str) -> String {
     }
 }
 
+/// The object a link's relation runs through, when it is not the link's
+/// own: ownership that runs through a relaxed link (P owns G through C), a
+/// dependency of another member of a cycle. (Default rules and other
+/// tools' group orders pass nodes of their own, and say so themselves.)
+fn through(r: &Relation, at: ObjId) -> Option<ObjId> {
+    (r.from != at && r.kind.rule().is_none() && r.kind.tool().is_none()).then_some(r.from)
+}
+
 /// How the chain that reaches an object starts.
 fn origin(plan: &Plan, e: &Explanation) -> String {
     if let Some(r) = &e.origin_reason {
@@ -155,7 +163,12 @@ pub fn text(plan: &Plan, objects: &[Object], explanations: &[Explanation], style
                             None => out.push_str(&format!("  {} ({note})\n", who(link.object)?)),
                             Some(p) => {
                                 let phrase = match p.relation.map(|r| relation(plan, r)).transpose()? {
-                                    Some(r) => order_phrase(plan, r, &who(r.to)?),
+                                    Some(r) => match through(r, p.object) {
+                                        Some(x) => {
+                                            format!("{} through {}", order_phrase(plan, r, &who(r.to)?), who(x)?)
+                                        }
+                                        None => order_phrase(plan, r, &who(r.to)?),
+                                    },
                                     None => String::new(),
                                 };
                                 out.push_str(&format!("  └ {phrase} ({note})\n"));
@@ -210,6 +223,11 @@ struct LinkOut<'a> {
     /// For a controller's cascade: which one (`node-pods`…).
     #[serde(skip_serializing_if = "Option::is_none")]
     cascade: Option<&'static str>,
+    /// The object the relation runs through, when it is not this link's
+    /// (ownership through a relaxed link, a dependency of another member
+    /// of a cycle).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    through: Option<&'a str>,
 }
 
 #[derive(Serialize)]
@@ -245,7 +263,11 @@ fn links<'a>(plan: &'a Plan, chain: &[Link], with_step: bool) -> Result<Vec<Link
     chain
         .iter()
         .map(|l| {
-            let kind = l.relation.map(|r| relation(plan, r).map(|r| r.kind)).transpose()?;
+            let rel = l.relation.map(|r| relation(plan, r)).transpose()?;
+            let kind = rel.map(|r| r.kind);
+            // (Only the chain of steps reads relations forward from a link.)
+            let through =
+                rel.filter(|_| with_step).and_then(|r| through(r, l.object)).map(|x| x.of(&plan.refs)).transpose()?;
             Ok(LinkOut {
                 reference: l.object.of(&plan.refs)?,
                 step: if with_step && plan.cascade.deleted(l.object) {
@@ -255,6 +277,7 @@ fn links<'a>(plan: &'a Plan, chain: &[Link], with_step: bool) -> Result<Vec<Link
                 },
                 relation: kind.map(|k| k.as_str()),
                 cascade: kind.and_then(|k| k.controller()).map(ControllerEdge::id),
+                through: through.map(String::as_str),
             })
         })
         .collect()

@@ -406,7 +406,7 @@ fn suite(system: &str) {
 #[test]
 fn every_system_folder_has_a_test() {
     // A system's folder and its `#[test]` below come together.
-    let known = ["kubernetes", "kubevela"];
+    let known = ["kubernetes", "kubevela", "murano", "krake"];
     for entry in std::fs::read_dir(root()).unwrap() {
         let path = entry.unwrap().path();
         if path.is_dir() {
@@ -425,4 +425,14 @@ fn kubernetes() {
 #[test]
 fn kubevela() {
     suite("kubevela");
+}
+
+#[test]
+fn murano() {
+    suite("murano");
+}
+
+#[test]
+fn krake() {
+    suite("krake");
 }
