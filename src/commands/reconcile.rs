@@ -108,7 +108,7 @@ pub fn run(args: ReconcileArgs, env: Env, style: Style) -> Result<Status, Error>
     }
     for reference in result.unplaced.iter().filter(|_| !env.quiet) {
         env.stderr.extend_from_slice(
-            format!("warning: --desired {reference} is not in INPUT and has no controller reference to a custom resource: not a sub-resource of any (ignored)\n").as_bytes(),
+            format!("warning: --desired {} is not in INPUT and has no controller reference to a custom resource: not a sub-resource of any (ignored)\n", crate::escape::escape(reference)).as_bytes(),
         );
     }
     let out = &mut *env.stdout;

@@ -2,6 +2,7 @@
 
 use super::count;
 use crate::analysis::check::Counts;
+use crate::escape::escape;
 use crate::findings::{Finding, Label, Severity};
 use crate::input::{SourceFile, Sources};
 use miette::{
@@ -70,7 +71,7 @@ impl SourceCode for FileSource<'_> {
         };
         let data_end = file.line_range(hi).end.max(data_start);
         Ok(Box::new(MietteSpanContents::new_named(
-            file.name.clone(),
+            escape(&file.name).into_owned(),
             text.as_bytes().get(data_start..data_end).ok_or(MietteError::OutOfBounds)?,
             (data_start, data_end - data_start).into(),
             line,
@@ -80,14 +81,167 @@ impl SourceCode for FileSource<'_> {
     }
 }
 
+/// The lines of a file around a snippet's labels, escaped (they hold a
+/// character `crate::escape` writes as an escape: a carriage return, an
+/// escape sequence…), as miette source code. Offsets into it are offsets
+/// into the escaped text; lines are numbered as in the file.
+struct EscapedSource<'a> {
+    file: &'a SourceFile,
+    /// Where the lines start in the file, and the first one's index.
+    base: usize,
+    first_line: usize,
+    text: String,
+    /// After each escape: the offset in the file's lines and in `text`.
+    at: Vec<(usize, usize)>,
+}
+
+impl EscapedSource<'_> {
+    /// The offset in `text` of the file's offset `raw` (inside the lines).
+    fn escaped(&self, raw: usize) -> usize {
+        let rel = raw.saturating_sub(self.base);
+        let k = self.at.partition_point(|&(r, _)| r <= rel);
+        match k.checked_sub(1).and_then(|k| self.at.get(k)) {
+            Some(&(r, e)) => rel + e - r,
+            None => rel,
+        }
+    }
+
+    /// The file's offset of `text`'s offset `at` (at a character of the file).
+    fn raw(&self, at: usize) -> usize {
+        let k = self.at.partition_point(|&(_, e)| e <= at);
+        self.base
+            + match k.checked_sub(1).and_then(|k| self.at.get(k)) {
+                Some(&(r, e)) => at - e + r,
+                None => at,
+            }
+    }
+
+    /// Where each line of `text` starts.
+    fn line_starts(&self) -> Vec<usize> {
+        std::iter::once(0).chain(self.text.match_indices('\n').map(|(i, _)| i + 1)).collect()
+    }
+}
+
+impl SourceCode for EscapedSource<'_> {
+    fn read_span<'b>(
+        &'b self,
+        span: &SourceSpan,
+        before: usize,
+        after: usize,
+    ) -> Result<Box<dyn SpanContents<'b> + 'b>, MietteError> {
+        let (start, end) = (span.offset(), span.offset() + span.len());
+        if end > self.text.len() {
+            return Err(MietteError::OutOfBounds);
+        }
+        let starts = self.line_starts();
+        let line_of = |at: usize| starts.partition_point(|&s| s <= at).saturating_sub(1);
+        let (first, last) = (line_of(start), line_of(if end > start { end - 1 } else { start }));
+        let hi = (last + after).min(starts.len() - 1);
+        let line_end = |l: usize| {
+            let end = starts.get(l + 1).map_or(self.text.len(), |&next| next - 1);
+            let line = self.text.get(starts.get(l).copied().unwrap_or(0)..end).unwrap_or_default();
+            end - usize::from(line.ends_with('\r'))
+        };
+        let (data_start, line, column) = if before == 0 {
+            // Where the snippet points, as the file has it.
+            let at = self.file.line_col(self.raw(start));
+            (start, at.line - 1, at.column - 1)
+        } else {
+            let lo = first.saturating_sub(before);
+            (starts.get(lo).copied().unwrap_or(0), self.first_line + lo, 0)
+        };
+        let data_end = line_end(hi).max(data_start);
+        Ok(Box::new(MietteSpanContents::new_named(
+            escape(&self.file.name).into_owned(),
+            self.text.as_bytes().get(data_start..data_end).ok_or(MietteError::OutOfBounds)?,
+            (data_start, data_end - data_start).into(),
+            line,
+            column,
+            line_of(data_end) + self.first_line + 1 - line,
+        )))
+    }
+}
+
+/// A snippet's source: the file, or its lines around the labels escaped.
+enum Snippet<'a> {
+    File(FileSource<'a>),
+    Escaped(EscapedSource<'a>),
+}
+
+impl SourceCode for Snippet<'_> {
+    fn read_span<'b>(
+        &'b self,
+        span: &SourceSpan,
+        before: usize,
+        after: usize,
+    ) -> Result<Box<dyn SpanContents<'b> + 'b>, MietteError> {
+        match self {
+            Snippet::File(f) => f.read_span(span, before, after),
+            Snippet::Escaped(e) => e.read_span(span, before, after),
+        }
+    }
+}
+
+/// The snippet of `file` that shows `labels` (at offsets of the file): the
+/// file itself, or, when the lines shown hold a character to escape, those
+/// lines escaped and the labels moved to the same characters in them.
+fn snippet<'a>(file: &'a SourceFile, labels: &mut [LabeledSpan]) -> Snippet<'a> {
+    let source = FileSource(file);
+    let (Some(start), Some(end)) =
+        (labels.iter().map(|l| l.offset()).min(), labels.iter().map(|l| l.offset() + l.len()).max())
+    else {
+        return Snippet::File(source);
+    };
+    // The lines miette shows: the labels' and one around them (its
+    // context), unless that one is too long to show.
+    let mut lo = file.line_index(start);
+    if lo > 0 && source.line_len(lo - 1) <= MAX_SNIPPET_LINE {
+        lo -= 1;
+    }
+    let mut hi = file.line_index(end.saturating_sub(1).max(start));
+    if hi + 1 < file.line_count() && source.line_len(hi + 1) <= MAX_SNIPPET_LINE {
+        hi += 1;
+    }
+    let base = file.line_start(lo);
+    let lines = file.text.get(base..file.line_range(hi).end).unwrap_or_default();
+    let (text, at) = crate::escape::escape_lines(lines);
+    if at.is_empty() {
+        return Snippet::File(source);
+    }
+    let escaped = EscapedSource { file, base, first_line: lo, text: text.into_owned(), at };
+    for l in labels.iter_mut() {
+        let (from, to) = (escaped.escaped(l.offset()), escaped.escaped(l.offset() + l.len()));
+        let (text, span) = (l.label().map(String::from), (from, to - from));
+        *l = match l.primary() {
+            true => LabeledSpan::new_primary_with_span(text, span),
+            false => LabeledSpan::new_with_span(text, span),
+        };
+    }
+    Snippet::Escaped(escaped)
+}
+
 /// One finding (or one of its labels in another file) as a miette diagnostic.
 struct Diag<'a> {
     message: String,
     severity: miette::Severity,
     help: Option<String>,
-    source: Option<FileSource<'a>>,
+    /// The file the labels are in (their offsets are the file's until
+    /// [`Diag::sealed`]).
+    file: Option<&'a SourceFile>,
+    source: Option<Snippet<'a>>,
     labels: Vec<LabeledSpan>,
     related: Vec<Diag<'a>>,
+}
+
+impl<'a> Diag<'a> {
+    /// With its snippets made: each labels' file, escaped where it must be.
+    fn sealed(mut self) -> Diag<'a> {
+        if let Some(file) = self.file {
+            self.source = Some(snippet(file, &mut self.labels));
+        }
+        self.related = self.related.into_iter().map(Diag::sealed).collect();
+        self
+    }
 }
 
 impl fmt::Debug for Diag<'_> {
@@ -133,7 +287,7 @@ impl Diagnostic for Diag<'_> {
 fn location(sources: &Sources, label: &Label) -> String {
     let file = sources.get(label.span.file);
     let lc = file.line_col(label.span.start);
-    format!("{}:{}:{}", file.name, lc.line, lc.column)
+    format!("{}:{}:{}", escape(&file.name), lc.line, lc.column)
 }
 
 /// Can this label be shown as a snippet?
@@ -148,10 +302,11 @@ fn showable(sources: &Sources, label: &Label) -> bool {
 
 fn span_of(label: &Label, primary: bool) -> LabeledSpan {
     let span: SourceSpan = (label.span.start, label.span.len()).into();
+    let text = escape(&label.text).into_owned();
     if primary {
-        LabeledSpan::new_primary_with_span(Some(label.text.clone()), span)
+        LabeledSpan::new_primary_with_span(Some(text), span)
     } else {
-        LabeledSpan::new_with_span(Some(label.text.clone()), span)
+        LabeledSpan::new_with_span(Some(text), span)
     }
 }
 
@@ -161,18 +316,19 @@ fn diag<'a>(sources: &'a Sources, f: &Finding) -> Diag<'a> {
         Severity::Warning => miette::Severity::Warning,
         Severity::Note => miette::Severity::Advice,
     };
-    let mut message = format!("{} {}: {}", f.rule.id(), f.rule.name(), f.message);
+    let mut message = format!("{} {}: {}", f.rule.id(), f.rule.name(), escape(&f.message));
     let mut d = Diag {
         message: String::new(),
         severity,
-        help: f.help.clone(),
+        help: f.help.as_deref().map(|h| escape(h).into_owned()),
+        file: None,
         source: None,
         labels: Vec::new(),
         related: Vec::new(),
     };
     match &f.primary {
         Some(p) if showable(sources, p) => {
-            d.source = Some(FileSource(sources.get(p.span.file)));
+            d.file = Some(sources.get(p.span.file));
             d.labels.push(span_of(p, true));
         }
         Some(p) => message.push_str(&format!("\n  at {}", location(sources, p))),
@@ -184,24 +340,25 @@ fn diag<'a>(sources: &'a Sources, f: &Finding) -> Diag<'a> {
         // location printed is always the primary one.
         let after_primary =
             f.primary.as_ref().is_some_and(|p| p.span.file == s.span.file && s.span.start >= p.span.start)
-                && d.source.is_some();
+                && d.file.is_some();
         if after_primary && showable(sources, s) {
             d.labels.push(span_of(s, false));
         } else if showable(sources, s) {
             d.related.push(Diag {
-                message: s.text.clone(),
+                message: escape(&s.text).into_owned(),
                 severity: miette::Severity::Advice,
                 help: None,
-                source: Some(FileSource(sources.get(s.span.file))),
+                file: Some(sources.get(s.span.file)),
+                source: None,
                 labels: vec![span_of(s, true)],
                 related: Vec::new(),
             });
         } else {
-            message.push_str(&format!("\n  {}: {}", s.text, location(sources, s)));
+            message.push_str(&format!("\n  {}: {}", escape(&s.text), location(sources, s)));
         }
     }
     d.message = message;
-    d
+    d.sealed()
 }
 
 /// The human report of `check`: one diagnostic per finding, each followed

@@ -296,8 +296,10 @@ pub fn sarif(sources: &Sources, findings: &[Finding]) -> String {
 
 // ------------------------------------------------- GitHub workflow commands
 
+/// A workflow command's data: escaped as text from the input is
+/// (`crate::escape`), then as GitHub reads it.
 fn escape_data(s: &str) -> String {
-    s.replace('%', "%25").replace('\r', "%0D").replace('\n', "%0A")
+    crate::escape::escape(s).replace('%', "%25").replace('\r', "%0D").replace('\n', "%0A")
 }
 
 fn escape_property(s: &str) -> String {
@@ -325,12 +327,12 @@ pub fn github(sources: &Sources, findings: &[Finding]) -> String {
             props.push(format!("file={}", escape_property(file)));
         }
         props.push(format!("title={}", escape_property(&format!("{} {}", f.rule.id(), f.rule.name()))));
-        let mut message = f.message.clone();
+        let mut message = escape_data(&f.message);
         if let Some(help) = &f.help {
-            message.push_str("\nhelp: ");
-            message.push_str(help);
+            message.push_str("%0Ahelp: ");
+            message.push_str(&escape_data(help));
         }
-        out.push_str(&format!("::{command} {}::{}\n", props.join(","), escape_data(&message)));
+        out.push_str(&format!("::{command} {}::{message}\n", props.join(",")));
     }
     out
 }
