@@ -19,13 +19,14 @@ use crate::input::{locate, Node, Shape, Span, Unit};
 use crate::model::intern::intern;
 use crate::model::kube::{group_of, ServiceCall};
 use crate::model::lifecycle::{Lifecycle, Said};
-use crate::model::naming;
+use crate::model::{anchor, naming};
 use crate::model::{
     kube::Facts, Collector, CrdDef, DepDecl, DepKind, DepTarget, Fields, Identity, Object, Origin, OwnerRef, StateKeys,
     Str, TrackingKeys,
 };
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde::Deserialize;
+use std::cell::OnceCell;
 use std::fmt;
 
 pub struct Kubernetes;
@@ -1089,12 +1090,21 @@ pub fn convert(
     let reference = || format!("{kind}/{name}");
 
     let mut owners = Vec::new();
+    // Where the references are written; each is looked for after the one
+    // found before it (one pass over an object with 200,000 of them).
+    // (After `anchor::MISSES` searches that found nothing, no more.)
+    let list = OnceCell::new();
+    let (mut from, mut misses) = (None, 0);
     for (i, r) in meta.owner_references.unwrap_or_default().into_iter().enumerate() {
-        let at = |needle: Option<&str>| -> Span {
-            let found = needle.and_then(|n| locate::value_after(text, span.range(), &["ownerReferences"], n));
-            let range =
-                found.or_else(|| locate::key_after(text, span.range(), "ownerReferences")).unwrap_or(head.range());
-            Span::new(span.file, range)
+        let mut at = |needle: Option<&str>| -> Span {
+            let list = list.get_or_init(|| locate::key_after(text, span.range(), "ownerReferences"));
+            let start = from.or(list.as_ref().map(|l| l.end)).filter(|_| misses < anchor::MISSES);
+            let found = needle.zip(start).and_then(|(n, start)| locate::scalar_after(text, start..span.end, n));
+            match &found {
+                Some(f) => from = Some(f.end),
+                None => misses += 1,
+            }
+            Span::new(span.file, found.or_else(|| list.clone()).unwrap_or(head.range()))
         };
         let nonempty = |s: Option<Text>| s.filter(|s| !s.0.is_empty());
         let (Some(okind), Some(oname)) = (nonempty(r.kind), nonempty(r.name)) else {
