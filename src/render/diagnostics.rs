@@ -3,7 +3,7 @@
 use super::count;
 use crate::analysis::check::Counts;
 use crate::escape::escape;
-use crate::findings::{Finding, Label, Severity};
+use crate::findings::{Finding, Label, Omitted, Severity};
 use crate::input::{SourceFile, Sources};
 use miette::{
     Diagnostic, GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteError, MietteSpanContents, SourceCode,
@@ -362,8 +362,15 @@ fn diag<'a>(sources: &'a Sources, f: &Finding) -> Diag<'a> {
 }
 
 /// The human report of `check`: one diagnostic per finding, each followed
-/// by a blank line, then the summary line of `counts` when given.
-pub fn render(sources: &Sources, findings: &[Finding], counts: Option<&Counts>, style: Style) -> String {
+/// by a blank line, a line for each rule with findings `omitted`, then the
+/// summary line of `counts` when given.
+pub fn render(
+    sources: &Sources,
+    findings: &[Finding],
+    omitted: &Omitted,
+    counts: Option<&Counts>,
+    style: Style,
+) -> String {
     let theme = if style.color { GraphicalTheme::unicode() } else { GraphicalTheme::unicode_nocolor() };
     let handler = GraphicalReportHandler::new_themed(theme).with_width(10_000).with_links(false);
     let mut out = String::new();
@@ -375,6 +382,12 @@ pub fn render(sources: &Sources, findings: &[Finding], counts: Option<&Counts>, 
             out.push('\n');
         }
         out.push('\n');
+    }
+    // The findings not listed: a line for each rule.
+    for line in omitted.lines() {
+        out.push_str("  … ");
+        out.push_str(&line);
+        out.push_str("\n\n");
     }
     if let Some(counts) = counts {
         out.push_str(&summary(counts));
