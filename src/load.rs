@@ -612,15 +612,15 @@ fn split_file(file: &SourceFile, threads: usize) -> Pieces {
             }
             Pieces::Docs(json_values(file))
         }
-        Format::Yaml => Pieces::Docs(
-            split::yaml_documents(text)
-                .into_iter()
-                .filter_map(|d| {
-                    let start = split::first_content(text, d.clone())?;
-                    Some(UnitSpec { range: start..d.end, form: Form::Yaml, list: None })
-                })
-                .collect(),
-        ),
+        Format::Yaml => {
+            let documents = split::yaml_documents(text);
+            let mut docs = Vec::with_capacity(documents.len());
+            docs.extend(documents.into_iter().filter_map(|d| {
+                let start = split::first_content(text, d.clone())?;
+                Some(UnitSpec { range: start..d.end, form: Form::Yaml, list: None })
+            }));
+            Pieces::Docs(docs)
+        }
     }
 }
 
@@ -629,16 +629,23 @@ fn split_file(file: &SourceFile, threads: usize) -> Pieces {
 /// reported there).
 fn json_values(file: &SourceFile) -> Vec<UnitSpec> {
     let b = file.text.as_bytes();
-    let mut out = Vec::new();
-    let mut i = json::skip_ws(b, 0);
-    while i < b.len() {
-        let Some(end) = json::value_end(b, i) else {
-            out.push(UnitSpec { range: i..b.len(), form: Form::Json, list: None });
-            break;
-        };
-        out.push(UnitSpec { range: i..end, form: Form::Json, list: None });
-        i = json::skip_ws(b, end);
-    }
+    // The values' places, then the specs, made in a vector of their number:
+    // ten million `{}` (30 MB) make ten million specs, and a vector grown
+    // by doubling would take up to twice their memory, and a copy.
+    let values = || {
+        let mut i = json::skip_ws(b, 0);
+        std::iter::from_fn(move || {
+            if i >= b.len() {
+                return None;
+            }
+            let start = i;
+            let end = json::value_end(b, i).unwrap_or(b.len());
+            i = if end == b.len() { b.len() } else { json::skip_ws(b, end) };
+            Some(start..end)
+        })
+    };
+    let mut out = Vec::with_capacity(values().count());
+    out.extend(values().map(|range| UnitSpec { range, form: Form::Json, list: None }));
     out
 }
 

@@ -33,9 +33,11 @@ pub fn object(sources: &Sources, o: &Object) -> Span {
 pub fn owner_ref(sources: &Sources, o: &Object, j: u32) -> Span {
     use std::cell::RefCell;
     use std::rc::Rc;
+    /// An object's references: its (file, start, end), and their spans.
+    type Located = ((u32, usize, usize), Rc<[Span]>);
     thread_local! {
-        /// The last object's references: (file, start, end) and their spans.
-        static LAST: RefCell<Option<((u32, usize, usize), Rc<[Span]>)>> = const { RefCell::new(None) };
+        /// The last object's.
+        static LAST: RefCell<Option<Located>> = const { RefCell::new(None) };
     }
     let key = (o.span.file.0, o.span.start, o.span.end);
     let spans = LAST.with(|last| {

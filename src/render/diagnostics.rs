@@ -21,12 +21,57 @@ pub struct Style {
 }
 
 /// A file as miette source code, with line lookups through the file's line
-/// index (miette's own implementation rescans the text for every snippet).
-struct FileSource<'a>(&'a SourceFile);
+/// index (miette's own implementation rescans the text for every snippet);
+/// or, when the lines a snippet shows hold a character to escape (a
+/// carriage return, an escape sequence…), those lines escaped.
+struct FileSource<'a> {
+    /// The file.
+    file: &'a SourceFile,
+    /// Its lines around a snippet's labels, escaped, when they must be.
+    escaped: Option<Escaped>,
+}
+
+/// Lines of a file, escaped. Offsets into a snippet of them are offsets
+/// into the escaped text; lines are numbered as in the file.
+struct Escaped {
+    lines: SourceFile,
+    /// Where the lines start in the file, and the first one's index.
+    base: usize,
+    first_line: usize,
+    /// After each escape: the offset in the file's lines and in `lines`.
+    at: Vec<(usize, usize)>,
+}
+
+impl Escaped {
+    /// The offset in `lines` of the file's offset `raw` (inside the lines).
+    fn escaped(&self, raw: usize) -> usize {
+        let rel = raw.saturating_sub(self.base);
+        let k = self.at.partition_point(|&(r, _)| r <= rel);
+        match k.checked_sub(1).and_then(|k| self.at.get(k)) {
+            Some(&(r, e)) => rel + e - r,
+            None => rel,
+        }
+    }
+
+    /// The file's offset of `lines`' offset `at` (at a character of the file).
+    fn raw(&self, at: usize) -> usize {
+        let k = self.at.partition_point(|&(_, e)| e <= at);
+        self.base
+            + match k.checked_sub(1).and_then(|k| self.at.get(k)) {
+                Some(&(r, e)) => at - e + r,
+                None => at,
+            }
+    }
+}
 
 impl FileSource<'_> {
+    /// The text snippets are read from: the file, or its lines escaped.
+    fn shown(&self) -> &SourceFile {
+        self.escaped.as_ref().map_or(self.file, |e| &e.lines)
+    }
+
     fn line_len(&self, line: usize) -> usize {
-        self.0.line_range(line).len()
+        self.shown().line_range(line).len()
     }
 }
 
@@ -37,7 +82,7 @@ impl SourceCode for FileSource<'_> {
         before: usize,
         after: usize,
     ) -> Result<Box<dyn SpanContents<'b> + 'b>, MietteError> {
-        let file = self.0;
+        let file = self.shown();
         let text = &*file.text;
         let start = span.offset();
         let end = start + span.len();
@@ -61,136 +106,42 @@ impl SourceCode for FileSource<'_> {
             }
             hi += 1;
         }
-        let (data_start, line, column) = if before == 0 {
-            let line_start = file.line_start(first);
-            // Characters: bytes that do not continue one (0b10xxxxxx).
-            let before = text.as_bytes().get(line_start..start).unwrap_or_default();
-            (start, first, before.iter().filter(|&&b| (b as i8) >= -0x40).count())
-        } else {
-            (file.line_start(lo), lo, 0)
+        let (data_start, line, column) = match (before, &self.escaped) {
+            // Where the snippet points, as the file has it.
+            (0, Some(e)) => {
+                let at = self.file.line_col(e.raw(start));
+                (start, at.line - 1 - e.first_line, at.column - 1)
+            }
+            (0, None) => {
+                let line_start = file.line_start(first);
+                // Characters: bytes that do not continue one (0b10xxxxxx).
+                let before = text.as_bytes().get(line_start..start).unwrap_or_default();
+                (start, first, before.iter().filter(|&&b| (b as i8) >= -0x40).count())
+            }
+            _ => (file.line_start(lo), lo, 0),
         };
         let data_end = file.line_range(hi).end.max(data_start);
+        let first_line = self.escaped.as_ref().map_or(0, |e| e.first_line);
         Ok(Box::new(MietteSpanContents::new_named(
-            escape(&file.name).into_owned(),
+            escape(&self.file.name).into_owned(),
             text.as_bytes().get(data_start..data_end).ok_or(MietteError::OutOfBounds)?,
             (data_start, data_end - data_start).into(),
-            line,
+            first_line + line,
             column,
             hi - line + 1,
         )))
     }
 }
 
-/// The lines of a file around a snippet's labels, escaped (they hold a
-/// character `crate::escape` writes as an escape: a carriage return, an
-/// escape sequence…), as miette source code. Offsets into it are offsets
-/// into the escaped text; lines are numbered as in the file.
-struct EscapedSource<'a> {
-    file: &'a SourceFile,
-    /// Where the lines start in the file, and the first one's index.
-    base: usize,
-    first_line: usize,
-    text: String,
-    /// After each escape: the offset in the file's lines and in `text`.
-    at: Vec<(usize, usize)>,
-}
-
-impl EscapedSource<'_> {
-    /// The offset in `text` of the file's offset `raw` (inside the lines).
-    fn escaped(&self, raw: usize) -> usize {
-        let rel = raw.saturating_sub(self.base);
-        let k = self.at.partition_point(|&(r, _)| r <= rel);
-        match k.checked_sub(1).and_then(|k| self.at.get(k)) {
-            Some(&(r, e)) => rel + e - r,
-            None => rel,
-        }
-    }
-
-    /// The file's offset of `text`'s offset `at` (at a character of the file).
-    fn raw(&self, at: usize) -> usize {
-        let k = self.at.partition_point(|&(_, e)| e <= at);
-        self.base
-            + match k.checked_sub(1).and_then(|k| self.at.get(k)) {
-                Some(&(r, e)) => at - e + r,
-                None => at,
-            }
-    }
-
-    /// Where each line of `text` starts.
-    fn line_starts(&self) -> Vec<usize> {
-        std::iter::once(0).chain(self.text.match_indices('\n').map(|(i, _)| i + 1)).collect()
-    }
-}
-
-impl SourceCode for EscapedSource<'_> {
-    fn read_span<'b>(
-        &'b self,
-        span: &SourceSpan,
-        before: usize,
-        after: usize,
-    ) -> Result<Box<dyn SpanContents<'b> + 'b>, MietteError> {
-        let (start, end) = (span.offset(), span.offset() + span.len());
-        if end > self.text.len() {
-            return Err(MietteError::OutOfBounds);
-        }
-        let starts = self.line_starts();
-        let line_of = |at: usize| starts.partition_point(|&s| s <= at).saturating_sub(1);
-        let (first, last) = (line_of(start), line_of(if end > start { end - 1 } else { start }));
-        let hi = (last + after).min(starts.len() - 1);
-        let line_end = |l: usize| {
-            let end = starts.get(l + 1).map_or(self.text.len(), |&next| next - 1);
-            let line = self.text.get(starts.get(l).copied().unwrap_or(0)..end).unwrap_or_default();
-            end - usize::from(line.ends_with('\r'))
-        };
-        let (data_start, line, column) = if before == 0 {
-            // Where the snippet points, as the file has it.
-            let at = self.file.line_col(self.raw(start));
-            (start, at.line - 1, at.column - 1)
-        } else {
-            let lo = first.saturating_sub(before);
-            (starts.get(lo).copied().unwrap_or(0), self.first_line + lo, 0)
-        };
-        let data_end = line_end(hi).max(data_start);
-        Ok(Box::new(MietteSpanContents::new_named(
-            escape(&self.file.name).into_owned(),
-            self.text.as_bytes().get(data_start..data_end).ok_or(MietteError::OutOfBounds)?,
-            (data_start, data_end - data_start).into(),
-            line,
-            column,
-            line_of(data_end) + self.first_line + 1 - line,
-        )))
-    }
-}
-
-/// A snippet's source: the file, or its lines around the labels escaped.
-enum Snippet<'a> {
-    File(FileSource<'a>),
-    Escaped(EscapedSource<'a>),
-}
-
-impl SourceCode for Snippet<'_> {
-    fn read_span<'b>(
-        &'b self,
-        span: &SourceSpan,
-        before: usize,
-        after: usize,
-    ) -> Result<Box<dyn SpanContents<'b> + 'b>, MietteError> {
-        match self {
-            Snippet::File(f) => f.read_span(span, before, after),
-            Snippet::Escaped(e) => e.read_span(span, before, after),
-        }
-    }
-}
-
 /// The snippet of `file` that shows `labels` (at offsets of the file): the
 /// file itself, or, when the lines shown hold a character to escape, those
 /// lines escaped and the labels moved to the same characters in them.
-fn snippet<'a>(file: &'a SourceFile, labels: &mut [LabeledSpan]) -> Snippet<'a> {
-    let source = FileSource(file);
+fn snippet<'a>(file: &'a SourceFile, labels: &mut [LabeledSpan]) -> FileSource<'a> {
+    let source = FileSource { file, escaped: None };
     let (Some(start), Some(end)) =
         (labels.iter().map(|l| l.offset()).min(), labels.iter().map(|l| l.offset() + l.len()).max())
     else {
-        return Snippet::File(source);
+        return source;
     };
     // The lines miette shows: the labels' and one around them (its
     // context), unless that one is too long to show.
@@ -206,9 +157,10 @@ fn snippet<'a>(file: &'a SourceFile, labels: &mut [LabeledSpan]) -> Snippet<'a> 
     let lines = file.text.get(base..file.line_range(hi).end).unwrap_or_default();
     let (text, at) = crate::escape::escape_lines(lines);
     if at.is_empty() {
-        return Snippet::File(source);
+        return source;
     }
-    let escaped = EscapedSource { file, base, first_line: lo, text: text.into_owned(), at };
+    let lines = SourceFile::new(String::new(), None, file.format, text.into_owned());
+    let escaped = Escaped { lines, base, first_line: lo, at };
     for l in labels.iter_mut() {
         let (from, to) = (escaped.escaped(l.offset()), escaped.escaped(l.offset() + l.len()));
         let (text, span) = (l.label().map(String::from), (from, to - from));
@@ -217,7 +169,7 @@ fn snippet<'a>(file: &'a SourceFile, labels: &mut [LabeledSpan]) -> Snippet<'a> 
             false => LabeledSpan::new_with_span(text, span),
         };
     }
-    Snippet::Escaped(escaped)
+    FileSource { file, escaped: Some(escaped) }
 }
 
 /// One finding (or one of its labels in another file) as a miette diagnostic.
@@ -228,7 +180,7 @@ struct Diag<'a> {
     /// The file the labels are in (their offsets are the file's until
     /// [`Diag::sealed`]).
     file: Option<&'a SourceFile>,
-    source: Option<Snippet<'a>>,
+    source: Option<FileSource<'a>>,
     labels: Vec<LabeledSpan>,
     related: Vec<Diag<'a>>,
 }

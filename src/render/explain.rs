@@ -171,7 +171,7 @@ pub fn text(plan: &Plan, objects: &[Object], explanations: &[Explanation], style
                 if let Some(r) = e.reached_via {
                     let owner = who(relation(plan, r)?.taker())?;
                     let because = by.because();
-                    let because = escape(&because);
+                    let because = escape(because);
                     out.push_str(&format!("  deleting {owner} does not take it, because {because}\n"));
                 }
             }
