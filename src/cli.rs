@@ -182,8 +182,20 @@ pub struct InputArgs {
     #[arg(long, value_name = "NAME", value_parser = dialects())]
     pub dialect: Option<String>,
 
+    /// Follow symbolic links inside the directories given (only to what lies
+    /// inside them); without it they are not followed, as ripgrep does not
+    #[arg(short = 'L', long)]
+    pub follow: bool,
+
     #[command(flatten)]
     pub limits: LimitArgs,
+}
+
+impl InputArgs {
+    /// How the inputs are read: the limits, and whether links are followed.
+    pub fn reading(&self) -> Limits {
+        Limits { follow: self.follow, ..self.limits.limits() }
+    }
 }
 
 /// How much is read before teardown refuses (see "Limits" in the README).
@@ -202,7 +214,7 @@ pub struct LimitArgs {
 
 impl LimitArgs {
     pub fn limits(&self) -> Limits {
-        Limits { file_size: self.max_file_size.0, object_size: self.max_object_size.0 }
+        Limits { file_size: self.max_file_size.0, object_size: self.max_object_size.0, follow: false }
     }
 }
 

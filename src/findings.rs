@@ -141,9 +141,12 @@ impl Rule {
             Rule::Td014 => {
                 ("TD014", "kind-from-shape", Note, "An object that names no kind was read as the kind its shape shows.")
             }
-            Rule::Td015 => {
-                ("TD015", "not-a-file", Note, "A FIFO, socket or device in an input directory was not read.")
-            }
+            Rule::Td015 => (
+                "TD015",
+                "not-a-file",
+                Note,
+                "A FIFO, socket, device or symbolic link in an input directory was not read.",
+            ),
             Rule::Td016 => (
                 "TD016",
                 "tool-order",
@@ -292,12 +295,149 @@ pub struct SeverityPolicy {
 
 impl SeverityPolicy {
     pub fn apply(&self, finding: &mut Finding) {
-        if self.closed_world && finding.rule == Rule::Td003 {
-            finding.severity = Severity::Error;
+        finding.severity = self.severity(finding.rule, finding.severity);
+    }
+
+    /// The severity a finding of `rule` at `severity` gets.
+    pub fn severity(&self, rule: Rule, severity: Severity) -> Severity {
+        match severity {
+            _ if self.closed_world && rule == Rule::Td003 => Severity::Error,
+            Severity::Warning if self.deny_warnings => Severity::Error,
+            other => other,
         }
-        if self.deny_warnings && finding.severity == Severity::Warning {
-            finding.severity = Severity::Error;
+    }
+}
+
+/// At most this many findings of one rule are listed, in every format; the
+/// others are counted (the summary, the exit code and `--statistics` count
+/// them all) and said as one line. Ten million unusable documents would
+/// otherwise take gigabytes to hold and minutes to print.
+pub const LISTED_PER_RULE: usize = 1000;
+
+/// What is kept of a finding that is not listed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Unlisted {
+    pub rule: Rule,
+    pub severity: Severity,
+    pub fatal: bool,
+    /// It has a place in the input (an input not read has none).
+    pub located: bool,
+}
+
+impl Unlisted {
+    pub fn of(f: &Finding) -> Unlisted {
+        Unlisted { rule: f.rule, severity: f.severity, fatal: f.fatal, located: f.primary.is_some() }
+    }
+}
+
+/// The findings not listed (beyond [`LISTED_PER_RULE`] of a rule), counted.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Omitted(pub std::collections::BTreeMap<Unlisted, usize>);
+
+impl Omitted {
+    pub fn count(&mut self, f: &Finding) {
+        *self.0.entry(Unlisted::of(f)).or_default() += 1;
+    }
+
+    pub fn merge(&mut self, other: &Omitted) {
+        for (k, n) in &other.0 {
+            *self.0.entry(*k).or_default() += n;
         }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// How many of them `which` counts.
+    pub fn count_of(&self, which: impl Fn(&Unlisted) -> bool) -> usize {
+        self.0.iter().filter(|(k, _)| which(k)).map(|(_, n)| n).sum()
+    }
+
+    /// Only those `keep` keeps.
+    pub fn retain(&mut self, keep: impl Fn(&Unlisted) -> bool) {
+        self.0.retain(|k, _| keep(k));
+    }
+
+    /// Their severities as `policy` makes them.
+    pub fn apply(&mut self, policy: &SeverityPolicy) {
+        let old = std::mem::take(&mut self.0);
+        for (mut k, n) in old {
+            k.severity = policy.severity(k.rule, k.severity);
+            *self.0.entry(k).or_default() += n;
+        }
+    }
+
+    /// By rule and severity, in rule order: how many are not listed.
+    pub fn groups(&self) -> Vec<(Rule, Severity, usize)> {
+        let mut out: Vec<(Rule, Severity, usize)> = Vec::new();
+        for (k, n) in &self.0 {
+            match out.iter_mut().find(|(r, s, _)| *r == k.rule && *s == k.severity) {
+                Some((_, _, total)) => *total += n,
+                None => out.push((k.rule, k.severity, *n)),
+            }
+        }
+        out
+    }
+
+    /// By rule, in rule order: how many are not listed.
+    pub fn by_rule(&self) -> Vec<(Rule, usize)> {
+        let mut by_rule: Vec<(Rule, usize)> = Vec::new();
+        for (rule, _, n) in self.groups() {
+            match by_rule.iter_mut().find(|(r, _)| *r == rule) {
+                Some((_, total)) => *total += n,
+                None => by_rule.push((rule, n)),
+            }
+        }
+        by_rule
+    }
+
+    /// One line for each rule with findings not listed.
+    pub fn lines(&self) -> Vec<String> {
+        self.by_rule().into_iter().map(|(rule, n)| Omitted::line(rule, n)).collect()
+    }
+
+    /// `12 more TD001 unusable-input findings are not listed (…)`.
+    pub fn line(rule: Rule, n: usize) -> String {
+        format!(
+            "{n} more {} {} {} not listed (at most {LISTED_PER_RULE} findings of a rule are)",
+            rule.id(),
+            rule.name(),
+            if n == 1 { "finding is" } else { "findings are" }
+        )
+    }
+}
+
+/// Keep, of `findings` (in their order), the first [`LISTED_PER_RULE`] of
+/// each rule, and count the others into `omitted`. `at` are places in
+/// `findings` (ascending), each moved to where it is once they are gone.
+pub fn cap(findings: &mut Vec<Finding>, omitted: &mut Omitted, at: &mut [usize]) {
+    let mut listed = [0usize; Rule::ALL.len()];
+    let mut kept = Vec::with_capacity(findings.len().min(LISTED_PER_RULE * 4));
+    let mut places = at.iter_mut().peekable();
+    for (i, f) in std::mem::take(findings).into_iter().enumerate() {
+        while let Some(p) = places.next_if(|p| **p <= i) {
+            *p = kept.len();
+        }
+        match listed.get_mut(f.rule as usize) {
+            Some(n) if *n < LISTED_PER_RULE => {
+                *n += 1;
+                kept.push(f);
+            }
+            _ => omitted.count(&f),
+        }
+    }
+    for p in places {
+        *p = kept.len();
+    }
+    *findings = kept;
+}
+
+/// [`cap`], when `findings` may hold more than it keeps: cheap to call
+/// after each of many additions.
+pub fn cap_often(findings: &mut Vec<Finding>, omitted: &mut Omitted, at: &mut [usize]) {
+    if findings.len() >= 2 * LISTED_PER_RULE * Rule::ALL.len() {
+        cap(findings, omitted, at);
     }
 }
 

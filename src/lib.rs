@@ -18,6 +18,7 @@ pub mod config;
 pub mod controls;
 pub mod dialect;
 pub mod error;
+pub mod escape;
 pub mod findings;
 pub mod graph;
 pub mod input;

@@ -5,7 +5,7 @@
 //! keep the order of the input.
 
 use crate::dialect::{self, Out, REGISTRY};
-use crate::findings::{Finding, Rule};
+use crate::findings::{self, Finding, Omitted, Rule};
 use crate::input::jsonruns::{self, After};
 use crate::input::unit::Items;
 use crate::input::{
@@ -25,8 +25,11 @@ pub struct Snapshot {
     pub objects: Vec<Object>,
     pub resolved: Resolved,
     /// Findings about the input itself: unreadable files, syntax errors,
-    /// unusable objects (TD001), empty files (TD013).
+    /// unusable objects (TD001), empty files (TD013); at most
+    /// `findings::LISTED_PER_RULE` of a rule…
     pub findings: Vec<Finding>,
+    /// …the others counted.
+    pub omitted: Omitted,
     /// Where an object is written again, with the same content (overlapping
     /// dumps: it is one object): the object and the copy's span, by object.
     /// A plan file lists the copies, so that `apply` edits every one.
@@ -36,7 +39,7 @@ pub struct Snapshot {
 impl Snapshot {
     /// Did some input fail to read or parse? (exit code 2)
     pub fn has_fatal(&self) -> bool {
-        self.findings.iter().any(|f| f.fatal)
+        self.findings.iter().any(|f| f.fatal) || self.omitted.count_of(|u| u.fatal) > 0
     }
 
     /// The other places `id` is written (its copies), in file order: a
@@ -74,12 +77,18 @@ fn progress_bar(total: usize) -> indicatif::ProgressBar {
     bar
 }
 
-/// A piece of a file, as split before anything is parsed.
-enum Piece {
-    /// A document.
-    Doc(UnitSpec),
-    /// A file that is one large JSON list, read in runs.
+/// A file, as split before anything is parsed.
+enum Pieces {
+    /// Its documents.
+    Docs(Vec<UnitSpec>),
+    /// It is one large JSON list, read in runs.
     Runs(Box<jsonruns::Runs>),
+}
+
+impl Pieces {
+    fn is_empty(&self) -> bool {
+        matches!(self, Pieces::Docs(docs) if docs.is_empty())
+    }
 }
 
 /// What the parallel reading works through, in input order.
@@ -102,6 +111,23 @@ enum Mark {
     Runs,
 }
 
+impl Batch {
+    /// At most `findings::LISTED_PER_RULE` findings of a rule kept: the
+    /// batch's documents are one run of the input, and a finding past the
+    /// first of its rule in it is past them in the input too.
+    fn tidy(&mut self) {
+        let (findings, omitted) = (&mut self.out.findings, &mut self.out.omitted);
+        if findings.len() < 2 * findings::LISTED_PER_RULE * Rule::ALL.len() {
+            return;
+        }
+        let mut at: Vec<usize> = self.marks.iter().map(|(_, f, _)| *f).collect();
+        findings::cap(findings, omitted, &mut at);
+        for ((_, f, _), new) in self.marks.iter_mut().zip(at) {
+            *f = new;
+        }
+    }
+}
+
 struct Reader<'s> {
     sources: &'s Sources,
     forced: Option<usize>,
@@ -114,20 +140,20 @@ pub fn load(inputs: &[PathBuf], options: &LoadOptions, stdin: &mut dyn Read) -> 
     let mut timer = crate::timing::Timer::start();
     let (sources, problems) = input::read_inputs(inputs, stdin, options.limits);
     timer.lap("read");
-    let (objects, resolved, findings, copies) = parse(&sources, problems, options, timer);
-    Snapshot { sources, objects, resolved, findings, copies }
+    let (objects, resolved, (findings, omitted), copies) = parse(&sources, problems, options, timer);
+    Snapshot { sources, objects, resolved, findings, omitted, copies }
 }
 
 /// Load sources already in memory (`apply` reads what it wrote back).
 pub fn load_sources(sources: Sources, options: &LoadOptions) -> Snapshot {
     let timer = crate::timing::Timer::start();
-    let (objects, resolved, findings, copies) = parse(&sources, Vec::new(), options, timer);
-    Snapshot { sources, objects, resolved, findings, copies }
+    let (objects, resolved, (findings, omitted), copies) = parse(&sources, Vec::new(), options, timer);
+    Snapshot { sources, objects, resolved, findings, omitted, copies }
 }
 
 /// What parsing gives: the objects, resolved, the findings, and where
 /// objects are written again (see [`Snapshot::copies`]).
-type Parsed = (Vec<Object>, Resolved, Vec<Finding>, Vec<(ObjId, Span)>);
+type Parsed = (Vec<Object>, Resolved, (Vec<Finding>, Omitted), Vec<(ObjId, Span)>);
 
 /// Everything after reading: documents into objects, then resolved.
 fn parse(
@@ -155,10 +181,12 @@ fn parse(
         findings.extend(read.findings);
         timer.lap("whole files");
         let resolved = Resolved { relations: read.relations, ..Resolved::default() };
-        return (read.objects, resolved, findings, Vec::new());
+        let mut omitted = Omitted::default();
+        findings::cap(&mut findings, &mut omitted, &mut []);
+        return (read.objects, resolved, (findings, omitted), Vec::new());
     }
 
-    let per_file: Vec<(FileId, Vec<Piece>)> =
+    let per_file: Vec<(FileId, Pieces)> =
         files.par_iter().map(|&id| (id, split_file(sources.get(id), rayon::current_num_threads()))).collect();
     for (id, pieces) in &per_file {
         if pieces.is_empty() {
@@ -176,40 +204,33 @@ fn parse(
     // (file, its documents, whether it was read in runs)
     let mut general: Vec<(FileId, Vec<UnitSpec>, bool)> = Vec::new();
     for (id, pieces) in per_file {
-        let mut docs = Vec::new();
-        let mut in_runs = false;
-        for piece in pieces {
-            match piece {
-                Piece::Doc(spec) => docs.push(spec),
-                Piece::Runs(r) => match reader.runs(id, &r) {
-                    Some(out) => {
-                        runs_out.push(out);
-                        in_runs = true;
-                    }
-                    None => docs = json_values(sources.get(id)),
-                },
-            }
+        match pieces {
+            Pieces::Docs(docs) => general.push((id, docs, false)),
+            Pieces::Runs(r) => match reader.runs(id, &r) {
+                Some(out) => {
+                    runs_out.push(out);
+                    general.push((id, Vec::new(), true));
+                }
+                None => general.push((id, json_values(sources.get(id)), false)),
+            },
         }
-        general.push((id, docs, in_runs));
     }
     timer.lap("lists");
     // Documents, in parallel, read in batches (a list's items are read
     // after: the batch marks where they go)…
-    let all: Vec<Task> = general
-        .iter()
+    let batches: Vec<Batch> = general
+        .par_iter()
         .flat_map(|(id, specs, in_runs)| {
             let runs = in_runs.then_some(Task::Runs);
-            runs.into_iter().chain(specs.iter().map(move |s| Task::Doc(*id, s)))
+            runs.into_par_iter().chain(specs.par_iter().map(move |s| Task::Doc(*id, s)))
         })
-        .collect();
-    let batches: Vec<Batch> = all
-        .par_iter()
         .fold(Batch::default, |mut batch, task| {
-            match *task {
+            match task {
                 Task::Doc(id, spec) => {
                     if let Some(items) = reader.document(id, spec, &mut batch.out) {
                         batch.marks.push((batch.out.objects.len(), batch.out.findings.len(), Mark::Items(id, items)));
                     }
+                    batch.tidy();
                 }
                 Task::Runs => batch.marks.push((batch.out.objects.len(), batch.out.findings.len(), Mark::Runs)),
             }
@@ -226,15 +247,40 @@ fn parse(
         })
         .flatten()
         .collect();
-    let mut item_outs = items.par_iter().map(|&(id, spec)| reader.item(id, spec)).collect::<Vec<Out>>().into_iter();
+    // (In runs of items, each keeping at most `findings::LISTED_PER_RULE`
+    // findings of a rule.)
+    let mut item_outs = items
+        .par_chunks(4096)
+        .flat_map_iter(|chunk| {
+            let (mut listed, mut outs) = ([0usize; Rule::ALL.len()], Vec::with_capacity(chunk.len()));
+            for &(id, spec) in chunk {
+                let mut out = reader.item(id, spec);
+                let found = std::mem::take(&mut out.findings);
+                for f in found {
+                    match listed.get_mut(f.rule as usize) {
+                        Some(n) if *n < findings::LISTED_PER_RULE => {
+                            *n += 1;
+                            out.findings.push(f);
+                        }
+                        _ => out.omitted.count(&f),
+                    }
+                }
+                outs.push(out);
+            }
+            outs
+        })
+        .collect::<Vec<Out>>()
+        .into_iter();
     timer.lap("parse");
 
     // In input order.
     let total = batches.iter().map(|b| b.out.objects.len()).sum::<usize>()
         + item_outs.as_slice().iter().chain(&runs_out).map(|o| o.objects.len()).sum::<usize>();
     let mut objects: Vec<Object> = Vec::new();
+    let mut omitted = Omitted::default();
     let mut runs_out = runs_out.into_iter();
     for batch in batches {
+        omitted.merge(&batch.out.omitted);
         let (mut objs, mut finds) = (batch.out.objects.into_iter(), batch.out.findings.into_iter());
         let (mut o_at, mut f_at) = (0, 0);
         for (o, f, mark) in batch.marks {
@@ -253,11 +299,15 @@ fn parse(
                     append(&mut objects, total, out.objects);
                 }
                 findings.extend(out.findings);
+                omitted.merge(&out.omitted);
+                findings::cap_often(&mut findings, &mut omitted, &mut []);
             }
         }
         append(&mut objects, total, objs);
         findings.extend(finds);
+        findings::cap_often(&mut findings, &mut omitted, &mut []);
     }
+    findings::cap(&mut findings, &mut omitted, &mut []);
     timer.lap("assemble");
     if options.digests {
         // A plan file records each input's digest. Computed on a thread of
@@ -309,7 +359,7 @@ fn parse(
     if let Some(bar) = reader.bar {
         bar.finish_and_clear();
     }
-    (objects, resolved, findings, written_again)
+    (objects, resolved, (findings, omitted), written_again)
 }
 
 /// The objects that repeat an earlier one with the same identity and the
@@ -499,15 +549,18 @@ impl Reader<'_> {
                         break;
                     }
                     let unit = Unit::streamed(file, id, pos, Some(&header));
-                    let before = (run.out.objects.len(), run.out.findings.len());
-                    self.read_item(&unit, &mut run.out);
+                    let mut item = Out::default();
+                    self.read_item(&unit, &mut item);
                     let end = unit.skip()?;
                     // Its size is known once it is read: what it gave goes.
-                    if let Some(finding) = self.oversized(&unit, end - pos) {
-                        run.out.objects.truncate(before.0);
-                        run.out.findings.truncate(before.1);
-                        run.out.findings.push(finding);
+                    match self.oversized(&unit, end - pos) {
+                        Some(finding) => run.out.findings.push(finding),
+                        None => {
+                            run.out.objects.append(&mut item.objects);
+                            run.out.findings.append(&mut item.findings);
+                        }
                     }
+                    findings::cap_often(&mut run.out.findings, &mut run.out.omitted, &mut []);
                     match jsonruns::after_item(b, end) {
                         After::Next(p) => pos = p,
                         After::Close(c) => {
@@ -534,6 +587,8 @@ impl Reader<'_> {
             }
             out.objects.extend(run.out.objects);
             out.findings.extend(run.out.findings);
+            out.omitted.merge(&run.out.omitted);
+            findings::cap_often(&mut out.findings, &mut out.omitted, &mut []);
         }
         Some(out)
     }
@@ -541,29 +596,31 @@ impl Reader<'_> {
 
 /// The documents of a file: YAML documents, or top-level JSON values; a
 /// large JSON list in runs.
-fn split_file(file: &SourceFile, threads: usize) -> Vec<Piece> {
+fn split_file(file: &SourceFile, threads: usize) -> Pieces {
     let text = &*file.text;
     let b = text.as_bytes();
     match file.format {
         Format::Json => {
             if split::first_content(text, 0..text.len()).is_none() {
-                return Vec::new();
+                return Pieces::Docs(Vec::new());
             }
             let start = json::skip_ws(b, 0);
             if b.get(start) == Some(&b'{') && b.len() >= jsonruns::MIN_LEN {
                 if let Some(runs) = jsonruns::runs(text, start, threads) {
-                    return vec![Piece::Runs(Box::new(runs))];
+                    return Pieces::Runs(Box::new(runs));
                 }
             }
-            json_values(file).into_iter().map(Piece::Doc).collect()
+            Pieces::Docs(json_values(file))
         }
-        Format::Yaml => split::yaml_documents(text)
-            .into_iter()
-            .filter_map(|d| {
+        Format::Yaml => {
+            let documents = split::yaml_documents(text);
+            let mut docs = Vec::with_capacity(documents.len());
+            docs.extend(documents.into_iter().filter_map(|d| {
                 let start = split::first_content(text, d.clone())?;
-                Some(Piece::Doc(UnitSpec { range: start..d.end, form: Form::Yaml, list: None }))
-            })
-            .collect(),
+                Some(UnitSpec { range: start..d.end, form: Form::Yaml, list: None })
+            }));
+            Pieces::Docs(docs)
+        }
     }
 }
 
@@ -572,16 +629,23 @@ fn split_file(file: &SourceFile, threads: usize) -> Vec<Piece> {
 /// reported there).
 fn json_values(file: &SourceFile) -> Vec<UnitSpec> {
     let b = file.text.as_bytes();
-    let mut out = Vec::new();
-    let mut i = json::skip_ws(b, 0);
-    while i < b.len() {
-        let Some(end) = json::value_end(b, i) else {
-            out.push(UnitSpec { range: i..b.len(), form: Form::Json, list: None });
-            break;
-        };
-        out.push(UnitSpec { range: i..end, form: Form::Json, list: None });
-        i = json::skip_ws(b, end);
-    }
+    // The values' places, then the specs, made in a vector of their number:
+    // ten million `{}` (30 MB) make ten million specs, and a vector grown
+    // by doubling would take up to twice their memory, and a copy.
+    let values = || {
+        let mut i = json::skip_ws(b, 0);
+        std::iter::from_fn(move || {
+            if i >= b.len() {
+                return None;
+            }
+            let start = i;
+            let end = json::value_end(b, i).unwrap_or(b.len());
+            i = if end == b.len() { b.len() } else { json::skip_ws(b, end) };
+            Some(start..end)
+        })
+    };
+    let mut out = Vec::with_capacity(values().count());
+    out.extend(values().map(|range| UnitSpec { range, form: Form::Json, list: None }));
     out
 }
 
@@ -607,6 +671,9 @@ fn read_problem(sources: &Sources, skip: &mut [bool], problem: ReadProblem) -> F
         ReadProblem::Skipped { name, what } => Finding::new(Rule::Td015, format!("{name}: not read: {what}"))
             .in_file(name)
             .help("only regular files are read from a directory; name a FIFO on the command line to read it"),
+        ReadProblem::Link { .. } => Finding::new(Rule::Td015, problem.to_string())
+            .in_file(problem.name())
+            .help("a symbolic link in a directory is followed only with -L/--follow, and only to a file or directory inside the directory named; name a file on the command line to read it wherever it is"),
         ReadProblem::NoFiles { .. } => Finding::new(Rule::Td013, problem.to_string())
             .in_file(problem.name())
             .help("teardown reads *.yaml, *.yml and *.json files from a directory (not hidden ones); name another file to read it"),
@@ -654,7 +721,7 @@ mod tests {
             let sources = Sources { files: vec![std::sync::Arc::new(file)] };
             let reader = Reader { sources: &sources, forced: None, bar: None, max_object: Limits::OBJECT_SIZE };
             let pieces = split_file(sources.get(FileId(0)), 4);
-            let Some(Piece::Runs(runs)) = pieces.first() else { panic!("not read in runs") };
+            let Pieces::Runs(runs) = &pieces else { panic!("not read in runs") };
             assert!(runs.starts.len() > 1);
             let out = reader.runs(FileId(0), runs).expect("the runs check out");
             assert_eq!(out.objects.len(), 150_000);

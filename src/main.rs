@@ -42,7 +42,8 @@ fn main() -> ExitCode {
         // A reader that stopped reading (`| head`) is not an error.
         Err((_, e)) if e.is_closed_pipe() => ExitCode::SUCCESS,
         Err((_, e)) => {
-            let _ = writeln!(stderr, "teardown: error: {e}");
+            // Errors name objects and files: text from the input, escaped.
+            let _ = writeln!(stderr, "teardown: error: {}", teardown::escape::escape(&e.to_string()));
             ExitCode::from(e.exit_code())
         }
     }

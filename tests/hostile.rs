@@ -11,7 +11,7 @@
 //! a debug build on a busy machine, and far below what the input would
 //! take if it were read without its limit (the alias bomb expands to 3.9
 //! billion nodes; the sparse file is 10 GiB).
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing, clippy::string_slice)]
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -27,9 +27,14 @@ const WALL_SECONDS: u64 = 180;
 /// `sh` that runs its arguments under the memory, CPU and wall-clock
 /// limits.
 fn limited() -> Command {
+    limited_to(CPU_SECONDS)
+}
+
+/// [`limited`], with `cpu` seconds of CPU.
+fn limited_to(cpu: u64) -> Command {
     let mut cmd = Command::new("sh");
     cmd.arg("-c")
-        .arg(format!("ulimit -v {MEMORY_KIB} && ulimit -t {CPU_SECONDS} && exec timeout -k 5 {WALL_SECONDS} \"$@\""))
+        .arg(format!("ulimit -v {MEMORY_KIB} && ulimit -t {cpu} && exec timeout -k 5 {WALL_SECONDS} \"$@\""))
         .arg("sh");
     cmd
 }
@@ -48,7 +53,12 @@ struct Run {
 /// it did not exit on its own (a signal: a limit hit, a crash; or still
 /// running after WALL_SECONDS).
 fn bounded_with(args: &[&str], stdin: Option<std::fs::File>, prefix: &[&str]) -> Run {
-    let mut cmd = limited();
+    bounded_cpu(args, stdin, prefix, CPU_SECONDS)
+}
+
+/// [`bounded_with`], with `cpu` seconds of CPU.
+fn bounded_cpu(args: &[&str], stdin: Option<std::fs::File>, prefix: &[&str], cpu: u64) -> Run {
+    let mut cmd = limited_to(cpu);
     cmd.args(prefix).arg(bin()).args(args).env_remove("NO_COLOR").current_dir(env!("CARGO_MANIFEST_DIR"));
     match stdin {
         Some(f) => cmd.stdin(f),
@@ -323,11 +333,18 @@ fn symlink_loops_neither_hang_nor_vanish() {
     let dir = shop_dir(d.path());
     std::os::unix::fs::symlink("b.yaml", dir.join("a.yaml")).unwrap();
     std::os::unix::fs::symlink("a.yaml", dir.join("b.yaml")).unwrap();
-    // A directory that links to itself is not followed (as ripgrep does not).
+    // A directory that links to itself is not walked again.
     std::os::unix::fs::symlink(".", dir.join("self")).unwrap();
-    let r = refused(&dir, "a.yaml: cannot read", &[]);
+    // Links in a directory are not followed (as ripgrep does not): each
+    // is a note.
+    let r = bounded(&["plan", "--all", "-o", "names", &dir.to_string_lossy()]);
+    assert_eq!((r.code, r.stdout.lines().count()), (0, 12), "{}", r.stderr);
+    assert!(r.stderr.contains("a.yaml: not read: a symbolic link (-L/--follow"), "{}", r.stderr);
+    // Followed (-L), the loop is an error naming it.
+    let r = refused(&dir, "a.yaml: cannot read", &["-L"]);
     assert!(r.stderr.contains("b.yaml: cannot read"), "{}", r.stderr);
     assert!(r.stderr.contains("symbolic links"), "{}", r.stderr);
+    assert!(r.stderr.contains("self: not read: a symbolic link to "), "{}", r.stderr);
     refused(&dir.join("a.yaml"), "a.yaml: cannot read", &[]);
 }
 
@@ -455,4 +472,291 @@ fn a_hostile_plan_file_is_refused_by_apply_too() {
     assert_ne!(r.code, 0, "{}", r.stderr);
     assert!(r.stderr.contains(&*p.to_string_lossy()), "{}", r.stderr);
     assert!(r.stderr.contains("more than the limit of 4G (--max-file-size)"), "{}", r.stderr);
+}
+
+// ---------------------------------------------------------------------------
+// Issue 33: reading never leaks or hangs; output never lies.
+
+/// A character no text output may carry as it is (`teardown::escape`):
+/// C0 and C1 controls but a line break, DEL, bidirectional controls, the
+/// line and paragraph separators.
+fn raw_control(text: &str) -> Option<char> {
+    text.chars().find(|&c| {
+        (c.is_control() && c != '\n')
+            || matches!(c, '\u{061C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+            || matches!(c, '\u{2028}' | '\u{2029}')
+    })
+}
+
+#[test]
+fn a_symbolic_link_in_a_directory_never_reads_a_file_outside_it() {
+    use std::os::unix::fs::symlink;
+    let d = tmp();
+    // Outside the directory given: a secret, and a directory of them.
+    let secret = write(d.path(), "secret.yaml", "password: hunter2-of-the-ci-machine\n");
+    let vault = d.path().join("vault");
+    fs::create_dir(&vault).unwrap();
+    write(&vault, "key.yaml", "token: hunter2-of-the-vault\n");
+    let dir = shop_dir(d.path());
+    symlink(&secret, dir.join("leak.yaml")).unwrap();
+    symlink("../secret.yaml", dir.join("relative.yaml")).unwrap();
+    symlink(&vault, dir.join("vault")).unwrap();
+    // Inside it: a ConfigMap in a hidden directory (not walked), and a link to it.
+    fs::create_dir(dir.join(".hidden")).unwrap();
+    write(
+        &dir.join(".hidden"),
+        "cm.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: linked, namespace: shop}\n",
+    );
+    symlink(".hidden/cm.yaml", dir.join("linked.yaml")).unwrap();
+    let d_ = dir.to_string_lossy();
+    for follow in [&[][..], &["-L"][..]] {
+        for command in [&["check"][..], &["plan", "--all", "-o", "names"], &["graph"]] {
+            let mut args = command.to_vec();
+            args.extend(follow);
+            args.push(&d_);
+            let r = bounded(&args);
+            assert!(
+                !r.stdout.contains("hunter2") && !r.stderr.contains("hunter2"),
+                "{args:?}: {}{}",
+                r.stdout,
+                r.stderr
+            );
+            assert_eq!(r.code, 0, "{args:?}: {}", r.stderr);
+            let said = format!("{}{}", r.stdout, r.stderr);
+            for link in ["leak.yaml", "relative.yaml", "vault"] {
+                assert!(said.contains(&format!("{link}: not read: a symbolic link")), "{args:?} {link}: {said}");
+            }
+            if !follow.is_empty() {
+                assert!(said.contains("outside "), "{args:?}: {said}");
+            }
+            // A link that stays inside is followed with -L only.
+            if command[0] == "plan" {
+                assert_eq!(r.stdout.contains("configmap/linked -n shop"), !follow.is_empty(), "{args:?}: {}", r.stdout);
+            }
+        }
+    }
+    // Named on the command line, a link is read wherever it leads.
+    let r = bounded(&["check", &dir.join("leak.yaml").to_string_lossy()]);
+    assert!(r.stdout.contains("hunter2-of-the-ci-machine"), "{}", r.stdout);
+}
+
+#[test]
+fn a_device_or_stream_of_nul_bytes_is_refused_at_the_first_one() {
+    // Read as standard input is (up to --max-file-size, 4 GiB), /dev/zero
+    // ran out of memory; no YAML or JSON holds a NUL byte.
+    for args in [&["check", "/dev/zero"][..], &["plan", "--all", "/dev/zero"]] {
+        let r = bounded(args);
+        let said = format!("{}{}", r.stdout, r.stderr);
+        assert_eq!(r.code, 2, "{args:?}: {said}");
+        assert!(said.contains("/dev/zero: not read: a NUL byte at offset 0"), "{args:?}: {said}");
+        assert!(!said.contains("out of memory"), "{said}");
+    }
+    let r = bounded_with(&["plan", "--all", "-"], Some(fs::File::open("/dev/zero").unwrap()), &[]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(r.stderr.contains("<stdin>: not read: a NUL byte at offset 0"), "{}", r.stderr);
+    // Random bytes: a NUL or a byte that is not UTF-8, in the first chunk.
+    let r = bounded_with(&["plan", "--all", "-"], Some(fs::File::open("/dev/urandom").unwrap()), &[]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(r.stderr.contains("NUL byte") || r.stderr.contains("not valid UTF-8"), "{}", r.stderr);
+}
+
+#[test]
+fn unusable_documents_are_counted_past_the_first_thousand() {
+    // 600 KB of `{}`: 200,000 TD001 findings, each held and printed whole
+    // (a miette report each); ten million (30 MB) took 5.7 GB and more than
+    // five minutes. The first 1000 of a rule are listed, the rest counted.
+    let d = tmp();
+    let p = write(d.path(), "braces.json", "{}\n".repeat(200_000));
+    let p_ = p.to_string_lossy();
+    let r = bounded(&["check", &p_]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert_eq!(r.stdout.matches("TD001 unusable-input: object has no `kind`").count(), 1000);
+    assert!(
+        r.stdout.contains(
+            "… 199000 more TD001 unusable-input findings are not listed (at most 1000 findings of a rule are)"
+        ),
+        "{}",
+        &r.stdout[r.stdout.len().saturating_sub(500)..]
+    );
+    assert!(
+        r.stdout.ends_with("checked 1 file: 0 objects, 0 edges; 200000 errors, 0 warnings\n"),
+        "{}",
+        &r.stdout[r.stdout.len().saturating_sub(500)..]
+    );
+    let r = bounded(&["check", "-o", "json", &p_]);
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(v["findings"].as_array().unwrap().len(), 1000);
+    assert_eq!(
+        v["omitted"],
+        serde_json::json!([{"rule": "TD001", "name": "unusable-input", "severity": "error", "count": 199000}])
+    );
+    assert_eq!(v["summary"]["errors"], 200_000);
+    let r = bounded(&["check", "--statistics", &p_]);
+    assert!(r.stdout.contains("| 200000 | TD001 | error"), "{}", r.stdout);
+    // plan refuses, counting them all.
+    let r = bounded(&["plan", "--all", &p_]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(r.stderr.contains("(200000 TD001 findings above)"), "{}", &r.stderr[r.stderr.len().saturating_sub(500)..]);
+    assert!(r.stderr.len() < 1 << 20, "{} bytes on stderr", r.stderr.len());
+}
+
+#[test]
+fn one_object_with_200000_owner_references_is_checked_in_linear_time() {
+    // Each reference's place was searched for from the object's start:
+    // 44 s of CPU (release) for its 200,000 findings, quadratic; 2.3 s
+    // now in a debug build.
+    let d = tmp();
+    let refs: Vec<String> = (0..200_000)
+        .map(|i| format!("{{\"apiVersion\": \"v1\", \"kind\": \"ConfigMap\", \"name\": \"o{i}\", \"uid\": \"u{i}\"}}"))
+        .collect();
+    let text = format!(
+        "{{\"apiVersion\": \"v1\", \"kind\": \"ConfigMap\", \"metadata\": {{\"name\": \"victim\", \"namespace\": \"a\", \"ownerReferences\": [{}]}}}}",
+        refs.join(", ")
+    );
+    let p = write(d.path(), "owners.json", text);
+    let r = bounded_cpu(&["check", "-o", "json", &p.to_string_lossy()], None, &[], 20);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(v["summary"]["warnings"], 200_000);
+    let listed = v["findings"].as_array().unwrap();
+    assert_eq!(listed.len(), 1000);
+    // Each finding points at its own reference's uid.
+    let at = |f: &serde_json::Value| f["column"].as_u64().unwrap();
+    assert!(listed.windows(2).all(|w| at(&w[0]) < at(&w[1])), "in order, each at its own place");
+    let last = &listed[999];
+    assert!(last["message"].as_str().unwrap().contains("(uid u999)"), "{last}");
+    let column = at(last) as usize;
+    assert_eq!(&fs::read_to_string(&p).unwrap()[column - 1..column - 1 + 4], "u999");
+}
+
+/// A snapshot whose ids, names and file names hold what a terminal would
+/// act on: a carriage return that sends the cursor back (so that a deleted
+/// object reads as kept), escape sequences, a bidirectional override, a
+/// line separator, a line break.
+fn hostile_names(root: &Path) -> PathBuf {
+    let dir = root.join("in");
+    fs::create_dir(&dir).unwrap();
+    write(
+        &dir,
+        "native.yaml",
+        "resources:\n- id: \"web\\r1  keep\"\n  destroyAfter: [\"db\\e[8m\"]\n- id: \"db\\e[8m\"\n  owners: [\"ab\\u202edc\"]\n- id: \"ab\\u202edc\"\n- id: \"line\\u2028sep\\nbreak\"\n  destroyAfter: [\"gone\\e]0;title\\a\"]\n",
+    );
+    // File names: a carriage return, an escape sequence. (An error in the
+    // second, on a line with an escape in a comment: a snippet.)
+    write(&dir, "cr\rname.yaml", "resources:\n- id: other\n");
+    write(&dir, "esc\x1b[2Jname.yaml", "resources:\n- id: x # \x1b[2J\x1b[8m hidden\n  owners: 3\n");
+    dir
+}
+
+#[test]
+fn no_raw_control_character_from_the_input_reaches_a_text_output() {
+    let d = tmp();
+    let dir = hostile_names(d.path());
+    let dir_ = dir.to_string_lossy();
+    let native = dir.join("native.yaml");
+    let native_ = native.to_string_lossy();
+    let runs: Vec<Vec<&str>> = vec![
+        vec!["check", &dir_],
+        vec!["check", "-o", "github", &dir_],
+        vec!["plan", "--all", &native_],
+        vec!["plan", "--all", "--skip-invalid", &dir_],
+        vec!["plan", "--all", "-o", "dot", &native_],
+        vec!["plan", "--all", "-o", "mermaid", &native_],
+        vec!["plan", "--all", "-o", "refs", &native_],
+        vec!["plan", "--all", "-o", "names", &native_],
+        vec!["plan", "--all", "--cascade", "orphan", &native_],
+        vec!["graph", &native_],
+        vec!["graph", "-o", "dot", &native_],
+        vec!["graph", "-o", "mermaid", &native_],
+        vec!["graph", "-o", "refs", &native_],
+        vec!["explain", "--all", "id:db\x1b[8m", &native_],
+        vec!["explain", "--all", "id:nothing", &native_],
+    ];
+    for args in &runs {
+        let r = bounded(args);
+        for (what, text) in [("stdout", &r.stdout), ("stderr", &r.stderr)] {
+            if let Some(c) = raw_control(text) {
+                panic!("{args:?}: {what} holds {c:?}:\n{text}");
+            }
+        }
+    }
+    // The carriage return no longer hides `delete`.
+    let r = bounded(&["plan", "--all", &native_]);
+    assert!(r.stdout.contains("delete  web\\r1  keep"), "{}", r.stdout);
+    // Mermaid labels hold no markup; DOT stays valid.
+    let r = bounded(&["graph", "-o", "mermaid", &native_]);
+    assert!(r.stdout.contains("[\"db\\u{1b}[8m\"]"), "{}", r.stdout);
+    // A snippet of a line with escape sequences, escaped, under a file
+    // name with one.
+    let r = bounded(&["check", &dir_]);
+    assert!(r.stdout.contains("esc\\u{1b}[2Jname.yaml:2:11]"), "{}", r.stdout);
+    assert!(r.stdout.contains("- id: x # \\u{1b}[2J\\u{1b}[8m hidden"), "{}", r.stdout);
+    // apply --dry-run names the files it would change, escaped.
+    let plan = d.path().join("plan.json");
+    let r = bounded(&["plan", "--all", "-o", "json", &native_]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    fs::write(&plan, &r.stdout).unwrap();
+    let r = bounded(&["apply", "--dry-run", &plan.to_string_lossy()]);
+    for (what, text) in [("stdout", &r.stdout), ("stderr", &r.stderr)] {
+        assert!(raw_control(text).is_none(), "apply --dry-run: {what}: {text}");
+    }
+}
+
+#[test]
+fn kubernetes_names_the_api_server_refuses_are_unusable() {
+    let d = tmp();
+    let object = |api: &str, kind: &str, name: &str| {
+        format!("apiVersion: {api}\nkind: {kind}\nmetadata:\n  name: {name}\n  namespace: shop\n")
+    };
+    // A name with a carriage return made a deleted object display as kept.
+    let cases = [
+        ("cr.yaml", object("v1", "ConfigMap", "\"web\\r1  keep\""), "holds a control character (U+000D)"),
+        ("bidi.yaml", object("example.com/v1", "Widget", "\"a\\u202eb\""), "holds a bidirectional control (U+202E)"),
+        ("tab.yaml", object("rbac.authorization.k8s.io/v1", "Role", "\"a\\tb\""), "holds a control character (U+0009)"),
+        ("service.yaml", object("v1", "Service", "1web"), "is not a DNS-1035 label"),
+        ("pod.yaml", object("v1", "Pod", "Web"), "is not a DNS-1123 subdomain"),
+        ("deployment.yaml", object("apps/v1", "Deployment", "web_1"), "is not a DNS-1123 subdomain"),
+        (
+            "namespace.yaml",
+            "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: a.b\n".to_string(),
+            "is not a DNS-1123 label",
+        ),
+        ("slash.yaml", object("example.com/v1", "Widget", "a/b"), "may not hold `/`"),
+        ("dots.yaml", object("rbac.authorization.k8s.io/v1", "Role", "'..'"), "may not be `..`"),
+        ("kind.yaml", object("v1", "\"Config\\rMap\"", "a"), "object kind `Config\\rMap` holds a control character"),
+        ("ns.yaml", object("v1", "ConfigMap", "a").replace("shop", "\"sh\\rop\""), "namespace `sh\\rop` holds"),
+    ];
+    for (file, text, says) in cases {
+        let p = write(d.path(), file, &text);
+        let p_ = p.to_string_lossy();
+        let r = bounded(&["check", &p_]);
+        assert_eq!(r.code, 1, "{file}: {}", r.stdout);
+        assert!(r.stdout.contains("TD001") && r.stdout.contains(says), "{file}: {}", r.stdout);
+        assert!(raw_control(&r.stdout).is_none(), "{file}: {}", r.stdout);
+        let r = bounded(&["plan", "--all", &p_]);
+        assert_eq!((r.code, r.stdout.as_str()), (2, ""), "{file}: {}", r.stderr);
+    }
+    // Names the API server takes: path segments for RBAC, volumes and
+    // other APIs' kinds; a long subdomain label; a namespace that is a
+    // template's placeholder is read (and -o names refuses it).
+    let fine = [
+        object("rbac.authorization.k8s.io/v1", "Role", "\"system:controller:a b\""),
+        object("v1", "PersistentVolumeClaim", "Data_1"),
+        object("user.openshift.io/v1", "User", "\"kube:admin\""),
+        object("apps/v1", "ReplicaSet", &"a".repeat(66)),
+        object("v1", "ConfigMap", "a").replace("shop", "TEST_NAMESPACE"),
+    ];
+    let p = write(d.path(), "fine.yaml", fine.join("---\n"));
+    let r = bounded(&["check", &p.to_string_lossy()]);
+    assert!(!r.stdout.contains("TD001"), "{}", r.stdout);
+    // No name of the real-world dumps is refused.
+    for dumps in ["fixtures/realworld"] {
+        let r = bounded(&["check", "-o", "json", dumps]);
+        let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+        for f in v["findings"].as_array().unwrap() {
+            let m = f["message"].as_str().unwrap();
+            assert!(!m.contains("DNS-") && !m.contains("path segment") && !m.contains("may not"), "{f}");
+        }
+    }
 }

@@ -2,7 +2,7 @@
 
 use super::candidates::{Candidates, Found, How};
 use super::cycles::{self, Cycle};
-use crate::findings::{Finding, Rule, RuleSet, Severity, SeverityPolicy};
+use crate::findings::{self, Finding, Omitted, Rule, RuleSet, Severity, SeverityPolicy};
 use crate::graph::Graph;
 use crate::load::Snapshot;
 use crate::model::kube::{distribution_finalizer, BUILTIN_FINALIZERS, COLLECTOR_FINALIZERS};
@@ -42,7 +42,10 @@ fn is_zero(n: &usize) -> bool {
 }
 
 pub struct CheckReport {
+    /// At most `findings::LISTED_PER_RULE` of a rule…
     pub findings: Vec<Finding>,
+    /// …the others counted (and in `counts`).
+    pub omitted: Omitted,
     pub counts: Counts,
     /// Some input could not be read or parsed (exit 2).
     pub fatal: bool,
@@ -95,6 +98,10 @@ pub fn check(snapshot: &Snapshot, graph: &Graph, options: &CheckOptions) -> Chec
         options.policy.apply(f);
     }
     findings.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+    let mut omitted = snapshot.omitted.clone();
+    omitted.retain(|u| u.fatal || options.rules.contains(u.rule));
+    omitted.apply(&options.policy);
+    findings::cap(&mut findings, &mut omitted, &mut []);
 
     // The snapshot's own edges (not those --finalizer-controller adds).
     let own = || rels.iter().filter(|r| r.kind != crate::model::RelKind::Finalizer);
@@ -107,14 +114,16 @@ pub fn check(snapshot: &Snapshot, graph: &Graph, options: &CheckOptions) -> Chec
     for r in own() {
         *counts.edges_by_kind.entry(r.kind.as_str()).or_default() += 1;
     }
-    for f in &findings {
-        match f.severity {
-            crate::findings::Severity::Error => counts.errors += 1,
-            crate::findings::Severity::Warning => counts.warnings += 1,
-            crate::findings::Severity::Note => counts.notes += 1,
+    let severities =
+        findings.iter().map(|f| (f.severity, 1)).chain(omitted.groups().into_iter().map(|(_, s, n)| (s, n)));
+    for (severity, n) in severities {
+        match severity {
+            Severity::Error => counts.errors += n,
+            Severity::Warning => counts.warnings += n,
+            Severity::Note => counts.notes += n,
         }
     }
-    CheckReport { fatal: snapshot.has_fatal(), findings, counts }
+    CheckReport { fatal: snapshot.has_fatal(), findings, omitted, counts }
 }
 
 // The ids and positions below were made by `resolve` and `cycles` over
@@ -515,10 +524,13 @@ pub struct RuleCount {
 
 /// Findings counted by rule and severity: most frequent first, then by
 /// rule id, errors before warnings.
-pub fn statistics(findings: &[Finding]) -> Vec<RuleCount> {
+pub fn statistics(findings: &[Finding], omitted: &Omitted) -> Vec<RuleCount> {
     let mut counts: BTreeMap<(Rule, Severity), usize> = BTreeMap::new();
     for f in findings {
         *counts.entry((f.rule, f.severity)).or_default() += 1;
+    }
+    for (rule, severity, n) in omitted.groups() {
+        *counts.entry((rule, severity)).or_default() += n;
     }
     let mut out: Vec<RuleCount> =
         counts.into_iter().map(|((rule, severity), count)| RuleCount { rule, severity, count }).collect();

@@ -17,7 +17,7 @@ pub fn run(args: CheckArgs, env: Env, style: Style) -> Result<Status, Error> {
         dialect: args.input.dialect.clone(),
         progress: env.progress,
         digests: false,
-        limits: args.input.limits.limits(),
+        limits: args.input.reading(),
     };
     let mut snapshot = load::load(&args.input.paths(), &options, env.stdin);
     let mut resolved = Vec::new();
@@ -43,16 +43,17 @@ pub fn run(args: CheckArgs, env: Env, style: Style) -> Result<Status, Error> {
     let sources = &snapshot.sources;
     // -q: no summary line under the tables.
     let summary = (!env.quiet).then_some(&report.counts);
+    let (findings, omitted) = (&report.findings, &report.omitted);
     let text = match (args.statistics, args.output) {
         (true, CheckFormat::Json) => {
-            render::findings::statistics_json(&check::statistics(&report.findings), &report.counts)
+            render::findings::statistics_json(&check::statistics(findings, omitted), &report.counts)
         }
-        (true, _) => render::findings::statistics_table(&check::statistics(&report.findings), summary),
-        (false, CheckFormat::Table) => render::diagnostics::render(sources, &report.findings, summary, style),
-        (false, CheckFormat::Json) => render::findings::json(sources, &report.findings, &report.counts),
-        (false, CheckFormat::Yaml) => render::findings::yaml(sources, &report.findings, &report.counts),
-        (false, CheckFormat::Sarif) => render::findings::sarif(sources, &report.findings),
-        (false, CheckFormat::Github) => render::findings::github(sources, &report.findings),
+        (true, _) => render::findings::statistics_table(&check::statistics(findings, omitted), summary),
+        (false, CheckFormat::Table) => render::diagnostics::render(sources, findings, omitted, summary, style),
+        (false, CheckFormat::Json) => render::findings::json(sources, findings, omitted, &report.counts),
+        (false, CheckFormat::Yaml) => render::findings::yaml(sources, findings, omitted, &report.counts),
+        (false, CheckFormat::Sarif) => render::findings::sarif(sources, findings, omitted),
+        (false, CheckFormat::Github) => render::findings::github(sources, findings, omitted),
     };
     // -q: the findings without the summary line under them, nor the blank
     // line that would part them from it.

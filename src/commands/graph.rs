@@ -14,7 +14,7 @@ pub fn run(args: GraphArgs, env: Env, style: Style) -> Result<Status, Error> {
     let paths = args.input.paths();
     let loading = Loading::plain(args.input.dialect.clone(), args.skip_invalid, "graph", style, env.progress, &paths)
         .saying(controls.rules, env.quiet)
-        .limited(args.input.limits.limits());
+        .limited(args.input.reading());
     let snapshot = load_usable(&loading, env.stdin, env.stderr)?;
     let focus = if query.is_empty() { None } else { Some(query.select(&snapshot.objects)?) };
     let graph = Graph::build(&snapshot.objects, &snapshot.resolved.relations);

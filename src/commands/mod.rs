@@ -14,7 +14,7 @@ mod simulate;
 use crate::analysis::check as checks;
 use crate::cli::{Cli, ColorWhen, Command};
 use crate::error::Error;
-use crate::findings::{Finding, Rule, RuleSet};
+use crate::findings::{Finding, Omitted, Rule, RuleSet};
 use crate::input::Limits;
 use crate::load::{self, LoadOptions, Snapshot};
 use crate::render::diagnostics::Style;
@@ -192,12 +192,16 @@ fn load_usable(how: &Loading, stdin: &mut dyn Read, stderr: &mut Vec<u8>) -> Res
     let options =
         LoadOptions { dialect: how.dialect.clone(), progress: how.progress, digests: how.digests, limits: how.limits };
     let snapshot = load::load(how.paths, &options, stdin);
-    let findings = &snapshot.findings;
+    let (findings, omitted) = (&snapshot.findings, &snapshot.omitted);
     if findings.is_empty() {
         return Ok(snapshot);
     }
-    let unreadable = findings.iter().filter(|f| f.rule == Rule::Td001 && f.primary.is_none()).count();
-    let invalid = findings.iter().filter(|f| f.rule == Rule::Td001).count() - unreadable;
+    // (The findings not listed count too.)
+    let unreadable = findings.iter().filter(|f| f.rule == Rule::Td001 && f.primary.is_none()).count()
+        + omitted.count_of(|u| u.rule == Rule::Td001 && !u.located);
+    let invalid = findings.iter().filter(|f| f.rule == Rule::Td001).count()
+        + omitted.count_of(|u| u.rule == Rule::Td001)
+        - unreadable;
     let stop = if unreadable > 0 {
         Some(Error::Unreadable { what: how.what, inputs: unreadable })
     } else if invalid > 0 && !how.skip_invalid {
@@ -207,16 +211,15 @@ fn load_usable(how: &Loading, stdin: &mut dyn Read, stderr: &mut Vec<u8>) -> Res
     };
     // What stops the command is always said; the rest as --select,
     // --ignore and -q let it be.
-    let said: Vec<Finding> = findings
-        .iter()
-        .filter(|f| match &stop {
-            Some(_) if f.rule == Rule::Td001 => true,
-            _ => !how.quiet && how.rules.reports(f) && (stop.is_some() || !how.carried),
-        })
-        .cloned()
-        .collect();
+    let says = |rule: Rule, fatal: bool| match &stop {
+        Some(_) if rule == Rule::Td001 => true,
+        _ => !how.quiet && (fatal || how.rules.contains(rule)) && (stop.is_some() || !how.carried),
+    };
+    let said: Vec<Finding> = findings.iter().filter(|f| says(f.rule, f.fatal)).cloned().collect();
+    let mut unsaid = omitted.clone();
+    unsaid.retain(|u| says(u.rule, u.fatal));
     if !said.is_empty() {
-        diagnostics(&snapshot, &said, how.style, stderr);
+        diagnostics(&snapshot, &said, &unsaid, how.style, stderr);
     }
     match stop {
         Some(e) => Err(e),
@@ -225,8 +228,8 @@ fn load_usable(how: &Loading, stdin: &mut dyn Read, stderr: &mut Vec<u8>) -> Res
 }
 
 /// Findings as diagnostics on stderr, without `check`'s summary line.
-fn diagnostics(snapshot: &Snapshot, findings: &[Finding], style: Style, out: &mut Vec<u8>) {
-    let text = crate::render::diagnostics::render(&snapshot.sources, findings, None, style);
+fn diagnostics(snapshot: &Snapshot, findings: &[Finding], omitted: &Omitted, style: Style, out: &mut Vec<u8>) {
+    let text = crate::render::diagnostics::render(&snapshot.sources, findings, omitted, None, style);
     out.extend_from_slice(text.as_bytes());
 }
 
@@ -236,11 +239,14 @@ fn diagnostics(snapshot: &Snapshot, findings: &[Finding], style: Style, out: &mu
 /// plan warns.
 fn refuse_duplicates(snapshot: &Snapshot, what: &'static str, style: Style, stderr: &mut Vec<u8>) -> Result<(), Error> {
     let objects = &snapshot.objects;
-    let findings =
+    let mut findings =
         checks::duplicate_findings(snapshot, |d| !d.by_uid || d.first.of(objects).is_ok_and(|o| !o.has_coordinates()));
     if findings.is_empty() {
         return Ok(());
     }
-    diagnostics(snapshot, &findings, style, stderr);
-    Err(Error::Duplicates { what, objects: findings.len() })
+    let objects = findings.len();
+    let mut omitted = Omitted::default();
+    crate::findings::cap(&mut findings, &mut omitted, &mut []);
+    diagnostics(snapshot, &findings, &omitted, style, stderr);
+    Err(Error::Duplicates { what, objects })
 }

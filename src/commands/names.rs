@@ -6,8 +6,10 @@
 //! written.
 
 use crate::error::{Error, Internal};
+use crate::escape::{escape as shown, needs};
 use crate::load::Snapshot;
 use crate::model::kube::{builtin_group, builtin_namespaced};
+use crate::model::naming::{is_label, is_subdomain};
 use crate::model::{anchor, Identity, ObjId, Object};
 use rayon::prelude::*;
 
@@ -174,10 +176,10 @@ fn for_xargs(what: &str, value: &str) -> Option<String> {
         return Some(format!("has an empty {what}"));
     }
     let plain = |b: u8| b.is_ascii_graphic() && !matches!(b, b'\'' | b'"' | b'\\');
-    if value.bytes().all(|b| plain(b) || b >= 0x80) && !value.chars().any(|c| c.is_whitespace() || c.is_control()) {
+    if value.bytes().all(|b| plain(b) || b >= 0x80) && !value.chars().any(|c| c.is_whitespace() || needs(c)) {
         return None;
     }
-    let c = value.chars().find(|&c| c.is_whitespace() || c.is_control() || matches!(c, '\'' | '"' | '\\'))?;
+    let c = value.chars().find(|&c| c.is_whitespace() || needs(c) || matches!(c, '\'' | '"' | '\\'))?;
     let (this, does) = match c {
         ' ' => ("a space", "split the line at it"),
         '\t' => ("a tab", "split the line at it"),
@@ -186,6 +188,9 @@ fn for_xargs(what: &str, value: &str) -> Option<String> {
         '"' => ("a double quote", "read it as quoting"),
         '\\' => ("a backslash", "read it as an escape"),
         c if c.is_control() => ("a control character", "not pass it as it is"),
+        c if needs(c) => {
+            ("a bidirectional control or a line separator", "pass it, and a terminal would show it as no character")
+        }
         _ => ("a blank", "not pass it as it is"),
     };
     Some(format!("has the {what} `{}`, which holds {this}: xargs would {does}", shown(value)))
@@ -194,19 +199,6 @@ fn for_xargs(what: &str, value: &str) -> Option<String> {
 /// A kind as kubectl takes one: ASCII letters and digits, from a letter.
 fn is_kind(kind: &str) -> bool {
     kind.bytes().next().is_some_and(|b| b.is_ascii_alphabetic()) && kind.bytes().all(|b| b.is_ascii_alphanumeric())
-}
-
-/// A DNS label (RFC 1123): lower-case letters, digits and `-`, from and to
-/// a letter or digit, at most 63 characters.
-fn is_label(s: &str) -> bool {
-    let b = s.as_bytes();
-    let inner = |c: &u8| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-';
-    !b.is_empty() && b.len() <= 63 && b.iter().all(inner) && b.first() != Some(&b'-') && b.last() != Some(&b'-')
-}
-
-/// A DNS subdomain (RFC 1123): labels joined by `.`, at most 253 characters.
-fn is_subdomain(s: &str) -> bool {
-    s.len() <= 253 && s.split('.').all(is_label)
 }
 
 /// An API version as Kubernetes writes one: `v1`, `v2beta3`.
@@ -222,12 +214,6 @@ fn is_version(s: &str) -> bool {
         || ["alpha", "beta"]
             .iter()
             .any(|p| rest.strip_prefix(p).is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit())))
-}
-
-/// Text for a message: control characters escaped, so that the message
-/// stays one line.
-fn shown(s: &str) -> String {
-    s.chars().map(|c| if c.is_control() { c.escape_default().to_string() } else { c.to_string() }).collect()
 }
 
 #[cfg(test)]

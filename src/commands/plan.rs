@@ -176,7 +176,7 @@ pub(super) fn make(
         paths: &paths,
         rules,
         quiet,
-        limits: input.limits.limits(),
+        limits: input.reading(),
     };
     let snapshot = load_usable(&loading, stdin, stderr)?;
     refuse_duplicates(&snapshot, "plan", style, stderr)?;
@@ -273,7 +273,7 @@ pub(super) fn make(
 pub(super) fn say_places(snapshot: &Snapshot, error: &PlanError, style: Style, stderr: &mut Vec<u8>) {
     if let PlanError::OwnershipCycle { found: Some(cycle), .. } = error {
         if let Some(finding) = checks::cycle_finding(snapshot, cycle, Rule::Td007) {
-            diagnostics(snapshot, &[finding], style, stderr);
+            diagnostics(snapshot, &[finding], &Default::default(), style, stderr);
         }
     }
 }

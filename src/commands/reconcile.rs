@@ -22,7 +22,7 @@ pub fn run(args: ReconcileArgs, env: Env, style: Style) -> Result<Status, Error>
     let paths = args.input.paths();
     let loading = Loading::plain(args.input.dialect.clone(), false, "reconciliation", style, env.progress, &paths)
         .saying(controls.rules, env.quiet)
-        .limited(args.input.limits.limits());
+        .limited(args.input.reading());
     let snapshot = load_usable(&loading, env.stdin, env.stderr)?;
     refuse_duplicates(&snapshot, "reconciliation", style, env.stderr)?;
     let desired = match settings.desired.is_empty() {
@@ -31,7 +31,7 @@ pub fn run(args: ReconcileArgs, env: Env, style: Style) -> Result<Status, Error>
             let loading =
                 Loading::plain(args.input.dialect.clone(), false, "reconciliation", style, false, &settings.desired)
                     .saying(controls.rules, env.quiet)
-                    .limited(args.input.limits.limits());
+                    .limited(args.input.reading());
             let mut no_stdin = std::io::empty();
             let desired = load_usable(&loading, &mut no_stdin, env.stderr)?;
             refuse_duplicates(&desired, "reconciliation", style, env.stderr)?;
@@ -95,7 +95,7 @@ pub fn run(args: ReconcileArgs, env: Env, style: Style) -> Result<Status, Error>
                 .iter()
                 .map(|&(p, _)| problem(&snapshot, p, settings.kinds.is_empty()))
                 .collect::<Result<Vec<Finding>, _>>()?;
-            diagnostics(&snapshot, &findings, style, env.stderr);
+            diagnostics(&snapshot, &findings, &Default::default(), style, env.stderr);
             return Err(Error::Unreconcilable { objects: findings.len() });
         }
     };
@@ -108,7 +108,7 @@ pub fn run(args: ReconcileArgs, env: Env, style: Style) -> Result<Status, Error>
     }
     for reference in result.unplaced.iter().filter(|_| !env.quiet) {
         env.stderr.extend_from_slice(
-            format!("warning: --desired {reference} is not in INPUT and has no controller reference to a custom resource: not a sub-resource of any (ignored)\n").as_bytes(),
+            format!("warning: --desired {} is not in INPUT and has no controller reference to a custom resource: not a sub-resource of any (ignored)\n", crate::escape::escape(reference)).as_bytes(),
         );
     }
     let out = &mut *env.stdout;

@@ -31,7 +31,7 @@ pub fn run(args: SimulateArgs, env: Env, style: Style) -> Result<Status, Error> 
     let loading =
         Loading::plain(args.input.dialect.clone(), args.skip_invalid, "simulation", style, env.progress, &paths)
             .saying(controls.rules, env.quiet)
-            .limited(args.input.limits.limits());
+            .limited(args.input.reading());
     let snapshot = load_usable(&loading, env.stdin, env.stderr)?;
     refuse_duplicates(&snapshot, "simulation", style, env.stderr)?;
     let targets = targets.select(&snapshot.objects)?;

@@ -13,18 +13,20 @@
 use super::fields::{IsText, Key, LenientStr, StrMap, Text, TextKey, NOT_A_STRING};
 use super::tools::parse_depends_on;
 use super::{List, Out};
-use crate::findings::{Finding, Rule};
+use crate::findings::{quoted, Finding, Rule};
 use crate::input::outline::Value;
 use crate::input::{locate, Node, Shape, Span, Unit};
 use crate::model::intern::intern;
 use crate::model::kube::{group_of, ServiceCall};
 use crate::model::lifecycle::{Lifecycle, Said};
+use crate::model::{anchor, naming};
 use crate::model::{
     kube::Facts, Collector, CrdDef, DepDecl, DepKind, DepTarget, Fields, Identity, Object, Origin, OwnerRef, StateKeys,
     Str, TrackingKeys,
 };
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde::Deserialize;
+use std::cell::OnceCell;
 use std::fmt;
 
 pub struct Kubernetes;
@@ -984,6 +986,43 @@ impl<'a> ListContext<'a> {
 /// Turn one parsed object into a model object. Problems are reported as TD001
 /// findings; an object without a kind or a name is dropped (it cannot be
 /// identified), any other problem keeps the object.
+/// TD001 for an object whose kind, name or namespace the API server would
+/// refuse (`model::naming`): it is no object of a cluster, and a plan
+/// could not name it.
+fn refused_name(
+    group: &str,
+    kind: &str,
+    name: &str,
+    namespace: Option<&str>,
+    span: Span,
+    text: &str,
+    head: Span,
+) -> Option<Finding> {
+    let at = |path: &[&str], value: &str| match locate::value_after(text, span.range(), path, value) {
+        Some(range) => (Span::new(span.file, range), "this"),
+        None => (head, "the object of this"),
+    };
+    let (what, value, why, (place, this)) = if let Some(why) = naming::kind_problem(kind) {
+        ("kind", kind, why, at(&["kind"], kind))
+    } else if let Some(why) = naming::name_problem(group, kind, name) {
+        ("name", name, why, at(&["metadata", "name"], name))
+    } else {
+        let ns = namespace?;
+        let why = naming::namespace_problem(ns)?;
+        ("namespace", ns, why, at(&["metadata", "namespace"], ns))
+    };
+    let help = match why.starts_with("holds") {
+        true => "teardown reads no object whose name, namespace or kind holds such a character: no command or table could name it as it is",
+        false => "the API server refuses such an object, so no cluster holds it: fix the input (teardown plans only objects a cluster can have)",
+    };
+    let kind = if what == "kind" { "object".into() } else { crate::escape::escape(kind) };
+    Some(
+        Finding::new(Rule::Td001, format!("{kind} {what} `{}` {why}", quoted(value)))
+            .at(place, format!("{this} {what}"))
+            .help(help),
+    )
+}
+
 pub fn convert(
     mut raw: RawObject,
     span: Span,
@@ -1046,16 +1085,29 @@ pub fn convert(
     let group = group_of(&api_version, &kind);
     let kind = intern(&kind);
     let namespace: Option<Str> = meta.namespace.map(|n| n.0).filter(|n| !n.is_empty()).map(|n| intern(&n));
+    if let Some(finding) = refused_name(&group, &kind, &name, namespace.as_deref(), span, text, head) {
+        out.push(finding);
+        return None;
+    }
     // For messages only: made when one is needed.
     let reference = || format!("{kind}/{name}");
 
     let mut owners = Vec::new();
+    // Where the references are written; each is looked for after the one
+    // found before it (one pass over an object with 200,000 of them).
+    // (After `anchor::MISSES` searches that found nothing, no more.)
+    let list = OnceCell::new();
+    let (mut from, mut misses) = (None, 0);
     for (i, r) in meta.owner_references.unwrap_or_default().into_iter().enumerate() {
-        let at = |needle: Option<&str>| -> Span {
-            let found = needle.and_then(|n| locate::value_after(text, span.range(), &["ownerReferences"], n));
-            let range =
-                found.or_else(|| locate::key_after(text, span.range(), "ownerReferences")).unwrap_or(head.range());
-            Span::new(span.file, range)
+        let mut at = |needle: Option<&str>| -> Span {
+            let list = list.get_or_init(|| locate::key_after(text, span.range(), "ownerReferences"));
+            let start = from.or(list.as_ref().map(|l| l.end)).filter(|_| misses < anchor::MISSES);
+            let found = needle.zip(start).and_then(|(n, start)| locate::scalar_after(text, start..span.end, n));
+            match &found {
+                Some(f) => from = Some(f.end),
+                None => misses += 1,
+            }
+            Span::new(span.file, found.or_else(|| list.clone()).unwrap_or(head.range()))
         };
         let nonempty = |s: Option<Text>| s.filter(|s| !s.0.is_empty());
         let (Some(okind), Some(oname)) = (nonempty(r.kind), nonempty(r.name)) else {

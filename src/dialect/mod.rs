@@ -128,6 +128,9 @@ pub struct List {
 pub struct Out {
     pub objects: Vec<Object>,
     pub findings: Vec<Finding>,
+    /// Findings past the cap (`findings::LISTED_PER_RULE`), counted: the
+    /// reader keeps, of a long run of units, only the first of each rule.
+    pub omitted: crate::findings::Omitted,
 }
 
 /// What a whole-file dialect gave.

@@ -210,41 +210,53 @@ pub fn load(sources: &Sources, files: &[FileId]) -> Files {
         global[k as usize][l as usize] = g as u32;
     }
     timer.lap("  number");
-    // Each token's object, in token order.
-    let mut cursor = vec![0usize; shards];
-    let mut relations = Vec::with_capacity(toks.len() / 2);
-    let mut id_of = |i: usize| -> ObjId {
-        let k = shard(hashes[i]);
-        let l = interned[k].0[cursor[k]];
-        cursor[k] += 1;
-        ObjId(global[k][l as usize])
-    };
-    for pair in 0..toks.len() / 2 {
-        let x = id_of(2 * pair);
-        let y = id_of(2 * pair + 1);
-        if x != y {
-            // X before Y: Y is destroyed after X.
-            let n = relations.len() as u32;
-            relations.push(Relation {
-                kind: RelKind::DestroyAfter,
-                from: y,
-                to: x,
-                link: Link::Solid,
-                declared_by: y,
-                decl: n,
-                controller: false,
-            });
+    // Each token's object, in token order: the relations. (What only
+    // numbering needed goes once they are made: the objects are made next,
+    // and they are most of the memory.)
+    let relations = {
+        let mut cursor = vec![0usize; shards];
+        let mut relations = Vec::with_capacity(toks.len() / 2);
+        let mut id_of = |i: usize| -> ObjId {
+            let k = shard(hashes[i]);
+            let l = interned[k].0[cursor[k]];
+            cursor[k] += 1;
+            ObjId(global[k][l as usize])
+        };
+        for pair in 0..toks.len() / 2 {
+            let x = id_of(2 * pair);
+            let y = id_of(2 * pair + 1);
+            if x != y {
+                // X before Y: Y is destroyed after X.
+                let n = relations.len() as u32;
+                relations.push(Relation {
+                    kind: RelKind::DestroyAfter,
+                    from: y,
+                    to: x,
+                    link: Link::Solid,
+                    declared_by: y,
+                    decl: n,
+                    controller: false,
+                });
+            }
         }
-    }
+        relations
+    };
+    drop((hashes, interned, global));
     timer.lap("  relations");
-    let objects = firsts
+    // Where each object is first written; then the tokens go too.
+    let spans: Vec<Span> = firsts
+        .iter()
+        .map(|&(t, _, _)| {
+            let (f, r) = &toks[t as usize];
+            Span::new(*f, r.clone())
+        })
+        .collect();
+    drop((toks, firsts));
+    let objects = spans
         .par_iter()
         .map_init(
             || Empty(Str::from("")),
-            |empty, &(t, _, _)| {
-                let (f, r) = &toks[t as usize];
-                object(empty, text(t as usize), Span::new(*f, r.clone()))
-            },
+            |empty, &span| object(empty, sources.get(span.file).text.get(span.range()).unwrap_or_default(), span),
         )
         .collect();
     timer.lap("  objects");

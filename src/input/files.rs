@@ -35,6 +35,13 @@ pub enum ReadProblem {
         name: String,
         what: &'static str,
     },
+    /// A symbolic link in a directory, not followed: without `--follow`
+    /// (as ripgrep does not follow them), or leading out of the directory
+    /// named, or back to a directory read already. Not an error.
+    Link {
+        name: String,
+        why: String,
+    },
     /// A directory named as an input that holds no file to read (as ruff
     /// warns that it found no files): a warning, not an error.
     NoFiles {
@@ -47,6 +54,12 @@ pub enum ReadProblem {
         /// The file's size, when it is known before reading.
         size: Option<u64>,
         limit: u64,
+    },
+    /// A stream (standard input, a FIFO, a device) with a NUL byte: not
+    /// text, read no further.
+    Nul {
+        name: String,
+        offset: u64,
     },
     /// The file's size changed while it was read (it is being written).
     Changed {
@@ -63,8 +76,10 @@ impl ReadProblem {
             | ReadProblem::NotUtf8 { name, .. }
             | ReadProblem::NotFound { name }
             | ReadProblem::Skipped { name, .. }
+            | ReadProblem::Link { name, .. }
             | ReadProblem::NoFiles { name }
             | ReadProblem::TooLarge { name, .. }
+            | ReadProblem::Nul { name, .. }
             | ReadProblem::Changed { name, .. } => name,
         }
     }
@@ -79,6 +94,7 @@ impl std::fmt::Display for ReadProblem {
                 write!(f, "{name}: not valid UTF-8 (first invalid byte at offset {offset})")
             }
             ReadProblem::Skipped { name, what } => write!(f, "{name}: not read: {what}, not a regular file"),
+            ReadProblem::Link { name, why } => write!(f, "{name}: not read: {why}"),
             ReadProblem::NoFiles { name } => write!(f, "{name}: no *.yaml, *.yml or *.json file in this directory"),
             ReadProblem::TooLarge { name, size: Some(size), limit } => write!(
                 f,
@@ -89,6 +105,10 @@ impl std::fmt::Display for ReadProblem {
             ReadProblem::TooLarge { name, size: None, limit } => {
                 write!(f, "{name}: not read: more than the limit of {} (--max-file-size)", Size(*limit))
             }
+            ReadProblem::Nul { name, offset } => write!(
+                f,
+                "{name}: not read: a NUL byte at offset {offset}, which no YAML or JSON text holds (read no further)"
+            ),
             ReadProblem::Changed { name, before, read } => write!(
                 f,
                 "{name}: changed while it was read ({before} bytes when opened, {read} read); \
@@ -107,6 +127,9 @@ pub struct Limits {
     /// `--max-object-size`: the largest object — a document, or an item of
     /// a list — read.
     pub object_size: u64,
+    /// `-L/--follow`: follow symbolic links inside the directories named
+    /// (only to what lies inside them).
+    pub follow: bool,
 }
 
 impl Limits {
@@ -120,7 +143,7 @@ impl Limits {
 
 impl Default for Limits {
     fn default() -> Limits {
-        Limits { file_size: Limits::FILE_SIZE, object_size: Limits::OBJECT_SIZE }
+        Limits { file_size: Limits::FILE_SIZE, object_size: Limits::OBJECT_SIZE, follow: false }
     }
 }
 
@@ -187,6 +210,11 @@ const EXTENSIONS: [&str; 3] = ["yaml", "yml", "json"];
 /// recursively; their `*.yaml`, `*.yml` and `*.json` files are read in
 /// sorted path order, hidden entries (names starting with `.`) skipped, and
 /// so are FIFOs, sockets and devices (reading one could wait forever).
+/// Symbolic links inside a directory are not followed unless
+/// `limits.follow` (`-L/--follow`, ripgrep's rule), and then only to what
+/// lies inside the directory named: a link in a pull request must not
+/// print another file of the machine (a secret) into a CI log. What is
+/// named on the command line is read wherever it leads.
 pub fn read_inputs(inputs: &[PathBuf], stdin: &mut dyn Read, limits: Limits) -> (Sources, Vec<ReadProblem>) {
     let mut sources = Sources::default();
     let mut seen = Seen::default();
@@ -198,29 +226,41 @@ pub fn read_inputs(inputs: &[PathBuf], stdin: &mut dyn Read, limits: Limits) -> 
                 continue;
             }
             stdin_used = true;
-            match read_bounded(stdin, 0, limits.file_size) {
-                Ok(Some(bytes)) => push_file(&mut sources, &mut problems, "<stdin>".into(), None, bytes),
-                Ok(None) => {
-                    problems.push(ReadProblem::TooLarge { name: "<stdin>".into(), size: None, limit: limits.file_size })
+            let name = || String::from("<stdin>");
+            match read_stream(stdin, limits.file_size) {
+                Ok(Stream::Read(bytes)) => push_file(&mut sources, &mut problems, name(), None, bytes),
+                Ok(Stream::TooLarge) => {
+                    problems.push(ReadProblem::TooLarge { name: name(), size: None, limit: limits.file_size })
                 }
-                Err(error) => problems.push(ReadProblem::Io { name: "<stdin>".into(), error }),
+                Ok(Stream::Nul(offset)) => problems.push(ReadProblem::Nul { name: name(), offset }),
+                Err(error) => problems.push(ReadProblem::Io { name: name(), error }),
             }
             continue;
         }
         match std::fs::metadata(input) {
             Ok(meta) if meta.is_dir() => {
-                let mut files = Vec::new();
                 let known = problems.len();
-                walk(input, &mut files, &mut problems);
+                let root = std::fs::canonicalize(input).unwrap_or_else(|_| input.clone());
+                let mut walk = Walk {
+                    follow: limits.follow,
+                    walked: [root.clone()].into(),
+                    root,
+                    out: Vec::new(),
+                    problems: &mut problems,
+                };
+                let root = walk.root.clone();
+                walk.dir(input, &root);
+                let mut files = walk.out;
                 if files.is_empty() && problems.len() == known {
                     problems.push(ReadProblem::NoFiles { name: display(input) });
                 }
-                files.sort();
+                files.sort_by(|a, b| a.path.cmp(&b.path));
                 for file in files {
-                    read_file(&mut sources, &mut problems, &mut seen, &file, limits);
+                    let open = Open::InDirectory(file.target.as_deref().unwrap_or(&file.path));
+                    read_file(&mut sources, &mut problems, &mut seen, &file.path, open, limits);
                 }
             }
-            Ok(_) => read_file(&mut sources, &mut problems, &mut seen, input, limits),
+            Ok(_) => read_file(&mut sources, &mut problems, &mut seen, input, Open::Named, limits),
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
                 problems.push(ReadProblem::NotFound { name: display(input) })
             }
@@ -234,40 +274,109 @@ fn display(path: &Path) -> String {
     path.to_string_lossy().into_owned()
 }
 
-fn walk(dir: &Path, out: &mut Vec<PathBuf>, problems: &mut Vec<ReadProblem>) {
-    let entries = match std::fs::read_dir(dir) {
-        Ok(entries) => entries,
-        Err(error) => {
-            problems.push(ReadProblem::Io { name: display(dir), error });
-            return;
-        }
-    };
-    for entry in entries {
-        let entry = match entry {
-            Ok(entry) => entry,
+/// A file found in a directory: the path it is named by, and for a
+/// symbolic link followed, the file it leads to (its canonical path, as
+/// checked to lie inside the directory named).
+struct Found {
+    path: PathBuf,
+    target: Option<PathBuf>,
+}
+
+/// A walk through a directory named on the command line.
+struct Walk<'a> {
+    /// `-L/--follow`.
+    follow: bool,
+    /// The directory named, canonical: links lead only inside it.
+    root: PathBuf,
+    /// The directories walked (canonical): a link back to one is not
+    /// walked again.
+    walked: std::collections::HashSet<PathBuf>,
+    out: Vec<Found>,
+    problems: &'a mut Vec<ReadProblem>,
+}
+
+impl Walk<'_> {
+    /// Walk `real` (the directory on disk) as `shown` (how its entries are
+    /// named).
+    fn dir(&mut self, shown: &Path, real: &Path) {
+        let entries = match std::fs::read_dir(real) {
+            Ok(entries) => entries,
             Err(error) => {
-                problems.push(ReadProblem::Io { name: display(dir), error });
-                continue;
+                self.problems.push(ReadProblem::Io { name: display(shown), error });
+                return;
             }
         };
-        if entry.file_name().to_string_lossy().starts_with('.') {
-            continue;
-        }
-        let path = entry.path();
-        // Follow symlinks to files, never into directories (no loops).
-        let Ok(file_type) = entry.file_type() else { continue };
-        if file_type.is_dir() {
-            walk(&path, out, problems);
-        } else if has_known_extension(&path) {
-            let target = if file_type.is_symlink() {
-                std::fs::metadata(&path).map(|m| m.file_type()).ok()
-            } else {
-                Some(file_type)
-            };
-            match target.and_then(special) {
-                Some(what) => problems.push(ReadProblem::Skipped { name: display(&path), what }),
-                None => out.push(path),
+        // In name order: which of two ways to one directory is walked (and
+        // which is the link to a directory read already) does not depend on
+        // the order the directory lists them in.
+        let mut listed = Vec::new();
+        for entry in entries {
+            match entry {
+                Ok(entry) => listed.push(entry),
+                Err(error) => self.problems.push(ReadProblem::Io { name: display(shown), error }),
             }
+        }
+        listed.sort_by_key(std::fs::DirEntry::file_name);
+        for entry in listed {
+            if entry.file_name().to_string_lossy().starts_with('.') {
+                continue;
+            }
+            let (path, real) = (shown.join(entry.file_name()), real.join(entry.file_name()));
+            // The entry itself, not what a link leads to.
+            let Ok(file_type) = entry.file_type() else { continue };
+            if file_type.is_symlink() {
+                self.link(path, &real);
+            } else if file_type.is_dir() {
+                self.walked.insert(real.clone());
+                self.dir(&path, &real);
+            } else if has_known_extension(&path) {
+                match special(file_type) {
+                    Some(what) => self.problems.push(ReadProblem::Skipped { name: display(&path), what }),
+                    None => self.out.push(Found { path, target: None }),
+                }
+            }
+        }
+    }
+
+    /// A symbolic link found at `path` (`real` on disk).
+    fn link(&mut self, path: PathBuf, real: &Path) {
+        // What it leads to: a directory, or a file read by its extension.
+        let leads_to_dir = std::fs::metadata(real).is_ok_and(|m| m.is_dir());
+        let shown = |p: &Path| p.to_string_lossy().into_owned();
+        if !has_known_extension(&path) && !leads_to_dir {
+            return;
+        }
+        if !self.follow {
+            let why = "a symbolic link (-L/--follow follows links inside the directories named)".to_string();
+            return self.problems.push(ReadProblem::Link { name: display(&path), why });
+        }
+        let target = match std::fs::canonicalize(real) {
+            Ok(target) => target,
+            // A loop, or a link to nothing: an error naming it.
+            Err(error) => return self.problems.push(ReadProblem::Io { name: display(&path), error }),
+        };
+        if !target.starts_with(&self.root) {
+            let why = format!(
+                "a symbolic link to {}, outside {}: links are followed only inside the directory named (name the file on the command line to read it)",
+                shown(&target),
+                shown(&self.root)
+            );
+            return self.problems.push(ReadProblem::Link { name: display(&path), why });
+        }
+        match std::fs::metadata(&target) {
+            Ok(m) if m.is_dir() => {
+                if self.walked.insert(target.clone()) {
+                    self.dir(&path, &target);
+                } else {
+                    let why = format!("a symbolic link to {}, a directory read already", shown(&target));
+                    self.problems.push(ReadProblem::Link { name: display(&path), why });
+                }
+            }
+            Ok(m) => match special(m.file_type()) {
+                Some(what) => self.problems.push(ReadProblem::Skipped { name: display(&path), what }),
+                None => self.out.push(Found { path, target: Some(target) }),
+            },
+            Err(error) => self.problems.push(ReadProblem::Io { name: display(&path), error }),
         }
     }
 }
@@ -295,20 +404,76 @@ fn special(t: std::fs::FileType) -> Option<&'static str> {
     None
 }
 
+/// How a file is opened.
+#[derive(Clone, Copy)]
+enum Open<'a> {
+    /// Named on the command line: wherever it leads, a FIFO or a device
+    /// read as standard input is.
+    Named,
+    /// Found in a directory, and opened at this path (a link followed:
+    /// the file it leads to, as checked), not through a symbolic link
+    /// put there since, and never waited on: only a regular file is read.
+    InDirectory(&'a Path),
+}
+
+/// Open a file found in a directory: not through a symbolic link (one
+/// put in its place since it was found is refused), and without waiting
+/// (a FIFO put there would otherwise block the open until a writer comes).
+fn open_in_directory(path: &Path) -> std::io::Result<std::fs::File> {
+    #[cfg(unix)]
+    {
+        use rustix::fs::{Mode, OFlags};
+        let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
+        rustix::fs::open(path, flags, Mode::empty()).map(std::fs::File::from).map_err(std::io::Error::from)
+    }
+    #[cfg(not(unix))]
+    std::fs::File::open(path)
+}
+
 /// Read a file: opened once (a FIFO gives its bytes to one reader). A
 /// regular file larger than the limit is refused by its size, before a byte
 /// is read (a 10 GB sparse file costs nothing); one whose size changes
-/// while it is read is refused too.
-fn read_file(sources: &mut Sources, problems: &mut Vec<ReadProblem>, seen: &mut Seen, path: &Path, limits: Limits) {
+/// while it is read is refused too. Anything else (a FIFO or a device
+/// named on the command line) is read as standard input is.
+fn read_file(
+    sources: &mut Sources,
+    problems: &mut Vec<ReadProblem>,
+    seen: &mut Seen,
+    path: &Path,
+    open: Open,
+    limits: Limits,
+) {
     let name = || display(path);
-    let file = match std::fs::File::open(path) {
+    let file = match open {
+        Open::Named => std::fs::File::open(path),
+        Open::InDirectory(at) => open_in_directory(at),
+    };
+    let file = match file {
         Ok(file) => file,
         Err(error) => return problems.push(ReadProblem::Io { name: name(), error }),
     };
     if !seen.first_time(&file, path) {
         return;
     }
-    let regular = file.metadata().ok().filter(std::fs::Metadata::is_file).map(|m| m.len());
+    let meta = file.metadata();
+    if let (Open::InDirectory(_), Ok(meta)) = (open, &meta) {
+        if !meta.is_file() {
+            let what = special(meta.file_type()).unwrap_or("not a file");
+            return problems.push(ReadProblem::Skipped { name: name(), what });
+        }
+    }
+    let regular = meta.ok().filter(std::fs::Metadata::is_file).map(|m| m.len());
+    if regular.is_none() {
+        let mut reader = &file;
+        return match read_stream(&mut reader, limits.file_size) {
+            Ok(Stream::Read(bytes)) => push_file(sources, problems, name(), Some(path.to_path_buf()), bytes),
+            Ok(Stream::TooLarge) => {
+                problems.push(ReadProblem::TooLarge { name: name(), size: None, limit: limits.file_size })
+            }
+            Ok(Stream::Nul(offset)) => problems.push(ReadProblem::Nul { name: name(), offset }),
+            Err(error) => problems.push(ReadProblem::Io { name: name(), error }),
+        };
+    }
     if let Some(size) = regular.filter(|&size| size > limits.file_size) {
         return problems.push(ReadProblem::TooLarge { name: name(), size: Some(size), limit: limits.file_size });
     }
@@ -397,6 +562,61 @@ fn read_bounded(reader: &mut dyn Read, expected: u64, limit: u64) -> std::io::Re
     let mut bytes = Vec::with_capacity(usize::try_from(expected.min(limit)).unwrap_or(0).saturating_add(1));
     reader.take(limit.saturating_add(1)).read_to_end(&mut bytes)?;
     Ok((bytes.len() as u64 <= limit).then_some(bytes))
+}
+
+/// What reading a stream (standard input, a FIFO, a device) gave.
+enum Stream {
+    /// All of it (or, when it is not UTF-8, up to the first invalid byte
+    /// and a little more: the file is refused at that byte).
+    Read(Vec<u8>),
+    /// More than the limit.
+    TooLarge,
+    /// A NUL byte at this offset: no YAML or JSON holds one, and `/dev/zero`
+    /// is all of them. Refused there, not read to the limit.
+    Nul(u64),
+}
+
+/// Bytes read from a stream at a time.
+const CHUNK: usize = 64 << 10;
+
+/// Read a stream to its end, within `limit`: memory grows with what is
+/// read (doubling, never past the limit), and reading stops at the first
+/// byte that makes it unusable (a NUL, or a byte that is not UTF-8)
+/// rather than at the limit: `/dev/zero` and `/dev/urandom` are refused
+/// after one chunk.
+fn read_stream(reader: &mut dyn Read, limit: u64) -> std::io::Result<Stream> {
+    let most = usize::try_from(limit.saturating_add(1)).unwrap_or(usize::MAX);
+    let mut bytes: Vec<u8> = Vec::new();
+    let mut chunk = vec![0u8; CHUNK];
+    // `bytes[..checked]` is UTF-8 (a character cut by a chunk's end waits
+    // for the next one).
+    let mut checked = 0;
+    loop {
+        let n = match reader.read(&mut chunk) {
+            Ok(0) => return Ok(Stream::Read(bytes)),
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        let new = chunk.get(..n).unwrap_or_default();
+        if let Some(at) = memchr::memchr(0, new) {
+            return Ok(Stream::Nul((bytes.len() + at) as u64));
+        }
+        if bytes.len() + n > most || bytes.len() as u64 + n as u64 > limit {
+            return Ok(Stream::TooLarge);
+        }
+        if bytes.capacity() < bytes.len() + n {
+            let grown = (bytes.capacity() * 2).max(bytes.len() + n).max(CHUNK).min(most);
+            bytes.reserve_exact(grown - bytes.len());
+        }
+        bytes.extend_from_slice(new);
+        match std::str::from_utf8(bytes.get(checked..).unwrap_or_default()) {
+            Ok(_) => checked = bytes.len(),
+            // Not UTF-8: it is refused at that byte, read no further.
+            Err(e) if e.error_len().is_some() => return Ok(Stream::Read(bytes)),
+            Err(e) => checked += e.valid_up_to(),
+        }
+    }
 }
 
 /// The regular files read so far: a file named twice, or named and also

@@ -27,19 +27,68 @@ pub fn object(sources: &Sources, o: &Object) -> Span {
 }
 
 /// Owner reference `j` of `o`: its uid (or its name when it has none).
+/// The references of one object are found together ([`owner_refs`]) and
+/// kept for the next call: a finding for each of an object's 200,000
+/// references costs one pass over it, not one each.
 pub fn owner_ref(sources: &Sources, o: &Object, j: u32) -> Span {
+    use std::cell::RefCell;
+    use std::rc::Rc;
+    /// An object's references: its (file, start, end), and their spans.
+    type Located = ((u32, usize, usize), Rc<[Span]>);
+    thread_local! {
+        /// The last object's.
+        static LAST: RefCell<Option<Located>> = const { RefCell::new(None) };
+    }
+    let key = (o.span.file.0, o.span.start, o.span.end);
+    let spans = LAST.with(|last| {
+        let mut last = last.borrow_mut();
+        match &*last {
+            Some((k, spans)) if *k == key && spans.len() == o.owners.len() => spans.clone(),
+            _ => {
+                let spans: Rc<[Span]> = owner_refs(sources, o).into();
+                *last = Some((key, spans.clone()));
+                spans
+            }
+        }
+    });
+    spans.get(j as usize).copied().unwrap_or_else(|| object(sources, o))
+}
+
+/// Searches for an object's owner references that may find nothing
+/// (each then reads to the object's end) before the rest are not searched
+/// for: what bounds the time an object written to defeat the search takes.
+pub const MISSES: usize = 32;
+
+/// Where each owner reference of `o` is written: its uid, else its name,
+/// else the list's key. One pass: each is searched for after the one
+/// before it, as a list is written in order.
+pub fn owner_refs(sources: &Sources, o: &Object) -> Vec<Span> {
     let text = &sources.get(o.span.file).text;
-    let Some(r) = o.owners.get(j as usize) else {
-        return object(sources, o);
+    let range = o.span.range();
+    let Some(list) = locate::key_after(text, range.clone(), o.origin.fields.owners) else {
+        return vec![span(o, None, sources); o.owners.len()];
     };
-    let key = o.origin.fields.owners;
-    let found = r
-        .uid
-        .as_deref()
-        .and_then(|u| locate::value_after(text, o.span.range(), &[key], u))
-        .or_else(|| locate::value_after(text, o.span.range(), &[key], &r.name))
-        .or_else(|| locate::key_after(text, o.span.range(), key));
-    span(o, found, sources)
+    let mut from = list.end;
+    let mut misses = 0;
+    let mut out = Vec::with_capacity(o.owners.len());
+    for r in o.owners.iter() {
+        let find = |value: &str| locate::scalar_after(text, from..range.end, value);
+        let found = match misses < MISSES {
+            true => r.uid.as_deref().and_then(find).or_else(|| find(&r.name)),
+            false => None,
+        };
+        match found {
+            Some(at) => {
+                from = at.end;
+                out.push(Span::new(o.span.file, at));
+            }
+            None => {
+                misses += 1;
+                out.push(Span::new(o.span.file, list.clone()));
+            }
+        }
+    }
+    out
 }
 
 /// Destruction dependency `j` of `o`, as written.

@@ -333,6 +333,11 @@ pub(super) fn collect(cx: &Context) -> Vec<Warning> {
             });
         }
     }
+    // The findings not listed: how many.
+    for (rule, n) in snapshot.omitted.by_rule() {
+        let message = crate::findings::Omitted::line(rule, n);
+        warnings.push(Warning::Input { rule, file: String::new(), line: 0, column: 0, message, refs: Vec::new() });
+    }
     for g in &cx.order.groups {
         let step = g.members.first().map_or(0, |m| cx.order.step_of(*m));
         let members = g.members.clone();

@@ -4,6 +4,7 @@
 use super::count;
 use crate::apply::write::Written;
 use crate::apply::Change;
+use crate::escape::escape;
 
 /// The changes as a unified diff (`a/` and `b/` before each path, as git
 /// writes it, so that `patch -p1` and `git apply` take it).
@@ -11,8 +12,9 @@ pub fn diff(changes: &[Change]) -> String {
     let mut out = String::new();
     for c in changes {
         let after = c.after.as_deref().unwrap_or("");
-        let old = format!("a/{}", c.path);
-        let new = if c.after.is_some() { format!("b/{}", c.path) } else { "/dev/null".to_string() };
+        let path = escape(&c.path);
+        let old = format!("a/{path}");
+        let new = if c.after.is_some() { format!("b/{path}") } else { "/dev/null".to_string() };
         let text = similar::TextDiff::from_lines(c.before.as_str(), after);
         out.push_str(&text.unified_diff().context_radius(3).header(&old, &new).to_string());
     }
@@ -40,12 +42,12 @@ pub fn summary(changes: &[Change], written: Option<&[Written]>) -> String {
         if c.marked > 0 {
             what.push(format!("{} marked destroyed", count(c.marked, "object", "objects")));
         }
-        let mut line = format!("{}: {}", c.path, what.join(", "));
+        let mut line = format!("{}: {}", escape(&c.path), what.join(", "));
         if c.after.is_none() {
             line.push_str("; nothing else was in it, so the file is removed");
         }
         if let Some(b) = written.and_then(|w| w.get(i)).and_then(|w| w.backup.as_deref()) {
-            line.push_str(&format!(" (backup: {b})"));
+            line.push_str(&format!(" (backup: {})", escape(b)));
         }
         out.push_str(&line);
         out.push('\n');

@@ -5,6 +5,7 @@
 
 use super::diagnostics::Style;
 use super::paint::Paint;
+use crate::escape::{self, escape};
 
 /// Column widths (characters), and lines laid out by them.
 pub struct Columns<const N: usize> {
@@ -25,18 +26,21 @@ impl<const N: usize> Columns<N> {
     /// the text, so columns stay aligned; without colour the line is
     /// [`Columns::line`]'s. (A painted part must not end in blanks, which
     /// the line's end would otherwise lose.)
+    ///
+    /// Cells are text from the input: each is written escaped
+    /// ([`escape`]), and takes the width of its escaped text.
     pub fn line_painted(&self, cells: [(&str, Painted); N], style: Style, out: &mut String) {
         let start = out.len();
         for (i, ((cell, paint), width)) in cells.iter().zip(self.widths).enumerate() {
             match paint.and_then(|(p, len)| cell.split_at_checked(len.min(cell.len())).map(|parts| (p, parts))) {
                 Some((p, (head, rest))) => {
-                    style.push(p, head, out);
-                    out.push_str(rest);
+                    style.push(p, &escape(head), out);
+                    out.push_str(&escape(rest));
                 }
-                None => out.push_str(cell),
+                None => out.push_str(&escape(cell)),
             }
             if i + 1 < N {
-                let pad = width.saturating_sub(cell.chars().count()) + 2;
+                let pad = width.saturating_sub(escape::width(cell)) + 2;
                 out.extend(std::iter::repeat_n(' ', pad));
             }
         }
@@ -47,16 +51,21 @@ impl<const N: usize> Columns<N> {
     }
 }
 
+/// The width of each column: of its widest cell, escaped, or its head.
+pub fn widths<'a, const N: usize>(head: [&str; N], rows: impl IntoIterator<Item = &'a [String; N]>) -> [usize; N] {
+    let mut widths = head.map(escape::width);
+    for row in rows {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(escape::width(cell));
+        }
+    }
+    widths
+}
+
 /// A whole table at once: `head`, then `rows`, each column as wide as its
 /// widest cell (for short listings; long ones use [`Columns::line`]).
 pub fn table<const N: usize>(head: [&str; N], rows: &[[String; N]]) -> String {
-    let mut widths = head.map(|h| h.chars().count());
-    for row in rows {
-        for (w, cell) in widths.iter_mut().zip(row) {
-            *w = (*w).max(cell.chars().count());
-        }
-    }
-    let columns = Columns { widths };
+    let columns = Columns { widths: widths(head, rows) };
     let mut text = String::new();
     columns.line(head, &mut text);
     for row in rows {
@@ -77,6 +86,15 @@ mod tests {
         c.line(["1", "delete", "Pod/a", ""], &mut s);
         c.line(["12", "keep", "Pod/bé", "still owned"], &mut s);
         assert_eq!(s, "STEP  ACTION  OBJECT  REASON\n1     delete  Pod/a\n12    keep    Pod/bé  still owned\n");
+    }
+
+    #[test]
+    fn cells_are_escaped_and_aligned_by_their_escaped_width() {
+        let t = table(
+            ["OBJECT", "ACTION"],
+            &[["a\r1  keep".to_string(), "delete".to_string()], ["b".into(), "keep".into()]],
+        );
+        assert_eq!(t, "OBJECT      ACTION\na\\r1  keep  delete\nb           keep\n");
     }
 
     #[test]

@@ -4,6 +4,7 @@
 use super::diagnostics::Style;
 use super::paint::{kind_len, Paint};
 use crate::error::{entry, Internal};
+use crate::escape::escape;
 use crate::model::{ControllerEdge, ObjId, Object, RelKind, Relation};
 use crate::plan::explain::{origin_text, Explanation, Link, Status};
 use crate::plan::reasons::{controller_why, orphaned_message};
@@ -134,7 +135,7 @@ pub fn text(plan: &Plan, objects: &[Object], explanations: &[Explanation], style
                 let deleted = style.paint(Paint::Delete, "deleted");
                 out.push_str(&format!("{me}: {deleted} in step {step} of {}\n", plan.order.steps));
                 if let Some(run) = &e.run {
-                    out.push_str(&format!("  {}\n", run.message()));
+                    out.push_str(&format!("  {}\n", escape(&run.message())));
                 }
                 out.push_str(&format!("\n{}\n", heading("why it is deleted:")));
                 let mut prev: Option<&Link> = None;
@@ -143,6 +144,7 @@ pub fn text(plan: &Plan, objects: &[Object], explanations: &[Explanation], style
                     match prev {
                         None => {
                             let why = origin(plan, e);
+                            let why = escape(&why);
                             out.push_str(&format!("  {who} ({why})\n"));
                         }
                         Some(Link { relation: Some(r), .. }) => {
@@ -180,13 +182,14 @@ pub fn text(plan: &Plan, objects: &[Object], explanations: &[Explanation], style
             }
             Status::Kept(by) => {
                 let kept = style.paint(Paint::Keep, "kept");
-                out.push_str(&format!("{me}: {kept}, {}\n", by.message(&plan.names())));
+                out.push_str(&format!("{me}: {kept}, {}\n", escape(&by.message(&plan.names()))));
                 if let Some(run) = &e.run {
-                    out.push_str(&format!("  {}\n", run.message()));
+                    out.push_str(&format!("  {}\n", escape(&run.message())));
                 }
                 if let Some(r) = e.reached_via {
                     let owner = who(relation(plan, r)?.taker())?;
                     let because = by.because();
+                    let because = escape(because);
                     out.push_str(&format!("  deleting {owner} does not take it, because {because}\n"));
                 }
             }
@@ -200,7 +203,7 @@ pub fn text(plan: &Plan, objects: &[Object], explanations: &[Explanation], style
             Status::NotInPlan => {
                 let not = style.paint(Paint::Quiet, "not in the plan");
                 match &e.mark {
-                    Some(m) => out.push_str(&format!("{me}: {not}: mark: {}\n", m.message(&plan.names()))),
+                    Some(m) => out.push_str(&format!("{me}: {not}: mark: {}\n", escape(&m.message(&plan.names())))),
                     None => out.push_str(&format!(
                         "{me}: {not}: it is not a target, and nothing deleted owns or contains it\n"
                     )),

@@ -3,7 +3,7 @@
 //! serialised, nothing else.
 
 use crate::analysis::check::{Counts, RuleCount};
-use crate::findings::{Finding, Label, Rule, Severity};
+use crate::findings::{Finding, Label, Omitted, Rule, Severity};
 use crate::input::Sources;
 use serde::Serialize;
 
@@ -56,7 +56,32 @@ struct CheckOut<'a> {
     #[serde(rename = "schemaVersion")]
     schema_version: u32,
     findings: Vec<FindingOut<'a>>,
+    /// Findings past `findings::LISTED_PER_RULE` of a rule, counted.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    omitted: Vec<OmittedOut>,
     summary: &'a Counts,
+}
+
+/// Findings of a rule and severity not listed.
+#[derive(Serialize)]
+struct OmittedOut {
+    rule: &'static str,
+    name: &'static str,
+    severity: &'static str,
+    count: usize,
+}
+
+fn omitted_out(omitted: &Omitted) -> Vec<OmittedOut> {
+    omitted
+        .groups()
+        .into_iter()
+        .map(|(rule, severity, count)| OmittedOut {
+            rule: rule.id(),
+            name: rule.name(),
+            severity: severity.as_str(),
+            count,
+        })
+        .collect()
 }
 
 fn finding_out<'a>(sources: &'a Sources, f: &'a Finding) -> FindingOut<'a> {
@@ -81,22 +106,23 @@ fn finding_out<'a>(sources: &'a Sources, f: &'a Finding) -> FindingOut<'a> {
     }
 }
 
-fn check_out<'a>(sources: &'a Sources, findings: &'a [Finding], counts: &'a Counts) -> CheckOut<'a> {
+fn check_out<'a>(sources: &'a Sources, findings: &'a [Finding], omitted: &Omitted, counts: &'a Counts) -> CheckOut<'a> {
     CheckOut {
         schema_version: 1,
         findings: findings.iter().map(|f| finding_out(sources, f)).collect(),
+        omitted: omitted_out(omitted),
         summary: counts,
     }
 }
 
-pub fn json(sources: &Sources, findings: &[Finding], counts: &Counts) -> String {
-    let mut s = serde_json::to_string_pretty(&check_out(sources, findings, counts)).unwrap_or_default();
+pub fn json(sources: &Sources, findings: &[Finding], omitted: &Omitted, counts: &Counts) -> String {
+    let mut s = serde_json::to_string_pretty(&check_out(sources, findings, omitted, counts)).unwrap_or_default();
     s.push('\n');
     s
 }
 
-pub fn yaml(sources: &Sources, findings: &[Finding], counts: &Counts) -> String {
-    serde_yaml::to_string(&check_out(sources, findings, counts)).unwrap_or_default()
+pub fn yaml(sources: &Sources, findings: &[Finding], omitted: &Omitted, counts: &Counts) -> String {
+    serde_yaml::to_string(&check_out(sources, findings, omitted, counts)).unwrap_or_default()
 }
 
 // ---------------------------------------------------------------- SARIF 2.1.0
@@ -115,6 +141,14 @@ struct SarifRun<'a> {
     tool: SarifTool,
     results: Vec<SarifResult<'a>>,
     column_kind: &'static str,
+    /// The findings not listed, counted (a property bag, SARIF §3.8).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    properties: Option<SarifProperties>,
+}
+
+#[derive(Serialize)]
+struct SarifProperties {
+    omitted: Vec<OmittedOut>,
 }
 
 #[derive(Serialize)]
@@ -231,7 +265,7 @@ fn physical(sources: &Sources, l: &Label) -> SarifPhysical {
     }
 }
 
-pub fn sarif(sources: &Sources, findings: &[Finding]) -> String {
+pub fn sarif(sources: &Sources, findings: &[Finding], omitted: &Omitted) -> String {
     let rules = Rule::ALL
         .iter()
         .map(|r| SarifRule {
@@ -287,6 +321,7 @@ pub fn sarif(sources: &Sources, findings: &[Finding]) -> String {
             },
             results,
             column_kind: "unicodeCodePoints",
+            properties: (!omitted.is_empty()).then(|| SarifProperties { omitted: omitted_out(omitted) }),
         }],
     };
     let mut s = serde_json::to_string_pretty(&doc).unwrap_or_default();
@@ -296,16 +331,19 @@ pub fn sarif(sources: &Sources, findings: &[Finding]) -> String {
 
 // ------------------------------------------------- GitHub workflow commands
 
+/// A workflow command's data: escaped as text from the input is
+/// (`crate::escape`), then as GitHub reads it.
 fn escape_data(s: &str) -> String {
-    s.replace('%', "%25").replace('\r', "%0D").replace('\n', "%0A")
+    crate::escape::escape(s).replace('%', "%25").replace('\r', "%0D").replace('\n', "%0A")
 }
 
 fn escape_property(s: &str) -> String {
     escape_data(s).replace(':', "%3A").replace(',', "%2C")
 }
 
-/// `::error file=…,line=…,col=…,title=…::message` per finding.
-pub fn github(sources: &Sources, findings: &[Finding]) -> String {
+/// `::error file=…,line=…,col=…,title=…::message` per finding, then a
+/// notice for each rule with findings not listed.
+pub fn github(sources: &Sources, findings: &[Finding], omitted: &Omitted) -> String {
     let mut out = String::new();
     for f in findings {
         let command = match f.severity {
@@ -325,12 +363,15 @@ pub fn github(sources: &Sources, findings: &[Finding]) -> String {
             props.push(format!("file={}", escape_property(file)));
         }
         props.push(format!("title={}", escape_property(&format!("{} {}", f.rule.id(), f.rule.name()))));
-        let mut message = f.message.clone();
+        let mut message = escape_data(&f.message);
         if let Some(help) = &f.help {
-            message.push_str("\nhelp: ");
-            message.push_str(help);
+            message.push_str("%0Ahelp: ");
+            message.push_str(&escape_data(help));
         }
-        out.push_str(&format!("::{command} {}::{}\n", props.join(","), escape_data(&message)));
+        out.push_str(&format!("::{command} {}::{message}\n", props.join(",")));
+    }
+    for line in omitted.lines() {
+        out.push_str(&format!("::notice title={}::{}\n", escape_property("teardown"), escape_data(&line)));
     }
     out
 }

@@ -70,9 +70,9 @@ fn line_text(
     let mut text = style.reference(&o.reference(), kind_len(o));
     let mut notes: Vec<String> = Vec::new();
     if let Some(m) = o.murano.as_deref() {
-        text.push_str(&format!(" ({}", m.type_name));
+        text.push_str(&format!(" ({}", crate::escape::escape(&m.type_name)));
         if let Some(name) = &m.name {
-            text.push_str(&format!(" \"{name}\""));
+            text.push_str(&format!(" \"{}\"", crate::escape::escape(name)));
         }
         text.push(')');
         if m.destroyed {
@@ -248,19 +248,6 @@ pub fn yaml(
     super::yaml::write(&document(sources, objects, rels, view)?, out)
 }
 
-fn dot_escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            c => out.push(c),
-        }
-    }
-    out
-}
-
 /// Each shown object's node number: its place in reference order, not
 /// its index, which follows the order the inputs were read in
 /// (tests/props_determinism.rs).
@@ -282,7 +269,7 @@ pub fn dot(objects: &[Object], rels: &[Relation], view: &GraphView) -> Result<St
     );
     let n = node_numbers(objects, view);
     for (k, id) in view.nodes.iter().enumerate() {
-        out.push_str(&format!("  n{k} [label=\"{}\"];\n", dot_escape(&id.of(objects)?.reference())));
+        out.push_str(&format!("  n{k} [label=\"{}\"];\n", crate::escape::dot(&id.of(objects)?.reference())));
     }
     for &r in &view.edges {
         let r = relation(rels, r)?;
@@ -302,7 +289,7 @@ pub fn dot(objects: &[Object], rels: &[Relation], view: &GraphView) -> Result<St
             other => format!("{} ({})", label(r.kind), other.as_str()),
         };
         let (from, to) = (number(&n, r.from)?, number(&n, r.to)?);
-        out.push_str(&format!("  n{from} -> n{to} [label=\"{}\"{style}{broken}];\n", dot_escape(&label)));
+        out.push_str(&format!("  n{from} -> n{to} [label=\"{}\"{style}{broken}];\n", crate::escape::dot(&label)));
     }
     out.push_str("}\n");
     Ok(out)
@@ -316,15 +303,11 @@ fn label(kind: RelKind) -> String {
     }
 }
 
-fn mermaid_escape(s: &str) -> String {
-    s.replace('"', "#quot;")
-}
-
 pub fn mermaid(objects: &[Object], rels: &[Relation], view: &GraphView) -> Result<String, Internal> {
     let mut out = String::from("flowchart LR\n");
     let n = node_numbers(objects, view);
     for (k, id) in view.nodes.iter().enumerate() {
-        out.push_str(&format!("  n{k}[\"{}\"]\n", mermaid_escape(&id.of(objects)?.reference())));
+        out.push_str(&format!("  n{k}[\"{}\"]\n", crate::escape::mermaid(&id.of(objects)?.reference())));
     }
     for &r in &view.edges {
         let r = relation(rels, r)?;

@@ -7,11 +7,11 @@
 use super::count;
 use crate::analysis::cascade::{CascadeMode, Cause};
 use crate::error::Internal;
+use crate::escape::{escape as comment, shell_word as word};
 use crate::model::kube::HelmHook;
 use crate::model::{ObjId, Object};
 use crate::plan::roots::{Roots, With};
 use crate::plan::{Mode, Plan};
-use std::borrow::Cow;
 use std::io::{self, Write};
 
 /// At most this many names go into one kubectl command.
@@ -253,23 +253,4 @@ fn resource(o: &Object) -> String {
         true => kind,
         false => format!("{kind}.{}", o.group),
     }
-}
-
-/// A word for bash: as is when it is made of `[A-Za-z0-9._-]`, else in
-/// single quotes (a single quote inside written `'\''`).
-pub fn word(s: &str) -> Cow<'_, str> {
-    let plain = |c: char| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-');
-    if !s.is_empty() && s.chars().all(plain) {
-        return Cow::Borrowed(s);
-    }
-    Cow::Owned(format!("'{}'", s.replace('\'', r"'\''")))
-}
-
-/// Text for a comment line: control characters (a newline would end the
-/// comment) are escaped.
-fn comment(s: &str) -> Cow<'_, str> {
-    if !s.chars().any(char::is_control) {
-        return Cow::Borrowed(s);
-    }
-    Cow::Owned(s.chars().map(|c| if c.is_control() { c.escape_default().to_string() } else { c.to_string() }).collect())
 }

@@ -10,6 +10,7 @@
 //! tsort pairs) are their id. `refs` is the full reference,
 //! `Kind[.group]/[namespace/]name`, or the id.
 
+use crate::escape::escape;
 use crate::model::{Identity, ObjId, Object};
 use std::io::{self, Write};
 
@@ -51,7 +52,7 @@ pub fn kubectl(objects: &[Object], ids: impl Iterator<Item = ObjId>, out: &mut d
 /// object), one a line.
 pub fn refs(refs: &[String], ids: impl Iterator<Item = ObjId>, out: &mut dyn Write) -> io::Result<()> {
     for id in ids {
-        out.write_all(id.of(refs)?.as_bytes())?;
+        out.write_all(escape(id.of(refs)?).as_bytes())?;
         out.write_all(b"\n")?;
     }
     Ok(())
@@ -60,7 +61,7 @@ pub fn refs(refs: &[String], ids: impl Iterator<Item = ObjId>, out: &mut dyn Wri
 /// `-o refs` of objects: their references, one a line.
 pub fn object_refs(objects: &[Object], ids: impl Iterator<Item = ObjId>, out: &mut dyn Write) -> io::Result<()> {
     for id in ids {
-        out.write_all(id.of(objects)?.reference().as_bytes())?;
+        out.write_all(escape(&id.of(objects)?.reference()).as_bytes())?;
         out.write_all(b"\n")?;
     }
     Ok(())

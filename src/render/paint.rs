@@ -3,6 +3,7 @@
 //! text is then byte for byte the uncoloured one).
 
 use super::diagnostics::Style;
+use crate::escape::escape;
 use crate::model::Object;
 
 /// What a piece of text is, for its colour.
@@ -71,14 +72,15 @@ impl Style {
     }
 
     /// Append a reference whose first `kind` bytes are its kind (0: it has
-    /// none, as an id), the kind painted.
+    /// none, as an id), the kind painted; escaped, as text from the input
+    /// is (`crate::escape`).
     pub fn push_ref(self, reference: &str, kind: usize, out: &mut String) {
         match reference.split_at_checked(kind) {
             Some((k, rest)) if kind > 0 => {
-                self.push(Paint::Kind, k, out);
-                out.push_str(rest);
+                self.push(Paint::Kind, &escape(k), out);
+                out.push_str(&escape(rest));
             }
-            _ => out.push_str(reference),
+            _ => out.push_str(&escape(reference)),
         }
     }
 
@@ -104,5 +106,6 @@ mod tests {
         assert_eq!(on.reference("Pod/shop/web", 3), "\x1b[36mPod\x1b[0m/shop/web");
         assert_eq!(on.reference("vm1", 0), "vm1");
         assert_eq!(on.paint(Paint::Keep, ""), "");
+        assert_eq!(on.reference("Pod/shop/a\u{1b}[8m", 3), "\x1b[36mPod\x1b[0m/shop/a\\u{1b}[8m");
     }
 }

@@ -31,7 +31,7 @@ pub fn table(plan: &Plan, objects: &[Object], style: Style, out: &mut dyn Write)
         .collect::<Result<_, Internal>>()?;
     let kept: Vec<String> = plan.kept.iter().map(|(_, by)| by.message(&names)).collect();
     // Widths: the last column is not padded, so reasons need not be known yet.
-    let width = |s: &str| s.chars().count();
+    let width = crate::escape::width;
     let mut widths = [width("STEP"), width("ACTION"), width("OBJECT"), 0];
     widths[0] = widths[0].max(plan.steps.len().to_string().len());
     for (s, _) in &orphaned {
@@ -129,25 +129,7 @@ fn hooks_table(plan: &Plan) -> String {
         })
         .collect();
     let header = ["HELM HOOK", "RUNS", "OBJECT", "RELEASE", "WEIGHT"];
-    table5(header, &rows)
-}
-
-/// A table of five columns: the header, then the rows, each padded to the
-/// widest cell of its column.
-fn table5(header: [&str; 5], rows: &[[String; 5]]) -> String {
-    let mut widths = header.map(|h| h.chars().count());
-    for row in rows {
-        for (w, cell) in widths.iter_mut().zip(row) {
-            *w = (*w).max(cell.chars().count());
-        }
-    }
-    let columns = super::columns::Columns { widths };
-    let mut text = String::new();
-    columns.line(header, &mut text);
-    for row in rows {
-        columns.line([&row[0], &row[1], &row[2], &row[3], &row[4]], &mut text);
-    }
-    text
+    super::columns::table(header, &rows)
 }
 
 /// Murano's notifications, in the order they happen.
@@ -167,7 +149,7 @@ fn events_table(plan: &Plan) -> String {
         })
         .collect();
     let header = ["EVENT", "STEP", "OBJECT", "SUBSCRIBER", "HANDLER"];
-    table5(header, &rows)
+    super::columns::table(header, &rows)
 }
 
 /// The warnings, one a line (for the header of a script).
@@ -187,7 +169,7 @@ pub fn warnings_painted(plan: &Plan, style: Style) -> String {
         };
         style.push(Paint::Warning, &head, &mut out);
         out.push_str(": ");
-        out.push_str(&w.message(&names));
+        out.push_str(&crate::escape::escape(&w.message(&names)));
         out.push('\n');
     }
     out
@@ -979,10 +961,6 @@ fn hubs(edges: &[(End, End, &'static str, bool)]) -> Vec<u32> {
     hubs
 }
 
-fn dot_escape(s: &str) -> String {
-    s.replace('\\', "\\\\").replace('"', "\\\"")
-}
-
 /// Graphviz: one cluster per step, edges from what goes first to what goes
 /// after it.
 pub fn dot(plan: &Plan) -> Result<String, Internal> {
@@ -993,7 +971,11 @@ pub fn dot(plan: &Plan) -> Result<String, Internal> {
     for (i, step) in plan.steps.iter().enumerate() {
         out.push_str(&format!("  subgraph cluster_step{} {{\n    label=\"step {}\";\n", i + 1, i + 1));
         for id in step {
-            out.push_str(&format!("    {} [label=\"{}\"];\n", End::Object(*id).id(&n), dot_escape(id.of(&plan.refs)?)));
+            out.push_str(&format!(
+                "    {} [label=\"{}\"];\n",
+                End::Object(*id).id(&n),
+                crate::escape::dot(id.of(&plan.refs)?)
+            ));
         }
         out.push_str("  }\n");
     }
@@ -1016,7 +998,7 @@ pub fn mermaid(plan: &Plan) -> Result<String, Internal> {
     for (i, step) in plan.steps.iter().enumerate() {
         out.push_str(&format!("  subgraph step{}[\"step {}\"]\n", i + 1, i + 1));
         for id in step {
-            let name = id.of(&plan.refs)?.replace('"', "#quot;");
+            let name = crate::escape::mermaid(id.of(&plan.refs)?);
             out.push_str(&format!("    {}[\"{name}\"]\n", End::Object(*id).id(&n)));
         }
         out.push_str("  end\n");

@@ -224,7 +224,7 @@ pub fn table(r: &Reconciliation, out: &mut dyn Write) -> io::Result<()> {
     if !changes.is_empty() {
         text.push_str("\nState changes:\n");
         for c in changes {
-            text.push_str(&format!("  {c}\n"));
+            text.push_str(&format!("  {}\n", crate::escape::escape(&c)));
         }
     }
     let mut fired: Vec<u8> = r.resources.iter().flat_map(|cr| cr.subs.iter().filter_map(|s| s.rule)).collect();

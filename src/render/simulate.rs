@@ -7,6 +7,7 @@ use super::json;
 use super::parts::Parts;
 use crate::analysis::simulate::{Action, Actor, EventType, Name, Simulation, Verb};
 use crate::error::{entry, Internal};
+use crate::escape;
 use crate::model::{ControllerEdge, Str};
 use serde::Serialize;
 use std::borrow::Cow;
@@ -96,11 +97,11 @@ pub fn table(sim: &Simulation, refs: &[String], out: &mut dyn Write) -> io::Resu
     widths[1] = widths[1].max(digits(sim.rounds as usize));
     for e in &sim.entries {
         let a = match &e.actor {
-            Actor::Controller(f) => name(&sim.names, *f)?.chars().count() + "controller ()".len(),
+            Actor::Controller(f) => escape::width(name(&sim.names, *f)?) + "controller ()".len(),
             other => actor(other, &sim.names)?.len(),
         };
         widths[2] = widths[2].max(a);
-        widths[3] = widths[3].max(e.object.of(refs)?.chars().count());
+        widths[3] = widths[3].max(escape::width(e.object.of(refs)?));
     }
     let columns = Columns { widths };
     let mut text = String::new();
@@ -111,18 +112,18 @@ pub fn table(sim: &Simulation, refs: &[String], out: &mut dyn Write) -> io::Resu
         // As `Columns::line` lays it out (the last cell is never empty).
         let _ = write!(part, "{:<w0$}  {:<w1$}  ", i + 1, e.round, w0 = widths[0], w1 = widths[1]);
         for (cell, w) in [(&*actor(&e.actor, &sim.names)?, widths[2]), (&**e.object.of(refs)?, widths[3])] {
-            part.extend_from_slice(cell.as_bytes());
-            let n = if cell.is_ascii() { cell.len() } else { cell.chars().count() };
+            part.extend_from_slice(escape::escape(cell).as_bytes());
+            let n = if cell.is_ascii() && !escape::any(cell) { cell.len() } else { escape::width(cell) };
             part.extend(std::iter::repeat_n(b' ', w.saturating_sub(n) + 2));
         }
-        part.extend_from_slice(action(&e.action, refs, &sim.names)?.as_bytes());
+        part.extend_from_slice(escape::escape(&action(&e.action, refs, &sim.names)?).as_bytes());
         part.push(b'\n');
         Ok(())
     })?;
     text.clear();
     text.push('\n');
     for line in summary(sim, refs)? {
-        text.push_str(&line);
+        text.push_str(&escape::escape(&line));
         text.push('\n');
     }
     out.write_all(text.as_bytes())

@@ -148,19 +148,5 @@ pub fn table(names: &Names, s: &Stages) -> String {
     for (id, c) in &s.revisions {
         rows.push(["revision".into(), names.of(*id).into(), format!("delete: component {c} is no longer used")]);
     }
-    let header = ["STAGE", "OBJECT", "DECISION"];
-    let mut widths = header.map(|h| h.chars().count());
-    for row in &rows {
-        for (w, cell) in widths.iter_mut().zip(row) {
-            *w = (*w).max(cell.chars().count());
-        }
-    }
-    widths[2] = 0;
-    let columns = super::columns::Columns { widths };
-    let mut text = String::new();
-    columns.line(header, &mut text);
-    for row in &rows {
-        columns.line([&row[0], &row[1], &row[2]], &mut text);
-    }
-    text
+    super::columns::table(["STAGE", "OBJECT", "DECISION"], &rows)
 }

@@ -72,19 +72,12 @@ pub fn table(order: &ToolOrder, plan: &Plan) -> String {
         ));
     }
     let head = [column.as_str(), "STEP", "OBJECT", "NOTE"];
-    let mut widths = head.map(|h| h.chars().count());
-    for (_, row) in &rows {
-        for (w, cell) in widths.iter_mut().zip(row) {
-            *w = (*w).max(cell.chars().count());
-        }
-    }
-    widths[3] = 0;
-    let columns = Columns { widths };
+    let columns = Columns { widths: super::columns::widths(head, rows.iter().map(|(_, row)| row)) };
     let mut out = format!("\n{} {}\n", tool.name(), intro(tool));
     columns.line(head, &mut out);
     for (heading, row) in &rows {
         if let Some(h) = heading {
-            out.push_str(h);
+            out.push_str(&crate::escape::escape(h));
             out.push('\n');
         }
         columns.line(row.each_ref().map(String::as_str), &mut out);
