@@ -555,6 +555,10 @@ pub struct LenientSpec {
     pub node_name: Option<Str>,
     /// A PersistentVolume's `persistentVolumeReclaimPolicy`.
     pub reclaim_policy: Option<Str>,
+    /// A CRD's `versions` (name and `served` of each).
+    pub versions: LenientList<LenientCrdVersion>,
+    /// A CRD's legacy `version` (`apiextensions.k8s.io/v1beta1`).
+    pub version: Option<Str>,
 }
 
 /// A lenient map with these keys, each read as its own lenient type; any
@@ -635,6 +639,60 @@ lenient_map!(
         "name" => name: LenientStr,
     }
 );
+
+lenient_map!(
+    /// One of a CRD's `versions`: its name, and whether it is served.
+    LenientCrdVersion {
+        "name" => name: LenientStr,
+        "served" => served: LenientBool,
+    }
+);
+
+/// A boolean if the value is one, `None` for anything else.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct LenientBool(pub Option<bool>);
+
+impl<'de> Deserialize<'de> for LenientBool {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<LenientBool, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = LenientBool;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("anything")
+            }
+            fn visit_bool<E: de::Error>(self, v: bool) -> Result<LenientBool, E> {
+                Ok(LenientBool(Some(v)))
+            }
+            fn visit_str<E: de::Error>(self, _: &str) -> Result<LenientBool, E> {
+                Ok(LenientBool(None))
+            }
+            fn visit_i64<E: de::Error>(self, _: i64) -> Result<LenientBool, E> {
+                Ok(LenientBool(None))
+            }
+            fn visit_u64<E: de::Error>(self, _: u64) -> Result<LenientBool, E> {
+                Ok(LenientBool(None))
+            }
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<LenientBool, E> {
+                Ok(LenientBool(None))
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<LenientBool, E> {
+                Ok(LenientBool(None))
+            }
+            fn visit_none<E: de::Error>(self) -> Result<LenientBool, E> {
+                Ok(LenientBool(None))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<LenientBool, A::Error> {
+                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(LenientBool(None))
+            }
+            fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<LenientBool, A::Error> {
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(LenientBool(None))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
 
 lenient_map!(
     /// A webhook's `clientConfig`.
@@ -856,6 +914,8 @@ impl<'de> Deserialize<'de> for LenientSpec {
                         "reason" => spec.reason = map.next_value::<LenientStr>()?.0,
                         "nodeName" => spec.node_name = map.next_value::<LenientStr>()?.0,
                         "persistentVolumeReclaimPolicy" => spec.reclaim_policy = map.next_value::<LenientStr>()?.0,
+                        "versions" => spec.versions = map.next_value()?,
+                        "version" => spec.version = map.next_value::<LenientStr>()?.0,
                         _ => {
                             map.next_value::<IgnoredAny>()?;
                         }
@@ -1084,8 +1144,10 @@ pub fn convert(
                 .help("the API server rejects owner references without a uid; teardown resolves this one by kind and name"),
             );
         }
+        let owner_api = r.api_version.as_ref().map(|v| &*v.0).unwrap_or("");
         owners.push(OwnerRef {
-            group: group_of(r.api_version.as_ref().map(|v| &*v.0).unwrap_or(""), &okind.0),
+            group: group_of(owner_api, &okind.0),
+            api_version: intern(owner_api),
             kind: intern(&okind.0),
             name: oname.0,
             uid,
@@ -1156,10 +1218,31 @@ pub fn convert(
         tools,
     );
 
+    // Written at a version Kubernetes no longer serves: kept, as evidence
+    // that the cluster it was read from served it.
+    let mut facts = facts;
+    if matches!(
+        crate::model::served::builtin(&api_version, &kind),
+        crate::model::served::Builtin::Removed(_) | crate::model::served::Builtin::NoSuchKind
+    ) {
+        facts.get_or_insert_with(Default::default).unserved_api_version = Some(intern(&api_version));
+    }
+
     let crd = if &*kind == "CustomResourceDefinition" && &*group == "apiextensions.k8s.io" {
         match (raw.spec.group, raw.spec.names_kind) {
             (Some(g), Some(k)) => {
-                Some(Box::new(CrdDef { group: g, kind: k, namespaced: raw.spec.scope.as_deref() != Some("Cluster") }))
+                let versions: Box<[(Str, bool)]> = match (raw.spec.versions.0.is_empty(), raw.spec.version) {
+                    (true, Some(v)) => Box::new([(intern(&v), true)]),
+                    _ => raw
+                        .spec
+                        .versions
+                        .0
+                        .into_iter()
+                        .filter_map(|v| Some((intern(&v.name.0?), v.served.0.unwrap_or(true))))
+                        .collect(),
+                };
+                let namespaced = raw.spec.scope.as_deref() != Some("Cluster");
+                Some(Box::new(CrdDef { group: g, kind: k, namespaced, versions }))
             }
             _ => None,
         }

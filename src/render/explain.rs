@@ -6,7 +6,7 @@ use super::paint::{kind_len, Paint};
 use crate::error::{entry, Internal};
 use crate::model::{ControllerEdge, ObjId, Object, RelKind, Relation};
 use crate::plan::explain::{origin_text, Explanation, Link, Status};
-use crate::plan::reasons::{controller_why, orphaned_message};
+use crate::plan::reasons::{controller_why, orphaned_message, ORPHAN_FINALIZER_RULE};
 use crate::plan::Plan;
 use serde::Serialize;
 use std::io::{self, Write};
@@ -163,6 +163,9 @@ pub fn text(plan: &Plan, objects: &[Object], explanations: &[Explanation], style
             Status::Kept(by) => {
                 let kept = style.paint(Paint::Keep, "kept");
                 out.push_str(&format!("{me}: {kept}, {}\n", by.message(&plan.names())));
+                if let Some(rule) = by.rule() {
+                    out.push_str(&format!("  the collector's rule: {rule}\n"));
+                }
                 if let Some(run) = &e.run {
                     out.push_str(&format!("  {}\n", run.message()));
                 }
@@ -173,11 +176,20 @@ pub fn text(plan: &Plan, objects: &[Object], explanations: &[Explanation], style
                 }
             }
             Status::Orphaned(owner) => {
+                let by_finalizer = plan.orphaned_by_finalizer(*owner);
                 let owner = who(*owner)?;
                 let orphaned = style.paint(Paint::Orphan, "orphaned");
-                out.push_str(&format!(
-                    "{me}: {orphaned}: not deleted; its owner reference to {owner} is removed (--cascade orphan)\n"
-                ));
+                match by_finalizer {
+                    false => out.push_str(&format!(
+                        "{me}: {orphaned}: not deleted; its owner reference to {owner} is removed (--cascade orphan)\n"
+                    )),
+                    true => {
+                        out.push_str(&format!(
+                            "{me}: {orphaned}: not deleted; its owner reference to {owner} is removed: {owner} is deleted with the orphan finalizer\n"
+                        ));
+                        out.push_str(&format!("  the collector's rule: {ORPHAN_FINALIZER_RULE}\n"));
+                    }
+                }
             }
             Status::NotInPlan => {
                 let not = style.paint(Paint::Quiet, "not in the plan");
@@ -263,7 +275,10 @@ fn document<'a>(plan: &'a Plan, explanations: &[Explanation]) -> Result<ExplainO
             let (status, step, reason) = match &e.status {
                 Status::Deleted { step } => ("deleted", Some(*step), None),
                 Status::Kept(by) => ("kept", None, Some(by.message(&plan.names()))),
-                Status::Orphaned(owner) => ("orphaned", None, Some(orphaned_message(*owner, &plan.names()))),
+                Status::Orphaned(owner) => {
+                    let by_finalizer = plan.orphaned_by_finalizer(*owner);
+                    ("orphaned", None, Some(orphaned_message(*owner, &plan.names(), by_finalizer)))
+                }
                 Status::NotInPlan => ("not-in-plan", None, None),
             };
             Ok(ExplanationOut {
