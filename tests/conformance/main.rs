@@ -35,6 +35,9 @@
 //! - `sim`: for `simulate -o json`: {TYPE: [refs]}, the exact set of refs that have
 //!   an event of that type (e.g. `removed`); `sim_outcome`: the JSON `outcome`/`stalled`
 //!   checks via `json`
+//! - `sim_sequence`: for `simulate -o json`, events as `type ref` (and the
+//!   event's finalizer, owner, verb or watch event when it has one) that must
+//!   occur in this order (others may come between)
 //! - `json`: [{pointer: "/a/0/b", equals: VALUE}] checks on the parsed stdout
 //! - `stdout_contains` / `stderr_contains` / `stdout_lacks`: substrings
 //!
@@ -328,6 +331,34 @@ fn run_case(path: &Path) -> Vec<String> {
                     if have != want {
                         bad.push(format!("simulate `{t}` events for {have:?}, expected {want:?}"));
                     }
+                }
+            }
+            "sim_sequence" => {
+                let have: Vec<String> = json["events"]
+                    .as_array()
+                    .map(|a| {
+                        a.iter()
+                            .map(|e| {
+                                let mut s = format!(
+                                    "{} {}",
+                                    e["type"].as_str().unwrap_or("?"),
+                                    e["ref"].as_str().unwrap_or("?")
+                                );
+                                let detail =
+                                    ["finalizer", "owner", "verb", "event"].iter().find_map(|k| e[*k].as_str());
+                                if let Some(d) = detail {
+                                    s.push(' ');
+                                    s.push_str(d);
+                                }
+                                s
+                            })
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                let want = strings(want);
+                let mut at = have.iter();
+                if let Some(missing) = want.iter().find(|w| !at.any(|h| h == *w)) {
+                    bad.push(format!("simulate events lack {missing:?} in order (events: {have:?})"));
                 }
             }
             "json" => {
