@@ -408,6 +408,14 @@ pub fn everything(mut cause: Vec<Option<Cause>>, spare: &[Option<KeptBy>]) -> Ca
     Cascade { cause, kept, orphaned: Vec::new() }
 }
 
+/// Is it spared from the garbage collector only (an owner the snapshot
+/// lacks, an owner reference the collector cannot resolve), not from the
+/// namespace controller or a CRD's deletion, which take everything they
+/// hold?
+fn collector_only(spare: Option<KeptBy>) -> bool {
+    matches!(spare, Some(KeptBy::OwnerNotInSnapshot(_) | KeptBy::UnresolvableOwner(_)))
+}
+
 /// Is it spared as a namespace the API server refuses to delete? (The
 /// only reason to spare that a controller's cascade heeds: the others say
 /// what the plan would not delete, not what the cluster does.)
@@ -440,7 +448,7 @@ pub fn cascade(
     }
     // Everything is a seed: nothing to follow — unless an owner the
     // snapshot lacks spares something that its Namespace or CRD still takes.
-    let soft = |s: &Option<KeptBy>| matches!(s, Some(KeptBy::OwnerNotInSnapshot(_)));
+    let soft = |s: &Option<KeptBy>| collector_only(*s);
     if cause.iter().all(Option::is_some) && !spare.iter().any(soft) {
         return everything(cause, spare);
     }
@@ -647,8 +655,7 @@ pub fn cascade(
             // collector, not from the namespace controller or the CRD's
             // deletion, which take everything they hold
             // (tests/props_cascade.rs).
-            let held = matches!(r.kind, RelKind::Contains | RelKind::Defines)
-                && matches!(spare[c.index()], Some(KeptBy::OwnerNotInSnapshot(_)));
+            let held = matches!(r.kind, RelKind::Contains | RelKind::Defines) && collector_only(spare[c.index()]);
             if spare[c.index()].is_some() && !held {
                 spared[c.index()] = true;
             } else if cause[c.index()].is_none() {

@@ -289,8 +289,14 @@ fn unresolvable_owners(s: &Snapshot, closed_world: bool, out: &mut Vec<Finding>)
         )
         .at(anchor::owner_ref(&s.sources, dep, j), "this owner reference")
         .help(format!(
-            "the collector never collects {} and never deletes it with an owner: it looks an owner up through the REST mapping of the reference's apiVersion and kind, and retries a reference it cannot map forever (garbagecollector.go isDangling); write the apiVersion the owner is served at",
-            dep.reference()
+            "the collector never collects {} and never deletes it with an owner: it looks an owner up through the REST mapping of the reference's apiVersion and kind, and retries a reference it cannot map forever (garbagecollector.go isDangling); {}",
+            dep.reference(),
+            match why {
+                crate::model::served::Unresolvable::Undefined => {
+                    "if the cluster defines the type, the snapshot lacks its CRD: add it, or leave out --closed-world"
+                }
+                _ => "write the apiVersion the owner is served at",
+            }
         ));
         let mut refs = vec![dep.reference()];
         let owner =

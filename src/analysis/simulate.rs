@@ -144,6 +144,9 @@ pub enum Action {
     /// Its owner references are made non-blocking (`blockOwnerDeletion:
     /// false`): a dependent of it waits for its own dependents (a circle).
     Unblocked,
+    /// The collector cannot resolve one of its owner references (TD017):
+    /// it never deletes it, and retries it forever.
+    Unresolvable,
     /// The API removes it from its store: no finalizer is left.
     Removed,
 }
@@ -626,7 +629,7 @@ impl World<'_> {
                 let alive = self.owners[d.index()]
                     .iter()
                     .any(|o| !self.gone[o.index()] && !self.dropped[d.index()].contains(o));
-                if !alive && !self.deleted[d.index()] && !self.requested[d.index()] && !self.unresolvable(d) {
+                if !alive && !self.deleted[d.index()] && !self.requested[d.index()] && self.resolvable(d) {
                     // With the finalizer it carries honoured
                     // (`attemptToDeleteItem`'s default branch).
                     let policy = self.honoured(d);
@@ -687,7 +690,7 @@ impl World<'_> {
                 continue;
             }
             blocking += blocks as u32;
-            if self.deleted[d.index()] || self.requested[d.index()] || self.unresolvable(d) {
+            if self.deleted[d.index()] || self.requested[d.index()] || !self.resolvable(d) {
                 continue;
             }
             acted += 1;
@@ -802,8 +805,15 @@ impl World<'_> {
             && self.finalizers[id.index()].iter().any(|f| &**f == FOREGROUND)
     }
 
-    /// An owner reference of it the collector cannot resolve: it never deletes it.
-    fn unresolvable(&self, id: ObjId) -> bool {
-        self.input.unresolvable.get(id.index()).is_some_and(Option::is_some)
+    /// Can the collector resolve every owner reference of `id`? If not, it
+    /// never deletes it (said once, when it first tries).
+    fn resolvable(&mut self, id: ObjId) -> bool {
+        if !self.input.unresolvable.get(id.index()).is_some_and(Option::is_some) {
+            return true;
+        }
+        if !std::mem::replace(&mut self.requested[id.index()], true) {
+            self.say(Actor::Collector, id, Action::Unresolvable);
+        }
+        false
     }
 }

@@ -234,6 +234,10 @@ struct ExplanationOut<'a> {
     before: Vec<LinkOut<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     reason: Option<String>,
+    /// The Kubernetes garbage collector's rule the reason follows, with
+    /// its upstream source, for the rules teardown names.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    rule: Option<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     mark: Option<String>,
     /// A Helm hook the plan lists as run: where.
@@ -272,14 +276,15 @@ fn document<'a>(plan: &'a Plan, explanations: &[Explanation]) -> Result<ExplainO
     let explanations = explanations
         .iter()
         .map(|e| {
-            let (status, step, reason) = match &e.status {
-                Status::Deleted { step } => ("deleted", Some(*step), None),
-                Status::Kept(by) => ("kept", None, Some(by.message(&plan.names()))),
+            let (status, step, reason, rule) = match &e.status {
+                Status::Deleted { step } => ("deleted", Some(*step), None, None),
+                Status::Kept(by) => ("kept", None, Some(by.message(&plan.names())), by.rule()),
                 Status::Orphaned(owner) => {
                     let by_finalizer = plan.orphaned_by_finalizer(*owner);
-                    ("orphaned", None, Some(orphaned_message(*owner, &plan.names(), by_finalizer)))
+                    let rule = by_finalizer.then_some(ORPHAN_FINALIZER_RULE);
+                    ("orphaned", None, Some(orphaned_message(*owner, &plan.names(), by_finalizer)), rule)
                 }
-                Status::NotInPlan => ("not-in-plan", None, None),
+                Status::NotInPlan => ("not-in-plan", None, None, None),
             };
             Ok(ExplanationOut {
                 reference: e.object.of(&plan.refs)?,
@@ -290,6 +295,7 @@ fn document<'a>(plan: &'a Plan, explanations: &[Explanation]) -> Result<ExplainO
                 reached: links(plan, &e.reached, false)?,
                 before: links(plan, &e.before, true)?,
                 reason,
+                rule,
                 mark: e.mark.as_ref().map(|m| m.message(&plan.names())),
                 hook: e.run.as_ref().map(|r| r.message()),
             })

@@ -53,6 +53,9 @@ fn action(a: &Action, refs: &[String], names: &[Str]) -> Result<Cow<'static, str
         Action::Unblocked => Cow::Borrowed(
             "makes its owner references non-blocking: a dependent of it waits for its own dependents (a circle)",
         ),
+        Action::Unresolvable => {
+            Cow::Borrowed("cannot resolve one of its owner references (TD017): never deleted, retried forever")
+        }
         Action::Removed => Cow::Borrowed("no finalizer left: removed from the store"),
     })
 }
@@ -247,6 +250,7 @@ fn event(
         Action::FinalizerRemoved(f) => ("finalizer-removed", Some(("finalizer", name(*f)?)), None),
         Action::OwnerRemoved(x) => ("owner-removed", Some(("owner", x.of(refs)?.as_str())), None),
         Action::Unblocked => ("unblocked", None, None),
+        Action::Unresolvable => ("unresolvable-owner", None, None),
         Action::Removed => ("removed", None, None),
     };
     o.str(buf, "type", kind);
