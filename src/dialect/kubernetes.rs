@@ -10,7 +10,7 @@
 //! unexpected type is ignored), because custom resources put anything in
 //! their spec.
 
-use super::fields::{IsText, Key, LenientStr, StrMap, Text, TextKey, NOT_A_STRING};
+use super::fields::{IsText, Key, LenientBool, LenientStr, StrMap, Text, TextKey, NOT_A_STRING};
 use super::tools::parse_depends_on;
 use super::{List, Out};
 use crate::findings::{Finding, Rule};
@@ -647,52 +647,6 @@ lenient_map!(
         "served" => served: LenientBool,
     }
 );
-
-/// A boolean if the value is one, `None` for anything else.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct LenientBool(pub Option<bool>);
-
-impl<'de> Deserialize<'de> for LenientBool {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<LenientBool, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = LenientBool;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("anything")
-            }
-            fn visit_bool<E: de::Error>(self, v: bool) -> Result<LenientBool, E> {
-                Ok(LenientBool(Some(v)))
-            }
-            fn visit_str<E: de::Error>(self, _: &str) -> Result<LenientBool, E> {
-                Ok(LenientBool(None))
-            }
-            fn visit_i64<E: de::Error>(self, _: i64) -> Result<LenientBool, E> {
-                Ok(LenientBool(None))
-            }
-            fn visit_u64<E: de::Error>(self, _: u64) -> Result<LenientBool, E> {
-                Ok(LenientBool(None))
-            }
-            fn visit_f64<E: de::Error>(self, _: f64) -> Result<LenientBool, E> {
-                Ok(LenientBool(None))
-            }
-            fn visit_unit<E: de::Error>(self) -> Result<LenientBool, E> {
-                Ok(LenientBool(None))
-            }
-            fn visit_none<E: de::Error>(self) -> Result<LenientBool, E> {
-                Ok(LenientBool(None))
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<LenientBool, A::Error> {
-                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-                Ok(LenientBool(None))
-            }
-            fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<LenientBool, A::Error> {
-                while seq.next_element::<IgnoredAny>()?.is_some() {}
-                Ok(LenientBool(None))
-            }
-        }
-        d.deserialize_any(V)
-    }
-}
 
 lenient_map!(
     /// A webhook's `clientConfig`.
@@ -1426,6 +1380,31 @@ mod tests {
         let a = m.annotations.unwrap();
         assert_eq!(a.0.len(), 1);
         assert_eq!(a.get(DEPENDS_ON), Some("/namespaces/x/Secret/y"));
+    }
+
+    #[test]
+    fn what_the_collector_resolves_owner_references_by_is_read() {
+        let read = |text: &str| {
+            let raw: RawObject = serde_yaml::from_str(text).unwrap();
+            let span = Span::new(crate::input::FileId(0), 0..text.len());
+            let mut findings = Vec::new();
+            convert(raw, span, text, ListContext::default(), &mut findings).unwrap()
+        };
+        // A CRD's versions, each with whether it is served (lenient: a
+        // `served` that is no boolean counts as served).
+        let o = read("apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: ws.ex.com}\nspec:\n  group: ex.com\n  names: {kind: W, plural: ws}\n  versions:\n  - {name: v1, served: true}\n  - {name: v1beta1, served: false}\n  - {name: v1alpha1, served: 'no'}\n  - {served: true}\n");
+        let versions: Vec<(&str, bool)> = o.crd.as_deref().unwrap().versions.iter().map(|(v, s)| (&**v, *s)).collect();
+        assert_eq!(versions, [("v1", true), ("v1beta1", false), ("v1alpha1", true)]);
+        // apiextensions.k8s.io/v1beta1's single `version`.
+        let o = read("apiVersion: apiextensions.k8s.io/v1beta1\nkind: CustomResourceDefinition\nmetadata: {name: ws.ex.com}\nspec:\n  group: ex.com\n  version: v2\n  names: {kind: W, plural: ws}\n");
+        assert_eq!(o.crd.as_deref().unwrap().versions.to_vec(), [(Str::from("v2"), true)]);
+        // An owner reference keeps its apiVersion as written; an object
+        // written at a version Kubernetes no longer serves keeps it too.
+        let o = read("apiVersion: extensions/v1beta1\nkind: ReplicaSet\nmetadata:\n  name: r\n  namespace: a\n  ownerReferences: [{apiVersion: extensions/v1beta1, kind: Deployment, name: d, uid: u}]\n");
+        assert_eq!((&*o.owners[0].api_version, &*o.owners[0].group), ("extensions/v1beta1", "apps"));
+        assert_eq!(o.facts.as_deref().and_then(|f| f.unserved_api_version.as_deref()), Some("extensions/v1beta1"));
+        let o = read("apiVersion: apps/v1\nkind: ReplicaSet\nmetadata: {name: r, namespace: a}\n");
+        assert!(o.facts.is_none());
     }
 
     #[test]

@@ -290,25 +290,7 @@ fn run_case(path: &Path) -> Vec<String> {
                 }
             }
             "events" => {
-                let have: Vec<String> = json["events"]
-                    .as_array()
-                    .map(|a| {
-                        a.iter()
-                            .map(|e| {
-                                let mut s = format!(
-                                    "{} {}",
-                                    e["event"].as_str().unwrap_or("?"),
-                                    e["object"].as_str().unwrap_or("?")
-                                );
-                                if let Some(sub) = e["subscriber"].as_str() {
-                                    s.push(' ');
-                                    s.push_str(sub);
-                                }
-                                s
-                            })
-                            .collect()
-                    })
-                    .unwrap_or_default();
+                let have = event_lines(&json, "event", "object", &["subscriber"]);
                 let want = strings(want);
                 if have != want {
                     bad.push(format!("events {have:?}, expected {want:?}"));
@@ -334,27 +316,7 @@ fn run_case(path: &Path) -> Vec<String> {
                 }
             }
             "sim_sequence" => {
-                let have: Vec<String> = json["events"]
-                    .as_array()
-                    .map(|a| {
-                        a.iter()
-                            .map(|e| {
-                                let mut s = format!(
-                                    "{} {}",
-                                    e["type"].as_str().unwrap_or("?"),
-                                    e["ref"].as_str().unwrap_or("?")
-                                );
-                                let detail =
-                                    ["finalizer", "owner", "verb", "event"].iter().find_map(|k| e[*k].as_str());
-                                if let Some(d) = detail {
-                                    s.push(' ');
-                                    s.push_str(d);
-                                }
-                                s
-                            })
-                            .collect()
-                    })
-                    .unwrap_or_default();
+                let have = event_lines(&json, "type", "ref", &["finalizer", "owner", "verb", "event"]);
                 let want = strings(want);
                 let mut at = have.iter();
                 if let Some(missing) = want.iter().find(|w| !at.any(|h| h == *w)) {
@@ -396,6 +358,20 @@ fn run_case(path: &Path) -> Vec<String> {
         ));
     }
     bad
+}
+
+/// The output's events, each as `A B` (the values of keys `a` and `b`),
+/// and ` C` for the first key of `more` it has.
+fn event_lines(json: &Json, a: &str, b: &str, more: &[&str]) -> Vec<String> {
+    let line = |e: &Json| {
+        let mut s = format!("{} {}", e[a].as_str().unwrap_or("?"), e[b].as_str().unwrap_or("?"));
+        if let Some(c) = more.iter().find_map(|k| e[*k].as_str()) {
+            s.push(' ');
+            s.push_str(c);
+        }
+        s
+    };
+    json["events"].as_array().map(|list| list.iter().map(line).collect()).unwrap_or_default()
 }
 
 fn clip(s: &str) -> String {
