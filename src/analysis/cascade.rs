@@ -31,7 +31,8 @@ use std::collections::VecDeque;
 pub enum CascadeMode {
     /// Delete dependents after the owner (kubectl's default).
     Background,
-    /// Delete dependents before the owner: the same set and steps; only the
+    /// Delete dependents before the owner: the same set and steps (but
+    /// where a dependent's orphan finalizer yields to it); otherwise only the
     /// emitted kubectl commands differ.
     Foreground,
     /// Keep the targets' dependents; remove their owner reference.
