@@ -1173,12 +1173,13 @@ pub fn convert(
     );
 
     // Written at a version Kubernetes no longer serves: kept, as evidence
-    // that the cluster it was read from served it.
+    // that the cluster it was read from served it. (Every removed version
+    // is an alpha or a beta: the table is asked only for those.)
     let mut facts = facts;
-    if matches!(
-        crate::model::served::builtin(&api_version, &kind),
-        crate::model::served::Builtin::Removed(_) | crate::model::served::Builtin::NoSuchKind
-    ) {
+    let pre_release = |v: &str| v.contains("beta") || v.contains("alpha");
+    if pre_release(crate::model::served::split(&api_version).1)
+        && matches!(crate::model::served::builtin(&api_version, &kind), crate::model::served::Builtin::Removed(_))
+    {
         facts.get_or_insert_with(Default::default).unserved_api_version = Some(intern(&api_version));
     }
 

@@ -250,7 +250,7 @@ struct Evidence<'a> {
     /// (group, kind) → the first CRD that defines it.
     crds: FxHashMap<(&'a str, &'a str), ObjId>,
     /// (`apiVersion`, kind) of the snapshot's Kubernetes objects written
-    /// at a version the built-in table says is not served.
+    /// at a version the built-in table says Kubernetes removed.
     written: FxHashSet<(&'a str, &'a str)>,
     /// (group, kind) of the snapshot's Kubernetes objects.
     kinds: FxHashSet<(&'a str, &'a str)>,
@@ -338,6 +338,15 @@ mod tests {
         assert_eq!(builtin("v1", "Pod"), Builtin::Served);
         assert_eq!(split("v1"), ("", "v1"));
         assert_eq!(split("apps/v1"), ("apps", "v1"));
+    }
+
+    #[test]
+    fn every_removed_version_is_a_pre_release() {
+        // The kubernetes dialect asks the table about objects of alpha and
+        // beta versions only (src/dialect/kubernetes.rs).
+        for &(g, v, _, _) in REMOVED {
+            assert!(v.contains("alpha") || v.contains("beta"), "{g}/{v}");
+        }
     }
 
     #[test]
