@@ -1176,8 +1176,7 @@ pub fn convert(
     // that the cluster it was read from served it. (Every removed version
     // is an alpha or a beta: the table is asked only for those.)
     let mut facts = facts;
-    let pre_release = |v: &str| v.contains("beta") || v.contains("alpha");
-    if pre_release(crate::model::served::split(&api_version).1)
+    if (api_version.contains("beta") || api_version.contains("alpha"))
         && matches!(crate::model::served::builtin(&api_version, &kind), crate::model::served::Builtin::Removed(_))
     {
         facts.get_or_insert_with(Default::default).unserved_api_version = Some(intern(&api_version));

@@ -236,13 +236,14 @@ pub fn assign_scopes(objects: &mut [Object]) {
 pub fn resolve(objects: &[Object]) -> Resolved {
     let mut out = Resolved::default();
     let index = Index::build(objects, &mut out.duplicates);
-    out.unresolvable = super::served::unresolvable(objects);
+    let served = super::served::Evidence::new(objects);
 
     for (i, o) in objects.iter().enumerate() {
         let id = ObjId(i as u32);
         for (j, r) in o.owners.iter().enumerate() {
             let decl = j as u32;
-            let found = match o.identity() {
+            let identity = o.identity();
+            let found = match identity {
                 Identity::Id | Identity::Token => {
                     r.uid.as_deref().and_then(|u| index.by_uid(u)).map(|t| (t, Link::Solid))
                 }
@@ -251,6 +252,12 @@ pub fn resolve(objects: &[Object]) -> Resolved {
                     index.by_key(&r.group, &r.kind, r.namespace.as_deref(), &r.name).map(|t| (t, Link::Solid))
                 }
             };
+            if identity == Identity::Coordinates {
+                let owner = found.and_then(|(owner, _)| index.get(owner));
+                if let Some(why) = served.classify(r, owner) {
+                    out.unresolvable.push((id, decl, why));
+                }
+            }
             match found {
                 Some((owner, link)) => out.relations.push(Relation {
                     kind: RelKind::Owns,

@@ -30,6 +30,7 @@
 
 use super::{ObjId, Object, OwnerRef};
 use rustc_hash::{FxHashMap, FxHashSet};
+use std::cell::OnceCell;
 use std::sync::OnceLock;
 
 /// The resources Kubernetes 1.34 serves by default: (group, version, kinds).
@@ -148,7 +149,11 @@ pub enum Builtin {
 
 /// The group and version of an `apiVersion` (`v1` is the core group's).
 pub fn split(api_version: &str) -> (&str, &str) {
-    api_version.rsplit_once('/').unwrap_or(("", api_version))
+    // (By hand: these are short, and `rsplit_once` costs a searcher.)
+    match api_version.bytes().rposition(|b| b == b'/') {
+        Some(at) => (api_version.get(..at).unwrap_or(""), api_version.get(at + 1..).unwrap_or("")),
+        None => ("", api_version),
+    }
 }
 
 struct Table {
@@ -244,81 +249,82 @@ impl Unresolvable {
     }
 }
 
-/// What the snapshot says is served: its CRDs, and the `apiVersion` and
-/// kind of its objects. Built once, for the references the table leaves open.
-struct Evidence<'a> {
+/// What the snapshot says is served: its CRDs, the objects written at a
+/// version Kubernetes removed, and the group and kind of its objects. Each
+/// part is built on first need: most references the table settles.
+pub struct Evidence<'a> {
+    objects: &'a [Object],
     /// (group, kind) → the first CRD that defines it.
-    crds: FxHashMap<(&'a str, &'a str), ObjId>,
+    crds: OnceCell<FxHashMap<(&'a str, &'a str), ObjId>>,
     /// (`apiVersion`, kind) of the snapshot's Kubernetes objects written
     /// at a version the built-in table says Kubernetes removed.
-    written: FxHashSet<(&'a str, &'a str)>,
+    written: OnceCell<FxHashSet<(&'a str, &'a str)>>,
     /// (group, kind) of the snapshot's Kubernetes objects.
-    kinds: FxHashSet<(&'a str, &'a str)>,
+    kinds: OnceCell<FxHashSet<(&'a str, &'a str)>>,
 }
 
 impl<'a> Evidence<'a> {
-    fn new(objects: &'a [Object]) -> Evidence<'a> {
-        let mut e = Evidence { crds: FxHashMap::default(), written: FxHashSet::default(), kinds: FxHashSet::default() };
-        for (i, o) in objects.iter().enumerate().filter(|(_, o)| o.is_kubernetes()) {
-            if let Some(c) = &o.crd {
-                e.crds.entry((&*c.group, &*c.kind)).or_insert(ObjId(i as u32));
-            }
-            if let Some(v) = o.facts.as_deref().and_then(|f| f.unserved_api_version.as_deref()) {
-                e.written.insert((v, &*o.kind));
-            }
-            e.kinds.insert((&*o.group, &*o.kind));
-        }
-        e
+    pub fn new(objects: &'a [Object]) -> Evidence<'a> {
+        Evidence { objects, crds: OnceCell::new(), written: OnceCell::new(), kinds: OnceCell::new() }
     }
-}
 
-/// Every owner reference of the snapshot's Kubernetes objects that the
-/// collector cannot resolve: (dependent, reference index, why), in object
-/// and reference order.
-pub fn unresolvable(objects: &[Object]) -> Vec<(ObjId, u32, Unresolvable)> {
-    let mut evidence: Option<Evidence> = None;
-    let mut out = Vec::new();
-    for (i, o) in objects.iter().enumerate().filter(|(_, o)| o.is_kubernetes()) {
-        for (j, r) in o.owners.iter().enumerate() {
-            if let Some(why) = classify(objects, &mut evidence, r) {
-                out.push((ObjId(i as u32), j as u32, why));
-            }
-        }
+    fn kubernetes(&self) -> impl Iterator<Item = (usize, &'a Object)> {
+        self.objects.iter().enumerate().filter(|(_, o)| o.is_kubernetes())
     }
-    out
-}
 
-fn classify<'a>(objects: &'a [Object], evidence: &mut Option<Evidence<'a>>, r: &OwnerRef) -> Option<Unresolvable> {
-    // A reference without an apiVersion cannot be in a cluster (the API
-    // server refuses it): a manifest's, resolved as written.
-    if r.api_version.is_empty() {
-        return None;
+    fn crds(&self) -> &FxHashMap<(&'a str, &'a str), ObjId> {
+        self.crds.get_or_init(|| {
+            let mut m = FxHashMap::default();
+            for (i, c) in self.kubernetes().filter_map(|(i, o)| Some((i, o.crd.as_deref()?))) {
+                m.entry((&*c.group, &*c.kind)).or_insert(ObjId(i as u32));
+            }
+            m
+        })
     }
-    let found = match builtin(&r.api_version, &r.kind) {
-        Builtin::Served | Builtin::Unknown => return None,
-        Builtin::Removed(since) => Unresolvable::Removed(since),
-        Builtin::NoSuchKind => Unresolvable::NoSuchKind,
-        Builtin::NotBuiltin => {
-            let e = evidence.get_or_insert_with(|| Evidence::new(objects));
-            let (group, version) = split(&r.api_version);
-            match e.crds.get(&(group, &*r.kind)).and_then(|&c| objects.get(c.index()).map(|o| (c, o))) {
-                Some((c, crd)) => {
-                    let versions = crd.crd.as_deref().map(|d| &*d.versions).unwrap_or_default();
-                    if versions.is_empty() || versions.iter().any(|(v, served)| *served && &**v == version) {
-                        return None;
+
+    fn written(&self) -> &FxHashSet<(&'a str, &'a str)> {
+        self.written.get_or_init(|| {
+            self.kubernetes()
+                .filter_map(|(_, o)| Some((o.facts.as_deref()?.unserved_api_version.as_deref()?, &*o.kind)))
+                .collect()
+        })
+    }
+
+    fn kinds(&self) -> &FxHashSet<(&'a str, &'a str)> {
+        self.kinds.get_or_init(|| self.kubernetes().map(|(_, o)| (&*o.group, &*o.kind)).collect())
+    }
+
+    /// Why the collector cannot resolve owner reference `r`, if it cannot;
+    /// `owner`: the object the reference was resolved to, if any.
+    pub fn classify(&self, r: &OwnerRef, owner: Option<&Object>) -> Option<Unresolvable> {
+        // A reference without an apiVersion cannot be in a cluster (the API
+        // server refuses it): a manifest's, resolved as written.
+        if r.api_version.is_empty() {
+            return None;
+        }
+        match builtin(&r.api_version, &r.kind) {
+            Builtin::Served | Builtin::Unknown => None,
+            // A cluster served what its objects were read as.
+            Builtin::Removed(since) => {
+                (!self.written().contains(&(&*r.api_version, &*r.kind))).then_some(Unresolvable::Removed(since))
+            }
+            Builtin::NoSuchKind => Some(Unresolvable::NoSuchKind),
+            Builtin::NotBuiltin => {
+                let (group, version) = split(&r.api_version);
+                let crd = self.crds().get(&(group, &*r.kind)).and_then(|&c| Some((c, self.objects.get(c.index())?)));
+                match crd {
+                    Some((c, crd)) => {
+                        let versions = crd.crd.as_deref().map(|d| &*d.versions).unwrap_or_default();
+                        let served = versions.iter().any(|(v, served)| *served && &**v == version);
+                        (!versions.is_empty() && !served).then_some(Unresolvable::CrdVersion(c))
                     }
-                    Unresolvable::CrdVersion(c)
+                    // An object of the type: the cluster defines it.
+                    None if owner.is_some_and(|o| &*o.group == group && o.kind == r.kind) => None,
+                    None if self.kinds().contains(&(group, &*r.kind)) => None,
+                    None => Some(Unresolvable::Undefined),
                 }
-                None if e.kinds.contains(&(group, &*r.kind)) => return None,
-                None => Unresolvable::Undefined,
             }
         }
-    };
-    // A cluster served what its objects were read as.
-    let e = evidence.get_or_insert_with(|| Evidence::new(objects));
-    match e.written.contains(&(&*r.api_version, &*r.kind)) {
-        true => None,
-        false => Some(found),
     }
 }
 
