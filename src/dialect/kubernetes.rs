@@ -1176,7 +1176,11 @@ pub fn convert(
     // that the cluster it was read from served it. (Every removed version
     // is an alpha or a beta: the table is asked only for those.)
     let mut facts = facts;
-    if (api_version.contains("beta") || api_version.contains("alpha"))
+    let pre_release = |v: &str| {
+        let stem = v.trim_end_matches(|c: char| c.is_ascii_digit());
+        stem.ends_with("beta") || stem.ends_with("alpha")
+    };
+    if pre_release(&api_version)
         && matches!(crate::model::served::builtin(&api_version, &kind), crate::model::served::Builtin::Removed(_))
     {
         facts.get_or_insert_with(Default::default).unserved_api_version = Some(intern(&api_version));
@@ -1382,14 +1386,18 @@ mod tests {
         assert_eq!(a.get(DEPENDS_ON), Some("/namespaces/x/Secret/y"));
     }
 
+    /// One object read from `text`, which reads without a finding.
+    fn read(text: &str) -> Object {
+        let raw: RawObject = serde_yaml::from_str(text).unwrap();
+        let span = Span::new(crate::input::FileId(0), 0..text.len());
+        let mut findings = Vec::new();
+        let o = convert(raw, span, text, ListContext::default(), &mut findings).unwrap();
+        assert!(findings.is_empty(), "{findings:?}");
+        o
+    }
+
     #[test]
     fn what_the_collector_resolves_owner_references_by_is_read() {
-        let read = |text: &str| {
-            let raw: RawObject = serde_yaml::from_str(text).unwrap();
-            let span = Span::new(crate::input::FileId(0), 0..text.len());
-            let mut findings = Vec::new();
-            convert(raw, span, text, ListContext::default(), &mut findings).unwrap()
-        };
         // A CRD's versions, each with whether it is served (lenient: a
         // `served` that is no boolean counts as served).
         let o = read("apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: ws.ex.com}\nspec:\n  group: ex.com\n  names: {kind: W, plural: ws}\n  versions:\n  - {name: v1, served: true}\n  - {name: v1beta1, served: false}\n  - {name: v1alpha1, served: 'no'}\n  - {served: true}\n");
@@ -1409,14 +1417,6 @@ mod tests {
 
     #[test]
     fn crossplane_usages_and_mutations_are_read() {
-        let read = |text: &str| {
-            let raw: RawObject = serde_yaml::from_str(text).unwrap();
-            let span = Span::new(crate::input::FileId(0), 0..text.len());
-            let mut findings = Vec::new();
-            let o = convert(raw, span, text, ListContext::default(), &mut findings).unwrap();
-            assert!(findings.is_empty(), "{findings:?}");
-            o
-        };
         // A namespaced Usage: `by` in its namespace, `of` where it says.
         let o = read("apiVersion: protection.crossplane.io/v1beta1\nkind: Usage\nmetadata: {name: u, namespace: team}\nspec:\n  of: {apiVersion: s3.aws.m.upbound.io/v1beta1, kind: Bucket, resourceRef: {name: logs, namespace: infra}}\n  by: {apiVersion: v1, kind: Pod, resourceRef: {name: p, namespace: elsewhere}}\n  reason: audit logs\n");
         let u = o.tools().and_then(|t| t.usage.as_deref()).unwrap();
