@@ -79,7 +79,7 @@ fn color_flag(args: &[OsString]) -> Option<ColorWhen> {
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Validate a snapshot: parse errors, duplicates, dangling or invalid
-    /// owners, cycles, unresolved dependencies, finalizers (rules TD001–TD016).
+    /// owners, cycles, unresolved dependencies, finalizers (rules TD001–TD017).
     #[command(after_help = "Examples:
   kubectl get -A -o yaml | teardown check         # validate a live cluster's dump
   teardown check manifests/ --closed-world        # the files are the whole cluster

@@ -46,10 +46,11 @@ pub enum Rule {
     Td014,
     Td015,
     Td016,
+    Td017,
 }
 
 impl Rule {
-    pub const ALL: [Rule; 16] = [
+    pub const ALL: [Rule; 17] = [
         Rule::Td001,
         Rule::Td002,
         Rule::Td003,
@@ -66,6 +67,7 @@ impl Rule {
         Rule::Td014,
         Rule::Td015,
         Rule::Td016,
+        Rule::Td017,
     ];
 
     pub fn id(self) -> &'static str {
@@ -152,6 +154,12 @@ impl Rule {
                 "tool-order",
                 Warning,
                 "Another tool's deletion order destroys an object before one that still needs it (plan --as).",
+            ),
+            Rule::Td017 => (
+                "TD017",
+                "unresolvable-owner",
+                Error,
+                "An owner reference the garbage collector cannot resolve (a kind its apiVersion does not serve, a version Kubernetes no longer serves, a type nothing defines): it never collects the object.",
             ),
         }
     }

@@ -222,3 +222,21 @@ fn td012_ordering_conflict() {
     );
     assert_eq!(code, 0);
 }
+
+#[test]
+fn td017_owner_references_the_collector_cannot_resolve() {
+    let (code, r) = check_json(&["fixtures/check/td017-unresolvable-owner.yaml"]);
+    // The uid values of the two references: line 22 and line 34, column 10.
+    assert_eq!(findings(&r), vec![f("TD017", "error", 22, 10), f("TD017", "error", 34, 10)]);
+    assert_eq!(
+        r["findings"][0]["message"],
+        "Pod/td017/api-5f6b-xyz12: the garbage collector cannot resolve owner v1 ReplicaSet/api-5f6b: the core group (v1) has no kind ReplicaSet"
+    );
+    assert_eq!(
+        r["findings"][1]["message"],
+        "Pod/td017/legacy: the garbage collector cannot resolve owner extensions/v1beta1 Deployment/legacy: Kubernetes no longer serves Deployment at extensions/v1beta1 (removed in 1.16)"
+    );
+    // Not TD004 (the first reference's uid is the ReplicaSet's) nor TD003:
+    // the collector never looks the owner up.
+    assert_eq!(code, 1);
+}

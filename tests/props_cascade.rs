@@ -14,7 +14,9 @@
 //! kind and name, in the dependent's namespace or the cluster scope, with
 //! the referenced uid), which owners are live (solid and not being
 //! deleted), which objects the collector never takes (cluster-scoped with a
-//! namespaced owner), and which references name an object the snapshot
+//! namespaced owner; with `--closed-world`, one whose owner reference names
+//! a type nothing in the snapshot defines, which the collector cannot
+//! resolve — issue 30), and which references name an object the snapshot
 //! lacks (the cluster may have it unless `--closed-world`).
 //!
 //! Invariants, with D the plan's deleted objects and T its targets, for
@@ -77,6 +79,9 @@ struct Facts {
     never: Vec<bool>,
     /// An owner reference names an object the snapshot lacks.
     ghost: Vec<bool>,
+    /// An owner reference names a type nothing in the snapshot defines:
+    /// unresolvable with `--closed-world`.
+    undefined: Vec<bool>,
     /// Has owner references at all.
     owned: Vec<bool>,
     /// Its Namespace's and CRD's references, when they are in the snapshot.
@@ -102,6 +107,7 @@ fn facts(k: &Kube) -> Facts {
         live: (0..n).map(|i| k.live_owners(i)).collect(),
         never: (0..n).map(|i| k.never_collected(i)).collect(),
         ghost: (0..n).map(|i| k.owner_maybe_elsewhere(i)).collect(),
+        undefined: (0..n).map(|i| k.undefined_owner_type(i)).collect(),
         owned: k.objs.iter().map(|o| !o.owners.is_empty()).collect(),
         holders,
     }
@@ -135,6 +141,8 @@ fn closure(k: &Kube, f: &Facts, d: &HashMap<String, u64>, targets: &[usize], gc:
     // (`--gc` only: `--delete` takes an owner the snapshot lacks as gone;
     // see the note at the top.)
     let maybe_owner = |i: usize| f.ghost[i] && !closed && gc;
+    // A reference the collector cannot resolve: never collected.
+    let unresolvable = |i: usize| f.undefined[i] && closed;
     for &t in targets {
         if !is_deleted(t) {
             wrong.push(format!("target {} not deleted", f.refs[t]));
@@ -159,7 +167,7 @@ fn closure(k: &Kube, f: &Facts, d: &HashMap<String, u64>, targets: &[usize], gc:
             if let Some(h) = f.holders[i].iter().find(|h| d.contains_key(*h)) {
                 wrong.push(format!("{r} kept, but {h}, which holds it, is deleted"));
             }
-            let collectable = !f.never[i] && !maybe_owner(i);
+            let collectable = !f.never[i] && !maybe_owner(i) && !unresolvable(i);
             if collectable && solid_inside && live_outside.is_empty() {
                 wrong.push(format!("{r} kept, but every live solid owner of it is deleted"));
             }
@@ -184,6 +192,11 @@ fn closure(k: &Kube, f: &Facts, d: &HashMap<String, u64>, targets: &[usize], gc:
                 if maybe_owner(i) {
                     wrong.push(format!(
                         "{r} deleted, but an owner of it is not in the snapshot (the cluster may have it)"
+                    ));
+                }
+                if unresolvable(i) {
+                    wrong.push(format!(
+                        "{r} deleted, but an owner reference of it names a type nothing defines (--closed-world)"
                     ));
                 }
             }
@@ -286,4 +299,14 @@ fn regression_gc_takes_what_goes_whatever_its_missing_owner() {
             "owner ReplicaSet.apps/live/gone not in snapshot (the cluster may have it; see --closed-world)".to_string()
         )]
     );
+}
+
+#[test]
+fn regression_a_namespace_takes_what_the_collector_cannot_resolve() {
+    let v = common::json_of("plan", &["--gc", "--closed-world", "fixtures/cascades/gc-unresolvable-owner.yaml"]);
+    assert_eq!(common::steps(&v), common::s(&[&["ConfigMap/doomed/inside"], &["Namespace/doomed"]]));
+    let kept = common::kept(&v);
+    assert_eq!(kept.len(), 1, "{kept:?}");
+    assert_eq!(kept[0].0, "ConfigMap/live/outside");
+    assert!(kept[0].1.contains("cannot resolve its owner reference ex.com/v1 Deployment/web"), "{kept:?}");
 }

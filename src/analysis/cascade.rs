@@ -31,7 +31,8 @@ use std::collections::VecDeque;
 pub enum CascadeMode {
     /// Delete dependents after the owner (kubectl's default).
     Background,
-    /// Delete dependents before the owner: the same set and steps; only the
+    /// Delete dependents before the owner: the same set and steps (but
+    /// where a dependent's orphan finalizer yields to it); otherwise only the
     /// emitted kubectl commands differ.
     Foreground,
     /// Keep the targets' dependents; remove their owner reference.
@@ -172,6 +173,11 @@ pub enum KeptBy {
     /// A volume whose claim (this relation's) is deleted, and whose reclaim
     /// policy keeps it.
     Reclaim(u32),
+    /// This owner reference (by index) is one the Kubernetes garbage
+    /// collector cannot resolve: it never collects the object, nor deletes
+    /// it with any owner (`isDangling`'s REST mapping fails, and the item is
+    /// retried forever).
+    UnresolvableOwner(u32),
 }
 /// Why the collector keeps a resource a tracker manages (KubeVela's
 /// resource keeper, `DeleteManagedResourceInApplication`).
@@ -230,6 +236,46 @@ pub struct Options {
     pub multi_owner: MultiOwner,
     /// Relations the cascade does not follow, by relation index (empty: none).
     pub gates: Vec<Option<Gate>>,
+    /// For each object, an owner reference the collector cannot resolve,
+    /// by index (empty: none): the collector never takes such an object
+    /// through ownership ([`KeptBy::UnresolvableOwner`]).
+    pub unresolvable: Vec<Option<u32>>,
+}
+
+const ORPHAN: &str = "orphan";
+const FOREGROUND: &str = "foregroundDeletion";
+
+/// Does the Kubernetes garbage collector's protocol (propagation policies,
+/// the `orphan` and `foregroundDeletion` finalizers) apply to `o`?
+fn collected_by_kubernetes(o: &Object) -> bool {
+    o.is_kubernetes() && o.origin.collector.orphans
+}
+
+/// The propagation policy `o` is deleted with when nobody names one: the
+/// collector's, which honours a finalizer already on the object —
+/// `orphan` first, then `foregroundDeletion`, else background
+/// (kubernetes/kubernetes `pkg/controller/garbagecollector/garbagecollector.go`,
+/// `attemptToDeleteItem`: "if an existing orphan finalizer is already on
+/// the object, honor it"; the graph builder's `processTransitions` looks at
+/// `orphan` first too). An object already being deleted goes as its
+/// finalizers say, for the same reason.
+pub fn honoured(o: &Object) -> CascadeMode {
+    if !collected_by_kubernetes(o) {
+        return CascadeMode::Background;
+    }
+    if o.finalizers.iter().any(|f| &**f == ORPHAN) {
+        CascadeMode::Orphan
+    } else if o.finalizers.iter().any(|f| &**f == FOREGROUND) {
+        CascadeMode::Foreground
+    } else {
+        CascadeMode::Background
+    }
+}
+
+/// Is `o` being deleted with the `orphan` finalizer? Its dependents lose
+/// their reference to it (`orphanDependents`) rather than going with it.
+pub fn orphans_dependents(o: &Object) -> bool {
+    o.deletion_timestamp.is_some() && honoured(o) == CascadeMode::Orphan
 }
 
 /// Cluster-scoped Kubernetes objects with an owner reference to a
@@ -292,11 +338,37 @@ pub fn gc_seeds(objects: &[Object], rels: &[Relation], graph: &Graph) -> Vec<(Ob
             graph.dependencies(id).into_iter().map(|r| &rels[r as usize]).filter(|r| r.kind == RelKind::Owns).collect();
         let solid =
             owners.iter().any(|r| r.link == Link::Solid && objects[r.from.index()].deletion_timestamp.is_none());
-        if !solid {
+        // References to an owner being deleted with the `orphan` finalizer
+        // are removed (`orphanDependents`): an object with no other
+        // reference is orphaned, not garbage.
+        let orphaning =
+            owners.iter().filter(|r| r.link == Link::Solid && orphans_dependents(&objects[r.from.index()])).count();
+        if !solid && orphaning < o.owners.len() {
             seeds.push((id, Garbage::NoSolidOwner));
         }
     }
     seeds
+}
+
+/// The propagation policy an object the cascade reaches through a relation
+/// of `kind` is deleted with, its taker deleted with `by`. One being deleted
+/// already goes as its finalizers say. An owner's dependent: when the owner
+/// waits for its dependents (foreground) and the dependent has dependents of
+/// its own, in the foreground (`attemptToDeleteItem`: "at least one owner of
+/// item has FinalizerDeletingDependents, and the item itself has
+/// dependents, so it is going to be deleted in Foreground" — an explicit
+/// policy, which replaces an `orphan` finalizer); else with the finalizer
+/// it carries, honoured. The namespace controller deletes what a Namespace
+/// holds in the background, explicitly; the other controllers name no policy.
+fn reached_with(o: &Object, kind: RelKind, by: CascadeMode, has_dependents: bool) -> CascadeMode {
+    if o.deletion_timestamp.is_some() || !collected_by_kubernetes(o) {
+        return honoured(o);
+    }
+    match kind {
+        RelKind::Owns | RelKind::Manages if by == CascadeMode::Foreground && has_dependents => CascadeMode::Foreground,
+        RelKind::Contains => CascadeMode::Background,
+        _ => honoured(o),
+    }
 }
 
 /// Volumes the volume controller would delete now (`--gc`): reclaim policy
@@ -344,6 +416,14 @@ pub fn everything(mut cause: Vec<Option<Cause>>, spare: &[Option<KeptBy>]) -> Ca
     Cascade { cause, kept, orphaned: Vec::new() }
 }
 
+/// Is it spared from the garbage collector only (an owner the snapshot
+/// lacks, an owner reference the collector cannot resolve), not from the
+/// namespace controller or a CRD's deletion, which take everything they
+/// hold?
+fn collector_only(spare: Option<KeptBy>) -> bool {
+    matches!(spare, Some(KeptBy::OwnerNotInSnapshot(_) | KeptBy::UnresolvableOwner(_)))
+}
+
 /// Is it spared as a namespace the API server refuses to delete? (The
 /// only reason to spare that a controller's cascade heeds: the others say
 /// what the plan would not delete, not what the cluster does.)
@@ -376,7 +456,7 @@ pub fn cascade(
     }
     // Everything is a seed: nothing to follow — unless an owner the
     // snapshot lacks spares something that its Namespace or CRD still takes.
-    let soft = |s: &Option<KeptBy>| matches!(s, Some(KeptBy::OwnerNotInSnapshot(_)));
+    let soft = |s: &Option<KeptBy>| collector_only(*s);
     if cause.iter().all(Option::is_some) && !spare.iter().any(soft) {
         return everything(cause, spare);
     }
@@ -389,11 +469,18 @@ pub fn cascade(
     // Objects whose deletion makes a controller delete what points at them
     // (a Service, a bound claim): their incoming edges are looked at too.
     let mut takes_back = vec![false; n];
-    // Cluster-scoped objects with a namespaced owner: the collector never
-    // takes them, whatever their other owners.
-    let never = never_collected(objects, rels);
+    // Cluster-scoped objects with a namespaced owner, and objects with an
+    // owner reference the collector cannot resolve: it never takes them
+    // through ownership, whatever their other owners.
+    let mut never = never_collected(objects, rels);
+    for (n, u) in never.iter_mut().zip(&opts.unresolvable) {
+        *n |= u.is_some();
+    }
     // (A gated relation whose `from` is no owner at all counts for nothing.)
     let counts = |ri: usize| opts.gates.get(ri).copied().flatten().is_none_or(|g| g.owner);
+    // Objects that others own (by their uid): the collector deletes them in
+    // the foreground when an owner waits for its dependents.
+    let mut has_dependents = vec![false; n];
     for (ri, r) in rels.iter().enumerate() {
         if owning(r) && live_owner(r) && counts(ri) {
             alive[r.to.index()] += 1;
@@ -401,7 +488,14 @@ pub fn cascade(
         if r.kind.controller().is_some_and(|e| e.taken_by_to()) {
             takes_back[r.to.index()] = true;
         }
+        if r.kind == RelKind::Owns && r.link != Link::UidMismatch && r.from != r.to {
+            has_dependents[r.from.index()] = true;
+        }
     }
+    // The propagation policy each object of the set is deleted with, and
+    // whether an owner whose deletion is not an orphaning one takes it.
+    let mut prop = vec![CascadeMode::Background; n];
+    let mut taken: Vec<Option<u32>> = vec![None; n];
     let mut reached = vec![false; n];
     let mut target = vec![false; n];
     let mut orphaned = Vec::new();
@@ -431,6 +525,12 @@ pub fn cascade(
         if cause[id.index()].is_none() {
             cause[id.index()] = Some(c);
             target[id.index()] = true;
+            // A target goes as the user says; the collector's garbage as
+            // its finalizers say.
+            prop[id.index()] = match c {
+                Cause::Target => opts.cascade,
+                _ => honoured(&objects[id.index()]),
+            };
             queue.push_back(id);
         }
     }
@@ -475,6 +575,9 @@ pub fn cascade(
         for &ri in &buf {
             let r = &rels[ri as usize];
             let c = r.to;
+            // The relation the object is taken through (another, when an
+            // orphaning owner's reference was the last that kept it).
+            let mut via = ri;
             if let Some(gate) = opts.gates.get(ri as usize).copied().flatten() {
                 if gate.unless_deleted.is_none_or(|x| cause[x.index()].is_none()) {
                     reached[c.index()] = true;
@@ -506,16 +609,33 @@ pub fn cascade(
                 // the propagation policy.
                 RelKind::Contains | RelKind::Defines => {}
                 RelKind::Owns | RelKind::Manages => {
-                    if opts.cascade == CascadeMode::Orphan && target[d.index()] {
+                    // Deleted with propagation Orphan: `--cascade orphan` on
+                    // a target, or the `orphan` finalizer the collector
+                    // honours (on ownerReferences only). The reference is
+                    // removed; another owner's deletion may still take it.
+                    let orphaning = prop[d.index()] == CascadeMode::Orphan
+                        && (target[d.index()] && opts.cascade == CascadeMode::Orphan || r.kind == RelKind::Owns);
+                    if orphaning {
                         orphaned.push((c, ri));
-                        continue;
+                        if r.link == Link::Solid && live_owner(r) && counts(ri as usize) {
+                            alive[c.index()] -= 1;
+                        }
+                        // Taken by an owner deleted earlier, whose relation
+                        // is the cause.
+                        match taken[c.index()].filter(|_| r.link == Link::Solid && cause[c.index()].is_none()) {
+                            Some(t) => via = t,
+                            None => continue,
+                        }
                     }
                     match r.link {
                         Link::Solid => {
-                            if live_owner(r) && counts(ri as usize) {
-                                alive[c.index()] -= 1;
+                            if !orphaning {
+                                if live_owner(r) && counts(ri as usize) {
+                                    alive[c.index()] -= 1;
+                                }
+                                reached[c.index()] = true;
+                                taken[c.index()].get_or_insert(ri);
                             }
-                            reached[c.index()] = true;
                             if never[c.index()]
                                 || (!opts.multi_owner.any_owner(&objects[c.index()]) && alive[c.index()] > 0)
                             {
@@ -525,7 +645,15 @@ pub fn cascade(
                         // Not a real owner: the collector looks the reference up
                         // by uid in the dependent's namespace, where this object
                         // is not; deleting it changes nothing for the dependent.
-                        Link::UidMismatch | Link::CrossNamespace | Link::OtherCoordinates => continue,
+                        Link::UidMismatch => continue,
+                        // (The collector finds it by the uid, and cannot
+                        // resolve it: kept, and listed with why.)
+                        Link::CrossNamespace | Link::OtherCoordinates => {
+                            if opts.unresolvable.get(c.index()).is_some_and(Option::is_some) {
+                                reached[c.index()] = true;
+                            }
+                            continue;
+                        }
                         Link::ClusterScopedDependent => {
                             reached[c.index()] = true;
                             continue;
@@ -537,12 +665,14 @@ pub fn cascade(
             // collector, not from the namespace controller or the CRD's
             // deletion, which take everything they hold
             // (tests/props_cascade.rs).
-            let held = matches!(r.kind, RelKind::Contains | RelKind::Defines)
-                && matches!(spare[c.index()], Some(KeptBy::OwnerNotInSnapshot(_)));
+            let held = matches!(r.kind, RelKind::Contains | RelKind::Defines) && collector_only(spare[c.index()]);
             if spare[c.index()].is_some() && !held {
                 spared[c.index()] = true;
             } else if cause[c.index()].is_none() {
-                cause[c.index()] = Some(Cause::Relation(ri));
+                let by = &rels[via as usize];
+                cause[c.index()] = Some(Cause::Relation(via));
+                prop[c.index()] =
+                    reached_with(&objects[c.index()], by.kind, prop[by.from.index()], has_dependents[c.index()]);
                 queue.push_back(c);
             }
         }
@@ -578,6 +708,7 @@ pub fn cascade(
                     .map(KeptBy::NamespacedOwner)
             })
             .or_else(|| namespaced_owner_ref(&objects[i], &crds).map(KeptBy::NamespacedOwnerRef))
+            .or_else(|| opts.unresolvable.get(i).copied().flatten().map(KeptBy::UnresolvableOwner))
             .or(released[i])
             .or(done[i].map(KeptBy::CollectorDone));
         if let Some(k) = keeper {

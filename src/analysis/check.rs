@@ -58,8 +58,8 @@ pub fn check(snapshot: &Snapshot, graph: &Graph, options: &CheckOptions) -> Chec
     if on(Rule::Td002) {
         duplicates(snapshot, &mut findings);
     }
-    if [Rule::Td003, Rule::Td004, Rule::Td005, Rule::Td006].into_iter().any(on) {
-        owners(snapshot, &mut findings);
+    if [Rule::Td003, Rule::Td004, Rule::Td005, Rule::Td006, Rule::Td017].into_iter().any(on) {
+        owners(snapshot, options.policy.closed_world, &mut findings);
     }
     if on(Rule::Td009) {
         controllers(snapshot, &mut findings);
@@ -179,8 +179,13 @@ pub fn duplicate_findings(s: &Snapshot, which: impl Fn(&Duplicate) -> bool) -> V
     out
 }
 
-fn owners(s: &Snapshot, out: &mut Vec<Finding>) {
+fn owners(s: &Snapshot, closed_world: bool, out: &mut Vec<Finding>) {
+    let unresolvable = |id: ObjId, j: u32| s.resolved.unresolvable_ref(id, j, closed_world).is_some();
+    unresolvable_owners(s, closed_world, out);
     for &(id, j) in &s.resolved.missing_owners {
+        if unresolvable(id, j) {
+            continue;
+        }
         let Some(o) = object(s, id) else { continue };
         let Some(r) = o.owners.get(j as usize) else { continue };
         let owner = o.owner_reference(j as usize);
@@ -204,6 +209,9 @@ fn owners(s: &Snapshot, out: &mut Vec<Finding>) {
     }
     for r in &s.resolved.relations {
         if r.kind != RelKind::Owns || r.link == Link::Solid {
+            continue;
+        }
+        if r.kind == RelKind::Owns && unresolvable(r.to, r.decl) {
             continue;
         }
         let (Some(dep), Some(owner)) = (object(s, r.to), object(s, r.from)) else { continue };
@@ -262,6 +270,57 @@ fn owners(s: &Snapshot, out: &mut Vec<Finding>) {
             Link::Solid => continue,
         };
         out.push(f.refs([dep.reference(), owner.reference()]));
+    }
+}
+
+/// TD017: owner references the collector cannot resolve (a type nothing
+/// defines only in a closed world). The object a reference's uid or
+/// coordinates name, if the snapshot has one, is pointed at too.
+fn unresolvable_owners(s: &Snapshot, closed_world: bool, out: &mut Vec<Finding>) {
+    let rels = &s.resolved.relations;
+    for &(id, j, why) in s.resolved.unresolvable.iter().filter(|(_, _, w)| w.holds(closed_world)) {
+        let Some(dep) = object(s, id) else { continue };
+        let Some(r) = dep.owners.get(j as usize) else { continue };
+        let crd = match why {
+            crate::model::served::Unresolvable::CrdVersion(c) => reference(s, c).unwrap_or_default(),
+            _ => String::new(),
+        };
+        let mut f = Finding::new(
+            Rule::Td017,
+            format!(
+                "{}: the garbage collector cannot resolve owner {} {}/{}: {}",
+                dep.reference(),
+                r.api_version,
+                r.kind,
+                r.name,
+                why.describe(&r.api_version, &r.kind, &crd)
+            ),
+        )
+        .at(anchor::owner_ref(&s.sources, dep, j), "this owner reference")
+        .help(format!(
+            "the collector never collects {} and never deletes it with an owner: it looks an owner up through the REST mapping of the reference's apiVersion and kind, and retries a reference it cannot map forever (garbagecollector.go isDangling); {}",
+            dep.reference(),
+            match why {
+                crate::model::served::Unresolvable::Undefined => {
+                    "if the cluster defines the type, the snapshot lacks its CRD: add it, or leave out --closed-world"
+                }
+                _ => "write the apiVersion the owner is served at",
+            }
+        ));
+        let mut refs = vec![dep.reference()];
+        let owner =
+            rels.iter().find(|x| x.kind == RelKind::Owns && x.to == id && x.decl == j).and_then(|x| object(s, x.from));
+        if let Some(owner) = owner {
+            f = f.also(anchor::object(&s.sources, owner), "the object this reference names by uid or name");
+            refs.push(owner.reference());
+        }
+        if let Some(crd) = match why {
+            crate::model::served::Unresolvable::CrdVersion(c) => object(s, c),
+            _ => None,
+        } {
+            f = f.also(anchor::object(&s.sources, crd), "the CRD, which does not serve this version");
+        }
+        out.push(f.refs(refs));
     }
 }
 

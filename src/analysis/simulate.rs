@@ -130,6 +130,9 @@ pub enum Action {
     Event(EventType),
     /// The collector queues it; `again`: one of its dependents is gone.
     Queued { again: bool },
+    /// The collector queues it again: a dependent's reference to it no
+    /// longer blocks its deletion.
+    QueuedUnblocked,
     /// The collector finds this many dependents and deletes each.
     Dependents(u32),
     /// The collector waits for this many dependents that block its deletion.
@@ -138,6 +141,12 @@ pub enum Action {
     FinalizerRemoved(Name),
     /// The owner reference to this object is removed from it.
     OwnerRemoved(ObjId),
+    /// Its owner references are made non-blocking (`blockOwnerDeletion:
+    /// false`): a dependent of it waits for its own dependents (a circle).
+    Unblocked,
+    /// The collector cannot resolve one of its owner references (TD017):
+    /// it never deletes it, and retries it forever.
+    Unresolvable,
     /// The API removes it from its store: no finalizer is left.
     Removed,
 }
@@ -178,6 +187,9 @@ pub struct Input<'a> {
     pub targets: &'a [ObjId],
     pub controller: Controller,
     pub cascade: CascadeMode,
+    /// For each object, an owner reference the Kubernetes collector cannot
+    /// resolve (empty: none): it never deletes such an object.
+    pub unresolvable: &'a [Option<u32>],
 }
 
 const KRAKE_FINALIZER: &str = "cascade_deletion";
@@ -189,8 +201,9 @@ const CRD_FINALIZER: &str = "customresourcecleanup.apiextensions.k8s.io";
 /// Work waiting for its round.
 #[derive(Clone, Debug)]
 enum Task {
-    /// A DELETE, with the propagation policy (Kubernetes).
-    Delete { object: ObjId, by: Actor, policy: CascadeMode },
+    /// A DELETE, with the propagation policy it names (Kubernetes; `None`:
+    /// none, the object's finalizers stay as they are).
+    Delete { object: ObjId, by: Actor, policy: Option<CascadeMode> },
     /// An UPDATE that removes `finalizer` (or an owner reference).
     Update { object: ObjId, by: Actor, change: Change },
     /// The collector handles a queued object.
@@ -205,6 +218,8 @@ enum Task {
 enum Change {
     Finalizer(Str),
     Owner(ObjId),
+    /// Every owner reference of the object made non-blocking.
+    Unblock,
 }
 
 struct World<'a> {
@@ -232,6 +247,8 @@ struct World<'a> {
     /// (outside ownerReferences), in reference order.
     takes: Vec<Vec<(ObjId, ControllerEdge)>>,
     queued: Vec<bool>,
+    /// The collector asked the API to delete it (the DELETE is on its way).
+    requested: Vec<bool>,
     sim: Simulation,
     round: u32,
     now: VecDeque<Task>,
@@ -314,6 +331,7 @@ pub fn simulate(input: &Input) -> Simulation {
         content_finalizer,
         takes,
         queued: vec![false; n],
+        requested: vec![false; n],
         sim: Simulation {
             controller: input.controller,
             names: Vec::new(),
@@ -339,7 +357,7 @@ pub fn simulate(input: &Input) -> Simulation {
     // About a dozen entries an object the deletion reaches.
     w.sim.entries.reserve(12 * reach.iter().filter(|r| **r).count());
     for &t in input.targets {
-        w.now.push_back(Task::Delete { object: t, by: Actor::User, policy: input.cascade });
+        w.now.push_back(Task::Delete { object: t, by: Actor::User, policy: Some(input.cascade) });
     }
     // What the deletion reaches and is being deleted already: the collector
     // (or the controller whose finalizer is next) takes it up when it
@@ -469,8 +487,14 @@ impl World<'_> {
                         if !fresh.is_empty() {
                             self.say(by, object, Action::Dependents(fresh.len() as u32));
                         }
+                        // The namespace controller names background
+                        // propagation; the CRD's cleanup names none.
+                        let policy = match self.content_finalizer[object.index()] {
+                            Some(NAMESPACE_FINALIZER) => Some(CascadeMode::Background),
+                            _ => None,
+                        };
                         for c in fresh {
-                            self.next.push_back(Task::Delete { object: c, by, policy: CascadeMode::Background });
+                            self.next.push_back(Task::Delete { object: c, by, policy });
                         }
                         return;
                     }
@@ -489,7 +513,7 @@ impl World<'_> {
         self.now.push_back(Task::Process(id));
     }
 
-    fn delete(&mut self, id: ObjId, by: Actor, policy: CascadeMode) {
+    fn delete(&mut self, id: ObjId, by: Actor, policy: Option<CascadeMode>) {
         let i = id.index();
         self.say(by, id, Action::Call(Verb::Delete));
         if self.gone[i] {
@@ -501,10 +525,26 @@ impl World<'_> {
         self.deleted[i] = true;
         let finalizer = match (self.krake(), policy) {
             (true, _) => Some(KRAKE_FINALIZER),
-            (false, CascadeMode::Foreground) => Some(FOREGROUND),
-            (false, CascadeMode::Orphan) => Some(ORPHAN),
-            (false, CascadeMode::Background) => None,
+            (false, Some(CascadeMode::Foreground)) => Some(FOREGROUND),
+            (false, Some(CascadeMode::Orphan)) => Some(ORPHAN),
+            (false, _) => None,
         };
+        // A policy the DELETE names replaces the collector's finalizers the
+        // object carries (the API server's
+        // `deletionFinalizersForGarbageCollection`: an explicit policy
+        // overrides an `orphan` or `foregroundDeletion` finalizer).
+        if !self.krake() && policy.is_some() {
+            let stale: Vec<Str> = self.finalizers[i]
+                .iter()
+                .filter(|f| (&***f == ORPHAN || &***f == FOREGROUND) && Some(&***f) != finalizer)
+                .cloned()
+                .collect();
+            for f in stale {
+                self.finalizers[i].retain(|x| *x != f);
+                let f = self.name(&f);
+                self.say(Actor::Api, id, Action::FinalizerRemoved(f));
+            }
+        }
         if let Some(f) = finalizer {
             // Krake's API appends its finalizer whatever the list holds (so
             // it is last); Kubernetes adds a finalizer once.
@@ -580,7 +620,7 @@ impl World<'_> {
         // What a controller deletes once this object is gone.
         for (c, e) in self.takes[id.index()].clone() {
             if !self.deleted[c.index()] && !self.gone[c.index()] {
-                self.next.push_back(Task::Delete { object: c, by: Actor::Kube(e), policy: CascadeMode::Background });
+                self.next.push_back(Task::Delete { object: c, by: Actor::Kube(e), policy: None });
             }
         }
         if !self.krake() {
@@ -589,12 +629,12 @@ impl World<'_> {
                 let alive = self.owners[d.index()]
                     .iter()
                     .any(|o| !self.gone[o.index()] && !self.dropped[d.index()].contains(o));
-                if !alive && !self.deleted[d.index()] {
-                    self.next.push_back(Task::Delete {
-                        object: d,
-                        by: Actor::Collector,
-                        policy: CascadeMode::Background,
-                    });
+                if !alive && !self.deleted[d.index()] && !self.requested[d.index()] && self.resolvable(d) {
+                    // With the finalizer it carries honoured
+                    // (`attemptToDeleteItem`'s default branch).
+                    let policy = self.honoured(d);
+                    self.requested[d.index()] = true;
+                    self.next.push_back(Task::Delete { object: d, by: Actor::Collector, policy: Some(policy) });
                 }
             }
         }
@@ -631,7 +671,7 @@ impl World<'_> {
         if self.krake() {
             self.say(Actor::Collector, id, Action::Dependents(live.len() as u32));
             for (d, _) in live {
-                self.next.push_back(Task::Delete { object: d, by: Actor::Collector, policy: CascadeMode::Background });
+                self.next.push_back(Task::Delete { object: d, by: Actor::Collector, policy: None });
             }
             return;
         }
@@ -650,14 +690,30 @@ impl World<'_> {
                 continue;
             }
             blocking += blocks as u32;
-            if !self.deleted[d.index()] {
-                acted += 1;
-                let policy = match self.dependents[d.index()].is_empty() {
-                    true => CascadeMode::Background,
-                    false => CascadeMode::Foreground,
-                };
-                self.next.push_back(Task::Delete { object: d, by: Actor::Collector, policy });
+            if self.deleted[d.index()] || self.requested[d.index()] || !self.resolvable(d) {
+                continue;
             }
+            acted += 1;
+            // A dependent with dependents of its own goes in the foreground
+            // (an explicit policy, over an `orphan` finalizer); one without
+            // as its finalizers say (`attemptToDeleteItem`).
+            let policy = match self.live_dependents(d).is_empty() {
+                true => self.honoured(d),
+                false => CascadeMode::Foreground,
+            };
+            // A dependent of it already waits for its own dependents: a
+            // circle. Its owner references are made non-blocking first, so
+            // that its owners do not wait for it ("to prevent potential
+            // cycle, its ownerReferences are going to be modified to be
+            // non-blocking, then the item is going to be deleted with
+            // Foreground").
+            if policy == CascadeMode::Foreground
+                && self.live_dependents(d).iter().any(|&(x, _)| self.deleting_dependents(x))
+            {
+                self.next.push_back(Task::Update { object: d, by: Actor::Collector, change: Change::Unblock });
+            }
+            self.requested[d.index()] = true;
+            self.next.push_back(Task::Delete { object: d, by: Actor::Collector, policy: Some(policy) });
         }
         if acted > 0 {
             self.say(Actor::Collector, id, Action::Dependents(acted));
@@ -679,6 +735,7 @@ impl World<'_> {
             self.say(by, id, Action::Call(Verb::Update));
             return self.say(Actor::Api, id, Action::NotFound);
         }
+        let change_kind = matches!(change, Change::Unblock);
         match change {
             Change::Finalizer(f) => {
                 let Some(at) = self.finalizers[i].iter().rposition(|x| *x == f) else { return };
@@ -690,8 +747,73 @@ impl World<'_> {
                 self.dropped[i].push(owner);
                 self.say(by, id, Action::OwnerRemoved(owner));
             }
+            Change::Unblock => {
+                self.say(by, id, Action::Unblocked);
+            }
         }
         self.say(by, id, Action::Call(Verb::Update));
+        let unblocked = match &change_kind {
+            true => self.unblock(id),
+            false => Vec::new(),
+        };
         self.stored(id);
+        // The owners that waited for it look again
+        // (`addUnblockedOwnersToDeleteQueue`).
+        for o in unblocked {
+            if self.collector_acts(o) && !self.queued[o.index()] {
+                self.queued[o.index()] = true;
+                self.say(Actor::Collector, o, Action::QueuedUnblocked);
+                self.now.push_back(Task::Process(o));
+            }
+        }
+    }
+
+    /// Make every owner reference of `id` non-blocking; the owners whose
+    /// reference blocked.
+    fn unblock(&mut self, id: ObjId) -> Vec<ObjId> {
+        let mut out = Vec::new();
+        for o in self.owners[id.index()].clone() {
+            let Some(at) = self.dependents[o.index()].iter().position(|&d| d == id) else { continue };
+            if let Some(b) = self.blocking[o.index()].get_mut(at) {
+                if std::mem::replace(b, false) {
+                    out.push(o);
+                }
+            }
+        }
+        out
+    }
+
+    /// The policy the collector deletes `id` with when it names none of
+    /// its own: an `orphan` finalizer on it first, then
+    /// `foregroundDeletion`, else background ("if an existing orphan
+    /// finalizer is already on the object, honor it").
+    fn honoured(&self, id: ObjId) -> CascadeMode {
+        let has = |f: &str| self.finalizers[id.index()].iter().any(|x| &**x == f);
+        if has(ORPHAN) {
+            CascadeMode::Orphan
+        } else if has(FOREGROUND) {
+            CascadeMode::Foreground
+        } else {
+            CascadeMode::Background
+        }
+    }
+
+    /// Being deleted in the foreground: waiting for its dependents.
+    fn deleting_dependents(&self, id: ObjId) -> bool {
+        self.deleted[id.index()]
+            && !self.gone[id.index()]
+            && self.finalizers[id.index()].iter().any(|f| &**f == FOREGROUND)
+    }
+
+    /// Can the collector resolve every owner reference of `id`? If not, it
+    /// never deletes it (said once, when it first tries).
+    fn resolvable(&mut self, id: ObjId) -> bool {
+        if !self.input.unresolvable.get(id.index()).is_some_and(Option::is_some) {
+            return true;
+        }
+        if !std::mem::replace(&mut self.requested[id.index()], true) {
+            self.say(Actor::Collector, id, Action::Unresolvable);
+        }
+        false
     }
 }

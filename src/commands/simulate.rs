@@ -58,6 +58,12 @@ pub fn run(args: SimulateArgs, env: Env, style: Style) -> Result<Status, Error> 
     timer.lap("cycles");
     let refs: Vec<String> = objects.par_iter().map(Object::reference).collect();
     let rank = reference_ranks(&refs);
+    // (Without --closed-world: a type nothing in the snapshot defines may
+    // be defined in the cluster.)
+    let unresolvable = match args.controller {
+        Controller::Kubernetes => snapshot.resolved.unresolvable_by_object(objects.len(), false),
+        Controller::Krake => Vec::new(),
+    };
     let sim = simulate::simulate(&simulate::Input {
         objects,
         relations,
@@ -65,6 +71,7 @@ pub fn run(args: SimulateArgs, env: Env, style: Style) -> Result<Status, Error> 
         targets: &targets,
         controller: args.controller,
         cascade,
+        unresolvable: &unresolvable,
     });
     timer.lap("simulate");
     let out = &mut *env.stdout;

@@ -367,6 +367,52 @@ impl<'de> Deserialize<'de> for Written {
     }
 }
 
+/// A boolean if the value is one, `None` for anything else.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct LenientBool(pub Option<bool>);
+
+impl<'de> Deserialize<'de> for LenientBool {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<LenientBool, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = LenientBool;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("anything")
+            }
+            fn visit_bool<E: de::Error>(self, v: bool) -> Result<LenientBool, E> {
+                Ok(LenientBool(Some(v)))
+            }
+            fn visit_str<E: de::Error>(self, _: &str) -> Result<LenientBool, E> {
+                Ok(LenientBool(None))
+            }
+            fn visit_i64<E: de::Error>(self, _: i64) -> Result<LenientBool, E> {
+                Ok(LenientBool(None))
+            }
+            fn visit_u64<E: de::Error>(self, _: u64) -> Result<LenientBool, E> {
+                Ok(LenientBool(None))
+            }
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<LenientBool, E> {
+                Ok(LenientBool(None))
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<LenientBool, E> {
+                Ok(LenientBool(None))
+            }
+            fn visit_none<E: de::Error>(self) -> Result<LenientBool, E> {
+                Ok(LenientBool(None))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<LenientBool, A::Error> {
+                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(LenientBool(None))
+            }
+            fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<LenientBool, A::Error> {
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(LenientBool(None))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

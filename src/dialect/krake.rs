@@ -198,6 +198,7 @@ fn convert(raw: RawResource, span: Span, text: &str, out: &mut Vec<Finding>) -> 
                 };
                 owners.push(OwnerRef {
                     group: intern(&oapi),
+                    api_version: intern(""),
                     kind: intern(&okind),
                     name: oname,
                     uid: None,

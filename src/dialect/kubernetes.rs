@@ -10,7 +10,7 @@
 //! unexpected type is ignored), because custom resources put anything in
 //! their spec.
 
-use super::fields::{IsText, Key, LenientStr, StrMap, Text, TextKey, NOT_A_STRING};
+use super::fields::{IsText, Key, LenientBool, LenientStr, StrMap, Text, TextKey, NOT_A_STRING};
 use super::tools::parse_depends_on;
 use super::{List, Out};
 use crate::findings::{quoted, Finding, Rule};
@@ -558,6 +558,10 @@ pub struct LenientSpec {
     pub node_name: Option<Str>,
     /// A PersistentVolume's `persistentVolumeReclaimPolicy`.
     pub reclaim_policy: Option<Str>,
+    /// A CRD's `versions` (name and `served` of each).
+    pub versions: LenientList<LenientCrdVersion>,
+    /// A CRD's legacy `version` (`apiextensions.k8s.io/v1beta1`).
+    pub version: Option<Str>,
 }
 
 /// A lenient map with these keys, each read as its own lenient type; any
@@ -636,6 +640,14 @@ lenient_map!(
     LenientServiceRef {
         "namespace" => namespace: LenientStr,
         "name" => name: LenientStr,
+    }
+);
+
+lenient_map!(
+    /// One of a CRD's `versions`: its name, and whether it is served.
+    LenientCrdVersion {
+        "name" => name: LenientStr,
+        "served" => served: LenientBool,
     }
 );
 
@@ -859,6 +871,8 @@ impl<'de> Deserialize<'de> for LenientSpec {
                         "reason" => spec.reason = map.next_value::<LenientStr>()?.0,
                         "nodeName" => spec.node_name = map.next_value::<LenientStr>()?.0,
                         "persistentVolumeReclaimPolicy" => spec.reclaim_policy = map.next_value::<LenientStr>()?.0,
+                        "versions" => spec.versions = map.next_value()?,
+                        "version" => spec.version = map.next_value::<LenientStr>()?.0,
                         _ => {
                             map.next_value::<IgnoredAny>()?;
                         }
@@ -1139,8 +1153,10 @@ pub fn convert(
                 .help("the API server rejects owner references without a uid; teardown resolves this one by kind and name"),
             );
         }
+        let owner_api = r.api_version.as_ref().map(|v| &*v.0).unwrap_or("");
         owners.push(OwnerRef {
-            group: group_of(r.api_version.as_ref().map(|v| &*v.0).unwrap_or(""), &okind.0),
+            group: group_of(owner_api, &okind.0),
+            api_version: intern(owner_api),
             kind: intern(&okind.0),
             name: oname.0,
             uid,
@@ -1211,10 +1227,35 @@ pub fn convert(
         tools,
     );
 
+    // Written at a version Kubernetes no longer serves: kept, as evidence
+    // that the cluster it was read from served it. (Every removed version
+    // is an alpha or a beta: the table is asked only for those.)
+    let mut facts = facts;
+    let pre_release = |v: &str| {
+        let stem = v.trim_end_matches(|c: char| c.is_ascii_digit());
+        stem.ends_with("beta") || stem.ends_with("alpha")
+    };
+    if pre_release(&api_version)
+        && matches!(crate::model::served::builtin(&api_version, &kind), crate::model::served::Builtin::Removed(_))
+    {
+        facts.get_or_insert_with(Default::default).unserved_api_version = Some(intern(&api_version));
+    }
+
     let crd = if &*kind == "CustomResourceDefinition" && &*group == "apiextensions.k8s.io" {
         match (raw.spec.group, raw.spec.names_kind) {
             (Some(g), Some(k)) => {
-                Some(Box::new(CrdDef { group: g, kind: k, namespaced: raw.spec.scope.as_deref() != Some("Cluster") }))
+                let versions: Box<[(Str, bool)]> = match (raw.spec.versions.0.is_empty(), raw.spec.version) {
+                    (true, Some(v)) => Box::new([(intern(&v), true)]),
+                    _ => raw
+                        .spec
+                        .versions
+                        .0
+                        .into_iter()
+                        .filter_map(|v| Some((intern(&v.name.0?), v.served.0.unwrap_or(true))))
+                        .collect(),
+                };
+                let namespaced = raw.spec.scope.as_deref() != Some("Cluster");
+                Some(Box::new(CrdDef { group: g, kind: k, namespaced, versions }))
             }
             _ => None,
         }
@@ -1401,16 +1442,37 @@ mod tests {
         assert_eq!(a.get(DEPENDS_ON), Some("/namespaces/x/Secret/y"));
     }
 
+    /// One object read from `text`, which reads without a finding.
+    fn read(text: &str) -> Object {
+        let raw: RawObject = serde_yaml::from_str(text).unwrap();
+        let span = Span::new(crate::input::FileId(0), 0..text.len());
+        let mut findings = Vec::new();
+        let o = convert(raw, span, text, ListContext::default(), &mut findings).unwrap();
+        assert!(findings.is_empty(), "{findings:?}");
+        o
+    }
+
+    #[test]
+    fn what_the_collector_resolves_owner_references_by_is_read() {
+        // A CRD's versions, each with whether it is served (lenient: a
+        // `served` that is no boolean counts as served).
+        let o = read("apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: ws.ex.com}\nspec:\n  group: ex.com\n  names: {kind: W, plural: ws}\n  versions:\n  - {name: v1, served: true}\n  - {name: v1beta1, served: false}\n  - {name: v1alpha1, served: 'no'}\n  - {served: true}\n");
+        let versions: Vec<(&str, bool)> = o.crd.as_deref().unwrap().versions.iter().map(|(v, s)| (&**v, *s)).collect();
+        assert_eq!(versions, [("v1", true), ("v1beta1", false), ("v1alpha1", true)]);
+        // apiextensions.k8s.io/v1beta1's single `version`.
+        let o = read("apiVersion: apiextensions.k8s.io/v1beta1\nkind: CustomResourceDefinition\nmetadata: {name: ws.ex.com}\nspec:\n  group: ex.com\n  version: v2\n  names: {kind: W, plural: ws}\n");
+        assert_eq!(o.crd.as_deref().unwrap().versions.to_vec(), [(Str::from("v2"), true)]);
+        // An owner reference keeps its apiVersion as written; an object
+        // written at a version Kubernetes no longer serves keeps it too.
+        let o = read("apiVersion: extensions/v1beta1\nkind: ReplicaSet\nmetadata:\n  name: r\n  namespace: a\n  ownerReferences: [{apiVersion: extensions/v1beta1, kind: Deployment, name: d, uid: u}]\n");
+        assert_eq!((&*o.owners[0].api_version, &*o.owners[0].group), ("extensions/v1beta1", "apps"));
+        assert_eq!(o.facts.as_deref().and_then(|f| f.unserved_api_version.as_deref()), Some("extensions/v1beta1"));
+        let o = read("apiVersion: apps/v1\nkind: ReplicaSet\nmetadata: {name: r, namespace: a}\n");
+        assert!(o.facts.is_none());
+    }
+
     #[test]
     fn crossplane_usages_and_mutations_are_read() {
-        let read = |text: &str| {
-            let raw: RawObject = serde_yaml::from_str(text).unwrap();
-            let span = Span::new(crate::input::FileId(0), 0..text.len());
-            let mut findings = Vec::new();
-            let o = convert(raw, span, text, ListContext::default(), &mut findings).unwrap();
-            assert!(findings.is_empty(), "{findings:?}");
-            o
-        };
         // A namespaced Usage: `by` in its namespace, `of` where it says.
         let o = read("apiVersion: protection.crossplane.io/v1beta1\nkind: Usage\nmetadata: {name: u, namespace: team}\nspec:\n  of: {apiVersion: s3.aws.m.upbound.io/v1beta1, kind: Bucket, resourceRef: {name: logs, namespace: infra}}\n  by: {apiVersion: v1, kind: Pod, resourceRef: {name: p, namespace: elsewhere}}\n  reason: audit logs\n");
         let u = o.tools().and_then(|t| t.usage.as_deref()).unwrap();

@@ -380,6 +380,7 @@ impl Reader<'_> {
                 let pid = p.name.clone();
                 Box::new([OwnerRef {
                     group: "".into(),
+                    api_version: "".into(),
                     kind: p.kind.clone(),
                     name: pid.clone(),
                     uid: Some(pid),

@@ -118,6 +118,7 @@ pub fn convert(raw: RawNative, span: Span, text: &str, out: &mut Vec<Finding>) -
         .into_iter()
         .map(|o| OwnerRef {
             group: "".into(),
+            api_version: "".into(),
             kind: "".into(),
             name: o.0.clone(),
             uid: Some(o.0),

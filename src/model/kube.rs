@@ -453,6 +453,11 @@ pub struct Facts {
     /// whose resources it allows `update`, `patch` or `*` — what removing
     /// a finalizer takes (TD011's candidates). Sorted, without repeats.
     pub updates_groups: Box<[Str]>,
+    /// The object's `apiVersion` as written, when Kubernetes no longer
+    /// serves that kind at it (`extensions/v1beta1`): the cluster it was
+    /// read from did, so references of that version resolve there
+    /// ([`super::served`]).
+    pub unserved_api_version: Option<Str>,
 }
 
 /// A Service that a webhook configuration or an APIService sends requests to.

@@ -11,6 +11,7 @@ pub mod kube;
 pub mod lifecycle;
 pub mod naming;
 pub mod resolve;
+pub mod served;
 pub mod tracking;
 
 use crate::input::Span;
@@ -167,6 +168,10 @@ impl TrackingKeys {
 pub struct OwnerRef {
     /// The API group of the reference's `apiVersion` (normalised as for objects).
     pub group: Str,
+    /// Kubernetes: the `apiVersion` as written (`extensions/v1beta1`), which
+    /// the garbage collector maps to a resource (or fails to: see
+    /// [`served`]); empty when not written, and for other dialects.
+    pub api_version: Str,
     pub kind: Str,
     /// Kubernetes: the owner's name. Native: the owner's id.
     pub name: Str,
@@ -238,6 +243,10 @@ pub struct CrdDef {
     pub group: Str,
     pub kind: Str,
     pub namespaced: bool,
+    /// `spec.versions` (name, `served`), or the legacy `spec.version`
+    /// (served); empty when neither is written (then every version is taken
+    /// as served).
+    pub versions: Box<[(Str, bool)]>,
 }
 
 #[derive(Clone, Debug)]

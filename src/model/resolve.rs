@@ -32,6 +32,40 @@ pub struct Resolved {
     /// (declaring object, index of the dependency) that name no object.
     pub missing_deps: Vec<(ObjId, u32)>,
     pub duplicates: Vec<Duplicate>,
+    /// Owner references of Kubernetes objects the garbage collector cannot
+    /// resolve: (dependent, reference index, why), in object and reference
+    /// order ([`super::served`]).
+    pub unresolvable: Vec<(ObjId, u32, super::served::Unresolvable)>,
+}
+
+impl Resolved {
+    /// For each of `n` objects, the first owner reference the collector
+    /// cannot resolve in this world (`Undefined` types only in a closed
+    /// one), by index; empty when there is none.
+    pub fn unresolvable_by_object(&self, n: usize, closed_world: bool) -> Vec<Option<u32>> {
+        let mut out = Vec::new();
+        for &(id, j, why) in &self.unresolvable {
+            if !why.holds(closed_world) {
+                continue;
+            }
+            if out.is_empty() {
+                out = vec![None; n];
+            }
+            if let Some(slot) = out.get_mut(id.index()) {
+                slot.get_or_insert(j);
+            }
+        }
+        out
+    }
+
+    /// Why the collector cannot resolve owner reference `j` of `id`, in this world.
+    pub fn unresolvable_ref(&self, id: ObjId, j: u32, closed_world: bool) -> Option<super::served::Unresolvable> {
+        let at = self.unresolvable.partition_point(|&(i, k, _)| (i, k) < (id, j));
+        self.unresolvable
+            .get(at)
+            .filter(|&&(i, k, why)| (i, k) == (id, j) && why.holds(closed_world))
+            .map(|&(_, _, why)| why)
+    }
 }
 
 /// Lookup tables over the objects of a snapshot. The tables hold object
@@ -202,12 +236,14 @@ pub fn assign_scopes(objects: &mut [Object]) {
 pub fn resolve(objects: &[Object]) -> Resolved {
     let mut out = Resolved::default();
     let index = Index::build(objects, &mut out.duplicates);
+    let served = super::served::Evidence::new(objects);
 
     for (i, o) in objects.iter().enumerate() {
         let id = ObjId(i as u32);
         for (j, r) in o.owners.iter().enumerate() {
             let decl = j as u32;
-            let found = match o.identity() {
+            let identity = o.identity();
+            let found = match identity {
                 Identity::Id | Identity::Token => {
                     r.uid.as_deref().and_then(|u| index.by_uid(u)).map(|t| (t, Link::Solid))
                 }
@@ -216,6 +252,12 @@ pub fn resolve(objects: &[Object]) -> Resolved {
                     index.by_key(&r.group, &r.kind, r.namespace.as_deref(), &r.name).map(|t| (t, Link::Solid))
                 }
             };
+            if identity == Identity::Coordinates {
+                let owner = found.and_then(|(owner, _)| index.get(owner));
+                if let Some(why) = served.classify(r, owner) {
+                    out.unresolvable.push((id, decl, why));
+                }
+            }
             match found {
                 Some((owner, link)) => out.relations.push(Relation {
                     kind: RelKind::Owns,

@@ -39,6 +39,7 @@ fn spare(
     relations: &[Relation],
     owners: &OwnerRefs,
     released: &[(ObjId, cascade::Garbage)],
+    unresolvable: &[Option<u32>],
 ) -> Vec<Option<KeptBy>> {
     let objects = &snapshot.objects;
     let mut spare: Vec<Option<KeptBy>> = objects
@@ -48,6 +49,16 @@ fn spare(
                 .then_some(KeptBy::Protected { deleted_inside: 0 })
         })
         .collect();
+    // The collector never collects an object with an owner reference it
+    // cannot resolve: it retries it forever. (Not one already being
+    // deleted: that goes whatever its owners.)
+    if options.mode == Mode::Gc {
+        for (i, j) in unresolvable.iter().enumerate() {
+            if let (Some(j), None) = (j, &objects[i].deletion_timestamp) {
+                spare[i].get_or_insert(KeptBy::UnresolvableOwner(*j));
+            }
+        }
+    }
     if options.mode == Mode::Gc && !options.closed_world {
         // (Not one already being deleted: it goes whatever its owners.)
         for (&id, &k) in &owners.absent {
@@ -290,7 +301,10 @@ pub fn build(snapshot: &Snapshot, options: &Options) -> Result<Plan, PlanError> 
     };
     let multi_owner = options.multi_owner.unwrap_or_else(|| cascade::MultiOwner::of(objects));
     let owners = OwnerRefs::new(snapshot, &options.mode, &relations);
-    let mut spare = spare(snapshot, options, &relations, &owners, &released);
+    // Owner references the collector cannot resolve (a type nothing
+    // defines only under --closed-world): it never takes their objects.
+    let unresolvable = snapshot.resolved.unresolvable_by_object(objects.len(), options.closed_world);
+    let mut spare = spare(snapshot, options, &relations, &owners, &released, &unresolvable);
     let gates = collection.as_ref().map(|c| c.gates.clone()).unwrap_or_default();
     // What a tool's annotation keeps, or a Helm hook: selected, not named,
     // it is no seed; the cascade may still take it (it is not spared).
@@ -319,7 +333,12 @@ pub fn build(snapshot: &Snapshot, options: &Options) -> Result<Plan, PlanError> 
             graph(),
             &seeds,
             spare,
-            &cascade::Options { cascade: options.cascade, multi_owner, gates: gates.clone() },
+            &cascade::Options {
+                cascade: options.cascade,
+                multi_owner,
+                gates: gates.clone(),
+                unresolvable: unresolvable.clone(),
+            },
             &rank,
         ),
     };
@@ -476,8 +495,14 @@ pub fn build(snapshot: &Snapshot, options: &Options) -> Result<Plan, PlanError> 
         false => (Vec::new(), Vec::new()),
     };
     t.lap("  places");
-    let kept: Vec<(ObjId, Kept)> =
-        cascade.kept.iter().map(|&(id, by)| (id, Kept::from_cascade(id, by, &relations, objects))).collect();
+    let kept: Vec<(ObjId, Kept)> = cascade
+        .kept
+        .iter()
+        .map(|&(id, by)| {
+            let why = |id, j| snapshot.resolved.unresolvable_ref(id, j, options.closed_world);
+            (id, Kept::from_cascade(id, by, &relations, objects, why))
+        })
+        .collect();
     let stages = match (&collection, &options.mode) {
         (Some(c), Mode::Gc) if !c.trackers.is_empty() => {
             Some(stages::stages(objects, &relations, c, &cascade, &kept, &order, &rank))

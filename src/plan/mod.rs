@@ -257,6 +257,14 @@ impl Plan {
         reasons::Names { refs: &self.refs, owner_refs: &self.owner_refs }
     }
 
+    /// Is an object orphaned from `owner` because `owner` carries the
+    /// `orphan` finalizer (not because `--cascade orphan` names it)?
+    pub fn orphaned_by_finalizer(&self, owner: ObjId) -> bool {
+        let named =
+            matches!(self.cascade.cause.get(owner.index()), Some(Some(crate::analysis::cascade::Cause::Target)));
+        !(named && self.cascade_mode == crate::analysis::cascade::CascadeMode::Orphan)
+    }
+
     /// Finalizers an object waits for: all but the collector's own.
     pub fn waits_for<'a>(&self, o: &'a Object) -> impl Iterator<Item = &'a str> {
         waits_for(o)

@@ -17,6 +17,7 @@ use crate::analysis::cascade::{self, Cascade, Cause, Keep, KeptBy};
 use crate::analysis::tracking::{tracker_of, Mark};
 use crate::graph::Graph;
 use crate::model::kube::{HelmHook, KappAction, KappRule, KappWhen, KeepMark, Reclaim};
+use crate::model::served::Unresolvable;
 use crate::model::{
     ControllerEdge, DepKind, Identity, Link, ObjId, Object, RelKind, Relation, RuleEdge, Str, ToolOrder,
 };
@@ -484,6 +485,11 @@ pub enum Kept {
     InUse { usage: ObjId, by: Option<ObjId>, reason: Option<Str> },
     /// A volume whose claim is deleted, and whose reclaim policy keeps it.
     Reclaim { claim: ObjId, policy: Reclaim },
+    /// An owner reference the Kubernetes garbage collector cannot resolve
+    /// (`owner`: `apiVersion Kind/name` as written; `why`: its id, and in
+    /// words): the collector never collects the object, nor deletes it with
+    /// any owner.
+    UnresolvableOwner { owner: Str, why: &'static str, detail: Str },
 }
 
 impl Kept {
@@ -510,6 +516,7 @@ impl Kept {
             Kept::HelmHook { .. } => "helm-hook",
             Kept::InUse { .. } => "in-use",
             Kept::Reclaim { .. } => "reclaim-policy",
+            Kept::UnresolvableOwner { .. } => "unresolvable-owner",
         }
     }
 
@@ -526,6 +533,7 @@ impl Kept {
             Kept::Reclaim { claim: x, .. } => Some(names.of(*x)),
             Kept::OwnerNotInSnapshot(k) => Some(names.owner(*k)),
             Kept::ClaimNotInSnapshot(claim) | Kept::NamespacedOwnerRef(claim) => Some(claim),
+            Kept::UnresolvableOwner { owner, .. } => Some(owner),
             _ => None,
         }
     }
@@ -635,6 +643,19 @@ impl Kept {
                 };
                 format!("its claim {} is deleted; reclaim policy {what}", names.of(*claim))
             }
+            Kept::UnresolvableOwner { owner, detail, .. } => format!(
+                "the garbage collector cannot resolve its owner reference {owner} ({detail}): it never collects it, nor deletes it with an owner"
+            ),
+        }
+    }
+
+    /// The collector's rule that keeps it and where upstream says so, for
+    /// the reasons that follow a rule of the Kubernetes garbage collector
+    /// teardown names (`explain`).
+    pub fn rule(&self) -> Option<&'static str> {
+        match self {
+            Kept::UnresolvableOwner { .. } => Some(UNRESOLVABLE_RULE),
+            _ => None,
         }
     }
 
@@ -661,10 +682,17 @@ impl Kept {
             Kept::HelmHook { .. } => "it is a Helm hook, which Helm runs",
             Kept::InUse { .. } => "a Crossplane Usage protects it",
             Kept::Reclaim { .. } => "its reclaim policy keeps it",
+            Kept::UnresolvableOwner { .. } => "the collector cannot resolve one of its owner references",
         }
     }
 
-    pub(super) fn from_cascade(id: ObjId, by: KeptBy, relations: &[Relation], objects: &[Object]) -> Kept {
+    pub(super) fn from_cascade(
+        id: ObjId,
+        by: KeptBy,
+        relations: &[Relation],
+        objects: &[Object],
+        unresolvable: impl Fn(ObjId, u32) -> Option<Unresolvable>,
+    ) -> Kept {
         match by {
             KeptBy::SolidOwner(r) if relations[r as usize].kind == RelKind::Manages => {
                 Kept::StillManagedBy(relations[r as usize].from)
@@ -739,9 +767,29 @@ impl Kept {
                 let policy = volume.facts.as_deref().and_then(|f| f.reclaim_policy.as_deref());
                 Kept::Reclaim { claim: r.to, policy: Reclaim::of(policy) }
             }
+            KeptBy::UnresolvableOwner(j) => {
+                let o = &objects[id.index()];
+                let why = unresolvable(id, j).unwrap_or(Unresolvable::Undefined);
+                let crd = match why {
+                    Unresolvable::CrdVersion(c) => objects.get(c.index()).map(Object::reference).unwrap_or_default(),
+                    _ => String::new(),
+                };
+                let (owner, detail) = match o.owners.get(j as usize) {
+                    Some(r) => (
+                        format!("{} {}/{}", r.api_version, r.kind, r.name),
+                        why.describe(&r.api_version, &r.kind, &crd),
+                    ),
+                    None => (String::new(), String::new()),
+                };
+                Kept::UnresolvableOwner { owner: owner.into(), why: why.id(), detail: detail.into() }
+            }
         }
     }
 }
+
+/// The Kubernetes garbage collector's rule for an owner reference it cannot
+/// resolve, and where upstream says so.
+pub const UNRESOLVABLE_RULE: &str = "the collector looks an owner up through the REST mapping of the reference's apiVersion and kind; when there is none, it never deletes the dependent and retries it forever (kubernetes/kubernetes pkg/controller/garbagecollector/garbagecollector.go: isDangling, attemptToDeleteWorker; garbagecollector_test.go TestConflictingData \"child -> existing owner with inaccessible API version\"; test/integration/garbagecollector/cluster_scoped_owner_test.go TestClusterScopedOwners)";
 
 /// A Helm hook's name as its annotation writes it.
 pub fn hook_name(h: HelmHook) -> &'static str {
@@ -760,10 +808,22 @@ fn claim_of(volume: &Object) -> Str {
     }
 }
 
-/// An orphaned object's reason, as text.
-pub fn orphaned_message(owner: ObjId, names: &Names) -> String {
-    format!("owner reference to {} removed (--cascade orphan)", names.of(owner))
+/// An orphaned object's reason, as text: its owner is deleted with
+/// `--cascade orphan`, or (`by_finalizer`) carries the `orphan` finalizer,
+/// which the collector honours.
+pub fn orphaned_message(owner: ObjId, names: &Names, by_finalizer: bool) -> String {
+    match by_finalizer {
+        false => format!("owner reference to {} removed (--cascade orphan)", names.of(owner)),
+        true => format!(
+            "owner reference to {} removed: it is deleted with the orphan finalizer, which the garbage collector honours",
+            names.of(owner)
+        ),
+    }
 }
+
+/// The Kubernetes garbage collector's rule for an owner with the `orphan`
+/// finalizer, and where upstream says so.
+pub const ORPHAN_FINALIZER_RULE: &str = "an owner being deleted with the orphan finalizer has its dependents' references to it removed, and a dependent the collector deletes that carries the orphan finalizer is deleted with propagation Orphan (kubernetes/kubernetes pkg/controller/garbagecollector/garbagecollector.go: attemptToDeleteItem \"if an existing orphan finalizer is already on the object, honor it\", orphanDependents; graph_builder.go processTransitions)";
 
 /// The reasons of every deleted object, stored flat: `of(id)` is a slice.
 #[derive(Clone, Debug, Default)]

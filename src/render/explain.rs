@@ -7,7 +7,7 @@ use crate::error::{entry, Internal};
 use crate::escape::escape;
 use crate::model::{ControllerEdge, ObjId, Object, RelKind, Relation};
 use crate::plan::explain::{origin_text, Explanation, Link, Status};
-use crate::plan::reasons::{controller_why, orphaned_message};
+use crate::plan::reasons::{controller_why, orphaned_message, ORPHAN_FINALIZER_RULE};
 use crate::plan::Plan;
 use serde::Serialize;
 use std::io::{self, Write};
@@ -183,6 +183,9 @@ pub fn text(plan: &Plan, objects: &[Object], explanations: &[Explanation], style
             Status::Kept(by) => {
                 let kept = style.paint(Paint::Keep, "kept");
                 out.push_str(&format!("{me}: {kept}, {}\n", escape(&by.message(&plan.names()))));
+                if let Some(rule) = by.rule() {
+                    out.push_str(&format!("  the collector's rule: {rule}\n"));
+                }
                 if let Some(run) = &e.run {
                     out.push_str(&format!("  {}\n", escape(&run.message())));
                 }
@@ -194,11 +197,20 @@ pub fn text(plan: &Plan, objects: &[Object], explanations: &[Explanation], style
                 }
             }
             Status::Orphaned(owner) => {
+                let by_finalizer = plan.orphaned_by_finalizer(*owner);
                 let owner = who(*owner)?;
                 let orphaned = style.paint(Paint::Orphan, "orphaned");
-                out.push_str(&format!(
-                    "{me}: {orphaned}: not deleted; its owner reference to {owner} is removed (--cascade orphan)\n"
-                ));
+                match by_finalizer {
+                    false => out.push_str(&format!(
+                        "{me}: {orphaned}: not deleted; its owner reference to {owner} is removed (--cascade orphan)\n"
+                    )),
+                    true => {
+                        out.push_str(&format!(
+                            "{me}: {orphaned}: not deleted; its owner reference to {owner} is removed: {owner} is deleted with the orphan finalizer\n"
+                        ));
+                        out.push_str(&format!("  the collector's rule: {ORPHAN_FINALIZER_RULE}\n"));
+                    }
+                }
             }
             Status::NotInPlan => {
                 let not = style.paint(Paint::Quiet, "not in the plan");
@@ -248,6 +260,10 @@ struct ExplanationOut<'a> {
     before: Vec<LinkOut<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     reason: Option<String>,
+    /// The Kubernetes garbage collector's rule the reason follows, with
+    /// its upstream source, for the rules teardown names.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    rule: Option<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     mark: Option<String>,
     /// A Helm hook the plan lists as run: where.
@@ -291,11 +307,15 @@ fn document<'a>(plan: &'a Plan, explanations: &[Explanation]) -> Result<ExplainO
     let explanations = explanations
         .iter()
         .map(|e| {
-            let (status, step, reason) = match &e.status {
-                Status::Deleted { step } => ("deleted", Some(*step), None),
-                Status::Kept(by) => ("kept", None, Some(by.message(&plan.names()))),
-                Status::Orphaned(owner) => ("orphaned", None, Some(orphaned_message(*owner, &plan.names()))),
-                Status::NotInPlan => ("not-in-plan", None, None),
+            let (status, step, reason, rule) = match &e.status {
+                Status::Deleted { step } => ("deleted", Some(*step), None, None),
+                Status::Kept(by) => ("kept", None, Some(by.message(&plan.names())), by.rule()),
+                Status::Orphaned(owner) => {
+                    let by_finalizer = plan.orphaned_by_finalizer(*owner);
+                    let rule = by_finalizer.then_some(ORPHAN_FINALIZER_RULE);
+                    ("orphaned", None, Some(orphaned_message(*owner, &plan.names(), by_finalizer)), rule)
+                }
+                Status::NotInPlan => ("not-in-plan", None, None, None),
             };
             Ok(ExplanationOut {
                 reference: e.object.of(&plan.refs)?,
@@ -306,6 +326,7 @@ fn document<'a>(plan: &'a Plan, explanations: &[Explanation]) -> Result<ExplainO
                 reached: links(plan, &e.reached, false)?,
                 before: links(plan, &e.before, true)?,
                 reason,
+                rule,
                 mark: e.mark.as_ref().map(|m| m.message(&plan.names())),
                 hook: e.run.as_ref().map(|r| r.message()),
             })

@@ -27,7 +27,10 @@ pub fn table(plan: &Plan, objects: &[Object], style: Style, out: &mut dyn Write)
     let orphaned: Vec<(String, String)> = plan
         .orphaned
         .iter()
-        .map(|&(_, owner)| Ok((owner.of(&plan.order.step)?.to_string(), reasons::orphaned_message(owner, &names))))
+        .map(|&(_, owner)| {
+            let why = reasons::orphaned_message(owner, &names, plan.orphaned_by_finalizer(owner));
+            Ok((owner.of(&plan.order.step)?.to_string(), why))
+        })
         .collect::<Result<_, Internal>>()?;
     let kept: Vec<String> = plan.kept.iter().map(|(_, by)| by.message(&names)).collect();
     // Widths: the last column is not padded, so reasons need not be known yet.
@@ -292,6 +295,10 @@ fn kept_out<'a>(k: &'a Kept, names: &Names<'a>) -> ReasonOut<'a> {
         }
         Kept::OwnerNotInSnapshot(o) => out.owner = Some(names.owner(*o)),
         Kept::ClaimNotInSnapshot(claim) | Kept::NamespacedOwnerRef(claim) => out.reference = Some(claim),
+        Kept::UnresolvableOwner { owner, why, .. } => {
+            out.owner = Some(owner);
+            out.why = Some(why);
+        }
         Kept::Protected { deleted_inside: n } | Kept::HoldsNew(n) => out.count = Some(*n),
         Kept::Annotated(m) => {
             out.tool = Some(m.tool_id());
@@ -584,8 +591,14 @@ fn plan_out<'a>(snapshot: &'a Snapshot, plan: &'a Plan) -> Result<PlanOut<'a>, I
         .iter()
         .map(|&(id, owner)| {
             let mut r = resource(snapshot, plan, id, "orphan")?;
-            r.reason = reasons::orphaned_message(owner, &names);
-            r.reasons = vec![ReasonOut { kind: "orphaned", reference: Some(names.of(owner)), ..ReasonOut::default() }];
+            let by_finalizer = plan.orphaned_by_finalizer(owner);
+            r.reason = reasons::orphaned_message(owner, &names, by_finalizer);
+            let mut why = ReasonOut { kind: "orphaned", reference: Some(names.of(owner)), ..ReasonOut::default() };
+            if by_finalizer {
+                why.why = Some("orphan-finalizer");
+                why.finalizer = Some("orphan");
+            }
+            r.reasons = vec![why];
             r.owner = Some(names.of(owner));
             Ok(r)
         })

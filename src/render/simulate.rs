@@ -42,6 +42,7 @@ fn action(a: &Action, refs: &[String], names: &[Str]) -> Result<Cow<'static, str
         Action::Event(EventType::Deleted) => Cow::Borrowed("event DELETED"),
         Action::Queued { again: false } => Cow::Borrowed("queued: in deletion"),
         Action::Queued { again: true } => Cow::Borrowed("queued again: a dependent is gone"),
+        Action::QueuedUnblocked => Cow::Borrowed("queued again: a dependent no longer blocks it"),
         Action::Dependents(n) => {
             Cow::Owned(format!("has {n} {}: deletes each", if *n == 1 { "dependent" } else { "dependents" }))
         }
@@ -50,6 +51,12 @@ fn action(a: &Action, refs: &[String], names: &[Str]) -> Result<Cow<'static, str
         }
         Action::FinalizerRemoved(f) => Cow::Owned(format!("removes finalizer {}", name(f)?)),
         Action::OwnerRemoved(o) => Cow::Owned(format!("removes the owner reference to {}", o.of(refs)?)),
+        Action::Unblocked => Cow::Borrowed(
+            "makes its owner references non-blocking: a dependent of it waits for its own dependents (a circle)",
+        ),
+        Action::Unresolvable => {
+            Cow::Borrowed("cannot resolve one of its owner references (TD017): never deleted, retried forever")
+        }
         Action::Removed => Cow::Borrowed("no finalizer left: removed from the store"),
     })
 }
@@ -238,10 +245,13 @@ fn event(
         Action::Event(t) => ("event", Some(("event", t.as_str())), None),
         Action::Queued { again: false } => ("queued", None, None),
         Action::Queued { again: true } => ("queued-again", None, None),
+        Action::QueuedUnblocked => ("queued-unblocked", None, None),
         Action::Dependents(n) => ("dependents", None, Some(*n)),
         Action::Waits(n) => ("waits", None, Some(*n)),
         Action::FinalizerRemoved(f) => ("finalizer-removed", Some(("finalizer", name(*f)?)), None),
         Action::OwnerRemoved(x) => ("owner-removed", Some(("owner", x.of(refs)?.as_str())), None),
+        Action::Unblocked => ("unblocked", None, None),
+        Action::Unresolvable => ("unresolvable-owner", None, None),
         Action::Removed => ("removed", None, None),
     };
     o.str(buf, "type", kind);

@@ -35,6 +35,9 @@
 //! - `sim`: for `simulate -o json`: {TYPE: [refs]}, the exact set of refs that have
 //!   an event of that type (e.g. `removed`); `sim_outcome`: the JSON `outcome`/`stalled`
 //!   checks via `json`
+//! - `sim_sequence`: for `simulate -o json`, events as `type ref` (and the
+//!   event's finalizer, owner, verb or watch event when it has one) that must
+//!   occur in this order (others may come between)
 //! - `json`: [{pointer: "/a/0/b", equals: VALUE}] checks on the parsed stdout
 //! - `stdout_contains` / `stderr_contains` / `stdout_lacks`: substrings
 //!
@@ -287,25 +290,7 @@ fn run_case(path: &Path) -> Vec<String> {
                 }
             }
             "events" => {
-                let have: Vec<String> = json["events"]
-                    .as_array()
-                    .map(|a| {
-                        a.iter()
-                            .map(|e| {
-                                let mut s = format!(
-                                    "{} {}",
-                                    e["event"].as_str().unwrap_or("?"),
-                                    e["object"].as_str().unwrap_or("?")
-                                );
-                                if let Some(sub) = e["subscriber"].as_str() {
-                                    s.push(' ');
-                                    s.push_str(sub);
-                                }
-                                s
-                            })
-                            .collect()
-                    })
-                    .unwrap_or_default();
+                let have = event_lines(&json, "event", "object", &["subscriber"]);
                 let want = strings(want);
                 if have != want {
                     bad.push(format!("events {have:?}, expected {want:?}"));
@@ -328,6 +313,14 @@ fn run_case(path: &Path) -> Vec<String> {
                     if have != want {
                         bad.push(format!("simulate `{t}` events for {have:?}, expected {want:?}"));
                     }
+                }
+            }
+            "sim_sequence" => {
+                let have = event_lines(&json, "type", "ref", &["finalizer", "owner", "verb", "event"]);
+                let want = strings(want);
+                let mut at = have.iter();
+                if let Some(missing) = want.iter().find(|w| !at.any(|h| h == *w)) {
+                    bad.push(format!("simulate events lack {missing:?} in order (events: {have:?})"));
                 }
             }
             "json" => {
@@ -365,6 +358,20 @@ fn run_case(path: &Path) -> Vec<String> {
         ));
     }
     bad
+}
+
+/// The output's events, each as `A B` (the values of keys `a` and `b`),
+/// and ` C` for the first key of `more` it has.
+fn event_lines(json: &Json, a: &str, b: &str, more: &[&str]) -> Vec<String> {
+    let line = |e: &Json| {
+        let mut s = format!("{} {}", e[a].as_str().unwrap_or("?"), e[b].as_str().unwrap_or("?"));
+        if let Some(c) = more.iter().find_map(|k| e[*k].as_str()) {
+            s.push(' ');
+            s.push_str(c);
+        }
+        s
+    };
+    json["events"].as_array().map(|list| list.iter().map(line).collect()).unwrap_or_default()
 }
 
 fn clip(s: &str) -> String {

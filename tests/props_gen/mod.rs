@@ -481,6 +481,21 @@ impl Kube {
         })
     }
 
+    /// Does an owner reference of `d` name a type nothing in the snapshot
+    /// defines — a custom group and kind with no CRD and no object of it?
+    /// With `--closed-world` the collector cannot resolve it (its REST
+    /// mapping fails): it never collects `d`, nor deletes it with an owner
+    /// (TD017; README, Kubernetes details). Built-in kinds here are all
+    /// served, and a generated CRD serves the version references use.
+    pub fn undefined_owner_type(&self, d: usize) -> bool {
+        let undefined = |k: usize| !KINDS[k].builtin && !self.crds[k] && !self.objs.iter().any(|o| o.kind == k);
+        self.objs[d].owners.iter().any(|r| match *r {
+            Owner::OtherGroup { i } => other_group(self.objs[i].kind).is_some_and(undefined),
+            Owner::Ghost { kind, .. } => undefined(kind),
+            Owner::Right { .. } | Owner::WrongUid { .. } => false,
+        })
+    }
+
     /// The solid owners of `d` (each once).
     pub fn solid_owners(&self, d: usize) -> Vec<usize> {
         let mut v: Vec<usize> = self.objs[d].owners.iter().filter_map(|r| self.solid(d, r)).collect();
