@@ -357,7 +357,12 @@ fn run_case(path: &Path) -> Vec<String> {
         }
     }
     if !bad.is_empty() {
-        bad.push(format!("command: teardown {}\nstdout:\n{}\nstderr:\n{}", args.join(" "), clip(&stdout), clip(&stderr)));
+        bad.push(format!(
+            "command: teardown {}\nstdout:\n{}\nstderr:\n{}",
+            args.join(" "),
+            clip(&stdout),
+            clip(&stderr)
+        ));
     }
     bad
 }
