@@ -128,24 +128,87 @@ fn applying_the_same_plan_twice_is_refused() {
     assert_eq!(read(dir.path().join("manifests/10-web.yaml")), after);
 }
 
+/// A failure after the first file is renamed into place (asked for at the
+/// second rename: a debug build's test hook, `src/apply/hook.rs`) puts the
+/// first back: every original intact, no temporary file left, exit 2.
+/// Was: the files renamed before the failure stayed changed (a half-applied
+/// plan), and the message said so.
 #[test]
-fn a_failure_between_write_and_rename_leaves_the_original_intact() {
+fn a_failure_after_the_first_rename_puts_every_file_back() {
+    for (hook, backup) in [("fail@commit:2", true), ("fail@backup:2", true), ("fail@commit:2", false)] {
+        let dir = workdir();
+        plan_file(dir.path(), &["--delete", "deploy/shop/web", "manifests"]);
+        let mut args = vec!["apply", "plan.json"];
+        if !backup {
+            args.push("--no-backup");
+        }
+        let out = teardown().current_dir(dir.path()).env("TEARDOWN_APPLY_HOOK", hook).args(&args).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{hook}: {err}");
+        let at = hook.trim_start_matches("fail@");
+        assert!(
+            err.contains(&format!("cannot write manifests/20-pods.json: failure asked for at {at}")),
+            "{hook}: {err}"
+        );
+        assert!(err.contains("no file was changed (every original is intact)"), "{hook}: {err}");
+        assert_unchanged(dir.path());
+    }
+}
+
+/// Every file of `fixtures/apply/manifests` as it was, with nothing beside
+/// it: no backup, no temporary file.
+fn assert_unchanged(dir: &Path) {
+    let m = dir.join("manifests");
+    for f in ["10-web.yaml", "20-pods.json", "30-cart.yaml"] {
+        assert_eq!(read(m.join(f)), fixture(&format!("manifests/{f}")), "{f}");
+    }
+    let mut names = ls(&m);
+    names.sort();
+    assert_eq!(names, ["10-web.yaml", "20-pods.json", "30-cart.yaml"], "only the inputs are left");
+}
+
+fn ls(dir: &Path) -> Vec<String> {
+    fs::read_dir(dir).expect("ls").map(|e| e.expect("e").file_name().into_string().expect("utf-8")).collect()
+}
+
+/// A backup never replaces a file: an existing `NAME.bak` that is not
+/// teardown's, or a directory of that name, stays, and the backup takes the
+/// next free name (`NAME.bak.1`). Was: the file was replaced (its content
+/// lost); a directory made the run fail.
+#[test]
+fn an_existing_bak_is_never_replaced() {
     let dir = workdir();
+    let m = dir.path().join("manifests");
+    fs::write(m.join("10-web.yaml.bak"), "mine\n").unwrap();
+    fs::create_dir(m.join("20-pods.json.bak")).unwrap();
     plan_file(dir.path(), &["--delete", "deploy/shop/web", "manifests"]);
-    // The backup cannot be renamed into place: a directory has its name.
-    fs::create_dir(dir.path().join("manifests/10-web.yaml.bak")).expect("mkdir");
+    let (code, out, err) = run_in(dir.path(), &["apply", "plan.json"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(read(m.join("10-web.yaml.bak")), "mine\n");
+    assert!(m.join("20-pods.json.bak").is_dir());
+    assert_eq!(read(m.join("10-web.yaml.bak.1")), fixture("manifests/10-web.yaml"));
+    assert_eq!(read(m.join("20-pods.json.bak.1")), fixture("manifests/20-pods.json"));
+    assert!(out.contains("(backup: manifests/10-web.yaml.bak.1)"), "{out}");
+    assert_eq!(read(m.join("10-web.yaml")), fixture("expected/10-web.yaml"));
+}
+
+/// A `.bak` name that is itself an input keeps its objects: the backup of
+/// `a.yaml` goes to `a.yaml.bak.1`, the input `a.yaml.bak` is left as it
+/// is. Was: `a.yaml`'s backup replaced it, and the ConfigMap it held was
+/// gone.
+#[test]
+fn a_backup_never_takes_the_name_of_an_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, namespace: x}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: b, namespace: x}\n";
+    let c = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: x}\n";
+    fs::write(dir.path().join("a.yaml"), a).unwrap();
+    fs::write(dir.path().join("a.yaml.bak"), c).unwrap();
+    plan_file(dir.path(), &["--delete", "cm/x/a", "a.yaml", "a.yaml.bak"]);
     let (code, _, err) = run_in(dir.path(), &["apply", "plan.json"]);
-    assert_eq!(code, 2, "{err}");
-    assert!(err.contains("cannot write manifests/10-web.yaml"), "{err}");
-    assert!(err.contains("no file was changed (every original is intact)"), "{err}");
-    assert_eq!(read(dir.path().join("manifests/10-web.yaml")), fixture("manifests/10-web.yaml"));
-    assert_eq!(read(dir.path().join("manifests/20-pods.json")), fixture("manifests/20-pods.json"));
-    let left: Vec<String> = fs::read_dir(dir.path().join("manifests"))
-        .expect("ls")
-        .map(|e| e.expect("e").file_name().into_string().expect("utf-8"))
-        .filter(|n| n.starts_with('.'))
-        .collect();
-    assert!(left.is_empty(), "temporary files left: {left:?}");
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(read(dir.path().join("a.yaml.bak")), c);
+    assert_eq!(read(dir.path().join("a.yaml.bak.1")), a);
+    assert_eq!(read(dir.path().join("a.yaml")), "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: b, namespace: x}\n");
 }
 
 #[test]

@@ -272,7 +272,7 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>, problems: &mut Vec<ReadProblem>) {
     }
 }
 
-fn has_known_extension(path: &Path) -> bool {
+pub(crate) fn has_known_extension(path: &Path) -> bool {
     path.extension().and_then(|e| e.to_str()).is_some_and(|e| EXTENSIONS.iter().any(|k| k.eq_ignore_ascii_case(e)))
 }
 
@@ -434,7 +434,7 @@ fn format_of(path: Option<&Path>) -> Format {
     }
 }
 
-fn push_file(
+pub(crate) fn push_file(
     sources: &mut Sources,
     problems: &mut Vec<ReadProblem>,
     name: String,
