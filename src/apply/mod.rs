@@ -700,3 +700,48 @@ fn check(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A plan file made by hand for one file, `text`, deleting the objects
+    /// at `deleted` (indices of its objects), each listed `times` times.
+    fn prepared(text: &str, deleted: &[usize], times: usize) -> Result<Vec<Change>, ApplyError> {
+        let one = SourceFile::new("f.yaml".into(), None, crate::input::Format::Yaml, text.to_string());
+        let options = LoadOptions::default();
+        let snapshot = load::load_sources(Sources { files: vec![std::sync::Arc::new(one)] }, &options);
+        let resources: Vec<serde_json::Value> = deleted
+            .iter()
+            .flat_map(|&i| {
+                let o = &snapshot.objects[i];
+                let r = serde_json::json!({
+                    "ref": o.reference(), "file": "f.yaml", "line": 1,
+                    "offset": o.span.start, "length": o.span.len(),
+                });
+                std::iter::repeat_n(r, times)
+            })
+            .collect();
+        let plan = serde_json::json!({
+            "schemaVersion": 1, "mode": "delete", "steps": [{"resources": resources}],
+            "inputs": [{"path": "f.yaml", "sha256": snapshot.sources.get(FileId(0)).sha256()}],
+        });
+        let plan: PlanFile =
+            serde_json::from_value(plan).map_err(|e| ApplyError::NotAPlan { path: "-".into(), why: e.to_string() })?;
+        prepare(&plan, &snapshot, &options)
+    }
+
+    /// An object the plan names many times is removed, and counted, once
+    /// (was: counted each time: "1001 objects removed").
+    #[test]
+    fn an_edit_named_twice_is_made_and_counted_once() {
+        let text = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, namespace: x}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: b, namespace: x}\n";
+        let changes = prepared(text, &[0], 1000).expect("applies");
+        assert_eq!(changes.len(), 1);
+        assert_eq!(changes[0].removed, 1);
+        assert_eq!(
+            changes[0].after.as_deref(),
+            Some("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: b, namespace: x}\n")
+        );
+    }
+}
