@@ -279,6 +279,10 @@ fn differences(plan: &planfile::PlanFile, made: &[u8], text: &str) -> String {
         if let Some((r, what)) = theirs.iter().find(|x| !mine.contains(x)) {
             return format!("that plan {what} {}, which it does not", clean(r));
         }
+        let times = |rows: &[(String, &str)], row: &(String, &str)| rows.iter().filter(|x| *x == row).count();
+        if let Some(row) = mine.iter().find(|row| times(&mine, row) > times(&theirs, row)) {
+            return format!("it lists {} {} times", clean(&row.0), times(&mine, row));
+        }
     }
     let line = text
         .lines()
