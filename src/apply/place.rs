@@ -480,6 +480,37 @@ impl Found {
     }
 }
 
+/// The directories of the files found, each held open once however
+/// many files are in it (a plan of a thousand files in one directory
+/// holds a thousand and one descriptors, not two thousand).
+#[derive(Default)]
+pub struct Dirs(std::collections::HashMap<FileKey, Arc<OwnedFd>>);
+
+impl Dirs {
+    /// Let `f` share the handle of its directory with the files found before it.
+    pub fn share(&mut self, f: &mut Found) {
+        let Ok(st) = rustix::fs::fstat(&*f.dir) else { return };
+        match self.0.get(&key(&st)) {
+            Some(dir) => f.dir = Arc::clone(dir),
+            None => {
+                self.0.insert(key(&st), Arc::clone(&f.dir));
+            }
+        }
+    }
+}
+
+/// Let this process hold as many open files as it may: `apply` holds each
+/// input open (and locked) for the whole run.
+pub fn raise_open_files() {
+    use rustix::process::{getrlimit, setrlimit, Resource, Rlimit};
+    let now = getrlimit(Resource::Nofile);
+    if let (Some(current), Some(maximum)) = (now.current, now.maximum) {
+        if current < maximum {
+            let _ = setrlimit(Resource::Nofile, Rlimit { current: Some(maximum), maximum: Some(maximum) });
+        }
+    }
+}
+
 /// Read the files found into sources named as the plan names them, as
 /// `read_inputs` reads them (a byte-order mark kept aside, UTF-8 checked).
 pub fn sources(found: &[Found], limit: u64) -> (Sources, Vec<ReadProblem>) {

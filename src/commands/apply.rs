@@ -61,9 +61,12 @@ pub fn run(args: ApplyArgs, env: Env, style: Style) -> Result<Status, Error> {
     let limits = place::smaller(args.limits.limits(), again.input.limits.limits());
 
     // Each input, found beneath the plan's directory, locked and read.
+    place::raise_open_files();
     let mut found: Vec<Found> = Vec::with_capacity(plan.inputs.len());
+    let mut dirs = place::Dirs::default();
     for input in &plan.inputs {
-        let f = root.find(&input.path).map_err(|r| refusal(&name, r))?;
+        let mut f = root.find(&input.path).map_err(|r| refusal(&name, r))?;
+        dirs.share(&mut f);
         if let Some(twice) = found.iter().find(|g| g.key == f.key) {
             return Err(not_a_plan(format!(
                 "it names one file twice ({} and {})",
