@@ -687,11 +687,11 @@ fn an_input_with_another_hard_link_is_refused() {
     assert_unchanged(dir.path());
 }
 
-/// An input that became a FIFO since the plan was made is refused at once
-/// (exit 1), never opened: nobody writes to it, and reading it would wait
-/// forever. Was: apply opened it and waited.
+/// An input that became a FIFO (or a device) since the plan was made is
+/// refused at once (exit 1), never opened: nobody writes to the FIFO, and
+/// reading it would wait forever. Was: apply opened it and waited.
 #[test]
-fn an_input_that_became_a_fifo_is_refused_at_once() {
+fn an_input_that_became_a_fifo_or_a_device_is_refused_at_once() {
     let dir = workdir();
     plan_file(dir.path(), &["--delete", "deploy/shop/web", "manifests"]);
     let web = dir.path().join("manifests/10-web.yaml");
@@ -704,6 +704,15 @@ fn an_input_that_became_a_fifo_is_refused_at_once() {
         "{err}"
     );
     assert_eq!(read(dir.path().join("manifests/20-pods.json")), fixture("manifests/20-pods.json"));
+    // A device (`/dev/null`'s), where one can be made (as root).
+    fs::remove_file(&web).unwrap();
+    if std::process::Command::new("mknod").arg(&web).args(["c", "1", "3"]).status().is_ok_and(|s| s.success()) {
+        let (code, err) = within_20s(dir.path(), &["apply", "plan.json"]).expect("apply waited on the device");
+        assert_eq!(code, 1, "{err}");
+        assert!(err.contains("it is a device now, not a regular file"), "{err}");
+    } else {
+        eprintln!("note: no device can be made here (not root)");
+    }
 }
 
 /// A symbolic link on the way to an input, pointed elsewhere while apply
@@ -817,11 +826,11 @@ fn a_killed_run_leaves_files_the_next_run_names() {
 
 /// The new file is the old one's: owner and group (as root: the file's
 /// are another user's), mode, extended attributes, byte-order mark, and
-/// the tag on the separator of the document that becomes the first. While
-/// it is written beside the old one (stopped there), it already has the
-/// mode — 0600: never readable by others — and all of its text. Was:
-/// created 0644 and written, then given the mode; owner, group,
-/// attributes, byte-order mark (and the `.bak`'s) and the tag lost.
+/// the tag on the separator of the document that becomes the first. Once
+/// created beside the old one, before a byte is written (stopped there),
+/// it already has the mode — 0600: never readable by others — and the
+/// owner. Was: created 0644 and written, then given the mode; owner,
+/// group, attributes, byte-order mark (and the `.bak`'s) and the tag lost.
 #[test]
 fn the_new_file_keeps_owner_mode_attributes_byte_order_mark_and_tag() {
     use std::os::unix::fs::{MetadataExt, PermissionsExt};
@@ -843,13 +852,13 @@ fn the_new_file_keeps_owner_mode_attributes_byte_order_mark_and_tag() {
     }
     let (uid, gid) = (fs::metadata(&a).unwrap().uid(), fs::metadata(&a).unwrap().gid());
     plan_file(dir.path(), &["--delete", "cm/x/a", "a.yaml"]);
-    let (child, gate) = paused_at(dir.path(), "staged", &["apply", "plan.json"]);
+    let (child, gate) = paused_at(dir.path(), "created:1", &["apply", "plan.json"]);
     let staged: Vec<String> = ls(dir.path()).into_iter().filter(|n| n.starts_with(".a.yaml.teardown-")).collect();
     assert_eq!(staged.len(), 1, "{staged:?}");
-    let staged = dir.path().join(&staged[0]);
-    assert_eq!(fs::metadata(&staged).unwrap().permissions().mode() & 0o7777, 0o600);
-    assert_eq!(read(&staged), after);
-    let (code, _, err) = resume(child, &gate, "staged");
+    let new = fs::metadata(dir.path().join(&staged[0])).unwrap();
+    assert_eq!((new.permissions().mode() & 0o7777, new.len()), (0o600, 0), "the mode before a byte");
+    assert_eq!((new.uid(), new.gid()), (uid, gid), "the owner before a byte");
+    let (code, _, err) = resume(child, &gate, "created:1");
     assert_eq!(code, 0, "{err}");
     assert_eq!(read(&a), after);
     assert_eq!(read(dir.path().join("a.yaml.bak")), text);

@@ -12,7 +12,9 @@
 //!   with an error that says it was asked for.
 //!
 //! The points, in the order a run reaches them: `locked` (every input
-//! found, locked and read; nothing planned yet), `staged` (every new text
+//! found, locked and read; nothing planned yet), `created:N` (the Nth
+//! changed file's new file created beside it, with its owner, mode and
+//! attributes, before a byte is written), `staged` (every new text
 //! written beside its file; nothing renamed yet), `commit:N` (before the
 //! Nth changed file is renamed into place), `swapped:N` (after it), and
 //! `backup:N` (before the Nth original is renamed to its backup).

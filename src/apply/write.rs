@@ -123,7 +123,7 @@ fn temp_name(leaf: &OsStr, what: &str) -> OsString {
 pub fn write(targets: &[Target], all: &[Found], root: &Root, backup: bool) -> Result<Vec<Written>, WriteError> {
     let mut work: Vec<Work> = Vec::with_capacity(targets.len());
     let fail = |work: &mut [Work], path: String, why: Why| WriteError { path, why, unrestored: undo(work) };
-    for t in targets {
+    for (i, t) in targets.iter().enumerate() {
         let leaf = &t.found.leaf;
         let mut w = Work { target: t, new: None, old: temp_name(leaf, "old"), backup: None, state: State::Staged };
         if let Some(after) = &t.change.after {
@@ -131,7 +131,7 @@ pub fn write(targets: &[Target], all: &[Found], root: &Root, backup: bool) -> Re
             // Recorded before it is made: undone whatever happens next.
             w.new = Some(name.clone());
             work.push(w);
-            if let Err(e) = stage(t, &name, after) {
+            if let Err(e) = stage(t, &name, after, i + 1) {
                 return Err(fail(&mut work, t.change.path.clone(), Why::Io(e)));
             }
         } else {
@@ -199,7 +199,7 @@ pub fn write(targets: &[Target], all: &[Found], root: &Root, backup: bool) -> Re
 /// mode and extended attributes first (it is created readable by its
 /// owner alone), then the text (after the original's byte-order mark),
 /// then synced.
-fn stage(t: &Target, name: &OsStr, after: &str) -> io::Result<()> {
+fn stage(t: &Target, name: &OsStr, after: &str, n: usize) -> io::Result<()> {
     let f = t.found;
     let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
     let fd = rustix::fs::openat(&*f.dir, name, flags, Mode::RUSR | Mode::WUSR)?;
@@ -217,6 +217,7 @@ fn stage(t: &Target, name: &OsStr, after: &str) -> io::Result<()> {
     }
     rustix::fs::fchmod(&fd, Mode::from_raw_mode(f.stat.st_mode & 0o7777))?;
     copy_attributes(&f.file, &fd)?;
+    hook::at(&format!("created:{n}"))?;
     let mut file = std::fs::File::from(fd);
     if t.change.bom {
         file.write_all(b"\xEF\xBB\xBF")?;
