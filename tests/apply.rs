@@ -135,7 +135,11 @@ fn applying_the_same_plan_twice_is_refused() {
 /// plan), and the message said so.
 #[test]
 fn a_failure_after_the_first_rename_puts_every_file_back() {
-    for (hook, backup) in [("fail@commit:2", true), ("fail@backup:2", true), ("fail@commit:2", false)] {
+    // (And a failure while the second new file is written, before any
+    // rename: both new files are removed.)
+    for (hook, backup) in
+        [("fail@commit:2", true), ("fail@backup:2", true), ("fail@commit:2", false), ("fail@created:2", true)]
+    {
         let dir = workdir();
         plan_file(dir.path(), &["--delete", "deploy/shop/web", "manifests"]);
         let mut args = vec!["apply", "plan.json"];

@@ -128,10 +128,12 @@ pub fn write(targets: &[Target], all: &[Found], root: &Root, backup: bool) -> Re
         let mut w = Work { target: t, new: None, old: temp_name(leaf, "old"), backup: None, state: State::Staged };
         if let Some(after) = &t.change.after {
             let name = temp_name(leaf, "new");
-            // Recorded before it is made: undone whatever happens next.
-            w.new = Some(name.clone());
+            let staged = stage(t, &name, after, i + 1);
+            if staged.is_ok() {
+                w.new = Some(name);
+            }
             work.push(w);
-            if let Err(e) = stage(t, &name, after, i + 1) {
+            if let Err(e) = staged {
                 return Err(fail(&mut work, t.change.path.clone(), Why::Io(e)));
             }
         } else {
@@ -198,11 +200,23 @@ pub fn write(targets: &[Target], all: &[Found], root: &Root, backup: bool) -> Re
 /// Write `after` to a new file `name` beside the target: owner, group,
 /// mode and extended attributes first (it is created readable by its
 /// owner alone), then the text (after the original's byte-order mark),
-/// then synced.
+/// then synced. Removed again when that fails.
 fn stage(t: &Target, name: &OsStr, after: &str, n: usize) -> io::Result<()> {
     let f = t.found;
     let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
     let fd = rustix::fs::openat(&*f.dir, name, flags, Mode::RUSR | Mode::WUSR)?;
+    // Made here: removed here if it cannot be made whole.
+    let written = fill(t, fd, after, n);
+    if written.is_err() {
+        let _ = rustix::fs::unlinkat(&*f.dir, name, AtFlags::empty());
+    }
+    written
+}
+
+/// Give the new file `fd` the original's owner, group, mode and
+/// attributes, then write its text, and sync it.
+fn fill(t: &Target, fd: OwnedFd, after: &str, n: usize) -> io::Result<()> {
+    let f = t.found;
     let made = rustix::fs::fstat(&fd)?;
     let (uid, gid) = (f.stat.st_uid, f.stat.st_gid);
     if (made.st_uid, made.st_gid) != (uid, gid) {
