@@ -875,3 +875,31 @@ fn the_new_file_keeps_owner_mode_attributes_byte_order_mark_and_tag() {
         assert_eq!(&value[..n], b"kept");
     }
 }
+
+/// The plan is made again with the settings it was made with: the
+/// `teardown.toml` found from the plan's directory up (here, collecting a
+/// Pod whose owner is gone, as `closed-world` says). Once the settings
+/// change, the plan made again is another, and the plan file is refused;
+/// a recorded `--config` outside the plan's directory is refused too.
+#[test]
+fn a_plan_is_made_again_with_its_settings_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let pods = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: orphan\n  namespace: x\n  uid: p1\n  ownerReferences:\n  - {apiVersion: apps/v1, kind: ReplicaSet, name: gone, uid: r1}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: x, uid: c1}\n";
+    fs::write(dir.path().join("pods.yaml"), pods).unwrap();
+    fs::write(dir.path().join("teardown.toml"), "closed-world = true\n").unwrap();
+    let plan = plan_file(dir.path(), &["--gc", "pods.yaml"]);
+    assert_eq!(json(&plan)["steps"][0]["resources"][0]["ref"], "Pod/x/orphan");
+    let (code, _, err) = run_in(dir.path(), &["apply", "--dry-run", "plan.json"]);
+    assert_eq!(code, 0, "{err}");
+    fs::write(dir.path().join("teardown.toml"), "closed-world = false\n").unwrap();
+    let (code, _, err) = run_in(dir.path(), &["apply", "plan.json"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("it deletes Pod/x/orphan, which that plan does not"), "{err}");
+    assert_eq!(read(dir.path().join("pods.yaml")), pods);
+    let mut edited = json(&plan);
+    edited["command"].as_array_mut().unwrap().push("--config=../teardown.toml".into());
+    save(&plan, &edited);
+    let (code, _, err) = run_in(dir.path(), &["apply", "plan.json"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("it names ../teardown.toml, outside its directory (a path with `..`)"), "{err}");
+}
