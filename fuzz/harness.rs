@@ -14,6 +14,8 @@
 //!   ([`dialect`]).
 //! - `fast_yaml`: the YAML fast path against serde_yaml ([`fast_yaml`]).
 //! - `planner`: a random graph in the native dialect, planned ([`planner`]).
+//! - `apply`: a plan file, applied to a small snapshot in a scratch
+//!   directory ([`apply`]).
 
 // A failed property is a panic: that is how a fuzz target reports it.
 #![allow(clippy::panic, clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::string_slice)]
@@ -28,7 +30,7 @@ use teardown::commands::{self, Env};
 /// Every target, by name (the names of `fuzz/fuzz_targets/*.rs` and of the
 /// directories under `fuzz/regressions/`).
 pub const TARGETS: &[&str] =
-    &["kubernetes", "krake", "murano", "kubevela", "native", "pairs", "auto", "fast_yaml", "planner"];
+    &["kubernetes", "krake", "murano", "kubevela", "native", "pairs", "auto", "fast_yaml", "planner", "apply"];
 
 /// Run target `target` on `data`. Panics when a property fails, or on an
 /// unknown target.
@@ -38,6 +40,7 @@ pub fn run(target: &str, data: &[u8]) {
         "auto" => dialect(None, data),
         "fast_yaml" => fast_yaml(data),
         "planner" => planner(data),
+        "apply" => apply(data),
         _ => panic!("no fuzz target {target:?}"),
     }
 }
@@ -746,4 +749,155 @@ pub fn planner(data: &[u8]) {
             }
         }
     }
+}
+
+/// The `apply` target's snapshot (`fuzz/apply-snapshot/`), by path in the
+/// scratch directory: the plan's directory is `dir/` (the plan file is
+/// `dir/plan.json`), and `outside.yaml` is beside it. `dir/link.yaml`
+/// is a symbolic link to `../outside.yaml`.
+const APPLY_FILES: &[(&str, &str)] = &[
+    ("dir/manifests/web.yaml", include_str!("apply-snapshot/manifests/web.yaml")),
+    ("dir/manifests/pods.json", include_str!("apply-snapshot/manifests/pods.json")),
+    ("dir/other.yaml", include_str!("apply-snapshot/other.yaml")),
+    ("outside.yaml", include_str!("apply-snapshot/outside.yaml")),
+];
+
+/// Every file under `root` by path: its bytes, or where a link points.
+fn tree(root: &std::path::Path) -> BTreeMap<String, Vec<u8>> {
+    fn walk(root: &std::path::Path, dir: &std::path::Path, out: &mut BTreeMap<String, Vec<u8>>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            let name = path.strip_prefix(root).unwrap().to_string_lossy().into_owned();
+            let meta = std::fs::symlink_metadata(&path).unwrap();
+            if meta.is_dir() {
+                walk(root, &path, out);
+            } else if meta.file_type().is_symlink() {
+                let to = std::fs::read_link(&path).unwrap();
+                out.insert(name, format!("-> {}", to.display()).into_bytes());
+            } else {
+                out.insert(name, std::fs::read(&path).unwrap());
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    walk(root, root, &mut out);
+    out
+}
+
+/// The objects `plan --all` finds in `files` (absolute paths), by ref.
+fn objects_in(files: &[String]) -> BTreeSet<String> {
+    let mut args = vec!["plan", "--isolated", "--all", "--allow-cycles", "-o", "json"];
+    args.extend(files.iter().map(String::as_str));
+    let o = teardown(&args, b"");
+    if o.code != 0 {
+        o.fail("the snapshot's files no longer plan");
+    }
+    plan_well_formed_refs(&o.json())
+}
+
+fn plan_well_formed_refs(plan: &Json) -> BTreeSet<String> {
+    plan["steps"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .flat_map(|s| s["resources"].as_array().into_iter().flatten())
+        .filter_map(|r| r["ref"].as_str().map(String::from))
+        .collect()
+}
+
+/// `apply`: the bytes are a plan file, applied in process to the snapshot
+/// of [`APPLY_FILES`] in a scratch directory. Seeds: plans teardown makes
+/// of that snapshot (`cd dir && teardown plan --isolated … manifests -o
+/// json`), and hostile edits of them (`fuzz/regressions/apply/`).
+///
+/// - no panic; exit 0, 1 or 2;
+/// - all or nothing: a refused plan (exit 1 or 2) changes no file;
+/// - never a write outside the inputs: an applied plan (exit 0) changes
+///   only files its `inputs` name beneath its directory, each with a
+///   backup holding its original (`FILE.bak`), and leaves no temporary
+///   file; `outside.yaml` never changes;
+/// - what it applies is what it says: the objects left are those of the
+///   snapshot less those the plan deletes.
+pub fn apply(data: &[u8]) {
+    static RUN: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = RUN.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let root = std::env::temp_dir().join(format!("teardown-fuzz-apply-{}-{n}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    for (path, text) in APPLY_FILES {
+        let path = root.join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, text).unwrap();
+    }
+    std::os::unix::fs::symlink("../outside.yaml", root.join("dir/link.yaml")).unwrap();
+    let plan_path = root.join("dir/plan.json");
+    std::fs::write(&plan_path, data).unwrap();
+    let before = tree(&root);
+    let o = teardown(&["apply", &plan_path.to_string_lossy()], b"");
+    documented_exit(&o);
+    let after = tree(&root);
+    let changed: BTreeSet<&String> =
+        before.keys().chain(after.keys()).filter(|k| before.get(*k) != after.get(*k)).collect();
+    let context = String::from_utf8_lossy(data).into_owned();
+    let fail = |what: &str| -> ! { o.fail(&format!("{what}\nplan file:\n{context}")) };
+    if o.code != 0 {
+        if !changed.is_empty() {
+            fail(&format!("a refused plan changed {changed:?}"));
+        }
+        let _ = std::fs::remove_dir_all(&root);
+        return;
+    }
+    // Applied: the plan file is one teardown made, so it parses.
+    let plan: Json = serde_json::from_slice(data).or_else(|_| serde_yaml::from_slice(data)).unwrap();
+    let dir = root.join("dir");
+    let inputs: BTreeSet<String> = plan["inputs"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|i| i["path"].as_str())
+        .map(|p| {
+            let p = dir.join(p);
+            p.strip_prefix(&root).map(|p| p.to_string_lossy().into_owned()).unwrap_or_default()
+        })
+        .collect();
+    for path in &changed {
+        let input = inputs.contains(*path);
+        let backup = path.strip_suffix(".bak").is_some_and(|i| {
+            inputs.contains(i) && changed.contains(&i.to_string()) && after.get(*path) == before.get(i)
+        });
+        if !input && !backup {
+            fail(&format!("apply changed {path}, which is neither an input of the plan nor its backup"));
+        }
+        if input && after.get(&format!("{path}.bak")) != before.get(*path) {
+            fail(&format!("{path} changed without a backup holding its original"));
+        }
+    }
+    if after.keys().any(|k| k.contains(".teardown-")) {
+        fail(&format!("temporary files left: {:?}", after.keys().collect::<Vec<_>>()));
+    }
+    // What is left: the snapshot less what the plan deletes.
+    let files = |t: &BTreeMap<String, Vec<u8>>, bak: bool| -> Vec<String> {
+        APPLY_FILES
+            .iter()
+            .filter(|(p, _)| p.starts_with("dir/"))
+            .map(
+                |(p, _)| {
+                    if bak && after.contains_key(&format!("{p}.bak")) {
+                        format!("{p}.bak")
+                    } else {
+                        p.to_string()
+                    }
+                },
+            )
+            .filter(|p| t.contains_key(p))
+            .map(|p| root.join(p).to_string_lossy().into_owned())
+            .collect()
+    };
+    let was = objects_in(&files(&after, true));
+    let left = objects_in(&files(&after, false));
+    let deleted = plan_well_formed_refs(&plan);
+    let expected: BTreeSet<String> = was.difference(&deleted).cloned().collect();
+    if left != expected {
+        fail(&format!("left {left:?}; the snapshot less what the plan deletes is {expected:?}"));
+    }
+    let _ = std::fs::remove_dir_all(&root);
 }

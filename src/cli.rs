@@ -515,6 +515,11 @@ pub struct PlanFlags {
 #[command(group(ArgGroup::new("mode").args(["delete", "all", "gc", "prune"])))]
 #[command(group(ArgGroup::new("what").required(true).multiple(true).args(["delete", "all", "gc", "prune", "namespace", "labels"])))]
 pub struct PlanArgs {
+    /// The command as a plan file records it (no flag of its own). First:
+    /// the fields after it take their values out of the matches.
+    #[command(flatten)]
+    pub recorded: Recorded,
+
     #[command(flatten)]
     pub input: InputArgs,
 
@@ -536,6 +541,71 @@ pub struct PlanArgs {
 
     #[command(flatten)]
     pub config: ConfigArgs,
+}
+
+/// A `plan` command as a plan file records it (`command`), for `apply` to
+/// make the plan again: `plan`, then each flag given on the command line,
+/// in the order `plan` defines them, written `--flag` or `--flag=VALUE`
+/// (each value of a repeated or comma-separated flag on its own). Left
+/// out: the inputs (the plan file's `inputs` name them, as files), the
+/// flags of every command (`--color`, `-q`), and defaults not given, so
+/// that the same plan made from the same files records the same command
+/// however they were named (a directory, or its files one by one).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Recorded(pub Vec<String>);
+
+impl FromArgMatches for Recorded {
+    fn from_arg_matches(matches: &clap::ArgMatches) -> Result<Recorded, clap::Error> {
+        Ok(Recorded(record(matches)))
+    }
+
+    fn update_from_arg_matches(&mut self, matches: &clap::ArgMatches) -> Result<(), clap::Error> {
+        self.0 = record(matches);
+        Ok(())
+    }
+}
+
+impl Args for Recorded {
+    fn augment_args(cmd: clap::Command) -> clap::Command {
+        cmd
+    }
+
+    fn augment_args_for_update(cmd: clap::Command) -> clap::Command {
+        cmd
+    }
+}
+
+/// The words of [`Recorded`] for the matches of a `plan` command.
+fn record(matches: &clap::ArgMatches) -> Vec<String> {
+    let cli = Cli::command();
+    let Some(plan) = cli.find_subcommand("plan") else { return Vec::new() };
+    let mut words = vec!["plan".to_string()];
+    for arg in plan.get_arguments() {
+        let id = arg.get_id().as_str();
+        if arg.is_positional() || arg.is_global_set() {
+            continue;
+        }
+        if matches.value_source(id) != Some(clap::parser::ValueSource::CommandLine) {
+            continue;
+        }
+        let flag = match (arg.get_long(), arg.get_short()) {
+            (Some(long), _) => format!("--{long}"),
+            (None, Some(short)) => format!("-{short}"),
+            (None, None) => continue,
+        };
+        match arg.get_action() {
+            action if action.takes_values() => {
+                let values = matches.try_get_raw(id).ok().flatten().into_iter().flatten();
+                words.extend(values.map(|v| format!("{flag}={}", v.to_string_lossy())));
+            }
+            clap::ArgAction::Count => {
+                let n = matches.try_get_one::<u8>(id).ok().flatten().copied().unwrap_or(0);
+                words.extend(std::iter::repeat_n(flag, usize::from(n)));
+            }
+            _ => words.push(flag),
+        }
+    }
+    words
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

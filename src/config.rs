@@ -85,7 +85,7 @@ pub fn load(args: &ConfigArgs) -> Result<Option<Config>, Error> {
 
 /// The largest settings file read (a hostile or mistaken one, say a dump
 /// saved under this name, is refused rather than read whole).
-const MAX_SIZE: u64 = 1 << 20;
+pub const MAX_SIZE: u64 = 1 << 20;
 
 /// The nearest `teardown.toml` at or above `dir`: the search stops at the
 /// first directory that holds `.git` (a repository's root, or a worktree's)

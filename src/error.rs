@@ -105,10 +105,10 @@ impl Error {
             | Error::Unreadable { .. }
             | Error::Unusable { .. }
             | Error::Unreconcilable { .. }
-            | Error::Write(_)
             | Error::Config { .. }
             | Error::Internal(_) => 2,
             Error::Apply(e) => e.exit_code(),
+            Error::Write(w) => w.exit_code(),
             Error::NoMatch { .. }
             | Error::Duplicates { .. }
             | Error::EmptyNew
@@ -167,15 +167,23 @@ impl fmt::Display for Error {
             ),
             Error::Apply(e) => write!(f, "{e}"),
             Error::Write(w) => {
-                write!(f, "cannot write {}: {}; ", w.path, w.error)?;
-                if w.changed.is_empty() {
+                match &w.why {
+                    crate::apply::write::Why::Io(e) => write!(f, "cannot write {}: {e}; ", w.path)?,
+                    crate::apply::write::Why::Replaced => write!(
+                        f,
+                        "{} was replaced while apply ran (a symbolic link on its way now points elsewhere, or another file took its name); ",
+                        w.path
+                    )?,
+                }
+                if w.unrestored.is_empty() {
                     write!(f, "no file was changed (every original is intact)")
                 } else {
+                    let at: Vec<String> = w.unrestored.iter().map(|(p, at)| format!("{p} (its original is {at})")).collect();
                     write!(
                         f,
-                        "{} already changed ({}); the others are intact",
-                        count(w.changed.len(), "file was", "files were"),
-                        w.changed.join(", ")
+                        "{} could not be put back: {}; the others are intact",
+                        count(w.unrestored.len(), "file", "files"),
+                        at.join(", ")
                     )
                 }
             }

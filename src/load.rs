@@ -146,8 +146,14 @@ pub fn load(inputs: &[PathBuf], options: &LoadOptions, stdin: &mut dyn Read) -> 
 
 /// Load sources already in memory (`apply` reads what it wrote back).
 pub fn load_sources(sources: Sources, options: &LoadOptions) -> Snapshot {
+    load_read(sources, Vec::new(), options)
+}
+
+/// Load sources read elsewhere, with what could not be read (`apply`
+/// reads the inputs through the directory it checked them in).
+pub fn load_read(sources: Sources, problems: Vec<ReadProblem>, options: &LoadOptions) -> Snapshot {
     let timer = crate::timing::Timer::start();
-    let (objects, resolved, (findings, omitted), copies) = parse(&sources, Vec::new(), options, timer);
+    let (objects, resolved, (findings, omitted), copies) = parse(&sources, problems, options, timer);
     Snapshot { sources, objects, resolved, findings, omitted, copies }
 }
 

@@ -151,6 +151,26 @@ pub struct Controls {
 /// result. A finalizer named by `--finalizer-controller` is mapped by the
 /// flags alone; the file maps the others.
 pub fn controls(rules: &RuleArgs, config: &ConfigArgs, finalizer_flags_given: &[String]) -> Result<Controls, Error> {
+    controls_from(rules, finalizer_flags_given, || crate::config::load(config))
+}
+
+/// [`controls`] with a settings file already read (`apply` reads the one
+/// of a plan file's command itself), or none.
+pub fn controls_with(
+    rules: &RuleArgs,
+    file: Option<crate::config::Config>,
+    finalizer_flags_given: &[String],
+) -> Result<Controls, Error> {
+    controls_from(rules, finalizer_flags_given, || Ok(file))
+}
+
+/// The controls, with the settings file `file` gives, read once the flags
+/// are checked.
+fn controls_from(
+    rules: &RuleArgs,
+    finalizer_flags_given: &[String],
+    file: impl FnOnce() -> Result<Option<crate::config::Config>, Error>,
+) -> Result<Controls, Error> {
     let select = RuleList::from_flag("--select", &rules.select)?;
     let ignore = RuleList::from_flag("--ignore", &rules.ignore)?;
     if let (Some(s), Some(i)) = (&select, &ignore) {
@@ -159,7 +179,7 @@ pub fn controls(rules: &RuleArgs, config: &ConfigArgs, finalizer_flags_given: &[
         })?;
     }
     let flagged = finalizer_flags(finalizer_flags_given)?;
-    let file = crate::config::load(config)?;
+    let file = file()?;
     let mut set = RuleSet::ALL;
     if let Some(file) = &file {
         if let Some(s) = &file.select {

@@ -56,7 +56,7 @@ macro_rules! regression_tests {
     };
 }
 
-regression_tests!(kubernetes, krake, murano, kubevela, native, pairs, auto, fast_yaml, planner);
+regression_tests!(kubernetes, krake, murano, kubevela, native, pairs, auto, fast_yaml, planner, apply);
 
 /// The fuzz crate builds on stable: in CI (`CI` set), or when
 /// `TEARDOWN_FUZZ_BUILD` is set; else skipped (it builds teardown a second

@@ -327,9 +327,14 @@ fn json_plan_has_the_contract_fields_and_pins_its_inputs() {
     let bytes = std::fs::read("fixtures/plan/deployment.yaml").unwrap();
     let digest: String = sha2::Sha256::digest(&bytes).iter().map(|b| format!("{b:02x}")).collect();
     assert_eq!(v["inputs"], serde_json::json!([{"path": "fixtures/plan/deployment.yaml", "sha256": digest}]));
-    // YAML is the same document.
+    // The command that made it, for `apply` to make it again: the flags
+    // given, in the order `plan` defines them, without the inputs.
+    assert_eq!(v["command"], serde_json::json!(["plan", "--delete=deployment/web", "--output=json"]));
+    // YAML is the same document (but for the format its command asks for).
     let (_, yaml, _) = run(&["plan", "-o", "yaml", "--delete", "deployment/web", "fixtures/plan/deployment.yaml"]);
-    let y: Value = serde_yaml::from_str(&yaml).unwrap();
+    let mut y: Value = serde_yaml::from_str(&yaml).unwrap();
+    assert_eq!(y["command"], serde_json::json!(["plan", "--delete=deployment/web", "--output=yaml"]));
+    y["command"] = v["command"].clone();
     assert_eq!(y, v);
 }
 

@@ -8,6 +8,8 @@
 //! - [`write`]: the new files written next to the old ones, synced and
 //!   renamed over them (with a `.bak` unless asked not to).
 
+pub mod hook;
+pub mod place;
 pub mod planfile;
 pub mod write;
 
@@ -35,6 +37,15 @@ pub enum ApplyError {
     /// An edit cannot be made exactly, or reading the result back did not
     /// give what the plan asks for (exit 1).
     Unappliable { file: String, line: usize, what: String },
+    /// The plan is not the one teardown makes from its recorded command
+    /// and its inputs (exit 1).
+    NotMadeAgain { command: String, what: String },
+    /// A file the plan names cannot be changed safely: read-only, with
+    /// other hard links, not a regular file any more, locked by another
+    /// run, replaced while this one ran (exit 1).
+    Refused { file: String, why: String },
+    /// A run that did not finish left its temporary files (exit 1).
+    Leftovers { files: Vec<String> },
     /// A bug in teardown, reported instead of a panic (exit 2).
     Internal(Internal),
 }
@@ -80,6 +91,18 @@ impl fmt::Display for ApplyError {
             ApplyError::Unappliable { file, line, what } => {
                 write!(f, "cannot apply the plan to {file}:{line}: {what}; nothing was written")
             }
+            ApplyError::NotMadeAgain { command, what } => write!(
+                f,
+                "the plan is not the one teardown makes from the command it records ({command}) and its inputs: {what}; nothing was written; make the plan again"
+            ),
+            ApplyError::Refused { file, why } => write!(f, "cannot apply the plan to {file}: {why}; nothing was written"),
+            ApplyError::Leftovers { files } => write!(
+                f,
+                "an earlier apply did not finish: it left {}; each `.new` holds a new text never put in place (delete it), \
+                 each `.old` the original of the file beside it, whose new text is in place (rename it over that file to undo \
+                 the change, or delete it); nothing was written",
+                files.join(", ")
+            ),
             ApplyError::Internal(e) => write!(f, "{e}; nothing was written"),
         }
     }
@@ -103,6 +126,9 @@ pub struct Change {
     pub unordered: usize,
     /// Murano objects kept in place, marked `destroyed: true`.
     pub marked: usize,
+    /// The file starts with a UTF-8 byte-order mark (not in `before` and
+    /// `after`), which the new file keeps.
+    pub bom: bool,
 }
 
 /// What happens to an object of the snapshot.
@@ -120,21 +146,7 @@ pub fn prepare(plan: &PlanFile, snapshot: &Snapshot, options: &LoadOptions) -> R
     let sources = &snapshot.sources;
     let objects = &snapshot.objects;
     let file_of: HashMap<&str, FileId> = sources.ids().map(|id| (sources.get(id).name.as_str(), id)).collect();
-    for input in &plan.inputs {
-        let Some(&id) = file_of.get(input.path.as_str()) else {
-            return Err(ApplyError::Stale { file: input.path.clone(), why: "could not be read".into() });
-        };
-        let now = sources.get(id).sha256();
-        if now != input.sha256 {
-            return Err(ApplyError::Stale {
-                file: input.path.clone(),
-                why: format!(
-                    "changed since the plan was made (sha256 {} in the plan, {now} now)",
-                    short(&input.sha256)
-                ),
-            });
-        }
-    }
+    digests(plan, sources)?;
 
     // Every place of every object, to find what the plan names.
     let mut at: HashMap<(FileId, usize, usize), ObjId> = HashMap::with_capacity(objects.len());
@@ -221,6 +233,10 @@ pub fn prepare(plan: &PlanFile, snapshot: &Snapshot, options: &LoadOptions) -> R
         let id = w.id;
         let unappliable =
             |what: String| ApplyError::Unappliable { file: r.place.file.clone(), line: r.place.line as usize, what };
+        // Orphaned is what stays without its owner: not what goes.
+        if *id.of(&fate)? != Fate::Stays {
+            return Err(unappliable(format!("{} is orphaned in the plan, which also deletes it", r.reference)));
+        }
         let owner = r.owner.as_deref().unwrap_or_default();
         let owners = by_ref.get(owner).map(Vec::as_slice).unwrap_or_default();
         // Every reference to that owner (an object may name it twice).
@@ -352,6 +368,34 @@ pub fn prepare(plan: &PlanFile, snapshot: &Snapshot, options: &LoadOptions) -> R
     Ok(changes)
 }
 
+/// Every input of `plan` is among `sources`, with the digest the plan
+/// records (else the plan is stale).
+pub fn digests(plan: &PlanFile, sources: &Sources) -> Result<(), ApplyError> {
+    let file_of: HashMap<&str, FileId> = sources.ids().map(|id| (sources.get(id).name.as_str(), id)).collect();
+    for input in &plan.inputs {
+        let Some(&id) = file_of.get(input.path.as_str()) else {
+            return Err(ApplyError::Stale { file: clean(&input.path), why: "could not be read".into() });
+        };
+        let now = sources.get(id).sha256();
+        if now != input.sha256 {
+            return Err(ApplyError::Stale {
+                file: clean(&input.path),
+                why: format!(
+                    "changed since the plan was made (sha256 {} in the plan, {now} now)",
+                    clean(short(&input.sha256))
+                ),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Text from the plan file, as it may be shown (one escaping for every
+/// output: `crate::escape`).
+pub fn clean(s: &str) -> String {
+    crate::escape::escape(s).into_owned()
+}
+
 /// Ranges, to ask whether one of them holds another range.
 struct Cover {
     /// (start, end), sorted by start and then by end, longest first.
@@ -447,7 +491,12 @@ fn change(
     }
     let cover = Cover::new(removed_spans.iter().map(Span::range));
     let inside_removed = |s: &Span| cover.holds(s.range());
+    // An edit is made, and counted, once however often the plan names it.
+    let mut done: HashSet<(usize, usize, Option<Entry>)> = HashSet::with_capacity(work.len());
     for &Work { id, span, decl, .. } in work {
+        if !done.insert((span.start, span.end, decl)) {
+            continue;
+        }
         let o = id.of(objects)?;
         let Some(how) = edits_of(o) else {
             return Err(refuse(
@@ -506,6 +555,7 @@ fn change(
         orphaned,
         unordered,
         marked,
+        bom: file.bom,
     })
 }
 
@@ -528,7 +578,11 @@ fn check(
     let old = alone(&file.text);
     let new = alone(after);
     let broken = |what: String| ApplyError::Unappliable { file: file.name.clone(), line: 1, what };
-    let problems = |s: &Snapshot| s.findings.iter().filter(|f| f.severity == crate::findings::Severity::Error).count();
+    // Every error counts, those listed and those only counted past the cap.
+    let problems = |s: &Snapshot| {
+        let error = crate::findings::Severity::Error;
+        s.findings.iter().filter(|f| f.severity == error).count() + s.omitted.count_of(|u| u.severity == error)
+    };
     if problems(&new) > problems(&old) {
         return Err(broken("the edited file no longer reads cleanly (a teardown bug: please report it)".into()));
     }
@@ -642,4 +696,49 @@ fn check(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A plan file made by hand for one file, `text`, deleting the objects
+    /// at `deleted` (indices of its objects), each listed `times` times.
+    fn prepared(text: &str, deleted: &[usize], times: usize) -> Result<Vec<Change>, ApplyError> {
+        let one = SourceFile::new("f.yaml".into(), None, crate::input::Format::Yaml, text.to_string());
+        let options = LoadOptions::default();
+        let snapshot = load::load_sources(Sources { files: vec![std::sync::Arc::new(one)] }, &options);
+        let resources: Vec<serde_json::Value> = deleted
+            .iter()
+            .flat_map(|&i| {
+                let o = &snapshot.objects[i];
+                let r = serde_json::json!({
+                    "ref": o.reference(), "file": "f.yaml", "line": 1,
+                    "offset": o.span.start, "length": o.span.len(),
+                });
+                std::iter::repeat_n(r, times)
+            })
+            .collect();
+        let plan = serde_json::json!({
+            "schemaVersion": 1, "mode": "delete", "steps": [{"resources": resources}],
+            "inputs": [{"path": "f.yaml", "sha256": snapshot.sources.get(FileId(0)).sha256()}],
+        });
+        let plan: PlanFile =
+            serde_json::from_value(plan).map_err(|e| ApplyError::NotAPlan { path: "-".into(), why: e.to_string() })?;
+        prepare(&plan, &snapshot, &options)
+    }
+
+    /// An object the plan names many times is removed, and counted, once
+    /// (was: counted each time: "1001 objects removed").
+    #[test]
+    fn an_edit_named_twice_is_made_and_counted_once() {
+        let text = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, namespace: x}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: b, namespace: x}\n";
+        let changes = prepared(text, &[0], 1000).expect("applies");
+        assert_eq!(changes.len(), 1);
+        assert_eq!(changes[0].removed, 1);
+        assert_eq!(
+            changes[0].after.as_deref(),
+            Some("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: b, namespace: x}\n")
+        );
+    }
 }

@@ -14,6 +14,10 @@ pub struct PlanFile {
     pub steps: Vec<Step>,
     #[serde(default)]
     pub orphaned: Vec<Resource>,
+    /// The `plan` command that made it, without its inputs (`apply` makes
+    /// the plan again from it); empty in plan files of older versions.
+    #[serde(default)]
+    pub command: Vec<String>,
     pub inputs: Vec<Input>,
 }
 

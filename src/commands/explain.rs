@@ -23,6 +23,7 @@ pub fn run(args: ExplainArgs, env: Env, style: Style) -> Result<Status, Error> {
         env.stdin,
         env.stderr,
         voice,
+        None,
     )?;
     let ids = query.select(&snapshot.objects)?;
     let explanations: Vec<_> = ids.iter().map(|&id| explain::explain(&plan, id)).collect();

@@ -144,6 +144,8 @@ struct Loading<'a> {
     quiet: bool,
     /// `--max-file-size`, `--max-object-size`.
     limits: Limits,
+    /// Reads the inputs instead of `load::load` (`apply`).
+    read: Option<plan::Reader<'a>>,
 }
 
 impl<'a> Loading<'a> {
@@ -169,6 +171,7 @@ impl<'a> Loading<'a> {
             rules: RuleSet::ALL,
             quiet: false,
             limits: Limits::default(),
+            read: None,
         }
     }
 
@@ -191,7 +194,10 @@ impl<'a> Loading<'a> {
 fn load_usable(how: &Loading, stdin: &mut dyn Read, stderr: &mut Vec<u8>) -> Result<Snapshot, Error> {
     let options =
         LoadOptions { dialect: how.dialect.clone(), progress: how.progress, digests: how.digests, limits: how.limits };
-    let snapshot = load::load(how.paths, &options, stdin);
+    let snapshot = match how.read {
+        Some(read) => read(how.paths, &options),
+        None => load::load(how.paths, &options, stdin),
+    };
     let (findings, omitted) = (&snapshot.findings, &snapshot.omitted);
     if findings.is_empty() {
         return Ok(snapshot);

@@ -16,48 +16,8 @@ use std::io::Read;
 use std::path::PathBuf;
 
 pub fn run(args: PlanArgs, env: Env, style: Style) -> Result<Status, Error> {
-    let mut settings = PlanSettings::new(&args.plan, false)?;
-    crate::settings::plan_output(args.output, args.input.dialect.as_deref(), settings.multi_owner)?;
-    crate::settings::plan_as(args.output, args.input.dialect.as_deref(), args.as_tool)?;
-    let controls = crate::settings::controls(&args.rules, &args.config, &args.plan.finalizer_controller)?;
-    crate::settings::with_controls(&mut settings, &controls);
-    let voice = Voice { style, progress: env.progress, rules: controls.rules, quiet: env.quiet };
-    let detail = match args.output {
-        PlanFormat::Table => Detail { reasons: true, places: false },
-        PlanFormat::Json | PlanFormat::Yaml => Detail::ALL,
-        PlanFormat::Names | PlanFormat::Refs | PlanFormat::Dot | PlanFormat::Mermaid | PlanFormat::Kubectl => {
-            Detail::default()
-        }
-    };
-    let (snapshot, mut plan) = make(&settings, &args.input, detail, env.stdin, env.stderr, voice)?;
-    // `--as`: the tool's order, and its findings as warnings (TD016). The
-    // plan's steps stay what they are.
-    if let Some(tool) = args.as_tool {
-        // The tools delete Kubernetes resources; another dialect's objects
-        // would be placed in an order no tool has.
-        let mut foreign = Vec::new();
-        for &id in plan.steps.iter().flatten() {
-            if !id.of(&snapshot.objects)?.is_kubernetes() {
-                foreign.push(id);
-            }
-        }
-        if let Some(&id) = foreign.first() {
-            return Err(Error::Usage(format!(
-                "--as {}: {} is {}, not a Kubernetes resource, and {} deletes none ({} such in the plan)",
-                tool.id(),
-                id.of(&plan.refs)?,
-                id.of(&snapshot.objects)?.origin.noun,
-                tool.name(),
-                foreign.len()
-            )));
-        }
-        let order = plan::tool_order::of(&snapshot.objects, &plan, tool);
-        plan.warnings.extend(order.findings.iter().map(|f| plan::Warning::ToolOrder(Box::new(f.clone()))));
-        plan.tool_order = Some(order);
-    }
-    // Ignoring a rule hides its warnings, in every format; the plan itself
-    // (its steps, relaxed edges and cycles) stays what it is.
-    plan.warnings.retain(|w| w.rule().is_none_or(|r| controls.rules.contains(r)));
+    let voice = Voice { style, progress: env.progress, rules: crate::findings::RuleSet::ALL, quiet: env.quiet };
+    let (snapshot, plan, settings) = made(&args, None, None, env.stdin, env.stderr, voice)?;
     let roots = match args.output {
         PlanFormat::Kubectl => Some(kubectl_roots(&snapshot, &plan)?),
         _ => None,
@@ -101,6 +61,95 @@ pub fn run(args: PlanArgs, env: Env, style: Style) -> Result<Status, Error> {
     }
     Ok(Status::Success)
 }
+
+/// The plan `args` ask for, made as `plan` makes it: the snapshot, the
+/// plan (with `--as`, and the warnings the finding controls let through)
+/// and its settings. `config`: the settings file `apply` read for it
+/// (instead of looking for one); `read`: how `apply` reads the inputs;
+/// `voice.rules` is the controls'.
+fn made(
+    args: &PlanArgs,
+    config: Option<Option<crate::config::Config>>,
+    read: Option<Reader>,
+    stdin: &mut dyn Read,
+    stderr: &mut Vec<u8>,
+    voice: Voice,
+) -> Result<(Snapshot, Plan, PlanSettings), Error> {
+    let mut settings = PlanSettings::new(&args.plan, false)?;
+    crate::settings::plan_output(args.output, args.input.dialect.as_deref(), settings.multi_owner)?;
+    crate::settings::plan_as(args.output, args.input.dialect.as_deref(), args.as_tool)?;
+    let finalizers = &args.plan.finalizer_controller;
+    let controls = match config {
+        None => crate::settings::controls(&args.rules, &args.config, finalizers)?,
+        Some(file) => crate::settings::controls_with(&args.rules, file, finalizers)?,
+    };
+    crate::settings::with_controls(&mut settings, &controls);
+    let voice = Voice { rules: controls.rules, ..voice };
+    let detail = match args.output {
+        PlanFormat::Table => Detail { reasons: true, places: false },
+        PlanFormat::Json | PlanFormat::Yaml => Detail::ALL,
+        PlanFormat::Names | PlanFormat::Refs | PlanFormat::Dot | PlanFormat::Mermaid | PlanFormat::Kubectl => {
+            Detail::default()
+        }
+    };
+    let (snapshot, mut plan) = make(&settings, &args.input, detail, stdin, stderr, voice, read)?;
+    // `--as`: the tool's order, and its findings as warnings (TD016). The
+    // plan's steps stay what they are.
+    if let Some(tool) = args.as_tool {
+        // The tools delete Kubernetes resources; another dialect's objects
+        // would be placed in an order no tool has.
+        let mut foreign = Vec::new();
+        for &id in plan.steps.iter().flatten() {
+            if !id.of(&snapshot.objects)?.is_kubernetes() {
+                foreign.push(id);
+            }
+        }
+        if let Some(&id) = foreign.first() {
+            return Err(Error::Usage(format!(
+                "--as {}: {} is {}, not a Kubernetes resource, and {} deletes none ({} such in the plan)",
+                tool.id(),
+                id.of(&plan.refs)?,
+                id.of(&snapshot.objects)?.origin.noun,
+                tool.name(),
+                foreign.len()
+            )));
+        }
+        let order = plan::tool_order::of(&snapshot.objects, &plan, tool);
+        plan.warnings.extend(order.findings.iter().map(|f| plan::Warning::ToolOrder(Box::new(f.clone()))));
+        plan.tool_order = Some(order);
+    }
+    // Ignoring a rule hides its warnings, in every format; the plan itself
+    // (its steps, relaxed edges and cycles) stays what it is.
+    plan.warnings.retain(|w| w.rule().is_none_or(|r| controls.rules.contains(r)));
+    plan.command = args.recorded.0.clone();
+    Ok((snapshot, plan, settings))
+}
+
+/// Make the plan of a plan file's recorded command again, from inputs
+/// `read` reads (`apply`), with the settings file `config` (already read):
+/// the snapshot and the plan file's bytes, as `plan` writes them.
+pub(super) fn again(
+    args: &PlanArgs,
+    config: Option<crate::config::Config>,
+    read: Reader,
+    stderr: &mut Vec<u8>,
+    style: Style,
+) -> Result<(Snapshot, Vec<u8>), Error> {
+    let voice = Voice { style, progress: false, rules: crate::findings::RuleSet::ALL, quiet: true };
+    let (snapshot, plan, _) = made(args, Some(config), Some(read), &mut std::io::empty(), stderr, voice)?;
+    let mut out = Vec::new();
+    let written = match args.output {
+        PlanFormat::Json => render::plan::json(&snapshot, &plan, &mut out),
+        PlanFormat::Yaml => render::plan::yaml(&snapshot, &plan, &mut out),
+        _ => return Err(Error::Usage("a plan file is written with -o json or -o yaml".into())),
+    };
+    written.map_err(Error::Output)?;
+    Ok((snapshot, out))
+}
+
+/// Reads a plan's inputs instead of `load::load` (`apply` reads them
+/// through the directory it checked them in).
+pub(super) type Reader<'a> = &'a dyn Fn(&[PathBuf], &crate::load::LoadOptions) -> Snapshot;
 
 /// The cascade roots `-o kubectl` deletes, or why it cannot: every object
 /// the plan deletes must be a Kubernetes resource (read by a dialect whose
@@ -162,6 +211,7 @@ pub(super) fn make(
     stdin: &mut dyn Read,
     stderr: &mut Vec<u8>,
     voice: Voice,
+    read: Option<Reader>,
 ) -> Result<(Snapshot, Plan), Error> {
     let Voice { style, progress, rules, quiet } = voice;
     let paths = input.paths();
@@ -177,6 +227,7 @@ pub(super) fn make(
         rules,
         quiet,
         limits: input.reading(),
+        read,
     };
     let snapshot = load_usable(&loading, stdin, stderr)?;
     refuse_duplicates(&snapshot, "plan", style, stderr)?;

@@ -684,11 +684,7 @@ pub fn edits(text: &str, ops: &[Op]) -> R<Vec<Edit>> {
     if let Some(e) = merged.first_mut() {
         let head = part(text, 0..e.range.start)?.lines().all(|l| is_filler(l) && !is_separator(l.trim_end()));
         let next = line_end(text, e.range.end.min(text.len()));
-        if e.text.is_empty()
-            && head
-            && e.range.end < text.len()
-            && is_separator(part(text, e.range.end..next)?.trim_end())
-        {
+        if e.text.is_empty() && head && e.range.end < text.len() && is_bare_separator(part(text, e.range.end..next)?) {
             e.range.end = next;
         }
     }
@@ -783,6 +779,13 @@ fn is_separator(line: &str) -> bool {
     line == "---" || line.starts_with("--- ") || line.starts_with("---\t")
 }
 
+/// A separator with nothing after it: one that carries more (a tag,
+/// `--- !!map`; an anchor; the document's first node) belongs to the
+/// document it starts, and stays with it.
+fn is_bare_separator(line: &str) -> bool {
+    line.trim_end() == "---"
+}
+
 /// A document: from its separator line (when it has one) to the next
 /// separator line; the first document without one starts at its own line.
 fn document(text: &str, span: Range<usize>) -> R<Edit> {
@@ -815,8 +818,9 @@ fn document(text: &str, span: Range<usize>) -> R<Edit> {
         let line = part(text, end..e)?.trim_end_matches(['\n', '\r']);
         if is_separator(line) || (!is_filler(line) && !line.starts_with("...")) {
             // The first document takes the separator after it: the next
-            // one becomes the first.
-            if first && is_separator(line) {
+            // one becomes the first (a separator that carries the next
+            // one's tag stays).
+            if first && is_bare_separator(line) {
                 end = e;
             }
             break;
@@ -1011,6 +1015,19 @@ mod tests {
         assert_eq!(run(t, &[remove(t, "a: 1\n")]), "# file\n# two\nb: 2\n---\nc: 3\n");
         assert_eq!(run(t, &[remove(t, "c: 3\n")]), "# file\na: 1\n---\n# two\nb: 2\n");
         assert_eq!(run(t, &[remove(t, "a: 1\n"), remove(t, "b: 2\n")]), "# file\nc: 3\n");
+    }
+
+    /// A tag on a separator line (`--- !!map`) is the next document's: it
+    /// stays when the document before it goes, first or not.
+    #[test]
+    fn a_document_keeps_the_tag_on_its_separator() {
+        let t = "--- !!map\na: 1\n--- !!map\nb: 2\n--- !!map\nc: 3\n";
+        assert_eq!(run(t, &[remove(t, "a: 1\n")]), "--- !!map\nb: 2\n--- !!map\nc: 3\n");
+        assert_eq!(run(t, &[remove(t, "b: 2\n")]), "--- !!map\na: 1\n--- !!map\nc: 3\n");
+        let t = "a: 1\n--- !!map\nb: 2\n";
+        assert_eq!(run(t, &[remove(t, "a: 1\n")]), "--- !!map\nb: 2\n");
+        let t = "# head\na: 1\n---\nb: 2\n";
+        assert_eq!(run(t, &[remove(t, "a: 1\n")]), "# head\nb: 2\n");
     }
 
     #[test]

@@ -381,7 +381,7 @@ impl Walk<'_> {
     }
 }
 
-fn has_known_extension(path: &Path) -> bool {
+pub(crate) fn has_known_extension(path: &Path) -> bool {
     path.extension().and_then(|e| e.to_str()).is_some_and(|e| EXTENSIONS.iter().any(|k| k.eq_ignore_ascii_case(e)))
 }
 
@@ -654,7 +654,7 @@ fn format_of(path: Option<&Path>) -> Format {
     }
 }
 
-fn push_file(
+pub(crate) fn push_file(
     sources: &mut Sources,
     problems: &mut Vec<ReadProblem>,
     name: String,

@@ -536,6 +536,7 @@ pub fn build(snapshot: &Snapshot, options: &Options) -> Result<Plan, PlanError> 
         hooks,
         tool_order: None,
         dialect: None,
+        command: Vec::new(),
         options_mode: options.mode.clone(),
         cascade_mode: options.cascade,
         multi_owner,

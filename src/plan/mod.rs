@@ -232,6 +232,9 @@ pub struct Plan {
     /// `--dialect`, when one was forced: a plan file records it, so that
     /// `apply` reads the inputs as the plan did.
     pub dialect: Option<String>,
+    /// The `plan` command that made it, as a plan file records it
+    /// ([`crate::cli::Recorded`]): `apply` makes the plan again from it.
+    pub command: Vec<String>,
     /// `--delete` / `--prune`: the targets, in the order given.
     pub targets: Vec<ObjId>,
     /// `--gc` of a snapshot with resource trackers: the collector's stages.

@@ -506,6 +506,9 @@ struct PlanOut<'a> {
     /// `--as TOOL`: that tool's order and where it breaks the plan's.
     #[serde(rename = "as", skip_serializing_if = "Option::is_none")]
     as_tool: Option<super::tool_order::AsOut<'a>>,
+    /// The `plan` command, without its inputs (`apply` makes the plan again).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    command: Vec<&'a str>,
     inputs: Vec<InputOut<'a>>,
 }
 
@@ -681,6 +684,7 @@ fn plan_out<'a>(snapshot: &'a Snapshot, plan: &'a Plan) -> Result<PlanOut<'a>, I
             .collect(),
         stages: plan.stages.as_ref().map(|s| super::stages::out(&names, s)),
         as_tool: plan.tool_order.as_ref().map(|o| super::tool_order::out(o, plan)),
+        command: plan.command.iter().map(String::as_str).collect(),
         inputs: plan.inputs.iter().map(|i| InputOut { path: &i.path, sha256: &i.sha256 }).collect(),
     })
 }
@@ -825,6 +829,9 @@ pub fn json(snapshot: &Snapshot, plan: &Plan, out: &mut dyn Write) -> io::Result
     }
     if let Some(as_tool) = &p.as_tool {
         doc.field(&mut buf, "as", as_tool)?;
+    }
+    if !p.command.is_empty() {
+        doc.field(&mut buf, "command", &p.command)?;
     }
     doc.field(&mut buf, "inputs", &p.inputs)?;
     doc.end(&mut buf);

@@ -119,3 +119,11 @@ pub fn warnings(v: &Value) -> Vec<(String, String)> {
         .map(|w| (w["type"].as_str().unwrap().to_string(), w["message"].as_str().unwrap().to_string()))
         .collect()
 }
+
+/// The path of the binary under test (`TEARDOWN_BIN`, or this build's),
+/// for a test that starts it itself (to stop it, or run two at once).
+pub fn bin() -> std::path::PathBuf {
+    std::env::var_os("TEARDOWN_BIN")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| assert_cmd::cargo::cargo_bin("teardown"))
+}
