@@ -735,7 +735,11 @@ fn a_link_pointed_elsewhere_while_apply_runs_is_refused() {
     fs::rename(&link, real.join("web.yaml")).unwrap();
     fs::copy(real.join("web.yaml"), real.join("copy.yaml")).unwrap();
     std::os::unix::fs::symlink("../real/web.yaml", &link).unwrap();
-    plan_file(dir.path(), &["--delete", "deploy/shop/web", "manifests"]);
+    // Named on the command line, the link is read wherever it leads (a
+    // directory's links are not followed); apply follows it beneath the
+    // plan's directory only.
+    let inputs = ["manifests/10-web.yaml", "manifests/20-pods.json", "manifests/30-cart.yaml"];
+    plan_file(dir.path(), &[&["--delete", "deploy/shop/web"][..], &inputs[..]].concat());
     let (child, gate) = paused_at(dir.path(), "staged", &["apply", "plan.json"]);
     fs::remove_file(&link).unwrap();
     std::os::unix::fs::symlink("../real/copy.yaml", &link).unwrap();
