@@ -418,8 +418,32 @@ fn every_system_folder_has_a_test() {
         let path = entry.unwrap().path();
         if path.is_dir() {
             let name = path.file_name().unwrap().to_string_lossy().into_owned();
-            assert!(known.contains(&name.as_str()), "tests/conformance/{name} has no #[test] in main.rs");
+            let listed = known.contains(&name.as_str()) || PENDING.contains(&name.as_str());
+            assert!(listed, "tests/conformance/{name} has no #[test] in main.rs");
             assert!(!cases(&name).is_empty(), "tests/conformance/{name} has no case");
+        }
+    }
+}
+
+/// Suites written ahead of their feature (issue 35: the cascades of
+/// application controllers, docs/controllers/CASCADES.md): their cases fail
+/// until it exists, so they are not run; moving a name from here to `known`
+/// with its `#[test]` registers it. Until then each case must be well formed
+/// and listed in its README.
+const PENDING: [&str; 6] = ["argocd", "crossplane", "flux", "helm", "k3s", "kapp"];
+
+#[test]
+fn pending_cases_are_well_formed() {
+    for system in PENDING {
+        let readme = std::fs::read_to_string(root().join(system).join("README.md")).unwrap_or_default();
+        for path in cases(system) {
+            let id = path.file_stem().unwrap().to_string_lossy().into_owned();
+            assert!(readme.contains(&id), "{system}/{id}: not listed in {system}/README.md");
+            let case: Yaml = serde_yaml::from_str(&std::fs::read_to_string(&path).unwrap())
+                .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            for key in ["title", "upstream", "command", "expect", "files"] {
+                assert!(case.get(key).is_some(), "{system}/{id}: no `{key}`");
+            }
         }
     }
 }
