@@ -102,7 +102,11 @@ impl Comparator {
     }
 }
 
-fn graphs() -> impl Strategy<Value = (usize, Vec<(usize, usize, bool)>, Vec<bool>)> {
+/// A generated graph: object count, edges (from, to, a destruction
+/// dependency?), which objects are in the set.
+type Graph = (usize, Vec<(usize, usize, bool)>, Vec<bool>);
+
+fn graphs() -> impl Strategy<Value = Graph> {
     (1usize..13).prop_flat_map(|n| {
         (
             Just(n),
@@ -110,6 +114,13 @@ fn graphs() -> impl Strategy<Value = (usize, Vec<(usize, usize, bool)>, Vec<bool
             proptest::collection::vec(proptest::bool::weighted(0.8), n),
         )
     })
+}
+
+/// `graphs()` and some `--finalizer-controller` relations besides:
+/// (controller, holder).
+fn finalized() -> impl Strategy<Value = (Graph, Vec<(usize, usize)>)> {
+    graphs()
+        .prop_flat_map(|(n, edges, in_set)| (Just((n, edges, in_set)), proptest::collection::vec((0..n, 0..n), 1..4)))
 }
 
 proptest! {
@@ -241,6 +252,25 @@ proptest! {
             }
         }
     }
+
+    /// A finalizer's controller never goes before an object of the set
+    /// carrying its finalizer (that object would hang, and the plan is
+    /// refused: CONTRACT §5), though ownership splits the destruction-
+    /// dependency cycles they make into levels, owned first (issue 32).
+    /// They may share a step.
+    #[test]
+    fn a_finalizer_controller_never_goes_first(((n, edges, in_set), fin) in finalized()) {
+        let mut rels = relations(&edges);
+        rels.extend(fin.iter().filter(|(c, h)| c != h).map(|&(c, h)| rel(c, h, RelKind::Finalizer)));
+        let rank: Vec<u32> = (0..n as u32).collect();
+        let o = order(&Input { relations: &rels, in_set: &in_set, rank: &rank, allow_cycles: true }).unwrap();
+        for r in rels.iter().filter(|r| r.kind == RelKind::Finalizer) {
+            let (c, h) = (r.from.index(), r.to.index());
+            if in_set[c] && in_set[h] {
+                prop_assert!(o.step[c] >= o.step[h], "controller {} at step {}, before {} at step {}", c, o.step[c], h, o.step[h]);
+            }
+        }
+    }
 }
 
 #[test]
@@ -293,6 +323,38 @@ fn owner_and_owned_that_depend_on_each_other_go_owned_first() {
     rels.extend([rel(2, 0, RelKind::DestroyAfter), rel(0, 2, RelKind::DestroyAfter)]);
     let o = order(&Input { relations: &rels, in_set: &[true; 3], rank: &[0, 1, 2], allow_cycles: false }).unwrap();
     assert_eq!((o.step[1], o.step[2], o.step[0]), (1, 1, 2));
+    assert_eq!(o.groups.len(), 1);
+    assert_eq!(o.groups[0].members, [ObjId(1), ObjId(2)]);
+}
+
+#[test]
+fn a_split_cycle_never_puts_a_finalizer_controller_below_its_object() {
+    // web(0) owns db(1); db depends on web (web after db) and controls
+    // web's finalizer (db after web). Owned first would put db before web,
+    // which then hangs: nothing orders them, one group.
+    let rels = vec![rel(0, 1, RelKind::Owns), rel(0, 1, RelKind::DestroyAfter), rel(1, 0, RelKind::Finalizer)];
+    let o = order(&Input { relations: &rels, in_set: &[true; 2], rank: &[0, 1], allow_cycles: false }).unwrap();
+    assert_eq!((o.step[0], o.step[1]), (1, 1));
+    assert_eq!(o.groups.len(), 1);
+    assert_eq!(o.groups[0].members, [ObjId(0), ObjId(1)]);
+    assert!(o.relaxed.is_empty());
+    // A controller the levels put above its object: the split stands.
+    let rels = vec![rel(0, 1, RelKind::Owns), rel(0, 1, RelKind::Finalizer), rel(1, 0, RelKind::DestroyAfter)];
+    let o = order(&Input { relations: &rels, in_set: &[true; 2], rank: &[0, 1], allow_cycles: false }).unwrap();
+    assert_eq!((o.step[1], o.step[0]), (1, 2));
+    assert!(o.groups.is_empty());
+    // Three levels, A(0) owns B(1) owns C(2), in one cycle (A after C, B
+    // after A, C after B): C controls B's finalizer. Only the levels from
+    // C's to B's join: B and C in step 1, A in step 2 (not C, B, A).
+    let rels = vec![
+        rel(0, 1, RelKind::Owns),
+        rel(1, 2, RelKind::Owns),
+        rel(0, 2, RelKind::DestroyAfter),
+        rel(1, 0, RelKind::DestroyAfter),
+        rel(2, 1, RelKind::Finalizer),
+    ];
+    let o = order(&Input { relations: &rels, in_set: &[true; 3], rank: &[0, 1, 2], allow_cycles: false }).unwrap();
+    assert_eq!((o.step[2], o.step[1], o.step[0]), (1, 1, 2));
     assert_eq!(o.groups.len(), 1);
     assert_eq!(o.groups[0].members, [ObjId(1), ObjId(2)]);
 }

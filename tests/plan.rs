@@ -232,6 +232,27 @@ fn a_finalizer_controller_in_a_destruction_cycle_with_its_object_is_flagged() {
 }
 
 #[test]
+fn a_finalizer_controller_its_object_owns_in_a_cycle_with_it_is_not_put_first() {
+    // web owns db, db depends on web, db's controller removes web's
+    // finalizer: ownership would split the cycle owned first (db, then web)
+    // and web would hang (before: exit 1, "would hang"). One step, flagged.
+    let fixture = "fixtures/plan/finalizer-cycle-owned.yaml";
+    let (code, v) =
+        plan(&["--all", "--no-default-rules", "--finalizer-controller", "example.com/cleanup=ConfigMap/b/db", fixture]);
+    assert_eq!(code, 0, "{v}");
+    assert_eq!(steps(&v), s(&[&["ConfigMap/b/db", "ConfigMap/b/web"]]));
+    assert_eq!(v["cycles"][0]["refs"], serde_json::json!(["ConfigMap/b/db", "ConfigMap/b/web"]));
+    assert_eq!(v["relaxed"], serde_json::json!([]));
+    let messages: Vec<&str> =
+        v["warnings"].as_array().unwrap().iter().map(|w| w["message"].as_str().unwrap()).collect();
+    assert!(messages.iter().any(|m| m.contains("the object hangs if the controller goes first")), "{messages:?}");
+    // Without the controller nothing contradicts the ownership: db, then web.
+    let (code, v) = plan(&["--all", "--no-default-rules", fixture]);
+    assert_eq!(code, 0, "{v}");
+    assert_eq!(steps(&v), s(&[&["ConfigMap/b/db"], &["ConfigMap/b/web"]]));
+}
+
+#[test]
 fn gc_collects_what_has_no_solid_owner_and_what_is_being_deleted() {
     let (code, v) = plan(&["--gc", "fixtures/plan/gc.yaml"]);
     assert_eq!(code, 0);

@@ -312,10 +312,15 @@ pub fn order(input: &Input) -> Result<Order, OwnershipCycle> {
             .collect();
         owned_by = super::scc::Csr::from_edges(count, own.iter().copied());
     }
+    // A finalizer's controller removes the finalizer of an object that
+    // carries it: deleted before that object, it leaves the object hanging
+    // (the plan is refused). Per cycle, its finalizer edges between objects
+    // of the set, as (controller, holder) positions in the cycle.
+    let held = finalizers_in(&hard_cycles, &edges, rels, &objects_of, &mut groups);
     let mut destruction_cycles: Vec<Vec<ObjId>> = Vec::new();
     // Cycles split into levels: their elements (groups of step 1).
     let mut split: Vec<Vec<u32>> = Vec::new();
-    for cycle in hard_cycles {
+    for (c, cycle) in hard_cycles.into_iter().enumerate() {
         // Members of ownership groups merged in step 1 come along.
         let nodes: Vec<u32> = cycle.iter().flat_map(|&g| by_rep[g as usize].iter().copied()).collect();
         let members = members_of(&nodes, &objects_of);
@@ -326,10 +331,13 @@ pub fn order(input: &Input) -> Result<Order, OwnershipCycle> {
         // --allow-cycles, need not be one of objects that depend on each
         // other: it stays one group.)
         let single = cycle.iter().all(|&g| by_rep[g as usize].len() == 1);
-        let level = match single {
+        let mut level = match single {
             true => levels(&cycle, &owned_by),
             false => Vec::new(),
         };
+        if let Some(held) = held.get(c) {
+            keep_controllers_up(&mut level, held);
+        }
         let top = level.iter().copied().max().unwrap_or(0);
         if top <= 1 {
             if !members.is_empty() {
@@ -487,6 +495,84 @@ fn levels(cycle: &[u32], owned_by: &super::scc::Csr) -> Vec<u32> {
         }
     }
     cycle.iter().map(|g| value.get(g).copied().unwrap_or(1)).collect()
+}
+
+/// Per destruction-dependency cycle (its elements: groups), the finalizer
+/// edges between two of its elements that are objects of the set, as
+/// (controller, holder) positions in the cycle; empty when there are none.
+fn finalizers_in(
+    cycles: &[Vec<u32>],
+    edges: &[Edge],
+    rels: &[Relation],
+    objects_of: &[Option<ObjId>],
+    groups: &mut Groups,
+) -> Vec<Vec<(usize, usize)>> {
+    let finalizer = |e: &&Edge| {
+        e.hard
+            && rels.get(e.rel as usize).is_some_and(|r| r.kind == RelKind::Finalizer)
+            && objects_of[e.from as usize].is_some()
+            && objects_of[e.to as usize].is_some()
+    };
+    if cycles.is_empty() || !edges.iter().any(|e| finalizer(&e)) {
+        return Vec::new();
+    }
+    let mut at: rustc_hash::FxHashMap<u32, (usize, usize)> = rustc_hash::FxHashMap::default();
+    for (c, cycle) in cycles.iter().enumerate() {
+        for (p, &g) in cycle.iter().enumerate() {
+            at.insert(g, (c, p));
+        }
+    }
+    let mut held = vec![Vec::new(); cycles.len()];
+    for e in edges.iter().filter(finalizer) {
+        let (f, t) = (groups.find(e.from), groups.find(e.to));
+        if let (Some(&(cf, pf)), Some(&(ct, pt))) = (at.get(&f), at.get(&t)) {
+            if cf == ct && pf != pt {
+                held[cf].push((pf, pt));
+            }
+        }
+    }
+    held
+}
+
+/// Ownership splits a destruction-dependency cycle into levels (owned
+/// first), which orders the cycle's own dependencies against each other —
+/// but a finalizer's controller must not go before an object carrying its
+/// finalizer, or that object hangs (a plan refused for an order the plan
+/// chose). Where the levels would put a controller (`held`: controller,
+/// holder positions) below its holder, the levels from the controller's to
+/// the holder's are one level: nothing orders them, so they go together
+/// (a same-step warning), as the cycle did before it was split. The map is
+/// monotone: a controller already above its holder stays above it.
+fn keep_controllers_up(level: &mut [u32], held: &[(usize, usize)]) {
+    let top = level.iter().copied().max().unwrap_or(0) as usize;
+    // A turned-round span adds 1 at its lower level and takes 1 away at
+    // its upper one: where the running sum is above 0 after level l, l and
+    // l + 1 are one level.
+    let mut open = vec![0i64; top + 2];
+    let mut any = false;
+    for &(c, h) in held {
+        let (Some(&a), Some(&b)) = (level.get(c), level.get(h)) else { continue };
+        if a < b {
+            open[a as usize] += 1;
+            open[b as usize] -= 1;
+            any = true;
+        }
+    }
+    if !any {
+        return;
+    }
+    let mut to = vec![0u32; top + 1];
+    let (mut next, mut spans) = (0u32, 0i64);
+    for l in 1..=top {
+        if spans == 0 {
+            next += 1;
+        }
+        to[l] = next;
+        spans += open[l];
+    }
+    for l in level.iter_mut() {
+        *l = to[*l as usize];
+    }
 }
 
 /// The result of Kahn's walk over groups of layering nodes.
