@@ -27,10 +27,19 @@
 //!   to `check` (TD010), as warned.
 //! - C: native `destroyAfter` entries naming a deleted resource stayed
 //!   (TD010 after apply); apply now takes them out.
+//! - D (in the property, not in teardown): it took any owner reference
+//!   carrying a deleted owner's uid for a reference to that owner. One
+//!   under other coordinates is none (CONTRACT §5: dangling, TD004, before
+//!   the plan), and apply leaves it as it is (README, `teardown apply`): in
+//!   the case found, a cluster-scoped object kept because that reference
+//!   names a namespaced kind, which the collector never patches. The
+//!   property now matches a reference by its own coordinates and uid, and
+//!   checks that an object that stays, not orphaned, keeps every reference
+//!   that was broken before.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing, clippy::string_slice)]
 
 mod props_gen;
-use props_gen::{file_text, kube, run, uid, Kube, KubeOpts, Native};
+use props_gen::{file_text, kube, run, uid, Kube, KubeOpts, Native, Obj, Owner};
 use proptest::prelude::*;
 use serde_json::Value;
 use std::collections::BTreeSet;
@@ -160,82 +169,138 @@ fn reference_of(k: &Kube, doc: &Value) -> Option<String> {
     }
 }
 
+/// Does the owner reference `r` (as read back) name object `o` at `o`'s
+/// own coordinates (group from its apiVersion, kind, name) with `o`'s uid?
+/// A reference that only carries `o`'s uid, under other coordinates, is
+/// not a reference to `o` (CONTRACT §5: dangling, TD004).
+fn names_at_coordinates(k: &Kube, r: &Value, o: usize) -> bool {
+    let d = k.objs[o].def();
+    let group = |api: &str| api.rsplit_once('/').map_or("", |(g, _)| g).to_string();
+    r["apiVersion"].as_str().map(group) == Some(group(d.api))
+        && r["kind"] == d.kind
+        && r["name"] == k.objs[o].name.as_str()
+        && r["uid"] == uid(o).as_str()
+}
+
 proptest! {
     #![proptest_config(props_gen::config(48))]
 
     #[test]
     fn applying_a_plan_leaves_no_reference_dangling(c in case()) {
-        let sel = c.targets.iter().map(|&i| format!("uid:{}", uid(i))).collect::<Vec<_>>().join(",");
-        let modes: Vec<Vec<String>> = [
-            vec!["--delete", &sel],
-            vec!["--delete", &sel, "--cascade", "orphan"],
-            vec!["--gc"],
-            vec!["--all"],
-        ].iter().map(|m| m.iter().map(|s| s.to_string()).collect()).collect();
-        for mode in modes {
-            let dir = tempfile::tempdir().unwrap();
-            let paths = write_files(&c, dir.path());
-            let dangling = ["TD003", "TD004", "TD005", "TD006", "TD010"];
-            let before = findings(&paths, &dangling);
-            let plan = plan_and_apply(dir.path(), &mode, &paths).map_err(TestCaseError::fail)?;
-            let deleted = refs_in(&plan, "steps");
-            let orphaned = refs_in(&plan, "orphaned");
-            let docs = documents(&paths);
-            let after: BTreeSet<String> = docs.iter().filter_map(|d| reference_of(&c.snap, d)).collect();
-            // Exactly what the plan does not delete is left.
-            let all: BTreeSet<String> = c.snap.documents().iter().filter_map(|d| reference_of(&c.snap, d)).collect();
-            let want: BTreeSet<String> = all.difference(&deleted).cloned().collect();
-            prop_assert_eq!(&after, &want, "{:?}: what is left", mode);
-            // No owner reference to an object of the snapshot names one the
-            // plan deleted; a depends-on annotation (never edited) that does
-            // was warned about (`dependent-stays`), and that object is left
-            // out of what `check` says.
-            let warned: BTreeSet<(String, String)> = plan["warnings"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter(|w| w["type"] == "dependent-stays")
-                .map(|w| (w["refs"][0].as_str().unwrap_or("").to_string(), w["refs"][1].as_str().unwrap_or("").to_string()))
-                .collect();
-            let mut open = BTreeSet::new();
-            for d in &docs {
-                let Some(me) = reference_of(&c.snap, d) else { continue };
-                let Some(i) = d["metadata"]["uid"].as_str().and_then(|u| u.strip_prefix('u')).and_then(|n| n.parse::<usize>().ok()) else { continue };
-                let now: BTreeSet<&str> = d["metadata"]["ownerReferences"].as_array().into_iter().flatten().filter_map(|o| o["uid"].as_str()).collect();
-                // Owner references that were solid before: an object that
-                // stays (orphaned, or kept by another owner) lost every one
-                // to an owner the plan deleted.
-                for o in c.snap.solid_owners(i) {
-                    let target = c.snap.objs[o].reference();
+        round_trip_holds(&c)?;
+    }
+}
+
+/// The property, for one case.
+fn round_trip_holds(c: &Case) -> Result<(), TestCaseError> {
+    let sel = c.targets.iter().map(|&i| format!("uid:{}", uid(i))).collect::<Vec<_>>().join(",");
+    let modes: Vec<Vec<String>> =
+        [vec!["--delete", &sel], vec!["--delete", &sel, "--cascade", "orphan"], vec!["--gc"], vec!["--all"]]
+            .iter()
+            .map(|m| m.iter().map(|s| s.to_string()).collect())
+            .collect();
+    for mode in modes {
+        let dir = tempfile::tempdir().unwrap();
+        let paths = write_files(c, dir.path());
+        let dangling = ["TD003", "TD004", "TD005", "TD006", "TD010"];
+        let before = findings(&paths, &dangling);
+        let plan = plan_and_apply(dir.path(), &mode, &paths).map_err(TestCaseError::fail)?;
+        let deleted = refs_in(&plan, "steps");
+        let orphaned = refs_in(&plan, "orphaned");
+        let docs = documents(&paths);
+        let after: BTreeSet<String> = docs.iter().filter_map(|d| reference_of(&c.snap, d)).collect();
+        // Exactly what the plan does not delete is left.
+        let all: BTreeSet<String> = c.snap.documents().iter().filter_map(|d| reference_of(&c.snap, d)).collect();
+        let want: BTreeSet<String> = all.difference(&deleted).cloned().collect();
+        prop_assert_eq!(&after, &want, "{:?}: what is left", mode);
+        // No owner reference to an object of the snapshot names one the
+        // plan deleted; a depends-on annotation (never edited) that does
+        // was warned about (`dependent-stays`), and that object is left
+        // out of what `check` says.
+        let warned: BTreeSet<(String, String)> = plan["warnings"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|w| w["type"] == "dependent-stays")
+            .map(|w| (w["refs"][0].as_str().unwrap_or("").to_string(), w["refs"][1].as_str().unwrap_or("").to_string()))
+            .collect();
+        let mut open = BTreeSet::new();
+        for d in &docs {
+            let Some(me) = reference_of(&c.snap, d) else { continue };
+            let Some(i) =
+                d["metadata"]["uid"].as_str().and_then(|u| u.strip_prefix('u')).and_then(|n| n.parse::<usize>().ok())
+            else {
+                continue;
+            };
+            let now: Vec<&Value> = d["metadata"]["ownerReferences"].as_array().into_iter().flatten().collect();
+            // Owner references that were solid before: an object that
+            // stays (orphaned, or kept by another owner) lost every one
+            // to an owner the plan deleted. A reference that carries
+            // that owner's uid under other coordinates was never one
+            // to it (TD004 before the plan), and is the next check's.
+            for o in c.snap.solid_owners(i) {
+                let target = c.snap.objs[o].reference();
+                prop_assert!(
+                    !(deleted.contains(&target) && now.iter().any(|r| names_at_coordinates(&c.snap, r, o))),
+                    "{:?}: {} (orphaned: {}) still has its owner reference to {}",
+                    mode,
+                    me,
+                    orphaned.contains(&me),
+                    target
+                );
+            }
+            // An object that stays and is not orphaned keeps every
+            // owner reference that was broken before the plan, as it is
+            // (README, `teardown apply`): the collector never takes one
+            // out of an object it does not collect (a cluster-scoped
+            // one with a namespaced owner: it stops at that reference),
+            // and taking out the one that keeps it would let a later
+            // plan delete it.
+            if !orphaned.contains(&me) {
+                for r in c.snap.objs[i].owners.iter().filter(|r| c.snap.solid(i, r).is_none()) {
+                    let written = c.snap.owner_ref(r);
                     prop_assert!(
-                        !(deleted.contains(&target) && now.contains(uid(o).as_str())),
-                        "{:?}: {} (orphaned: {}) still has its owner reference to {}", mode, me, orphaned.contains(&me), target
+                        now.iter().any(|n| **n == written),
+                        "{:?}: {} lost its owner reference {}, broken before the plan",
+                        mode,
+                        me,
+                        written
                     );
                 }
-                // Its depends-on annotation is as generated (apply never
-                // edits it): a deleted target was warned about.
-                for j in c.snap.depends_on(i) {
-                    let target = c.snap.objs[j].reference();
-                    if deleted.contains(&target) {
-                        prop_assert!(
-                            warned.contains(&(target.clone(), me.clone())),
-                            "{:?}: {} depends on {}, which the plan deletes without a warning", mode, me, target
-                        );
-                        open.insert(me.clone());
-                    }
+            }
+            // Its depends-on annotation is as generated (apply never
+            // edits it): a deleted target was warned about.
+            for j in c.snap.depends_on(i) {
+                let target = c.snap.objs[j].reference();
+                if deleted.contains(&target) {
+                    prop_assert!(
+                        warned.contains(&(target.clone(), me.clone())),
+                        "{:?}: {} depends on {}, which the plan deletes without a warning",
+                        mode,
+                        me,
+                        target
+                    );
+                    open.insert(me.clone());
                 }
             }
-            // `check` agrees: no other object has a dangling reference it did
-            // not have (an owner reference already broken — TD003 to TD006 —
-            // may be broken another way when an object goes).
-            let now = findings(&paths, &dangling);
-            let class = |r: &str| r == "TD010";
-            for (rule, message, object) in &now {
-                let had = before.iter().any(|(r, _, o)| o == object && class(r) == class(rule));
-                prop_assert!(had || open.contains(object), "{:?}: check finds a new dangling reference: {} {}", mode, rule, message);
-            }
+        }
+        // `check` agrees: no other object has a dangling reference it did
+        // not have (an owner reference already broken — TD003 to TD006 —
+        // may be broken another way when an object goes).
+        let now = findings(&paths, &dangling);
+        let class = |r: &str| r == "TD010";
+        for (rule, message, object) in &now {
+            let had = before.iter().any(|(r, _, o)| o == object && class(r) == class(rule));
+            prop_assert!(
+                had || open.contains(object),
+                "{:?}: check finds a new dangling reference: {} {}",
+                mode,
+                rule,
+                message
+            );
         }
     }
+    Ok(())
 }
 
 fn native_case() -> impl Strategy<Value = (Native, Vec<usize>, bool)> {
@@ -366,4 +431,83 @@ fn deleting_a_resource_that_must_outlive_a_kept_one_is_warned_about() {
     let plan: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(plan["warnings"][0]["type"], "dependent-stays", "{plan}");
     assert_eq!(plan["warnings"][0]["refs"], serde_json::json!(["vm", "net"]));
+}
+
+/// D: the case the property found (tests/props_apply.proptest-regressions),
+/// written out. Widget.b.example.com/web (cluster-scoped) names x twice
+/// with x's uid: at x's coordinates, and as a Widget of a.example.com, a
+/// namespaced kind (so the collector never collects web, nor patches it:
+/// kept). `--delete uid:u1` deletes x; apply takes out web's reference to
+/// x and leaves the other as it is. The property took that one for a
+/// reference to x.
+#[test]
+fn a_reference_with_a_deleted_owners_uid_under_other_coordinates_stays() {
+    let obj = |kind, ns, name: &str, owners, deps, deleting, finalizers, label| Obj {
+        kind,
+        ns,
+        name: name.into(),
+        owners,
+        deps,
+        deleting,
+        finalizers,
+        label,
+        keep: false,
+        wave: None,
+    };
+    let snap = Kube {
+        objs: vec![
+            obj(3, 0, "web", vec![Owner::OtherGroup { i: 3 }], vec![0], false, vec![], None),
+            obj(9, 0, "x", vec![Owner::WrongUid { i: 2 }], vec![], false, vec![], None),
+            obj(10, 0, "api", vec![Owner::Right { i: 0, controller: false }], vec![], true, vec![1], None),
+            obj(
+                9,
+                2,
+                "web",
+                vec![Owner::Right { i: 1, controller: true }, Owner::OtherGroup { i: 1 }],
+                vec![],
+                false,
+                vec![],
+                Some(0),
+            ),
+        ],
+        namespaces: vec![true; 3],
+        ns_deleting: vec![false; 3],
+        crds: [false, false, false, false, false, false, false, true, true, true, true].to_vec(),
+    };
+    let c = Case { snap, targets: vec![1], of: vec![0; 11], format: vec![0, 0] };
+    round_trip_holds(&c).unwrap();
+}
+
+/// D, by hand (fixtures/apply/never-collected-other-coordinates.yaml,
+/// worked out there): web loses its reference to x, keeps the one with
+/// x's uid under a.example.com and the one to a Widget that is not there,
+/// and a `--gc --closed-world` plan after still keeps it, as the collector
+/// does (it never collects a cluster-scoped object with a namespaced
+/// owner). Taking the reference with x's uid out as well would let that
+/// plan delete web.
+#[test]
+fn an_object_the_collector_never_collects_keeps_its_broken_references() {
+    let fixture = "fixtures/apply/never-collected-other-coordinates.yaml";
+    let (plan, after, findings) = round_trip(fixture, &["--delete", "widgets.b.example.com/x"]);
+    assert_eq!(plan["kept"][0]["ref"], "Widget.b.example.com/web", "{plan}");
+    assert_eq!(plan["kept"][0]["reasons"][0]["type"], "namespaced-owner", "{plan}");
+    let refs = "  ownerReferences:\n  - {apiVersion: a.example.com/v1, kind: Widget, name: x, uid: 0d000000-0000-0000-0000-000000000001}\n  - {apiVersion: b.example.com/v1alpha1, kind: Widget, name: gone, uid: 0d000000-0000-0000-0000-000000000009}\n";
+    assert!(after.ends_with(refs), "{after}");
+    assert!(!after.contains("name: x, uid: 0d000000-0000-0000-0000-000000000001, controller: true"), "{after}");
+    assert_eq!(findings, ["TD003", "TD003"], "{after}");
+    // The plan after keeps web; had apply also taken out the reference
+    // with x's uid, it would delete web, which the collector never does.
+    let dir = tempfile::tempdir().unwrap();
+    let gc = |name: &str, text: &str| {
+        let copy = props_gen::write(dir.path(), name, text).to_string_lossy().into_owned();
+        let (code, out, err) = common::run(&["plan", "--gc", "--closed-world", "-o", "json", &copy]);
+        assert_eq!(code, 0, "{err}");
+        refs_in(&serde_json::from_str(&out).unwrap(), "steps")
+    };
+    assert!(gc("after.yaml", &after).is_empty());
+    let by_uid = after.replace(
+        "  - {apiVersion: a.example.com/v1, kind: Widget, name: x, uid: 0d000000-0000-0000-0000-000000000001}\n",
+        "",
+    );
+    assert_eq!(gc("by-uid.yaml", &by_uid), BTreeSet::from(["Widget.b.example.com/web".to_string()]));
 }

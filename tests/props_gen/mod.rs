@@ -311,7 +311,7 @@ impl Kube {
     }
 
     /// The owner reference `r` as written.
-    fn owner_ref(&self, r: &Owner) -> Value {
+    pub fn owner_ref(&self, r: &Owner) -> Value {
         match *r {
             Owner::Right { i, controller } => {
                 let t = &self.objs[i];
