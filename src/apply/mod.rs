@@ -14,11 +14,12 @@ pub mod planfile;
 pub mod write;
 
 use crate::dialect;
-use crate::error::{entry_mut, Internal};
 use crate::input::edit::{self, Op};
-use crate::input::{FileId, Node, SourceFile, Sources, Span};
+use crate::input::{Node, SourceFile, Sources};
+use crate::internal::{entry_mut, Internal};
 use crate::load::{self, LoadOptions, Snapshot};
 use crate::model::{Link, ObjId, Object, RelKind, Relation};
+use crate::span::{FileId, Span};
 use planfile::{Place, PlanFile};
 use std::collections::{HashMap, HashSet};
 use std::fmt;

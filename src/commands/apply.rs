@@ -123,7 +123,7 @@ pub fn run(args: ApplyArgs, env: Env, style: Style) -> Result<Status, Error> {
     let mut targets: Vec<&Found> = Vec::with_capacity(changes.len());
     for c in &mut changes {
         let Some(f) = found.iter().find(|f| f.recorded == c.path) else {
-            return Err(Error::Apply(ApplyError::Internal(crate::error::Internal {
+            return Err(Error::Apply(ApplyError::Internal(crate::internal::Internal {
                 what: "file",
                 index: found.len(),
                 len: found.len(),

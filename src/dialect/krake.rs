@@ -25,9 +25,10 @@
 use super::fields::{StrMap, Text};
 use super::{List, Out};
 use crate::findings::{Finding, Rule};
-use crate::input::{locate, Outline, Shape, Span, Unit};
+use crate::input::{locate, Outline, Shape, Unit};
 use crate::model::intern::intern;
 use crate::model::{Collector, Fields, Identity, Object, Origin, OwnerRef, StateKeys, TrackingKeys};
+use crate::span::Span;
 use serde::Deserialize;
 
 pub struct Krake;

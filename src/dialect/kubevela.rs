@@ -31,7 +31,7 @@ use super::fields::{LenientStr, StrMap, Text};
 use super::kubernetes::Kubernetes;
 use super::{Dialect, List, Out};
 use crate::findings::{Finding, Rule};
-use crate::input::{locate, Node, Outline, Shape, Span, Unit};
+use crate::input::{locate, Node, Outline, Shape, Unit};
 use crate::model::intern::intern;
 use crate::model::kube::group_of;
 use crate::model::lifecycle::Lifecycle;
@@ -40,6 +40,7 @@ use crate::model::tracking::{
     TrackerSpec, Tracking, Workflow,
 };
 use crate::model::{Collector, Fields, Identity, Object, Origin, Str, TrackingKeys};
+use crate::span::Span;
 use serde::Deserialize;
 
 pub struct KubeVela;

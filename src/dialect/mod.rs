@@ -22,9 +22,10 @@ pub mod status;
 pub mod tools;
 
 use crate::findings::{Finding, Rule};
-use crate::input::{FileId, Node, Shape, Sources, Unit};
+use crate::input::{Node, Shape, Sources, Unit};
 use crate::model::lifecycle::Lifecycle;
 use crate::model::{Object, Origin, Relation};
+use crate::span::FileId;
 
 /// One kind of input.
 pub trait Dialect: Sync {

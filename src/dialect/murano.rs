@@ -17,11 +17,12 @@
 
 use super::Out;
 use crate::findings::{Finding, Rule};
-use crate::input::{locate, FileId, Node, Span, Unit};
+use crate::input::{locate, Node, Unit};
 use crate::model::{
     Collector, DepDecl, DepKind, DepTarget, Fields, Identity, MuranoInfo, Object, Origin, OwnerRef, Section, StateKeys,
     Str, TrackingKeys,
 };
+use crate::span::{FileId, Span};
 use rustc_hash::FxHashMap;
 use std::ops::Range;
 

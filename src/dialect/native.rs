@@ -13,10 +13,11 @@
 use super::fields::Scalar;
 use super::{List, Out};
 use crate::findings::{Finding, Rule};
-use crate::input::{locate, Outline, Shape, Span, Unit};
+use crate::input::{locate, Outline, Shape, Unit};
 use crate::model::{
     Collector, DepDecl, DepKind, DepTarget, Fields, Identity, Object, Origin, OwnerRef, StateKeys, Str, TrackingKeys,
 };
+use crate::span::Span;
 use serde::Deserialize;
 
 pub struct Native;

@@ -6,10 +6,11 @@
 
 use super::{Files, Out};
 use crate::findings::{Finding, Rule};
-use crate::input::{FileId, Shape, Sources, Span, Unit};
+use crate::input::{Shape, Sources, Unit};
 use crate::model::{
     Collector, Fields, Identity, Link, ObjId, Object, Origin, RelKind, Relation, StateKeys, Str, TrackingKeys,
 };
+use crate::span::{FileId, Span};
 use hashbrown::hash_table::{Entry, HashTable};
 use std::ops::Range;
 

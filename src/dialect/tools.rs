@@ -7,10 +7,11 @@
 //! is kept without that piece of metadata.
 
 use crate::findings::{Finding, Rule};
-use crate::input::{locate, Span};
+use crate::input::locate;
 use crate::model::intern::intern;
 use crate::model::kube::{group_of, HelmHook, KappAction, KappRule, KappWhen, Tools, Usage, UsageRef};
 use crate::model::{DepTarget, Str};
+use crate::span::Span;
 use serde::Deserialize;
 
 /// The key prefixes of the annotations read here (all others are skipped

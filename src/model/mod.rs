@@ -14,7 +14,7 @@ pub mod resolve;
 pub mod served;
 pub mod tracking;
 
-use crate::input::Span;
+use crate::span::Span;
 use serde::Serialize;
 
 /// Strings of the model. Shared (`Arc`) so that repeated ones are stored
@@ -33,13 +33,13 @@ impl ObjId {
     /// This object's entry in `table`, a table with one entry per object
     /// of the snapshot that made the id (its objects, their references…);
     /// an internal error, never a panic, if it has none.
-    pub fn of<T>(self, table: &[T]) -> Result<&T, crate::error::Internal> {
-        crate::error::entry(table, self.index(), "object")
+    pub fn of<T>(self, table: &[T]) -> Result<&T, crate::internal::Internal> {
+        crate::internal::entry(table, self.index(), "object")
     }
 
     /// [`ObjId::of`], to change in place.
-    pub fn of_mut<T>(self, table: &mut [T]) -> Result<&mut T, crate::error::Internal> {
-        crate::error::entry_mut(table, self.index(), "object")
+    pub fn of_mut<T>(self, table: &mut [T]) -> Result<&mut T, crate::internal::Internal> {
+        crate::internal::entry_mut(table, self.index(), "object")
     }
 }
 

@@ -4,8 +4,8 @@
 use super::diagnostics::Style;
 use super::paint::{kind_len, Paint};
 use crate::analysis::view::{Direction, GraphView, TreeLine};
-use crate::error::{entry, Internal};
 use crate::input::Sources;
+use crate::internal::{entry, Internal};
 use crate::model::{ControllerEdge, Link, Object, RelKind, Relation};
 use serde::Serialize;
 use std::io::{self, Write};

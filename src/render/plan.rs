@@ -5,7 +5,7 @@ use super::count;
 use super::diagnostics::Style;
 use super::json;
 use super::paint::{kind_len, Paint};
-use crate::error::{entry, Internal};
+use crate::internal::{entry, Internal};
 use crate::load::Snapshot;
 use crate::model::{ControllerEdge, HubEnd, Link, ObjId, Object, RelKind, RuleEdge, ToolOrder};
 use crate::plan::reasons::{self, Names};
