@@ -3,7 +3,7 @@
 //! Model and analysis use them without knowing how a dialect reads its input.
 
 use super::intern::intern;
-use super::Str;
+use super::intern::Str;
 
 /// The API group of an `apiVersion`, with legacy groups mapped to where the
 /// kind lives now, so that the same object read from an old dump and a new
@@ -512,7 +512,7 @@ pub struct Tools {
     /// cli-utils `client.lifecycle.config.k8s.io/deletion: detach`.
     pub detach: bool,
     /// cli-utils `apply-time-mutation` source references.
-    pub mutation_sources: Box<[super::DepTarget]>,
+    pub mutation_sources: Box<[super::refs::DepTarget]>,
     /// `argocd.argoproj.io/hook` is written: an Argo CD hook, whose wave is
     /// 0 unless `sync-wave` says otherwise (Argo CD then ignores the Helm
     /// hook weight).

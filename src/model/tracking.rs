@@ -6,7 +6,7 @@
 //! resources go before those of the components it depends on);
 //! `analysis::tracking` decides what the application's collector does.
 
-use super::{Object, Str};
+use super::intern::Str;
 
 /// The labels KubeVela writes on what an Application dispatches (and on
 /// its trackers), and what its resource keeper reads of them.
@@ -28,11 +28,6 @@ pub mod labels {
     /// `vela delete --orphan` adds it to the Application: its collector
     /// releases what it manages, and removes it with its own finalizer.
     pub const ORPHAN_FINALIZER: &str = "app.oam.dev/orphan-resource";
-}
-
-/// The value of label `key` of `o`, if written.
-pub fn label<'a>(o: &'a Object, key: &str) -> Option<&'a str> {
-    o.labels.iter().find(|(k, _)| &**k == key).map(|(_, v)| &**v)
 }
 
 /// What an object of a tracking application is.

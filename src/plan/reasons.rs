@@ -723,8 +723,8 @@ impl Kept {
                 let o = &objects[id.index()];
                 let about = match keep {
                     Keep::NotOwned => {
-                        use crate::model::tracking::{label, labels};
-                        match (label(o, labels::APP_NAMESPACE), label(o, labels::APP_NAME)) {
+                        use crate::model::tracking::labels;
+                        match (o.label(labels::APP_NAMESPACE), o.label(labels::APP_NAME)) {
                             (Some(ns), Some(name)) if !ns.is_empty() && !name.is_empty() => {
                                 Some(Str::from(format!("{ns}/{name}")))
                             }
