@@ -108,14 +108,27 @@ def deepest(mods, segs, faces=None):
     return None
 
 
+def inline_modules(text):
+    """The modules written inline (`mod name { ... }`): name, start, end."""
+    out = []
+    for m in re.finditer(r"\bmod\s+(" + IDENT + r")\s*\{", text):
+        depth, i = 1, m.end()
+        while depth and i < len(text):
+            depth += {"{": 1, "}": -1}.get(text[i], 0)
+            i += 1
+        out.append((m.group(1), m.end(), i))
+    return out
+
+
 def paths_of(mods, mod, text):
     """Every module path the code of `mod` names, as segment lists."""
     here = list(mod)
-    parent = here[:-1]
     children = {m[-1] for m in mods if len(m) == len(here) + 1 and list(m[:-1]) == here}
     out = []
+    inline = inline_modules(text)
     for m in re.finditer(r"\b(crate|super|self)\s*::", text):
-        base = {"crate": [], "super": parent, "self": here}[m.group(1)]
+        inner = here + [name for name, a, b in inline if a <= m.start() < b]
+        base = {"crate": [], "super": inner[:-1], "self": inner}[m.group(1)]
         for segs in paths_after(text, m.end()):
             b = base
             while segs and segs[0] == "super":

@@ -22,8 +22,8 @@
 //! finalizer the API adds on deletion; it never collects a resource whose
 //! owner is merely gone.
 
+use super::api::{List, Out};
 use super::fields::{StrMap, Text};
-use super::{List, Out};
 use crate::findings::{Finding, Rule};
 use crate::input::{locate, Outline, Shape, Unit};
 use crate::model::intern::intern;
@@ -62,9 +62,14 @@ pub static ORIGIN: Origin = Origin {
     },
 };
 
-impl super::Dialect for Krake {
-    fn edits(&self) -> Option<&'static super::Edits> {
-        Some(&super::Edits { owners: Some(&["metadata", "owners"]), after: None, destroyed: None, span_at_key: false })
+impl super::api::Dialect for Krake {
+    fn edits(&self) -> Option<&'static super::api::Edits> {
+        Some(&super::api::Edits {
+            owners: Some(&["metadata", "owners"]),
+            after: None,
+            destroyed: None,
+            span_at_key: false,
+        })
     }
 
     fn name(&self) -> &'static str {
@@ -90,7 +95,7 @@ impl super::Dialect for Krake {
     }
 
     fn read(&self, unit: &Unit, out: &mut Out) {
-        match super::parse_object::<RawResource>(unit) {
+        match super::api::parse_object::<RawResource>(unit) {
             Ok(raw) => out.objects.extend(convert(raw, unit.span(), unit.source_text(), &mut out.findings)),
             Err(finding) => out.findings.push(finding),
         }

@@ -10,9 +10,9 @@
 //! unexpected type is ignored), because custom resources put anything in
 //! their spec.
 
+use super::api::{List, Out};
 use super::fields::{IsText, Key, LenientBool, LenientStr, StrMap, Text, TextKey, NOT_A_STRING};
 use super::tools::parse_depends_on;
-use super::{List, Out};
 use crate::findings::{quoted, Finding, Rule};
 use crate::input::outline::Value;
 use crate::input::{locate, Node, Shape, Unit};
@@ -53,9 +53,9 @@ pub static ORIGIN: Origin = Origin {
 /// Where crd-reconciler's custom resources write their states.
 pub static STATE_KEYS: StateKeys = StateKeys { desired: &["spec", "state"], current: &["status", "state"] };
 
-impl super::Dialect for Kubernetes {
-    fn edits(&self) -> Option<&'static super::Edits> {
-        Some(&super::Edits {
+impl super::api::Dialect for Kubernetes {
+    fn edits(&self) -> Option<&'static super::api::Edits> {
+        Some(&super::api::Edits {
             owners: Some(&["metadata", "ownerReferences"]),
             after: None,
             destroyed: None,
@@ -102,7 +102,7 @@ impl super::Dialect for Kubernetes {
     }
 
     fn read(&self, unit: &Unit, out: &mut Out) {
-        let raw: RawObject = match super::parse_object(unit) {
+        let raw: RawObject = match super::api::parse_object(unit) {
             Ok(raw) => raw,
             Err(finding) => return out.findings.push(not_a_string(unit, finding)),
         };

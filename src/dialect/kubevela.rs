@@ -27,9 +27,9 @@
 //! controller merges them. Compressed trackers (`spec.compression`) cannot
 //! be read and are refused.
 
+use super::api::{Dialect, List, Out};
 use super::fields::{LenientStr, StrMap, Text};
 use super::kubernetes::Kubernetes;
-use super::{Dialect, List, Out};
 use crate::findings::{Finding, Rule};
 use crate::input::{locate, Node, Outline, Shape, Unit};
 use crate::model::intern::intern;
@@ -92,8 +92,8 @@ fn ours(kind: &str) -> bool {
 }
 
 impl Dialect for KubeVela {
-    fn edits(&self) -> Option<&'static super::Edits> {
-        Some(&super::Edits {
+    fn edits(&self) -> Option<&'static super::api::Edits> {
+        Some(&super::api::Edits {
             owners: Some(&["metadata", "ownerReferences"]),
             after: None,
             destroyed: None,
@@ -146,7 +146,7 @@ impl Dialect for KubeVela {
         out.findings.append(&mut read.findings);
         let Some(mut object) = read.objects.pop() else { return };
         object.origin = &ORIGIN;
-        let raw: RawVela = match super::parse_object(unit) {
+        let raw: RawVela = match super::api::parse_object(unit) {
             Ok(raw) => raw,
             Err(finding) => return out.findings.push(finding),
         };

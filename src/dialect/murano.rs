@@ -15,7 +15,7 @@
 //! holds no object at all is a deleted environment: an empty model (as
 //! Murano's executor loads it: no objects), not an unusable document.
 
-use super::Out;
+use super::api::Out;
 use crate::findings::{Finding, Rule};
 use crate::input::{locate, Node, Unit};
 use crate::model::{
@@ -46,9 +46,14 @@ pub static ORIGIN: Origin = Origin {
     collector: Collector::KUBERNETES,
 };
 
-impl super::Dialect for Murano {
-    fn edits(&self) -> Option<&'static super::Edits> {
-        Some(&super::Edits { owners: None, after: None, destroyed: Some((&["?"], "destroyed")), span_at_key: true })
+impl super::api::Dialect for Murano {
+    fn edits(&self) -> Option<&'static super::api::Edits> {
+        Some(&super::api::Edits {
+            owners: None,
+            after: None,
+            destroyed: Some((&["?"], "destroyed")),
+            span_at_key: true,
+        })
     }
 
     fn name(&self) -> &'static str {

@@ -10,8 +10,8 @@
 //!   destroyAfter: [vm1, vm2]   # net is destroyed after vm1 and vm2
 //! ```
 
+use super::api::{List, Out};
 use super::fields::Scalar;
-use super::{List, Out};
 use crate::findings::{Finding, Rule};
 use crate::input::{locate, Outline, Shape, Unit};
 use crate::model::{
@@ -40,9 +40,9 @@ pub static ORIGIN: Origin = Origin {
     collector: Collector::KUBERNETES,
 };
 
-impl super::Dialect for Native {
-    fn edits(&self) -> Option<&'static super::Edits> {
-        Some(&super::Edits {
+impl super::api::Dialect for Native {
+    fn edits(&self) -> Option<&'static super::api::Edits> {
+        Some(&super::api::Edits {
             owners: Some(&["owners"]),
             after: Some(&["destroyAfter"]),
             destroyed: None,
@@ -79,7 +79,7 @@ impl super::Dialect for Native {
             );
             return;
         }
-        match super::parse_object::<RawNative>(unit) {
+        match super::api::parse_object::<RawNative>(unit) {
             Ok(raw) => out.objects.extend(convert(raw, unit.span(), unit.source_text(), &mut out.findings)),
             Err(finding) => out.findings.push(finding),
         }

@@ -4,7 +4,7 @@
 //! the token. Tokens are interned once; relations are made directly, with no
 //! per-object resolution, so a million pairs load in a fraction of a second.
 
-use super::{Files, Out};
+use super::api::{Files, Out};
 use crate::findings::{Finding, Rule};
 use crate::input::{Shape, Sources, Unit};
 use crate::model::{
@@ -34,7 +34,7 @@ pub static ORIGIN: Origin = Origin {
     collector: Collector::KUBERNETES,
 };
 
-impl super::Dialect for Pairs {
+impl super::api::Dialect for Pairs {
     fn name(&self) -> &'static str {
         "pairs"
     }
