@@ -2,10 +2,11 @@
 
 use super::candidates::{Candidates, Found, How};
 use super::cycles::{self, Cycle};
+use crate::dialect::collector_finalizer;
 use crate::findings::{self, Finding, Omitted, Rule, RuleSet, Severity, SeverityPolicy};
 use crate::graph::Graph;
 use crate::load::Snapshot;
-use crate::model::kube::{distribution_finalizer, BUILTIN_FINALIZERS, COLLECTOR_FINALIZERS};
+use crate::model::kube::{distribution_finalizer, BUILTIN_FINALIZERS};
 use crate::model::resolve::Duplicate;
 use crate::model::{anchor, Link, ObjId, Object, RelKind, Relation};
 use rayon::prelude::*;
@@ -364,7 +365,7 @@ fn missing_deps(s: &Snapshot, out: &mut Vec<Finding>) {
 fn finalizers(s: &Snapshot, options: &CheckOptions, out: &mut Vec<Finding>) {
     let known = |f: &str| {
         BUILTIN_FINALIZERS.contains(&f)
-            || COLLECTOR_FINALIZERS.contains(&f)
+            || collector_finalizer(f)
             || distribution_finalizer(f).is_some()
             || options.known_finalizers.iter().any(|k| k == f)
     };

@@ -55,6 +55,19 @@ pub fn lifecycle(sources: &Sources, object: &Object) -> Option<Lifecycle> {
 pub static REGISTRY: &[&dyn Dialect] =
     &[&murano::Murano, &native::Native, &krake::Krake, &kubevela::KubeVela, &kubernetes::Kubernetes, &pairs::Pairs];
 
+/// Is `f` a collector's own finalizer (CONTRACT §5): Kubernetes' or
+/// Krake's, on an object of any dialect? Never listed as "waits for",
+/// never TD011.
+pub fn collector_finalizer(f: &str) -> bool {
+    crate::model::kube::COLLECTOR_FINALIZERS.contains(&f) || f == krake::CASCADE_DELETION
+}
+
+/// Does `o` wait for finalizer `f`: is it neither a collector's own nor
+/// one through which `o`'s own collector cascades?
+pub fn waits_for_finalizer(o: &Object, f: &str) -> bool {
+    !collector_finalizer(f) && !o.origin.collector.cascade_finalizers.contains(&f)
+}
+
 /// A dialect's index in [`REGISTRY`], by name.
 pub fn by_name(name: &str) -> Option<usize> {
     REGISTRY.iter().position(|d| d.name() == name)

@@ -146,8 +146,9 @@ pub fn protected_namespace(group: &str, kind: &str, name: &str) -> bool {
     group.is_empty() && kind == "Namespace" && PROTECTED_NAMESPACES.contains(&name)
 }
 
-/// The collector's own finalizers (CONTRACT §5): never listed as "waits for".
-pub const COLLECTOR_FINALIZERS: &[&str] = &["foregroundDeletion", "orphan", "kubernetes", "cascade_deletion"];
+/// The Kubernetes collector's own finalizers (CONTRACT §5; with Krake's in
+/// `dialect::collector_finalizer`).
+pub const COLLECTOR_FINALIZERS: &[&str] = &["foregroundDeletion", "orphan", "kubernetes"];
 
 /// Built-in kinds and whether they are namespaced, by (group, kind).
 const BUILTIN_KINDS: &[(&str, &str, bool)] = &[

@@ -12,7 +12,7 @@
     reason = "object ids and relation indexes of the plan's snapshot index its per-object tables and relations"
 )]
 
-use super::Mode;
+use super::mode::Mode;
 use crate::analysis::cascade::{self, Cascade, Cause, Keep, KeptBy};
 use crate::analysis::tracking::{tracker_of, Mark};
 use crate::graph::Graph;
@@ -1031,7 +1031,7 @@ fn of(cx: &Context, id: ObjId, out: &mut Vec<Reason>) {
             }
         }
     }
-    for f in o.finalizers.iter().filter(|f| super::waits_for_finalizer(o, f)) {
+    for f in o.finalizers.iter().filter(|f| crate::dialect::waits_for_finalizer(o, f)) {
         let controller = cx.graph.around(id).map(|r| &rels[r as usize]).find(|r| {
             r.kind == RelKind::Finalizer && r.to == id && o.finalizers.get(r.decl as usize).is_some_and(|x| x == f)
         });
