@@ -11,7 +11,8 @@
 //! (`apply::prepare`); then written all or nothing where the files were
 //! found (`apply::write`).
 
-use super::{plan, Env, Status};
+use super::plan;
+use super::shared::{Env, Status};
 use crate::apply::place::{self, Found, Refusal, Root};
 use crate::apply::write::Target;
 use crate::apply::{self, clean, hook, planfile, ApplyError};

@@ -1,6 +1,6 @@
 //! `teardown plan`: a deletion plan, rendered in the format asked for.
 
-use super::{diagnostics, load_usable, refuse_duplicates, Env, Loading, Status, Voice};
+use super::shared::{diagnostics, load_usable, refuse_duplicates, Env, Loading, Reader, Status, Voice};
 use crate::analysis::cascade::CascadeMode;
 use crate::analysis::check as checks;
 use crate::cli::{InputArgs, PlanArgs, PlanFormat};
@@ -146,10 +146,6 @@ pub(super) fn again(
     written.map_err(Error::Output)?;
     Ok((snapshot, out))
 }
-
-/// Reads a plan's inputs instead of `load::load` (`apply` reads them
-/// through the directory it checked them in).
-pub(super) type Reader<'a> = &'a dyn Fn(&[PathBuf], &crate::load::LoadOptions) -> Snapshot;
 
 /// The cascade roots `-o kubectl` deletes, or why it cannot: every object
 /// the plan deletes must be a Kubernetes resource (read by a dialect whose

@@ -1,6 +1,6 @@
 //! `teardown reconcile`: crd-reconciler's decision table over a snapshot.
 
-use super::{diagnostics, load_usable, refuse_duplicates, Env, Loading, Status};
+use super::shared::{diagnostics, load_usable, refuse_duplicates, Env, Loading, Status};
 use crate::analysis::reconcile::{self, DesiredSet, Input, Problem, Spec};
 use crate::cli::{ReconcileArgs, ReconcileFormat};
 use crate::dialect;

@@ -1,7 +1,7 @@
 //! `teardown simulate`: a garbage collector's workflow on the snapshot.
 
 use super::plan::say_places;
-use super::{load_usable, refuse_duplicates, Env, Loading, Status};
+use super::shared::{load_usable, refuse_duplicates, Env, Loading, Status};
 use crate::analysis::cascade::CascadeMode;
 use crate::analysis::order::reference_ranks;
 use crate::analysis::simulate::{self, Controller};
