@@ -1317,7 +1317,7 @@ pub fn conflict_message(refs: &[String], relaxed: &Relation, because: Option<&Re
         Some(d) if d.kind.tool().is_some() => {
             let (a, b) = (&refs[d.from.index()], &refs[d.to.index()]);
             let Some(t) = d.kind.tool() else { return String::new() };
-            let said = format!("{} {}", t.order.tool(), t.order.key());
+            let said = format!("{} {}", t.order.tool(), crate::dialect::tools::order_key(t.order));
             match t.hub {
                 HubEnd::None => {
                     let through = if owner == b { String::new() } else { format!(" through {owner}") };
@@ -1363,7 +1363,11 @@ fn describe(refs: &[String], d: &Relation, back: ObjId) -> String {
         Some(e) => format!("{a} after {b} by default rule {}{through}", e.rule().id()),
         None if d.kind.is_ownership() => format!("{a} {} {b}{through}", d.kind.as_str()),
         None => match d.kind.tool() {
-            Some(t) => format!("{a} is destroyed after {b} by {} {}{through}", t.order.tool(), t.order.key()),
+            Some(t) => format!(
+                "{a} is destroyed after {b} by {} {}{through}",
+                t.order.tool(),
+                crate::dialect::tools::order_key(t.order)
+            ),
             None => format!("{a} is destroyed after {b}{through}"),
         },
     }

@@ -37,7 +37,7 @@
 //! each Application's trackers).
 
 use super::cascade::{Cascade, Garbage, Gate, Keep, KeptBy};
-use crate::model::tracking::labels::{
+use crate::dialect::kubevela::labels::{
     APP_NAME, APP_NAMESPACE, COMPONENT, OAM_RESOURCE_TYPE, ORPHAN_FINALIZER, TRAIT_TYPE, WORKLOAD_TYPE,
 };
 use crate::model::tracking::{

@@ -172,11 +172,12 @@ pub fn prepare(plan: &PlanFile, snapshot: &Snapshot, options: &LoadOptions) -> R
         if found != reference {
             return Err(mismatch(Some(found)));
         }
+        use crate::dialect::murano::{MODEL, MODEL_COPY};
         let unappliable =
             |what: String| ApplyError::Unappliable { file: place.file.clone(), line: place.line as usize, what };
         if o.murano.as_deref().is_some_and(|m| m.copies > 0 || m.section != crate::model::Section::Model) {
             return Err(unappliable(format!(
-                "{reference} is in a deployment task (Objects and ObjectsCopy): apply edits object models, not tasks"
+                "{reference} is in a deployment task ({MODEL} and {MODEL_COPY}): apply edits object models, not tasks"
             )));
         }
         let text: &str = &sources.get(file).text;

@@ -327,10 +327,11 @@ pub(super) fn say_places(snapshot: &Snapshot, error: &PlanError, style: Style, s
 
 /// `--root ID`: a Murano object of the model.
 fn murano_root(snapshot: &Snapshot, id: &str) -> Result<ObjId, Error> {
+    use crate::dialect::murano::{MODEL, MODEL_COPY};
     let objects = &snapshot.objects;
     match objects.iter().enumerate().find(|(_, o)| o.murano.is_some() && *o.name == *id) {
         Some((_, o)) if o.murano.as_deref().is_some_and(|m| m.section == Section::Old) => {
-            Err(Error::Usage(format!("--root {id}: that object is only in ObjectsCopy, not in the model (Objects)")))
+            Err(Error::Usage(format!("--root {id}: that object is only in {MODEL_COPY}, not in the model ({MODEL})")))
         }
         Some((i, _)) => Ok(ObjId(i as u32)),
         None => Err(Error::NoMatch { selector: format!("--root {id}"), suggestions: Vec::new() }),

@@ -28,6 +28,13 @@ use std::ops::Range;
 
 pub struct Murano;
 
+/// The key of a deployment task's object model…
+pub const MODEL: &str = "Objects";
+/// …and of the copy of the model last deployed.
+pub const MODEL_COPY: &str = "ObjectsCopy";
+/// Why an object of the copy, not of the model, is garbage.
+pub const REMOVED_FROM_MODEL: &str = "garbage: in ObjectsCopy, not in Objects";
+
 pub static ORIGIN: Origin = Origin {
     dialect: "murano",
     noun: "a Murano object",

@@ -621,18 +621,6 @@ impl KeepMark {
             KeepMark::Detach => "cli-utils",
         }
     }
-
-    /// The annotation as written: `key: value`.
-    pub fn annotation(self) -> &'static str {
-        match self {
-            KeepMark::HelmKeep => "helm.sh/resource-policy: keep",
-            KeepMark::KappOrphan => "kapp.k14s.io/delete-strategy: orphan",
-            KeepMark::ArgoNoDelete => "argocd.argoproj.io/sync-options: Delete=false",
-            KeepMark::ArgoNoPrune => "argocd.argoproj.io/sync-options: Prune=false",
-            KeepMark::FluxPruneDisabled => "kustomize.toolkit.fluxcd.io/prune: disabled",
-            KeepMark::Detach => "client.lifecycle.config.k8s.io/deletion: detach",
-        }
-    }
 }
 
 /// A Crossplane `Usage` or `ClusterUsage` (`protection.crossplane.io`;

@@ -505,17 +505,6 @@ impl ToolOrder {
             ToolOrder::UsageBy | ToolOrder::UsageOf => "Crossplane",
         }
     }
-
-    /// The annotation or field that says it.
-    pub fn key(self) -> &'static str {
-        match self {
-            ToolOrder::SyncWave => "argocd.argoproj.io/sync-wave",
-            ToolOrder::KappRule => "kapp.k14s.io/change-rule",
-            ToolOrder::FluxDependsOn => "spec.dependsOn",
-            ToolOrder::UsageBy => "Usage spec.by",
-            ToolOrder::UsageOf => "Usage spec.of",
-        }
-    }
 }
 
 /// Which end of a [`ToolEdge`] relation stands for a hub.

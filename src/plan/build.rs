@@ -615,16 +615,17 @@ fn record_over_policy(
 
 /// Why KubeVela's resource keeper stops at an Application's trackers.
 fn listing_error(broken: &tracking::Broken, refs: &[String]) -> PlanError {
+    use crate::dialect::kubevela::labels::APP_UID;
     let name = |id: ObjId| refs[id.index()].as_str();
     let message = match broken {
         tracking::Broken::ForeignTracker { app, tracker, uid, app_uid: Some(own) } => format!(
-            "{} is labelled app.oam.dev/uid {uid}, not the uid of {} ({own}): it is the tracker of an earlier Application of that name; KubeVela's resource keeper stops there (\"delete it manually\") and collects nothing of {}; delete the tracker (or its label) first",
+            "{} is labelled {APP_UID} {uid}, not the uid of {} ({own}): it is the tracker of an earlier Application of that name; KubeVela's resource keeper stops there (\"delete it manually\") and collects nothing of {}; delete the tracker (or its label) first",
             name(*tracker),
             name(*app),
             name(*app)
         ),
         tracking::Broken::ForeignTracker { app, tracker, uid, app_uid: None } => format!(
-            "{} is labelled app.oam.dev/uid {uid}, and {} has no metadata.uid in the snapshot: whether the tracker is its own, or an earlier Application's of that name (where KubeVela's resource keeper stops), cannot be told; dump the Application from the cluster (`kubectl get application -o yaml` prints its uid)",
+            "{} is labelled {APP_UID} {uid}, and {} has no metadata.uid in the snapshot: whether the tracker is its own, or an earlier Application's of that name (where KubeVela's resource keeper stops), cannot be told; dump the Application from the cluster (`kubectl get application -o yaml` prints its uid)",
             name(*tracker),
             name(*app)
         ),

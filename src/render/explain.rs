@@ -75,7 +75,7 @@ fn order_phrase(plan: &Plan, r: &Relation, next: &str) -> String {
                 "goes after {next}, {} ({} {})",
                 crate::plan::reasons::tool_why(e.order),
                 e.order.tool(),
-                e.order.key()
+                crate::dialect::tools::order_key(e.order)
             )
         }
         RelKind::Controller(e) => {
