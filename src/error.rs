@@ -6,6 +6,7 @@
 
 use crate::apply::write::WriteError;
 use crate::apply::ApplyError;
+use crate::exit::Exit;
 use crate::internal::Internal;
 use crate::plan::PlanError;
 use std::fmt;
@@ -54,6 +55,11 @@ impl From<Internal> for Error {
 
 impl Error {
     pub fn exit_code(&self) -> u8 {
+        self.exit().code()
+    }
+
+    /// How a run that ends with this error ends.
+    pub fn exit(&self) -> Exit {
         match self {
             Error::Usage(_)
             | Error::Output(_)
@@ -61,14 +67,14 @@ impl Error {
             | Error::Unusable { .. }
             | Error::Unreconcilable { .. }
             | Error::Config { .. }
-            | Error::Internal(_) => 2,
-            Error::Apply(e) => e.exit_code(),
-            Error::Write(w) => w.exit_code(),
+            | Error::Internal(_) => Exit::Unusable,
+            Error::Apply(e) => e.exit(),
+            Error::Write(w) => w.exit(),
             Error::NoMatch { .. }
             | Error::Duplicates { .. }
             | Error::EmptyNew
             | Error::Plan(_)
-            | Error::Hangs { .. } => 1,
+            | Error::Hangs { .. } => Exit::Refused,
         }
     }
 

@@ -19,6 +19,7 @@ pub mod controls;
 pub mod dialect;
 pub mod error;
 pub mod escape;
+pub mod exit;
 pub mod findings;
 pub mod graph;
 pub mod input;

@@ -52,10 +52,12 @@ pub enum ApplyError {
 }
 
 impl ApplyError {
-    pub fn exit_code(&self) -> u8 {
+    pub fn exit(&self) -> crate::exit::Exit {
         match self {
-            ApplyError::NotAPlan { .. } | ApplyError::FromStdin | ApplyError::Internal(_) => 2,
-            _ => 1,
+            ApplyError::NotAPlan { .. } | ApplyError::FromStdin | ApplyError::Internal(_) => {
+                crate::exit::Exit::Unusable
+            }
+            _ => crate::exit::Exit::Refused,
         }
     }
 }

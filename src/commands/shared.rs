@@ -42,10 +42,14 @@ pub enum Status {
 
 impl Status {
     pub fn exit_code(self) -> u8 {
+        self.exit().code()
+    }
+
+    pub fn exit(self) -> crate::exit::Exit {
         match self {
-            Status::Success => 0,
-            Status::Findings => 1,
-            Status::InputFailed => 2,
+            Status::Success => crate::exit::Exit::Success,
+            Status::Findings => crate::exit::Exit::Refused,
+            Status::InputFailed => crate::exit::Exit::Unusable,
         }
     }
 }
