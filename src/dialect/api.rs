@@ -13,8 +13,10 @@ use crate::span::FileId;
 
 /// One kind of input.
 pub trait Dialect: Sync {
-    /// The name `--dialect` takes and messages use.
-    fn name(&self) -> &'static str;
+    /// The name `--dialect` takes and messages use: its origin's.
+    fn name(&self) -> &'static str {
+        self.origin().dialect
+    }
 
     /// What its documents look like, one line (for `--help` and messages).
     fn about(&self) -> &'static str;

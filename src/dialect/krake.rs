@@ -72,10 +72,6 @@ impl super::api::Dialect for Krake {
         })
     }
 
-    fn name(&self) -> &'static str {
-        "krake"
-    }
-
     fn origin(&self) -> &'static Origin {
         &ORIGIN
     }

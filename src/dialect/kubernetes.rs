@@ -63,10 +63,6 @@ impl super::api::Dialect for Kubernetes {
         })
     }
 
-    fn name(&self) -> &'static str {
-        "kubernetes"
-    }
-
     fn origin(&self) -> &'static Origin {
         &ORIGIN
     }

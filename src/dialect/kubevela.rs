@@ -123,10 +123,6 @@ impl Dialect for KubeVela {
         })
     }
 
-    fn name(&self) -> &'static str {
-        "kubevela"
-    }
-
     fn origin(&self) -> &'static Origin {
         &ORIGIN
     }

@@ -340,3 +340,23 @@ mod wire {
         assert!(!names("x ? y", "?"));
     }
 }
+
+/// Adding a dialect adds it to the fuzz kit: a target of its name
+/// (`fuzz/fuzz_targets/NAME.rs`, a `[[bin]]` of `fuzz/Cargo.toml`, an entry
+/// of `harness::TARGETS`); the harness reads it with `--dialect NAME`.
+#[cfg(test)]
+mod fuzz_kit {
+    #[test]
+    fn every_dialect_is_a_fuzz_target() {
+        let fuzz = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz");
+        let harness = std::fs::read_to_string(fuzz.join("harness.rs")).unwrap();
+        let targets = harness.split("pub const TARGETS").nth(1).and_then(|t| t.split(';').next()).unwrap();
+        let manifest = std::fs::read_to_string(fuzz.join("Cargo.toml")).unwrap();
+        for d in super::REGISTRY {
+            let name = d.name();
+            assert!(fuzz.join("fuzz_targets").join(format!("{name}.rs")).is_file(), "no fuzz/fuzz_targets/{name}.rs");
+            assert!(targets.contains(&format!("\"{name}\"")), "{name} is not in harness::TARGETS");
+            assert!(manifest.contains(&format!("name = \"{name}\"")), "no [[bin]] {name} in fuzz/Cargo.toml");
+        }
+    }
+}

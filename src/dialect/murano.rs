@@ -63,10 +63,6 @@ impl super::api::Dialect for Murano {
         })
     }
 
-    fn name(&self) -> &'static str {
-        "murano"
-    }
-
     fn origin(&self) -> &'static Origin {
         &ORIGIN
     }

@@ -50,10 +50,6 @@ impl super::api::Dialect for Native {
         })
     }
 
-    fn name(&self) -> &'static str {
-        "native"
-    }
-
     fn origin(&self) -> &'static Origin {
         &ORIGIN
     }

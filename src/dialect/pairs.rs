@@ -35,10 +35,6 @@ pub static ORIGIN: Origin = Origin {
 };
 
 impl super::api::Dialect for Pairs {
-    fn name(&self) -> &'static str {
-        "pairs"
-    }
-
     fn origin(&self) -> &'static Origin {
         &ORIGIN
     }
