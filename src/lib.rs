@@ -11,6 +11,10 @@
 //! `commands` runs one command, from the `settings` its `cli` flags make.
 
 pub mod analysis;
+/// The map of the code: `ARCHITECTURE.md`, here so that its example of a
+/// dialect compiles (a doctest).
+#[doc = include_str!("../ARCHITECTURE.md")]
+pub mod architecture {}
 pub mod apply;
 pub mod cli;
 pub mod commands;
