@@ -26,8 +26,8 @@ pub use reasons::{Garbage, Kept, Reason, Root};
 pub use warnings::Warning;
 
 use crate::analysis::cascade::{Cascade, CascadeMode, Gate, MultiOwner};
-use crate::analysis::cycles::Cycle;
 use crate::analysis::order::Order;
+use crate::graph::cycles::Cycle;
 use crate::graph::{Graph, LazyGraph};
 use crate::model::{DefaultRule, ObjId, Object, Relation};
 use std::collections::HashMap;
