@@ -7,7 +7,7 @@ use crate::cli::{InputArgs, PlanArgs, PlanFormat};
 use crate::error::Error;
 use crate::findings::Rule;
 use crate::load::Snapshot;
-use crate::model::{Identity, ObjId, Section};
+use crate::model::{Identity, ObjId};
 use crate::plan::{self, Detail, Mode, Plan, PlanError};
 use crate::render;
 use crate::render::diagnostics::Style;
@@ -234,7 +234,14 @@ pub(super) fn make(
     let mode = match &settings.start {
         Start::All => Mode::All,
         Start::Gc { root: at } => {
-            root = at.as_deref().map(|id| murano_root(&snapshot, id)).transpose()?;
+            root = match at.as_deref().map(|id| (id, crate::dialect::murano::root(&snapshot.objects, id))) {
+                None => None,
+                Some((_, Ok(Some(id)))) => Some(id),
+                Some((id, Ok(None))) => {
+                    return Err(Error::NoMatch { selector: format!("--root {id}"), suggestions: Vec::new() })
+                }
+                Some((_, Err(usage))) => return Err(Error::Usage(usage)),
+            };
             Mode::Gc
         }
         Start::Prune(new) => {
@@ -322,18 +329,5 @@ pub(super) fn say_places(snapshot: &Snapshot, error: &PlanError, style: Style, s
         if let Some(finding) = checks::cycle_finding(snapshot, cycle, Rule::Td007) {
             diagnostics(snapshot, &[finding], &Default::default(), style, stderr);
         }
-    }
-}
-
-/// `--root ID`: a Murano object of the model.
-fn murano_root(snapshot: &Snapshot, id: &str) -> Result<ObjId, Error> {
-    use crate::dialect::murano::{MODEL, MODEL_COPY};
-    let objects = &snapshot.objects;
-    match objects.iter().enumerate().find(|(_, o)| o.murano.is_some() && *o.name == *id) {
-        Some((_, o)) if o.murano.as_deref().is_some_and(|m| m.section == Section::Old) => {
-            Err(Error::Usage(format!("--root {id}: that object is only in {MODEL_COPY}, not in the model ({MODEL})")))
-        }
-        Some((i, _)) => Ok(ObjId(i as u32)),
-        None => Err(Error::NoMatch { selector: format!("--root {id}"), suggestions: Vec::new() }),
     }
 }

@@ -19,8 +19,8 @@ use super::api::Out;
 use crate::findings::{Finding, Rule};
 use crate::input::{locate, Node, Unit};
 use crate::model::{
-    Collector, DepDecl, DepKind, DepTarget, Fields, Identity, MuranoInfo, Object, Origin, OwnerRef, Section, StateKeys,
-    Str, TrackingKeys,
+    Collector, DepDecl, DepKind, DepTarget, Fields, Identity, MuranoInfo, ObjId, Object, Origin, OwnerRef, Section,
+    StateKeys, Str, TrackingKeys,
 };
 use crate::span::{FileId, Span};
 use rustc_hash::FxHashMap;
@@ -116,6 +116,18 @@ pub fn deleted_environment(v: &Node) -> bool {
             && get(m, "Objects").is_some_and(Node::is_null)
             && !has_header(v)
     })
+}
+
+/// `--root ID`: the Murano object of the model with this id; `None`: no
+/// such object; an error (for `--root`): the object is only in the copy.
+pub fn root(objects: &[Object], id: &str) -> Result<Option<ObjId>, String> {
+    match objects.iter().enumerate().find(|(_, o)| o.murano.is_some() && *o.name == *id) {
+        Some((_, o)) if o.murano.as_deref().is_some_and(|m| m.section == Section::Old) => {
+            Err(format!("--root {id}: that object is only in {MODEL_COPY}, not in the model ({MODEL})"))
+        }
+        Some((i, _)) => Ok(Some(ObjId(i as u32))),
+        None => Ok(None),
+    }
 }
 
 /// Does `text` hold a deleted environment (see [`deleted_environment`])?
