@@ -242,8 +242,9 @@ mod wire {
                     let close: String = std::iter::once('"').chain(std::iter::repeat_n('#', hashes)).collect();
                     let rest: String = b[j + 1..].iter().collect();
                     let end = rest.find(&close).unwrap_or(rest.len());
-                    keep(rest[..end].to_string(), pending, skipping);
-                    i = j + 1 + rest[..end].chars().count() + close.chars().count();
+                    let inside = rest.get(..end).unwrap_or_default();
+                    keep(inside.to_string(), pending, skipping);
+                    i = j + 1 + inside.chars().count() + close.chars().count();
                 }
                 '"' => {
                     let mut s = String::new();
@@ -280,8 +281,8 @@ mod wire {
         }
         let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '.' || c == '-');
         literal.match_indices(wire).any(|(at, _)| {
-            !word(literal[..at].chars().next_back())
-                && (wire.ends_with('/') || !word(literal[at + wire.len()..].chars().next()))
+            !word(literal.get(..at).and_then(|s| s.chars().next_back()))
+                && (wire.ends_with('/') || !word(literal.get(at + wire.len()..).and_then(|s| s.chars().next())))
         })
     }
 
