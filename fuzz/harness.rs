@@ -36,7 +36,8 @@ pub const TARGETS: &[&str] =
 /// unknown target.
 pub fn run(target: &str, data: &[u8]) {
     match target {
-        "kubernetes" | "krake" | "murano" | "kubevela" | "native" | "pairs" => dialect(Some(target), data),
+        // Each dialect of the registry is a target of its name.
+        _ if teardown::dialect::by_name(target).is_some() => dialect(Some(target), data),
         "auto" => dialect(None, data),
         "fast_yaml" => fast_yaml(data),
         "planner" => planner(data),

@@ -6,6 +6,8 @@
 
 use crate::apply::write::WriteError;
 use crate::apply::ApplyError;
+use crate::exit::Exit;
+use crate::internal::Internal;
 use crate::plan::PlanError;
 use std::fmt;
 
@@ -45,60 +47,19 @@ pub enum Error {
     Internal(Internal),
 }
 
-/// A broken invariant of teardown's own making, reported instead of a
-/// panic (CONTRACT §6: never a panic): an id that names no entry of the
-/// table it indexes. Ids are made by the snapshot or plan whose tables they
-/// index, so this is a bug (an id of one snapshot used with another's
-/// objects), never something the input can cause.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Internal {
-    /// What the id names: "object", "relation", "finalizer name"…
-    pub what: &'static str,
-    pub index: usize,
-    /// How many entries the table has.
-    pub len: usize,
-}
-
-impl fmt::Display for Internal {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "internal error: {} {} is not one of the {} there are (a bug in teardown; please report it)",
-            self.what, self.index, self.len
-        )
-    }
-}
-
-impl std::error::Error for Internal {}
-
 impl From<Internal> for Error {
     fn from(e: Internal) -> Error {
         Error::Internal(e)
     }
 }
 
-/// Renderers write to an `io::Write`: an internal error travels as an I/O
-/// error there, and is told apart again when printed.
-impl From<Internal> for std::io::Error {
-    fn from(e: Internal) -> std::io::Error {
-        std::io::Error::other(e)
-    }
-}
-
-/// Entry `index` of `table` (a table made with the ids that index it), or
-/// the internal error that says there is none.
-pub fn entry<'a, T>(table: &'a [T], index: usize, what: &'static str) -> Result<&'a T, Internal> {
-    table.get(index).ok_or(Internal { what, index, len: table.len() })
-}
-
-/// `entry`, to change in place.
-pub fn entry_mut<'a, T>(table: &'a mut [T], index: usize, what: &'static str) -> Result<&'a mut T, Internal> {
-    let len = table.len();
-    table.get_mut(index).ok_or(Internal { what, index, len })
-}
-
 impl Error {
     pub fn exit_code(&self) -> u8 {
+        self.exit().code()
+    }
+
+    /// How a run that ends with this error ends.
+    pub fn exit(&self) -> Exit {
         match self {
             Error::Usage(_)
             | Error::Output(_)
@@ -106,14 +67,14 @@ impl Error {
             | Error::Unusable { .. }
             | Error::Unreconcilable { .. }
             | Error::Config { .. }
-            | Error::Internal(_) => 2,
-            Error::Apply(e) => e.exit_code(),
-            Error::Write(w) => w.exit_code(),
+            | Error::Internal(_) => Exit::Unusable,
+            Error::Apply(e) => e.exit(),
+            Error::Write(w) => w.exit(),
             Error::NoMatch { .. }
             | Error::Duplicates { .. }
             | Error::EmptyNew
             | Error::Plan(_)
-            | Error::Hangs { .. } => 1,
+            | Error::Hangs { .. } => Exit::Refused,
         }
     }
 

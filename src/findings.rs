@@ -4,7 +4,7 @@
 //! the input it is about; the renderers in `render/` turn it into miette
 //! diagnostics, JSON, SARIF or GitHub annotations.
 
-use crate::input::Span;
+use crate::span::Span;
 use serde::Serialize;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]

@@ -11,6 +11,10 @@
 //! `commands` runs one command, from the `settings` its `cli` flags make.
 
 pub mod analysis;
+/// The map of the code: `ARCHITECTURE.md`, here so that its example of a
+/// dialect compiles (a doctest).
+#[doc = include_str!("../ARCHITECTURE.md")]
+pub mod architecture {}
 pub mod apply;
 pub mod cli;
 pub mod commands;
@@ -19,13 +23,16 @@ pub mod controls;
 pub mod dialect;
 pub mod error;
 pub mod escape;
+pub mod exit;
 pub mod findings;
 pub mod graph;
 pub mod input;
+pub mod internal;
 pub mod load;
 pub mod model;
 pub mod plan;
 pub mod render;
 pub mod select;
 pub mod settings;
+pub mod span;
 pub mod timing;

@@ -9,11 +9,11 @@ use crate::findings::{self, Finding, Omitted, Rule};
 use crate::input::jsonruns::{self, After};
 use crate::input::unit::Items;
 use crate::input::{
-    self, json, split, FileId, Form, Format, Limits, ListHeader, ReadProblem, Size, SourceFile, Sources, Span, Unit,
-    UnitSpec,
+    self, json, split, Form, Format, Limits, ListHeader, ReadProblem, Size, SourceFile, Sources, Unit, UnitSpec,
 };
 use crate::model::resolve::{self, Resolved};
 use crate::model::{ObjId, Object};
+use crate::span::{FileId, Span};
 use rayon::prelude::*;
 use std::io::Read;
 use std::path::PathBuf;

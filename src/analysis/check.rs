@@ -1,11 +1,12 @@
 //! `teardown check`: the rules of CONTRACT §6 over a loaded snapshot.
 
 use super::candidates::{Candidates, Found, How};
-use super::cycles::{self, Cycle};
+use crate::dialect::collector_finalizer;
 use crate::findings::{self, Finding, Omitted, Rule, RuleSet, Severity, SeverityPolicy};
+use crate::graph::cycles::{self, Cycle};
 use crate::graph::Graph;
 use crate::load::Snapshot;
-use crate::model::kube::{distribution_finalizer, BUILTIN_FINALIZERS, COLLECTOR_FINALIZERS};
+use crate::model::kube::{distribution_finalizer, BUILTIN_FINALIZERS};
 use crate::model::resolve::Duplicate;
 use crate::model::{anchor, Link, ObjId, Object, RelKind, Relation};
 use rayon::prelude::*;
@@ -364,7 +365,7 @@ fn missing_deps(s: &Snapshot, out: &mut Vec<Finding>) {
 fn finalizers(s: &Snapshot, options: &CheckOptions, out: &mut Vec<Finding>) {
     let known = |f: &str| {
         BUILTIN_FINALIZERS.contains(&f)
-            || COLLECTOR_FINALIZERS.contains(&f)
+            || collector_finalizer(f)
             || distribution_finalizer(f).is_some()
             || options.known_finalizers.iter().any(|k| k == f)
     };
@@ -519,13 +520,13 @@ fn conflicts(s: &Snapshot, graph: &Graph, out: &mut Vec<Finding>) {
     // dependencies; most snapshots have none, and then there is nothing to order.
     let rels = &s.resolved.relations;
     let orders = |r: &crate::model::Relation| r.kind.orders() && (r.kind.is_destruction() || r.link == Link::Solid);
-    let csr = super::scc::Csr::from_edges(
+    let csr = crate::graph::scc::Csr::from_edges(
         graph.g.node_count(),
         rels.iter().filter(|r| orders(r)).map(|r| (r.from.0, r.to.0)),
     );
     let mut component = vec![usize::MAX; s.objects.len()];
     let mut mixed = false;
-    for (c, scc) in super::scc::cycles(&csr).into_iter().enumerate() {
+    for (c, scc) in crate::graph::scc::cycles(&csr).into_iter().enumerate() {
         if scc.len() > 1 {
             for n in scc {
                 if let Some(at) = component.get_mut(n as usize) {

@@ -3,12 +3,10 @@
 pub mod candidates;
 pub mod cascade;
 pub mod check;
-pub mod cycles;
 pub mod gc;
 pub mod order;
 pub mod reconcile;
 pub mod rules;
-pub mod scc;
 pub mod simulate;
 pub mod tool_order;
 pub mod tools;

@@ -161,7 +161,7 @@ struct Edge {
 /// The cycles (components of two or more nodes, or one with a self-loop)
 /// of the graph on `0..node_count` given by `edges`.
 fn cycles_of(node_count: usize, edges: impl Iterator<Item = (u32, u32)> + Clone) -> Vec<Vec<u32>> {
-    super::scc::cycles(&super::scc::Csr::from_edges(node_count, edges))
+    crate::graph::scc::cycles(&crate::graph::scc::Csr::from_edges(node_count, edges))
 }
 
 pub fn order(input: &Input) -> Result<Order, OwnershipCycle> {
@@ -297,7 +297,7 @@ pub fn order(input: &Input) -> Result<Order, OwnershipCycle> {
     drop(hard_edges);
     let mut by_rep: Vec<Vec<u32>> = Vec::new();
     // Ownership between the groups so far, for the levels.
-    let mut owned_by = super::scc::Csr::from_edges(0, std::iter::empty());
+    let mut owned_by = crate::graph::scc::Csr::from_edges(0, std::iter::empty());
     if !hard_cycles.is_empty() {
         by_rep = vec![Vec::new(); count];
         for x in 0..count as u32 {
@@ -310,7 +310,7 @@ pub fn order(input: &Input) -> Result<Order, OwnershipCycle> {
             .map(|e| (groups.find(e.from), groups.find(e.to)))
             .filter(|(f, t)| f != t)
             .collect();
-        owned_by = super::scc::Csr::from_edges(count, own.iter().copied());
+        owned_by = crate::graph::scc::Csr::from_edges(count, own.iter().copied());
     }
     // A finalizer's controller removes the finalizer of an object that
     // carries it: deleted before that object, it leaves the object hanging
@@ -466,7 +466,7 @@ pub fn order(input: &Input) -> Result<Order, OwnershipCycle> {
 /// Each element's level in a destruction-dependency cycle (its groups): 1
 /// and the largest level of the elements it owns, directly or through
 /// groups outside the cycle (`owned_by`: ownership between groups, acyclic).
-fn levels(cycle: &[u32], owned_by: &super::scc::Csr) -> Vec<u32> {
+fn levels(cycle: &[u32], owned_by: &crate::graph::scc::Csr) -> Vec<u32> {
     let inside: rustc_hash::FxHashSet<u32> = cycle.iter().copied().collect();
     // Longest path counting the cycle's elements: depth first, iterative.
     let mut value: rustc_hash::FxHashMap<u32, u32> = rustc_hash::FxHashMap::default();
@@ -1142,11 +1142,11 @@ fn unblock<F: Fn(usize) -> bool>(s: &Stall<F>) -> Vec<Relax> {
         groups.push(g);
     }
     let index = &index;
-    let left = super::scc::Csr::from_edges(
+    let left = crate::graph::scc::Csr::from_edges(
         groups.len(),
         groups.iter().flat_map(|&g| pending(g).map(move |a| (index[g], index[a.group as usize]))),
     );
-    let (comp, _) = super::scc::components(&left);
+    let (comp, _) = crate::graph::scc::components(&left);
     let mut component = vec![usize::MAX; s.count];
     let mut by_component: Vec<Vec<usize>> = Vec::new();
     for (i, &g) in groups.iter().enumerate() {
@@ -1403,7 +1403,7 @@ pub fn conflict_message(refs: &[String], relaxed: &Relation, because: Option<&Re
         Some(d) if d.kind.tool().is_some() => {
             let (a, b) = (&refs[d.from.index()], &refs[d.to.index()]);
             let Some(t) = d.kind.tool() else { return String::new() };
-            let said = format!("{} {}", t.order.tool(), t.order.key());
+            let said = format!("{} {}", t.order.tool(), crate::dialect::tools::order_key(t.order));
             match t.hub {
                 HubEnd::None => {
                     let through = if owner == b { String::new() } else { format!(" through {owner}") };
@@ -1449,7 +1449,11 @@ fn describe(refs: &[String], d: &Relation, back: ObjId) -> String {
         Some(e) => format!("{a} after {b} by default rule {}{through}", e.rule().id()),
         None if d.kind.is_ownership() => format!("{a} {} {b}{through}", d.kind.as_str()),
         None => match d.kind.tool() {
-            Some(t) => format!("{a} is destroyed after {b} by {} {}{through}", t.order.tool(), t.order.key()),
+            Some(t) => format!(
+                "{a} is destroyed after {b} by {} {}{through}",
+                t.order.tool(),
+                crate::dialect::tools::order_key(t.order)
+            ),
             None => format!("{a} is destroyed after {b}{through}"),
         },
     }

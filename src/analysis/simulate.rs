@@ -192,7 +192,7 @@ pub struct Input<'a> {
     pub unresolvable: &'a [Option<u32>],
 }
 
-const KRAKE_FINALIZER: &str = "cascade_deletion";
+const KRAKE_FINALIZER: &str = crate::dialect::krake::CASCADE_DELETION;
 const FOREGROUND: &str = "foregroundDeletion";
 const ORPHAN: &str = "orphan";
 const NAMESPACE_FINALIZER: &str = "kubernetes";

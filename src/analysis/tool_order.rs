@@ -73,7 +73,8 @@
     reason = "object ids of the plan's snapshot index its per-object tables; members, batches, units and levels are numbered here"
 )]
 
-use crate::model::kube::{builtin_namespaced, HelmHook, KappAction, KappWhen, Tools};
+use crate::dialect::tools::keep_mark;
+use crate::model::kube::{builtin_namespaced, HelmHook, KappAction, KappWhen, KeepMark, Tools};
 use crate::model::{Link, ObjId, Object, RelKind, Relation, Str};
 use rustc_hash::FxHashMap;
 use std::collections::BTreeMap;
@@ -787,10 +788,10 @@ pub enum Keep {
 impl Keep {
     pub fn annotation(self) -> &'static str {
         match self {
-            Keep::HelmKeep => "helm.sh/resource-policy: keep",
-            Keep::ArgoNoDelete => "argocd.argoproj.io/sync-options: Delete=false",
-            Keep::KappOrphan => "kapp.k14s.io/delete-strategy: orphan",
-            Keep::FluxPruneDisabled => "kustomize.toolkit.fluxcd.io/prune: disabled",
+            Keep::HelmKeep => keep_mark(KeepMark::HelmKeep),
+            Keep::ArgoNoDelete => keep_mark(KeepMark::ArgoNoDelete),
+            Keep::KappOrphan => keep_mark(KeepMark::KappOrphan),
+            Keep::FluxPruneDisabled => keep_mark(KeepMark::FluxPruneDisabled),
         }
     }
 }

@@ -37,11 +37,11 @@
 //! each Application's trackers).
 
 use super::cascade::{Cascade, Garbage, Gate, Keep, KeptBy};
-use crate::model::tracking::labels::{
+use crate::dialect::kubevela::labels::{
     APP_NAME, APP_NAMESPACE, COMPONENT, OAM_RESOURCE_TYPE, ORPHAN_FINALIZER, TRAIT_TYPE, WORKLOAD_TYPE,
 };
 use crate::model::tracking::{
-    label, AppSpec, Managed, Propagation, RuleFacts, Strategy, TrackerKind, TrackerSpec, Tracking, Workflow,
+    AppSpec, Managed, Propagation, RuleFacts, Strategy, TrackerKind, TrackerSpec, Tracking, Workflow,
 };
 use crate::model::{ObjId, Object, RelKind, Relation, Str};
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -180,10 +180,10 @@ pub fn app_of(o: &Object) -> Option<&AppSpec> {
 pub fn facts<'a>(m: &'a Managed, app: Option<&'a AppSpec>, live: Option<&'a Object>) -> RuleFacts<'a> {
     if let Some(o) = live.filter(|o| o.versioned) {
         return RuleFacts {
-            component: label(o, COMPONENT),
-            component_type: label(o, WORKLOAD_TYPE),
-            oam_type: label(o, OAM_RESOURCE_TYPE),
-            trait_type: label(o, TRAIT_TYPE),
+            component: o.label(COMPONENT),
+            component_type: o.label(WORKLOAD_TYPE),
+            oam_type: o.label(OAM_RESOURCE_TYPE),
+            trait_type: o.label(TRAIT_TYPE),
             kind: &o.kind,
             name: &o.name,
         };
@@ -247,8 +247,8 @@ fn app_key(t: &TrackerSpec) -> String {
 /// `GetControlledBy`: the Application `o`'s labels name, `namespace/name`
 /// (both labels written and not empty).
 fn controlled_by(o: &Object) -> Option<(&str, &str)> {
-    let ns = label(o, APP_NAMESPACE).filter(|v| !v.is_empty())?;
-    let name = label(o, APP_NAME).filter(|v| !v.is_empty())?;
+    let ns = o.label(APP_NAMESPACE).filter(|v| !v.is_empty())?;
+    let name = o.label(APP_NAME).filter(|v| !v.is_empty())?;
     Some((ns, name))
 }
 

@@ -14,11 +14,12 @@ pub mod planfile;
 pub mod write;
 
 use crate::dialect;
-use crate::error::{entry_mut, Internal};
 use crate::input::edit::{self, Op};
-use crate::input::{FileId, Node, SourceFile, Sources, Span};
+use crate::input::{Node, SourceFile, Sources};
+use crate::internal::{entry_mut, Internal};
 use crate::load::{self, LoadOptions, Snapshot};
 use crate::model::{Link, ObjId, Object, RelKind, Relation};
+use crate::span::{FileId, Span};
 use planfile::{Place, PlanFile};
 use std::collections::{HashMap, HashSet};
 use std::fmt;
@@ -51,10 +52,12 @@ pub enum ApplyError {
 }
 
 impl ApplyError {
-    pub fn exit_code(&self) -> u8 {
+    pub fn exit(&self) -> crate::exit::Exit {
         match self {
-            ApplyError::NotAPlan { .. } | ApplyError::FromStdin | ApplyError::Internal(_) => 2,
-            _ => 1,
+            ApplyError::NotAPlan { .. } | ApplyError::FromStdin | ApplyError::Internal(_) => {
+                crate::exit::Exit::Unusable
+            }
+            _ => crate::exit::Exit::Refused,
         }
     }
 }
@@ -171,11 +174,12 @@ pub fn prepare(plan: &PlanFile, snapshot: &Snapshot, options: &LoadOptions) -> R
         if found != reference {
             return Err(mismatch(Some(found)));
         }
+        use crate::dialect::murano::{MODEL, MODEL_COPY};
         let unappliable =
             |what: String| ApplyError::Unappliable { file: place.file.clone(), line: place.line as usize, what };
         if o.murano.as_deref().is_some_and(|m| m.copies > 0 || m.section != crate::model::Section::Model) {
             return Err(unappliable(format!(
-                "{reference} is in a deployment task (Objects and ObjectsCopy): apply edits object models, not tasks"
+                "{reference} is in a deployment task ({MODEL} and {MODEL_COPY}): apply edits object models, not tasks"
             )));
         }
         let text: &str = &sources.get(file).text;

@@ -51,10 +51,10 @@ pub struct WriteError {
 }
 
 impl WriteError {
-    pub fn exit_code(&self) -> u8 {
+    pub fn exit(&self) -> crate::exit::Exit {
         match self.why {
-            Why::Replaced if self.unrestored.is_empty() => 1,
-            _ => 2,
+            Why::Replaced if self.unrestored.is_empty() => crate::exit::Exit::Refused,
+            _ => crate::exit::Exit::Unusable,
         }
     }
 }

@@ -11,7 +11,8 @@
 //! (`apply::prepare`); then written all or nothing where the files were
 //! found (`apply::write`).
 
-use super::{plan, Env, Status};
+use super::plan;
+use super::shared::{Env, Status};
 use crate::apply::place::{self, Found, Refusal, Root};
 use crate::apply::write::Target;
 use crate::apply::{self, clean, hook, planfile, ApplyError};
@@ -123,7 +124,7 @@ pub fn run(args: ApplyArgs, env: Env, style: Style) -> Result<Status, Error> {
     let mut targets: Vec<&Found> = Vec::with_capacity(changes.len());
     for c in &mut changes {
         let Some(f) = found.iter().find(|f| f.recorded == c.path) else {
-            return Err(Error::Apply(ApplyError::Internal(crate::error::Internal {
+            return Err(Error::Apply(ApplyError::Internal(crate::internal::Internal {
                 what: "file",
                 index: found.len(),
                 len: found.len(),

@@ -1,6 +1,6 @@
 //! `teardown check`: findings about a snapshot.
 
-use super::{Env, Status};
+use super::shared::{Env, Status};
 use crate::analysis::check::{self, CheckOptions};
 use crate::cli::{CheckArgs, CheckFormat};
 use crate::error::Error;

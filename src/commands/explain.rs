@@ -1,7 +1,7 @@
 //! `teardown explain`: why an object is (or is not) in a plan, and why at
 //! its step.
 
-use super::{Env, Status, Voice};
+use super::shared::{Env, Status, Voice};
 use crate::cli::{ExplainArgs, ExplainFormat, RuleArgs};
 use crate::error::Error;
 use crate::plan::{explain, Detail};

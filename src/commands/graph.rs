@@ -1,6 +1,6 @@
 //! `teardown graph`: the owner / destruction-dependency graph.
 
-use super::{load_usable, Env, Loading, Status};
+use super::shared::{load_usable, Env, Loading, Status};
 use crate::analysis::view::{self, Direction, ViewOptions};
 use crate::cli::{GraphArgs, GraphFormat};
 use crate::error::Error;

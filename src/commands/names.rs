@@ -5,8 +5,9 @@
 //! before a line is printed (exit 2), naming the object and where it is
 //! written.
 
-use crate::error::{Error, Internal};
+use crate::error::Error;
 use crate::escape::{escape as shown, needs};
+use crate::internal::Internal;
 use crate::load::Snapshot;
 use crate::model::kube::{builtin_group, builtin_namespaced};
 use crate::model::naming::{is_label, is_subdomain};

@@ -1,13 +1,13 @@
 //! `teardown plan`: a deletion plan, rendered in the format asked for.
 
-use super::{diagnostics, load_usable, refuse_duplicates, Env, Loading, Status, Voice};
+use super::shared::{diagnostics, load_usable, refuse_duplicates, Env, Loading, Reader, Status, Voice};
 use crate::analysis::cascade::CascadeMode;
 use crate::analysis::check as checks;
 use crate::cli::{InputArgs, PlanArgs, PlanFormat};
 use crate::error::Error;
 use crate::findings::Rule;
 use crate::load::Snapshot;
-use crate::model::{Identity, ObjId, Section};
+use crate::model::{Identity, ObjId};
 use crate::plan::{self, Detail, Mode, Plan, PlanError};
 use crate::render;
 use crate::render::diagnostics::Style;
@@ -147,10 +147,6 @@ pub(super) fn again(
     Ok((snapshot, out))
 }
 
-/// Reads a plan's inputs instead of `load::load` (`apply` reads them
-/// through the directory it checked them in).
-pub(super) type Reader<'a> = &'a dyn Fn(&[PathBuf], &crate::load::LoadOptions) -> Snapshot;
-
 /// The cascade roots `-o kubectl` deletes, or why it cannot: every object
 /// the plan deletes must be a Kubernetes resource (read by a dialect whose
 /// objects are, `Object::is_kubernetes`) with a name a shell command can
@@ -238,7 +234,14 @@ pub(super) fn make(
     let mode = match &settings.start {
         Start::All => Mode::All,
         Start::Gc { root: at } => {
-            root = at.as_deref().map(|id| murano_root(&snapshot, id)).transpose()?;
+            root = match at.as_deref().map(|id| (id, crate::dialect::murano::root(&snapshot.objects, id))) {
+                None => None,
+                Some((_, Ok(Some(id)))) => Some(id),
+                Some((id, Ok(None))) => {
+                    return Err(Error::NoMatch { selector: format!("--root {id}"), suggestions: Vec::new() })
+                }
+                Some((_, Err(usage))) => return Err(Error::Usage(usage)),
+            };
             Mode::Gc
         }
         Start::Prune(new) => {
@@ -326,17 +329,5 @@ pub(super) fn say_places(snapshot: &Snapshot, error: &PlanError, style: Style, s
         if let Some(finding) = checks::cycle_finding(snapshot, cycle, Rule::Td007) {
             diagnostics(snapshot, &[finding], &Default::default(), style, stderr);
         }
-    }
-}
-
-/// `--root ID`: a Murano object of the model.
-fn murano_root(snapshot: &Snapshot, id: &str) -> Result<ObjId, Error> {
-    let objects = &snapshot.objects;
-    match objects.iter().enumerate().find(|(_, o)| o.murano.is_some() && *o.name == *id) {
-        Some((_, o)) if o.murano.as_deref().is_some_and(|m| m.section == Section::Old) => {
-            Err(Error::Usage(format!("--root {id}: that object is only in ObjectsCopy, not in the model (Objects)")))
-        }
-        Some((i, _)) => Ok(ObjId(i as u32)),
-        None => Err(Error::NoMatch { selector: format!("--root {id}"), suggestions: Vec::new() }),
     }
 }

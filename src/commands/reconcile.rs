@@ -1,11 +1,12 @@
 //! `teardown reconcile`: crd-reconciler's decision table over a snapshot.
 
-use super::{diagnostics, load_usable, refuse_duplicates, Env, Loading, Status};
+use super::shared::{diagnostics, load_usable, refuse_duplicates, Env, Loading, Status};
 use crate::analysis::reconcile::{self, DesiredSet, Input, Problem, Spec};
 use crate::cli::{ReconcileArgs, ReconcileFormat};
 use crate::dialect;
-use crate::error::{Error, Internal};
+use crate::error::Error;
 use crate::findings::{Finding, Rule};
+use crate::internal::Internal;
 use crate::load::Snapshot;
 use crate::model::lifecycle::{Lifecycle, Said};
 use crate::model::{anchor, ObjId, Object};

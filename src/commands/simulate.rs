@@ -1,7 +1,7 @@
 //! `teardown simulate`: a garbage collector's workflow on the snapshot.
 
 use super::plan::say_places;
-use super::{load_usable, refuse_duplicates, Env, Loading, Status};
+use super::shared::{load_usable, refuse_duplicates, Env, Loading, Status};
 use crate::analysis::cascade::CascadeMode;
 use crate::analysis::order::reference_ranks;
 use crate::analysis::simulate::{self, Controller};
@@ -44,7 +44,7 @@ pub fn run(args: SimulateArgs, env: Env, style: Style) -> Result<Status, Error> 
     let reach = reachable(objects, relations, &targets);
     if args.controller == Controller::Krake {
         let graph = Graph::build(objects, relations);
-        let cycles = crate::analysis::cycles::find_by_reference(objects, &graph, relations, |r| {
+        let cycles = crate::graph::cycles::find_by_reference(objects, &graph, relations, |r| {
             r.kind == RelKind::Owns && r.link == Link::Solid
         });
         let reached = |o: &ObjId| reach.get(o.index()).copied().unwrap_or(false);

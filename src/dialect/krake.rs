@@ -22,12 +22,13 @@
 //! finalizer the API adds on deletion; it never collects a resource whose
 //! owner is merely gone.
 
+use super::api::{List, Out};
 use super::fields::{StrMap, Text};
-use super::{List, Out};
 use crate::findings::{Finding, Rule};
-use crate::input::{locate, Outline, Shape, Span, Unit};
+use crate::input::{locate, Outline, Shape, Unit};
 use crate::model::intern::intern;
 use crate::model::{Collector, Fields, Identity, Object, Origin, OwnerRef, StateKeys, TrackingKeys};
+use crate::span::Span;
 use serde::Deserialize;
 
 pub struct Krake;
@@ -61,13 +62,14 @@ pub static ORIGIN: Origin = Origin {
     },
 };
 
-impl super::Dialect for Krake {
-    fn edits(&self) -> Option<&'static super::Edits> {
-        Some(&super::Edits { owners: Some(&["metadata", "owners"]), after: None, destroyed: None, span_at_key: false })
-    }
-
-    fn name(&self) -> &'static str {
-        "krake"
+impl super::api::Dialect for Krake {
+    fn edits(&self) -> Option<&'static super::api::Edits> {
+        Some(&super::api::Edits {
+            owners: Some(&["metadata", "owners"]),
+            after: None,
+            destroyed: None,
+            span_at_key: false,
+        })
     }
 
     fn origin(&self) -> &'static Origin {
@@ -89,7 +91,7 @@ impl super::Dialect for Krake {
     }
 
     fn read(&self, unit: &Unit, out: &mut Out) {
-        match super::parse_object::<RawResource>(unit) {
+        match super::api::parse_object::<RawResource>(unit) {
             Ok(raw) => out.objects.extend(convert(raw, unit.span(), unit.source_text(), &mut out.findings)),
             Err(finding) => out.findings.push(finding),
         }

@@ -10,12 +10,12 @@
 //! unexpected type is ignored), because custom resources put anything in
 //! their spec.
 
+use super::api::{List, Out};
 use super::fields::{IsText, Key, LenientBool, LenientStr, StrMap, Text, TextKey, NOT_A_STRING};
 use super::tools::parse_depends_on;
-use super::{List, Out};
 use crate::findings::{quoted, Finding, Rule};
 use crate::input::outline::Value;
-use crate::input::{locate, Node, Shape, Span, Unit};
+use crate::input::{locate, Node, Shape, Unit};
 use crate::model::intern::intern;
 use crate::model::kube::{group_of, ServiceCall};
 use crate::model::lifecycle::{Lifecycle, Said};
@@ -24,6 +24,7 @@ use crate::model::{
     kube::Facts, Collector, CrdDef, DepDecl, DepKind, DepTarget, Fields, Identity, Object, Origin, OwnerRef, StateKeys,
     Str, TrackingKeys,
 };
+use crate::span::Span;
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde::Deserialize;
 use std::cell::OnceCell;
@@ -52,18 +53,14 @@ pub static ORIGIN: Origin = Origin {
 /// Where crd-reconciler's custom resources write their states.
 pub static STATE_KEYS: StateKeys = StateKeys { desired: &["spec", "state"], current: &["status", "state"] };
 
-impl super::Dialect for Kubernetes {
-    fn edits(&self) -> Option<&'static super::Edits> {
-        Some(&super::Edits {
+impl super::api::Dialect for Kubernetes {
+    fn edits(&self) -> Option<&'static super::api::Edits> {
+        Some(&super::api::Edits {
             owners: Some(&["metadata", "ownerReferences"]),
             after: None,
             destroyed: None,
             span_at_key: false,
         })
-    }
-
-    fn name(&self) -> &'static str {
-        "kubernetes"
     }
 
     fn origin(&self) -> &'static Origin {
@@ -101,7 +98,7 @@ impl super::Dialect for Kubernetes {
     }
 
     fn read(&self, unit: &Unit, out: &mut Out) {
-        let raw: RawObject = match super::parse_object(unit) {
+        let raw: RawObject = match super::api::parse_object(unit) {
             Ok(raw) => raw,
             Err(finding) => return out.findings.push(not_a_string(unit, finding)),
         };
@@ -214,7 +211,8 @@ fn not_a_string(unit: &Unit, mut finding: Finding) -> Finding {
 mod yaml11 {
     use super::{RawObject, Unit};
     use crate::findings::{Finding, Rule};
-    use crate::input::{locate, Span};
+    use crate::input::locate;
+    use crate::span::Span;
 
     /// What kubectl reads this unquoted text as, when not a string.
     pub fn reads(v: &str) -> Option<&'static str> {
@@ -1445,7 +1443,7 @@ mod tests {
     /// One object read from `text`, which reads without a finding.
     fn read(text: &str) -> Object {
         let raw: RawObject = serde_yaml::from_str(text).unwrap();
-        let span = Span::new(crate::input::FileId(0), 0..text.len());
+        let span = Span::new(crate::span::FileId(0), 0..text.len());
         let mut findings = Vec::new();
         let o = convert(raw, span, text, ListContext::default(), &mut findings).unwrap();
         assert!(findings.is_empty(), "{findings:?}");
@@ -1504,7 +1502,7 @@ mod tests {
     fn tool_metadata_is_kept_in_facts() {
         let text = "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: apps\n  namespace: flux-system\n  labels:\n    app.kubernetes.io/instance: shop\n  annotations:\n    a: b\n    argocd.argoproj.io/sync-wave: '-2'\n    kapp.k14s.io/change-group.db: x/{name}\n    kapp.k14s.io/change-rule: delete before deleting y\n    helm.sh/resource-policy: keep\n    config.kubernetes.io/depends-on: /namespaces/x/Secret/y\nspec:\n  dependsOn:\n  - name: infra\n  - name: crds\n    namespace: other\n  - namespace: nameless\n";
         let raw: RawObject = serde_yaml::from_str(text).unwrap();
-        let span = Span::new(crate::input::FileId(0), 0..text.len());
+        let span = Span::new(crate::span::FileId(0), 0..text.len());
         let mut findings = Vec::new();
         let o = convert(raw, span, text, ListContext::default(), &mut findings).unwrap();
         assert!(findings.is_empty(), "{findings:?}");
@@ -1521,7 +1519,7 @@ mod tests {
         // A value a tool would misread is a TD001 at its line; the object stays.
         let text = "kind: ConfigMap\napiVersion: v1\nmetadata:\n  name: c\n  annotations:\n    argocd.argoproj.io/sync-wave: soon\n";
         let raw: RawObject = serde_yaml::from_str(text).unwrap();
-        let span = Span::new(crate::input::FileId(0), 0..text.len());
+        let span = Span::new(crate::span::FileId(0), 0..text.len());
         let mut findings = Vec::new();
         let o = convert(raw, span, text, ListContext::default(), &mut findings).unwrap();
         assert!(o.facts.is_none());
@@ -1531,7 +1529,7 @@ mod tests {
 
         let text = "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata: {name: b}\nroleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: gk-role}\nsubjects: []\n";
         let raw: RawObject = serde_yaml::from_str(text).unwrap();
-        let span = Span::new(crate::input::FileId(0), 0..text.len());
+        let span = Span::new(crate::span::FileId(0), 0..text.len());
         let o = convert(raw, span, text, ListContext::default(), &mut Vec::new()).unwrap();
         let role = o.facts.unwrap().role_ref.unwrap();
         assert_eq!((&*role.0, &*role.1), ("ClusterRole", "gk-role"));
@@ -1544,7 +1542,7 @@ mod tests {
     /// serde_yaml: the same facts.
     fn facts_of(text: &str) -> Option<Box<Facts>> {
         let read = |raw: RawObject| {
-            let span = Span::new(crate::input::FileId(0), 0..text.len());
+            let span = Span::new(crate::span::FileId(0), 0..text.len());
             convert(raw, span, text, ListContext::default(), &mut Vec::new()).and_then(|o| o.facts)
         };
         let fast = crate::input::fast::Doc::document(text).expect("fast path").parse::<RawObject>().expect("fast path");
@@ -1595,7 +1593,7 @@ mod tests {
 
     fn facts_or_default(text: &str) -> Facts {
         let raw: RawObject = serde_yaml::from_str(text).unwrap();
-        let span = Span::new(crate::input::FileId(0), 0..text.len());
+        let span = Span::new(crate::span::FileId(0), 0..text.len());
         *convert(raw, span, text, ListContext::default(), &mut Vec::new()).unwrap().facts.unwrap_or_default()
     }
 

@@ -27,11 +27,11 @@
 //! controller merges them. Compressed trackers (`spec.compression`) cannot
 //! be read and are refused.
 
+use super::api::{Dialect, List, Out};
 use super::fields::{LenientStr, StrMap, Text};
 use super::kubernetes::Kubernetes;
-use super::{Dialect, List, Out};
 use crate::findings::{Finding, Rule};
-use crate::input::{locate, Node, Outline, Shape, Span, Unit};
+use crate::input::{locate, Node, Outline, Shape, Unit};
 use crate::model::intern::intern;
 use crate::model::kube::group_of;
 use crate::model::lifecycle::Lifecycle;
@@ -40,16 +40,39 @@ use crate::model::tracking::{
     TrackerSpec, Tracking, Workflow,
 };
 use crate::model::{Collector, Fields, Identity, Object, Origin, Str, TrackingKeys};
+use crate::span::Span;
 use serde::Deserialize;
 
 pub struct KubeVela;
 
 const GROUP: &str = "core.oam.dev";
-use crate::model::tracking::labels::{APP_NAME, APP_NAMESPACE, APP_UID, ORPHAN_FINALIZER};
+use labels::{APP_NAME, APP_NAMESPACE, APP_UID, ORPHAN_FINALIZER};
 /// The finalizers the controller's collector deletes through.
 const FINALIZERS: &[&str] = &["app.oam.dev/resource-tracker-finalizer", "resourcetracker.core.oam.dev/finalizer"];
 const OWN_FINALIZERS: &[&str] =
     &["app.oam.dev/resource-tracker-finalizer", "resourcetracker.core.oam.dev/finalizer", ORPHAN_FINALIZER];
+
+/// The labels KubeVela writes on what an Application dispatches (and on
+/// its trackers), and what its resource keeper reads of them.
+pub mod labels {
+    /// The Application a resource (or tracker) belongs to: its name…
+    pub const APP_NAME: &str = "app.oam.dev/name";
+    /// …and its namespace.
+    pub const APP_NAMESPACE: &str = "app.oam.dev/namespace";
+    /// A tracker: the uid of the Application that made it.
+    pub const APP_UID: &str = "app.oam.dev/uid";
+    /// The component a resource was rendered from.
+    pub const COMPONENT: &str = "app.oam.dev/component";
+    /// The type of that component.
+    pub const WORKLOAD_TYPE: &str = "workload.oam.dev/type";
+    /// `WORKLOAD` or `TRAIT`.
+    pub const OAM_RESOURCE_TYPE: &str = "app.oam.dev/resourceType";
+    /// The trait that made it.
+    pub const TRAIT_TYPE: &str = "trait.oam.dev/type";
+    /// `vela delete --orphan` adds it to the Application: its collector
+    /// releases what it manages, and removes it with its own finalizer.
+    pub const ORPHAN_FINALIZER: &str = "app.oam.dev/orphan-resource";
+}
 
 pub static ORIGIN: Origin = Origin {
     dialect: "kubevela",
@@ -91,17 +114,13 @@ fn ours(kind: &str) -> bool {
 }
 
 impl Dialect for KubeVela {
-    fn edits(&self) -> Option<&'static super::Edits> {
-        Some(&super::Edits {
+    fn edits(&self) -> Option<&'static super::api::Edits> {
+        Some(&super::api::Edits {
             owners: Some(&["metadata", "ownerReferences"]),
             after: None,
             destroyed: None,
             span_at_key: false,
         })
-    }
-
-    fn name(&self) -> &'static str {
-        "kubevela"
     }
 
     fn origin(&self) -> &'static Origin {
@@ -145,7 +164,7 @@ impl Dialect for KubeVela {
         out.findings.append(&mut read.findings);
         let Some(mut object) = read.objects.pop() else { return };
         object.origin = &ORIGIN;
-        let raw: RawVela = match super::parse_object(unit) {
+        let raw: RawVela = match super::api::parse_object(unit) {
             Ok(raw) => raw,
             Err(finding) => return out.findings.push(finding),
         };

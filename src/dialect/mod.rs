@@ -10,6 +10,7 @@
 // Errors are findings, made only on the error path.
 #![allow(clippy::result_large_err)]
 
+pub mod api;
 #[macro_use]
 pub mod fields;
 pub mod krake;
@@ -21,78 +22,12 @@ pub mod pairs;
 pub mod status;
 pub mod tools;
 
-use crate::findings::{Finding, Rule};
-use crate::input::{FileId, Node, Shape, Sources, Unit};
+pub use api::{not_an_object, parse_object, Dialect, Edits, Files, List, Out};
+
+use crate::findings::Finding;
+use crate::input::{Node, Shape, Sources, Unit};
 use crate::model::lifecycle::Lifecycle;
-use crate::model::{Object, Origin, Relation};
-
-/// One kind of input.
-pub trait Dialect: Sync {
-    /// The name `--dialect` takes and messages use.
-    fn name(&self) -> &'static str;
-
-    /// What its documents look like, one line (for `--help` and messages).
-    fn about(&self) -> &'static str;
-
-    /// What the objects it reads are (every object it reads has this origin).
-    fn origin(&self) -> &'static Origin;
-
-    /// Is this unit (a document, or an item of a list: `unit.list`) this
-    /// dialect's? Look at `unit.shape()` and `unit.outline()` (made when
-    /// first asked for: answer from what is cheapest). `None`: the outline
-    /// does not show enough yet (an item of a large JSON list, read as it
-    /// streams, shows its first keys only); the question is asked again
-    /// with the whole outline. Never asked under `--dialect`.
-    fn recognise(&self, unit: &Unit) -> Option<bool>;
-
-    /// Where the units of a document this dialect took are, when they are
-    /// read one by one: the items of a list.
-    fn list(&self, _doc: &Unit) -> Option<List> {
-        None
-    }
-
-    /// Read a unit this dialect took (or that `--dialect` gave it).
-    fn read(&self, unit: &Unit, out: &mut Out);
-
-    /// Dialects that read whole files, not documents (tsort pairs): read
-    /// these files. Only under `--dialect`.
-    fn read_files(&self, _sources: &Sources, _files: &[FileId]) -> Option<Files> {
-        None
-    }
-
-    /// Read only when `--dialect` names it.
-    fn forced_only(&self) -> bool {
-        false
-    }
-
-    /// A hint for a document no dialect read, when it looks like this
-    /// dialect's input.
-    fn hint(&self, _unit: &Unit) -> Option<&'static str> {
-        None
-    }
-
-    /// Where `teardown apply` edits this dialect's objects. `None`: its
-    /// input is not a set of documents to edit (tsort pairs).
-    fn edits(&self) -> Option<&'static Edits> {
-        None
-    }
-
-    /// What `reconcile --desired` compares of an object: the part of its
-    /// document that says what the object should be. `document` is the
-    /// object's document read again as a value (for an item of a list read
-    /// whole: the list). `None`: not found there, or this dialect's objects
-    /// are not compared.
-    fn desired_part(&self, _document: &Node, _object: &Object) -> Option<Node> {
-        None
-    }
-
-    /// An object's states in crd-reconciler's terms (`reconcile`), from its
-    /// document read again as a value (as for [`Dialect::desired_part`]).
-    /// `None`: not found there, or this dialect's objects have none.
-    fn lifecycle(&self, _document: &Node, _object: &Object) -> Option<Lifecycle> {
-        None
-    }
-}
+use crate::model::Object;
 
 /// An object's document read again from its file, and its dialect. `None`
 /// when the document no longer reads on its own.
@@ -113,60 +48,25 @@ pub fn lifecycle(sources: &Sources, object: &Object) -> Option<Lifecycle> {
     dialect.lifecycle(&document, object)
 }
 
-/// Where the items of a list document are.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct List {
-    /// The key that holds them; `None`: the document is the list.
-    pub member: Option<&'static str>,
-    /// Every item is the list's dialect's (else each item is recognised
-    /// like a document, and goes to the list's dialect when none takes it).
-    pub own_items: bool,
-}
-
-/// What reading units gave.
-#[derive(Default)]
-pub struct Out {
-    pub objects: Vec<Object>,
-    pub findings: Vec<Finding>,
-    /// Findings past the cap (`findings::LISTED_PER_RULE`), counted: the
-    /// reader keeps, of a long run of units, only the first of each rule.
-    pub omitted: crate::findings::Omitted,
-}
-
-/// What a whole-file dialect gave.
-pub struct Files {
-    pub objects: Vec<Object>,
-    pub relations: Vec<Relation>,
-    pub findings: Vec<Finding>,
-}
-
 /// Every dialect, in the order they are asked whether a unit is theirs: the
 /// first that says yes reads it. `kubernetes` reads any mapping that no
 /// dialect before it takes (and says what it lacks), so it comes after
 /// those that recognise something narrower.
-/// Where an object's own mapping holds what `apply` changes (syntax
-/// paths, from the object's mapping; `input::edit` makes the edits).
-#[derive(Debug)]
-pub struct Edits {
-    /// The list of owner references: entry `n` is the object's `owners[n]`
-    /// (an orphaned object loses it). `None`: ownership is not written in
-    /// the dependent (nesting), so nothing can be orphaned.
-    pub owners: Option<&'static [&'static str]>,
-    /// The list of destruction dependencies the object declares as the one
-    /// destroyed after (`destroyAfter`): entry `n` is the object's
-    /// `deps[n]` (an entry naming an object the plan removes is taken
-    /// out). `None`: not written as such a list.
-    pub after: Option<&'static [&'static str]>,
-    /// The mapping and key of a mark that keeps a destroyed object in
-    /// place (Murano's `"?": {destroyed: true}`).
-    pub destroyed: Option<(&'static [&'static str], &'static str)>,
-    /// An object's span starts at a key of its mapping (Murano's `"?"`
-    /// header), not at the mapping itself.
-    pub span_at_key: bool,
-}
-
 pub static REGISTRY: &[&dyn Dialect] =
     &[&murano::Murano, &native::Native, &krake::Krake, &kubevela::KubeVela, &kubernetes::Kubernetes, &pairs::Pairs];
+
+/// Is `f` a collector's own finalizer (CONTRACT §5): Kubernetes' or
+/// Krake's, on an object of any dialect? Never listed as "waits for",
+/// never TD011.
+pub fn collector_finalizer(f: &str) -> bool {
+    crate::model::kube::COLLECTOR_FINALIZERS.contains(&f) || f == krake::CASCADE_DELETION
+}
+
+/// Does `o` wait for finalizer `f`: is it neither a collector's own nor
+/// one through which `o`'s own collector cascades?
+pub fn waits_for_finalizer(o: &Object, f: &str) -> bool {
+    !collector_finalizer(f) && !o.origin.collector.cascade_finalizers.contains(&f)
+}
 
 /// A dialect's index in [`REGISTRY`], by name.
 pub fn by_name(name: &str) -> Option<usize> {
@@ -207,16 +107,6 @@ pub fn recognise(unit: &Unit, forced: Option<usize>) -> Option<usize> {
     found.or(unit.list.map(|l| l.taken_by))
 }
 
-/// Read a unit that must be an object as `T`. A JSON array or scalar is
-/// named as such; YAML reports its own type error.
-pub fn parse_object<T: serde::de::DeserializeOwned>(unit: &Unit) -> Result<T, Finding> {
-    let shape = unit.shape();
-    if unit.is_json() && matches!(shape, Shape::Seq | Shape::Scalar | Shape::Null) {
-        return Err(not_an_object(unit, shape.describe()));
-    }
-    unit.parse()
-}
-
 /// The finding for a document no dialect reads.
 pub fn unrecognised(unit: &Unit) -> Option<Finding> {
     if let Some(finding) = unit.unreadable() {
@@ -240,9 +130,234 @@ pub fn unrecognised(unit: &Unit) -> Option<Finding> {
     Some(finding)
 }
 
-/// TD001 for a unit that is an array or a scalar where an object belongs.
-pub fn not_an_object(unit: &Unit, what: &str) -> Finding {
-    Finding::new(Rule::Td001, format!("document is {what}, not an object"))
-        .at(unit.head(), "here")
-        .help("each document must be an object, a `List` with `items`, or an array of objects")
+/// A dialect's wire format is known only in its file: no file outside
+/// `src/dialect/` writes one of these names in its code (comments and
+/// `#[cfg(test)]` code aside). A name ending in `/` is a prefix (an
+/// annotation's or a label's domain); `"?"` is matched as a whole literal.
+#[cfg(test)]
+mod wire {
+    use std::path::{Path, PathBuf};
+
+    /// The names each dialect reads from its input (the list this check keeps).
+    const WIRE: &[(&str, &[&str])] = &[
+        ("krake", &["cascade_deletion"]),
+        ("murano", &["Objects", "ObjectsCopy", "onDestruction", "classVersion", "?"]),
+        ("native", &["destroyAfter"]),
+        ("kubevela", &["app.oam.dev/", "managedResources", "applicationGeneration"]),
+        (
+            "tools",
+            &[
+                "helm.sh/",
+                "meta.helm.sh/",
+                "argocd.argoproj.io/",
+                "kapp.k14s.io/",
+                "kustomize.toolkit.fluxcd.io/",
+                "client.lifecycle.config.k8s.io/",
+                "config.kubernetes.io/apply-time-mutation",
+            ],
+        ),
+    ];
+
+    /// Files outside `src/dialect/` that still name a wire field, and
+    /// which: what issue 34 has not yet moved behind dialect-neutral data.
+    /// The list only shrinks: an entry no longer needed fails the check.
+    const NOT_YET_MOVED: &[(&str, &str)] = &[];
+
+    /// Literals where a listed name is an English word, not the field.
+    const ENGLISH: &[(&str, &str)] = &[("src/findings.rs", "Objects own each other in a cycle.")];
+
+    /// The string literals of Rust code, without comments and without the
+    /// items under `#[cfg(test)]`.
+    fn literals(text: &str) -> Vec<String> {
+        let b: Vec<char> = text.chars().collect();
+        let (mut out, mut i) = (Vec::new(), 0);
+        // Brace depth; an item under `#[cfg(test)]` that is coming
+        // (`pending`) or being skipped (from the depth it opened at).
+        let (mut depth, mut pending, mut skipping) = (0usize, false, None::<usize>);
+        let mut keep = |s: String, pending: bool, skipping: Option<usize>| {
+            if !pending && skipping.is_none() {
+                out.push(s);
+            }
+        };
+        while i < b.len() {
+            let at = |k: usize| b.get(k).copied().unwrap_or('\0');
+            match b[i] {
+                '#' if skipping.is_none() && b[i..].iter().take(12).collect::<String>() == "#[cfg(test)]" => {
+                    pending = true;
+                    i += 12;
+                }
+                '{' => {
+                    if pending {
+                        (pending, skipping) = (false, Some(depth));
+                    }
+                    depth += 1;
+                    i += 1;
+                }
+                '}' => {
+                    depth = depth.saturating_sub(1);
+                    if skipping == Some(depth) {
+                        skipping = None;
+                    }
+                    i += 1;
+                }
+                ';' if pending => {
+                    pending = false;
+                    i += 1;
+                }
+                '/' if at(i + 1) == '/' => {
+                    while i < b.len() && b[i] != '\n' {
+                        i += 1;
+                    }
+                }
+                '/' if at(i + 1) == '*' => {
+                    let mut nested = 0;
+                    loop {
+                        if at(i) == '/' && at(i + 1) == '*' {
+                            nested += 1;
+                            i += 2;
+                        } else if at(i) == '*' && at(i + 1) == '/' {
+                            nested -= 1;
+                            i += 2;
+                            if nested == 0 {
+                                break;
+                            }
+                        } else if i >= b.len() {
+                            break;
+                        } else {
+                            i += 1;
+                        }
+                    }
+                }
+                'r' if (at(i + 1) == '"' || at(i + 1) == '#') && !at(i.wrapping_sub(1)).is_alphanumeric() => {
+                    let mut j = i + 1;
+                    let mut hashes = 0;
+                    while at(j) == '#' {
+                        hashes += 1;
+                        j += 1;
+                    }
+                    if at(j) != '"' {
+                        i = j;
+                        continue;
+                    }
+                    let close: String = std::iter::once('"').chain(std::iter::repeat_n('#', hashes)).collect();
+                    let rest: String = b[j + 1..].iter().collect();
+                    let end = rest.find(&close).unwrap_or(rest.len());
+                    let inside = rest.get(..end).unwrap_or_default();
+                    keep(inside.to_string(), pending, skipping);
+                    i = j + 1 + inside.chars().count() + close.chars().count();
+                }
+                '"' => {
+                    let mut s = String::new();
+                    i += 1;
+                    while i < b.len() && b[i] != '"' {
+                        if b[i] == '\\' {
+                            i += 1;
+                        }
+                        s.push(at(i));
+                        i += 1;
+                    }
+                    keep(s, pending, skipping);
+                    i += 1;
+                }
+                '\'' if at(i + 1) == '\\' => {
+                    i += 3;
+                    while i < b.len() && b[i] != '\'' {
+                        i += 1;
+                    }
+                    i += 1;
+                }
+                '\'' if at(i + 2) == '\'' => i += 3,
+                _ => i += 1,
+            }
+        }
+        out
+    }
+
+    /// Does `literal` name `wire`: as a word (not inside a longer name),
+    /// or, for a prefix, anywhere; `"?"` only as the whole literal?
+    fn names(literal: &str, wire: &str) -> bool {
+        if wire == "?" {
+            return literal == "?";
+        }
+        let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '.' || c == '-');
+        literal.match_indices(wire).any(|(at, _)| {
+            !word(literal.get(..at).and_then(|s| s.chars().next_back()))
+                && (wire.ends_with('/') || !word(literal.get(at + wire.len()..).and_then(|s| s.chars().next())))
+        })
+    }
+
+    fn files(dir: &Path, out: &mut Vec<PathBuf>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                files(&path, out);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                out.push(path);
+            }
+        }
+    }
+
+    #[test]
+    fn wire_fields_are_named_only_in_the_dialect_layer() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut paths = Vec::new();
+        files(&root.join("src"), &mut paths);
+        let mut found = Vec::new();
+        for path in paths {
+            let rel = path.strip_prefix(root).unwrap().to_string_lossy().replace('\\', "/");
+            if rel.starts_with("src/dialect/") {
+                continue;
+            }
+            let mut literals = literals(&std::fs::read_to_string(&path).unwrap());
+            literals.retain(|l| !ENGLISH.contains(&(rel.as_str(), l.as_str())));
+            for (dialect, wires) in WIRE {
+                for wire in *wires {
+                    if literals.iter().any(|l| names(l, wire)) {
+                        found.push((rel.clone(), *wire, *dialect));
+                    }
+                }
+            }
+        }
+        found.sort();
+        found.dedup();
+        let new: Vec<_> = found.iter().filter(|(f, w, _)| !NOT_YET_MOVED.contains(&(f.as_str(), *w))).collect();
+        assert!(
+            new.is_empty(),
+            "outside src/dialect/, these files name a dialect's wire field (file, field, dialect): {new:#?}"
+        );
+        let stale: Vec<_> =
+            NOT_YET_MOVED.iter().filter(|(f, w)| !found.iter().any(|(g, v, _)| g == f && v == w)).collect();
+        assert!(stale.is_empty(), "no longer named there: take these out of NOT_YET_MOVED: {stale:#?}");
+    }
+
+    #[test]
+    fn literals_and_names() {
+        let text = "let a = \"helm.sh/hook\"; // \"Objects\"\n/* \"ObjectsCopy\" */ let c = '\"'; let r = r#\"x \"?\" y\"#; let q = \"?\"; let l: &'a str = \"in ObjectsCopy, not\";\n#[cfg(test)]\nmod t { fn f() { let x = \"Objects\"; } }\n#[cfg(test)] use a::b; let z = \"z\";";
+        assert_eq!(literals(text), ["helm.sh/hook", "x \"?\" y", "?", "in ObjectsCopy, not", "z"]);
+        assert!(names("helm.sh/hook", "helm.sh/"));
+        assert!(!names("meta.helm.sh/release-name", "helm.sh/"));
+        assert!(names("in ObjectsCopy, not in Objects", "Objects"));
+        assert!(!names("ObjectsCopy", "Objects"));
+        assert!(!names("x ? y", "?"));
+    }
+}
+
+/// Adding a dialect adds it to the fuzz kit: a target of its name
+/// (`fuzz/fuzz_targets/NAME.rs`, a `[[bin]]` of `fuzz/Cargo.toml`, an entry
+/// of `harness::TARGETS`); the harness reads it with `--dialect NAME`.
+#[cfg(test)]
+mod fuzz_kit {
+    #[test]
+    fn every_dialect_is_a_fuzz_target() {
+        let fuzz = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz");
+        let harness = std::fs::read_to_string(fuzz.join("harness.rs")).unwrap();
+        let targets = harness.split("pub const TARGETS").nth(1).and_then(|t| t.split(';').next()).unwrap();
+        let manifest = std::fs::read_to_string(fuzz.join("Cargo.toml")).unwrap();
+        for d in super::REGISTRY {
+            let name = d.name();
+            assert!(fuzz.join("fuzz_targets").join(format!("{name}.rs")).is_file(), "no fuzz/fuzz_targets/{name}.rs");
+            assert!(targets.contains(&format!("\"{name}\"")), "{name} is not in harness::TARGETS");
+            assert!(manifest.contains(&format!("name = \"{name}\"")), "no [[bin]] {name} in fuzz/Cargo.toml");
+        }
+    }
 }

@@ -15,17 +15,25 @@
 //! holds no object at all is a deleted environment: an empty model (as
 //! Murano's executor loads it: no objects), not an unusable document.
 
-use super::Out;
+use super::api::Out;
 use crate::findings::{Finding, Rule};
-use crate::input::{locate, FileId, Node, Span, Unit};
+use crate::input::{locate, Node, Unit};
 use crate::model::{
-    Collector, DepDecl, DepKind, DepTarget, Fields, Identity, MuranoInfo, Object, Origin, OwnerRef, Section, StateKeys,
-    Str, TrackingKeys,
+    Collector, DepDecl, DepKind, DepTarget, Fields, Identity, MuranoInfo, ObjId, Object, Origin, OwnerRef, Section,
+    StateKeys, Str, TrackingKeys,
 };
+use crate::span::{FileId, Span};
 use rustc_hash::FxHashMap;
 use std::ops::Range;
 
 pub struct Murano;
+
+/// The key of a deployment task's object model…
+pub const MODEL: &str = "Objects";
+/// …and of the copy of the model last deployed.
+pub const MODEL_COPY: &str = "ObjectsCopy";
+/// Why an object of the copy, not of the model, is garbage.
+pub const REMOVED_FROM_MODEL: &str = "garbage: in ObjectsCopy, not in Objects";
 
 pub static ORIGIN: Origin = Origin {
     dialect: "murano",
@@ -45,13 +53,14 @@ pub static ORIGIN: Origin = Origin {
     collector: Collector::KUBERNETES,
 };
 
-impl super::Dialect for Murano {
-    fn edits(&self) -> Option<&'static super::Edits> {
-        Some(&super::Edits { owners: None, after: None, destroyed: Some((&["?"], "destroyed")), span_at_key: true })
-    }
-
-    fn name(&self) -> &'static str {
-        "murano"
+impl super::api::Dialect for Murano {
+    fn edits(&self) -> Option<&'static super::api::Edits> {
+        Some(&super::api::Edits {
+            owners: None,
+            after: None,
+            destroyed: Some((&["?"], "destroyed")),
+            span_at_key: true,
+        })
     }
 
     fn origin(&self) -> &'static Origin {
@@ -107,6 +116,18 @@ pub fn deleted_environment(v: &Node) -> bool {
             && get(m, "Objects").is_some_and(Node::is_null)
             && !has_header(v)
     })
+}
+
+/// `--root ID`: the Murano object of the model with this id; `None`: no
+/// such object; an error (for `--root`): the object is only in the copy.
+pub fn root(objects: &[Object], id: &str) -> Result<Option<ObjId>, String> {
+    match objects.iter().enumerate().find(|(_, o)| o.murano.is_some() && *o.name == *id) {
+        Some((_, o)) if o.murano.as_deref().is_some_and(|m| m.section == Section::Old) => {
+            Err(format!("--root {id}: that object is only in {MODEL_COPY}, not in the model ({MODEL})"))
+        }
+        Some((i, _)) => Ok(Some(ObjId(i as u32))),
+        None => Ok(None),
+    }
 }
 
 /// Does `text` hold a deleted environment (see [`deleted_environment`])?

@@ -10,13 +10,14 @@
 //!   destroyAfter: [vm1, vm2]   # net is destroyed after vm1 and vm2
 //! ```
 
+use super::api::{List, Out};
 use super::fields::Scalar;
-use super::{List, Out};
 use crate::findings::{Finding, Rule};
-use crate::input::{locate, Outline, Shape, Span, Unit};
+use crate::input::{locate, Outline, Shape, Unit};
 use crate::model::{
     Collector, DepDecl, DepKind, DepTarget, Fields, Identity, Object, Origin, OwnerRef, StateKeys, Str, TrackingKeys,
 };
+use crate::span::Span;
 use serde::Deserialize;
 
 pub struct Native;
@@ -39,18 +40,14 @@ pub static ORIGIN: Origin = Origin {
     collector: Collector::KUBERNETES,
 };
 
-impl super::Dialect for Native {
-    fn edits(&self) -> Option<&'static super::Edits> {
-        Some(&super::Edits {
+impl super::api::Dialect for Native {
+    fn edits(&self) -> Option<&'static super::api::Edits> {
+        Some(&super::api::Edits {
             owners: Some(&["owners"]),
             after: Some(&["destroyAfter"]),
             destroyed: None,
             span_at_key: false,
         })
-    }
-
-    fn name(&self) -> &'static str {
-        "native"
     }
 
     fn origin(&self) -> &'static Origin {
@@ -78,7 +75,7 @@ impl super::Dialect for Native {
             );
             return;
         }
-        match super::parse_object::<RawNative>(unit) {
+        match super::api::parse_object::<RawNative>(unit) {
             Ok(raw) => out.objects.extend(convert(raw, unit.span(), unit.source_text(), &mut out.findings)),
             Err(finding) => out.findings.push(finding),
         }

@@ -4,12 +4,13 @@
 //! the token. Tokens are interned once; relations are made directly, with no
 //! per-object resolution, so a million pairs load in a fraction of a second.
 
-use super::{Files, Out};
+use super::api::{Files, Out};
 use crate::findings::{Finding, Rule};
-use crate::input::{FileId, Shape, Sources, Span, Unit};
+use crate::input::{Shape, Sources, Unit};
 use crate::model::{
     Collector, Fields, Identity, Link, ObjId, Object, Origin, RelKind, Relation, StateKeys, Str, TrackingKeys,
 };
+use crate::span::{FileId, Span};
 use hashbrown::hash_table::{Entry, HashTable};
 use std::ops::Range;
 
@@ -33,11 +34,7 @@ pub static ORIGIN: Origin = Origin {
     collector: Collector::KUBERNETES,
 };
 
-impl super::Dialect for Pairs {
-    fn name(&self) -> &'static str {
-        "pairs"
-    }
-
+impl super::api::Dialect for Pairs {
     fn origin(&self) -> &'static Origin {
         &ORIGIN
     }

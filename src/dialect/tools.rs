@@ -7,10 +7,11 @@
 //! is kept without that piece of metadata.
 
 use crate::findings::{Finding, Rule};
-use crate::input::{locate, Span};
+use crate::input::locate;
 use crate::model::intern::intern;
-use crate::model::kube::{group_of, HelmHook, KappAction, KappRule, KappWhen, Tools, Usage, UsageRef};
-use crate::model::{DepTarget, Str};
+use crate::model::kube::{group_of, HelmHook, KappAction, KappRule, KappWhen, KeepMark, Tools, Usage, UsageRef};
+use crate::model::{DepTarget, Str, ToolOrder};
+use crate::span::Span;
 use serde::Deserialize;
 
 /// The key prefixes of the annotations read here (all others are skipped
@@ -346,6 +347,29 @@ fn mutation_sources(value: &str) -> Option<Box<[DepTarget]>> {
             parse_depends_on(&text)
         })
         .collect()
+}
+
+/// A keep mark as written: `key: value`.
+pub fn keep_mark(m: KeepMark) -> &'static str {
+    match m {
+        KeepMark::HelmKeep => "helm.sh/resource-policy: keep",
+        KeepMark::KappOrphan => "kapp.k14s.io/delete-strategy: orphan",
+        KeepMark::ArgoNoDelete => "argocd.argoproj.io/sync-options: Delete=false",
+        KeepMark::ArgoNoPrune => "argocd.argoproj.io/sync-options: Prune=false",
+        KeepMark::FluxPruneDisabled => "kustomize.toolkit.fluxcd.io/prune: disabled",
+        KeepMark::Detach => "client.lifecycle.config.k8s.io/deletion: detach",
+    }
+}
+
+/// The annotation or field that says a tool's order.
+pub fn order_key(m: ToolOrder) -> &'static str {
+    match m {
+        ToolOrder::SyncWave => "argocd.argoproj.io/sync-wave",
+        ToolOrder::KappRule => "kapp.k14s.io/change-rule",
+        ToolOrder::FluxDependsOn => "spec.dependsOn",
+        ToolOrder::UsageBy => "Usage spec.by",
+        ToolOrder::UsageOf => "Usage spec.of",
+    }
 }
 
 #[cfg(test)]

@@ -6,7 +6,8 @@
 //! one rewritten in place breaks the UTF-8 check its text was given. A file
 //! whose size changes while it is read is refused instead.
 
-use super::source::{FileId, Format, SourceFile, Sources, Text};
+use super::source::{Format, SourceFile, Sources, Text};
+use crate::span::FileId;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

@@ -8,8 +8,8 @@
 //! errors as findings at their place.
 
 use super::outline::{Member, Outline, Shape, Value};
-use super::source::{FileId, Span};
 use crate::findings::{Finding, Rule};
+use crate::span::{FileId, Span};
 use std::borrow::Cow;
 use std::ops::Range;
 

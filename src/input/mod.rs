@@ -17,6 +17,6 @@ pub mod yaml;
 
 pub use files::{read_inputs, Limits, ReadProblem, Size};
 pub use outline::{Outline, Shape};
-pub use source::{FileId, Format, LineCol, SourceFile, Sources, Span, Text};
+pub use source::{Format, LineCol, SourceFile, Sources, Text};
 pub use tree::Node;
 pub use unit::{Form, ListHeader, Unit, UnitSpec};

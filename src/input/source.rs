@@ -3,37 +3,11 @@
 //! column. Later stages refer to places in the input with a [`Span`] (file id
 //! + byte range) and never copy text.
 
+use crate::span::{FileId, Span};
 use std::ops::Range;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::{Mutex, OnceLock};
-
-/// Index of a file in [`Sources`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct FileId(pub u32);
-
-/// A byte range in one input file.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Span {
-    pub file: FileId,
-    pub start: usize,
-    pub end: usize,
-}
-
-impl Span {
-    pub fn new(file: FileId, range: Range<usize>) -> Span {
-        Span { file, start: range.start, end: range.end }
-    }
-    pub fn range(&self) -> Range<usize> {
-        self.start..self.end
-    }
-    pub fn len(&self) -> usize {
-        self.end - self.start
-    }
-    pub fn is_empty(&self) -> bool {
-        self.end == self.start
-    }
-}
 
 /// How a file's content should be read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

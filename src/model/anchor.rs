@@ -4,7 +4,8 @@
 use super::tracking::{DependsHow, Tracking};
 use super::{ControllerEdge, DepTarget, Identity, ObjId, Object, RelKind, Relation};
 use crate::input::locate;
-use crate::input::{Sources, Span};
+use crate::input::Sources;
+use crate::span::Span;
 
 fn span(o: &Object, range: Option<std::ops::Range<usize>>, sources: &Sources) -> Span {
     let range = range.unwrap_or_else(|| locate::head(&sources.get(o.span.file).text, o.span.range()));

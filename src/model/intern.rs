@@ -3,10 +3,13 @@
 //! million objects this saves hundreds of megabytes. Shared by all parsing
 //! threads, sharded to keep them out of each other's way.
 
-use super::Str;
 use rustc_hash::FxHashSet;
 use std::hash::BuildHasher;
 use std::sync::{LazyLock, Mutex};
+
+/// Strings of the model. Shared (`Arc`) so that repeated ones are stored
+/// once (see `intern`).
+pub type Str = std::sync::Arc<str>;
 
 const SHARDS: usize = 32;
 

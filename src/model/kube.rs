@@ -3,7 +3,7 @@
 //! Model and analysis use them without knowing how a dialect reads its input.
 
 use super::intern::intern;
-use super::Str;
+use super::intern::Str;
 
 /// The API group of an `apiVersion`, with legacy groups mapped to where the
 /// kind lives now, so that the same object read from an old dump and a new
@@ -146,8 +146,9 @@ pub fn protected_namespace(group: &str, kind: &str, name: &str) -> bool {
     group.is_empty() && kind == "Namespace" && PROTECTED_NAMESPACES.contains(&name)
 }
 
-/// The collector's own finalizers (CONTRACT §5): never listed as "waits for".
-pub const COLLECTOR_FINALIZERS: &[&str] = &["foregroundDeletion", "orphan", "kubernetes", "cascade_deletion"];
+/// The Kubernetes collector's own finalizers (CONTRACT §5; with Krake's in
+/// `dialect::collector_finalizer`).
+pub const COLLECTOR_FINALIZERS: &[&str] = &["foregroundDeletion", "orphan", "kubernetes"];
 
 /// Built-in kinds and whether they are namespaced, by (group, kind).
 const BUILTIN_KINDS: &[(&str, &str, bool)] = &[
@@ -512,7 +513,7 @@ pub struct Tools {
     /// cli-utils `client.lifecycle.config.k8s.io/deletion: detach`.
     pub detach: bool,
     /// cli-utils `apply-time-mutation` source references.
-    pub mutation_sources: Box<[super::DepTarget]>,
+    pub mutation_sources: Box<[super::refs::DepTarget]>,
     /// `argocd.argoproj.io/hook` is written: an Argo CD hook, whose wave is
     /// 0 unless `sync-wave` says otherwise (Argo CD then ignores the Helm
     /// hook weight).
@@ -618,18 +619,6 @@ impl KeepMark {
             KeepMark::ArgoNoDelete | KeepMark::ArgoNoPrune => "Argo CD",
             KeepMark::FluxPruneDisabled => "Flux",
             KeepMark::Detach => "cli-utils",
-        }
-    }
-
-    /// The annotation as written: `key: value`.
-    pub fn annotation(self) -> &'static str {
-        match self {
-            KeepMark::HelmKeep => "helm.sh/resource-policy: keep",
-            KeepMark::KappOrphan => "kapp.k14s.io/delete-strategy: orphan",
-            KeepMark::ArgoNoDelete => "argocd.argoproj.io/sync-options: Delete=false",
-            KeepMark::ArgoNoPrune => "argocd.argoproj.io/sync-options: Prune=false",
-            KeepMark::FluxPruneDisabled => "kustomize.toolkit.fluxcd.io/prune: disabled",
-            KeepMark::Detach => "client.lifecycle.config.k8s.io/deletion: detach",
         }
     }
 }

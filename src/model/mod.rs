@@ -10,16 +10,16 @@ pub mod intern;
 pub mod kube;
 pub mod lifecycle;
 pub mod naming;
+pub mod refs;
 pub mod resolve;
 pub mod served;
 pub mod tracking;
 
-use crate::input::Span;
-use serde::Serialize;
+pub use intern::Str;
+pub use refs::{DepDecl, DepKind, DepSide, DepTarget, OwnerRef};
 
-/// Strings of the model. Shared (`Arc`) so that repeated ones are stored
-/// once (see `intern`).
-pub type Str = std::sync::Arc<str>;
+use crate::span::Span;
+use serde::Serialize;
 
 /// Index of an object in [`Model::objects`]; also its graph node index.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -33,13 +33,13 @@ impl ObjId {
     /// This object's entry in `table`, a table with one entry per object
     /// of the snapshot that made the id (its objects, their references…);
     /// an internal error, never a panic, if it has none.
-    pub fn of<T>(self, table: &[T]) -> Result<&T, crate::error::Internal> {
-        crate::error::entry(table, self.index(), "object")
+    pub fn of<T>(self, table: &[T]) -> Result<&T, crate::internal::Internal> {
+        crate::internal::entry(table, self.index(), "object")
     }
 
     /// [`ObjId::of`], to change in place.
-    pub fn of_mut<T>(self, table: &mut [T]) -> Result<&mut T, crate::error::Internal> {
-        crate::error::entry_mut(table, self.index(), "object")
+    pub fn of_mut<T>(self, table: &mut [T]) -> Result<&mut T, crate::internal::Internal> {
+        crate::internal::entry_mut(table, self.index(), "object")
     }
 }
 
@@ -161,80 +161,6 @@ pub struct TrackingKeys {
 
 impl TrackingKeys {
     pub const NONE: TrackingKeys = TrackingKeys { manages: "", components: "", depends: &[] };
-}
-
-/// An owner reference as written in the dependent.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct OwnerRef {
-    /// The API group of the reference's `apiVersion` (normalised as for objects).
-    pub group: Str,
-    /// Kubernetes: the `apiVersion` as written (`extensions/v1beta1`), which
-    /// the garbage collector maps to a resource (or fails to: see
-    /// [`served`]); empty when not written, and for other dialects.
-    pub api_version: Str,
-    pub kind: Str,
-    /// Kubernetes: the owner's name. Native: the owner's id.
-    pub name: Str,
-    pub uid: Option<Str>,
-    pub controller: bool,
-    pub block_owner_deletion: bool,
-    /// [`Identity::Ref`]: the owner's namespace as the reference gives it
-    /// (`None`: a resource without one). Unused by other identities.
-    pub namespace: Option<Str>,
-}
-
-/// What a destruction dependency points at.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum DepTarget {
-    /// A Kubernetes object by group, kind, namespace and name.
-    Object { group: Str, kind: Str, namespace: Option<Str>, name: Str },
-    /// An object by id (native, Murano, pairs).
-    Id(Str),
-}
-
-/// Which side of a destruction dependency the declaring object is on.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum DepSide {
-    /// The declaring object is destroyed before the target
-    /// (`config.kubernetes.io/depends-on`: the target outlives its dependent).
-    Before,
-    /// The declaring object is destroyed after the target (native `destroyAfter`).
-    After,
-}
-
-/// What a destruction dependency says.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum DepKind {
-    /// The declaring object depends on the target: it goes first
-    /// (`config.kubernetes.io/depends-on`).
-    DependsOn,
-    /// The declaring object is destroyed after the target (`destroyAfter`).
-    DestroyAfter,
-    /// The target subscribed to the declaring object's destruction: it goes
-    /// after it, and is told (Murano's `onDestruction`).
-    Notifies,
-    /// cli-utils `config.kubernetes.io/apply-time-mutation`: the declaring
-    /// object takes a value from the target (a `sourceRef`) when it is
-    /// applied, so it depends on it and goes first.
-    ApplyTimeMutation,
-}
-
-impl DepKind {
-    pub fn side(self) -> DepSide {
-        match self {
-            DepKind::DependsOn | DepKind::Notifies | DepKind::ApplyTimeMutation => DepSide::Before,
-            DepKind::DestroyAfter => DepSide::After,
-        }
-    }
-}
-
-/// A destruction dependency as written in the declaring object.
-#[derive(Clone, Debug)]
-pub struct DepDecl {
-    pub target: DepTarget,
-    pub kind: DepKind,
-    /// The reference as written, for messages.
-    pub text: Str,
 }
 
 /// What a CustomResourceDefinition defines.
@@ -577,17 +503,6 @@ impl ToolOrder {
             ToolOrder::KappRule => "kapp",
             ToolOrder::FluxDependsOn => "Flux",
             ToolOrder::UsageBy | ToolOrder::UsageOf => "Crossplane",
-        }
-    }
-
-    /// The annotation or field that says it.
-    pub fn key(self) -> &'static str {
-        match self {
-            ToolOrder::SyncWave => "argocd.argoproj.io/sync-wave",
-            ToolOrder::KappRule => "kapp.k14s.io/change-rule",
-            ToolOrder::FluxDependsOn => "spec.dependsOn",
-            ToolOrder::UsageBy => "Usage spec.by",
-            ToolOrder::UsageOf => "Usage spec.of",
         }
     }
 }

@@ -6,34 +6,7 @@
 //! resources go before those of the components it depends on);
 //! `analysis::tracking` decides what the application's collector does.
 
-use super::{Object, Str};
-
-/// The labels KubeVela writes on what an Application dispatches (and on
-/// its trackers), and what its resource keeper reads of them.
-pub mod labels {
-    /// The Application a resource (or tracker) belongs to: its name…
-    pub const APP_NAME: &str = "app.oam.dev/name";
-    /// …and its namespace.
-    pub const APP_NAMESPACE: &str = "app.oam.dev/namespace";
-    /// A tracker: the uid of the Application that made it.
-    pub const APP_UID: &str = "app.oam.dev/uid";
-    /// The component a resource was rendered from.
-    pub const COMPONENT: &str = "app.oam.dev/component";
-    /// The type of that component.
-    pub const WORKLOAD_TYPE: &str = "workload.oam.dev/type";
-    /// `WORKLOAD` or `TRAIT`.
-    pub const OAM_RESOURCE_TYPE: &str = "app.oam.dev/resourceType";
-    /// The trait that made it.
-    pub const TRAIT_TYPE: &str = "trait.oam.dev/type";
-    /// `vela delete --orphan` adds it to the Application: its collector
-    /// releases what it manages, and removes it with its own finalizer.
-    pub const ORPHAN_FINALIZER: &str = "app.oam.dev/orphan-resource";
-}
-
-/// The value of label `key` of `o`, if written.
-pub fn label<'a>(o: &'a Object, key: &str) -> Option<&'a str> {
-    o.labels.iter().find(|(k, _)| &**k == key).map(|(_, v)| &**v)
-}
+use super::intern::Str;
 
 /// What an object of a tracking application is.
 #[derive(Clone, Debug)]

@@ -15,12 +15,12 @@ use super::reasons::{self, Kept};
 use super::warnings::{self, Warning};
 use super::{events, stages, HookRun, Input, Mode, Options, Plan, PlanError};
 use crate::analysis::cascade::{self, Cascade, Cause, KeptBy};
-use crate::analysis::cycles;
 use crate::analysis::gc;
 use crate::analysis::order::{self, Order};
 use crate::analysis::rules;
 use crate::analysis::tools;
 use crate::analysis::tracking;
+use crate::graph::cycles;
 use crate::graph::{Graph, LazyGraph};
 use crate::load::Snapshot;
 use crate::model::kube::protected_namespace;
@@ -246,8 +246,38 @@ pub fn finalizer_relations(objects: &[Object], controllers: &[(String, Vec<ObjId
     out
 }
 
+/// Make a plan, phase by phase: the relations every phase reads, what the
+/// cascade takes, the rules that order it, the order and its steps, the
+/// warnings, and what the plan says of each object.
 pub fn build(snapshot: &Snapshot, options: &Options) -> Result<Plan, PlanError> {
     let mut t = crate::timing::Timer::start();
+    let mut base = base(snapshot, options, &mut t)?;
+    let lazy = LazyGraph::new(snapshot.objects.len());
+    let taken = take(snapshot, options, &base, &lazy)?;
+    t.lap("  cascade");
+    let in_set: Vec<bool> = taken.cascade.cause.iter().map(Option::is_some).collect();
+    let lazy = add_rules(&snapshot.objects, options, &mut base, &in_set, &taken.usages, lazy);
+    t.lap("  rules");
+    let order = order_of(&snapshot.objects, options, &base, &in_set, &lazy)?;
+    t.lap("  order");
+    let steps = steps(&order, &in_set, &base)?;
+    let warnings = plan_warnings(snapshot, options, &base, &taken, &order, &in_set, lazy.get(&base.relations))?;
+    describe(snapshot, options, base, taken, lazy, order, steps, warnings, &mut t)
+}
+
+/// What every phase reads: the relations (the snapshot's, the finalizers'
+/// and a tracking application's component order), each object's reference
+/// and rank, and what a tracking application's collector collects.
+struct Base {
+    relations: Vec<Relation>,
+    refs: Vec<String>,
+    rank: Vec<u32>,
+    collection: Option<tracking::Collection>,
+}
+
+/// Phase 1: [`Base`]. An Application whose collector cannot tell what it
+/// collects stops the plan.
+fn base(snapshot: &Snapshot, options: &Options, t: &mut crate::timing::Timer) -> Result<Base, PlanError> {
     let objects = &snapshot.objects;
     let mut relations = snapshot.resolved.relations.clone();
     relations.extend(finalizer_relations(objects, &options.finalizer_controllers));
@@ -255,11 +285,6 @@ pub fn build(snapshot: &Snapshot, options: &Options) -> Result<Plan, PlanError> 
     t.lap("  refs");
     let rank = order::reference_ranks(&refs);
     t.lap("  rank");
-
-    let roots = match options.root {
-        Some(r) => vec![r],
-        None => gc::default_roots(objects),
-    };
     let collection = match tracking::any(objects) {
         true => match tracking::collect(objects, &relations, options.mode == Mode::Gc, options.closed_world) {
             Ok(c) => Some(c),
@@ -279,58 +304,45 @@ pub fn build(snapshot: &Snapshot, options: &Options) -> Result<Plan, PlanError> 
                 .map(|&(revision, t, cr)| Relation::solid(RelKind::ComponentOrder, revision, t, cr, u32::MAX)),
         );
     }
-    let lazy = LazyGraph::new(objects.len());
-    let graph = || lazy.get(&relations);
+    Ok(Base { relations, refs, rank, collection })
+}
+
+/// What the cascade took, and what it was run with.
+struct Taken {
+    cascade: Cascade,
+    /// Seeds a tool's annotation or a Helm hook holds back.
+    held: Vec<(ObjId, KeptBy)>,
+    gates: Vec<Option<cascade::Gate>>,
+    multi_owner: cascade::MultiOwner,
+    owners: OwnerRefs,
+    usages: Vec<tools::UsageLink>,
+}
+
+/// Phase 2: the cascade from the mode's seeds, with what is spared and
+/// held, until Crossplane's Usages keep nothing more; then what it keeps.
+fn take(snapshot: &Snapshot, options: &Options, base: &Base, lazy: &LazyGraph) -> Result<Taken, PlanError> {
+    let objects = &snapshot.objects;
+    let relations = &base.relations;
     let released = match options.mode {
         Mode::Gc => cascade::released_volumes(objects),
         _ => Vec::new(),
     };
-    let seeds: Vec<(ObjId, Cause)> = match &options.mode {
-        Mode::Delete(targets) | Mode::Prune(targets) => targets.iter().map(|&t| (t, Cause::Target)).collect(),
-        Mode::All => (0..objects.len() as u32).map(|i| (ObjId(i), Cause::Target)).collect(),
-        Mode::Gc => {
-            let mut seeds = cascade::gc_seeds(objects, &relations, graph());
-            seeds.extend(gc::seeds(objects, &relations, &roots));
-            seeds.extend(released.iter().copied());
-            seeds.extend(collection.iter().flat_map(|c| c.seeds.iter().copied()));
-            seeds.sort_by_key(|&(id, _)| id);
-            seeds.dedup_by_key(|&mut (id, _)| id);
-            seeds.sort_by_key(|&(id, _)| id);
-            seeds.into_iter().map(|(id, why)| (id, Cause::Garbage(why))).collect()
-        }
-    };
+    let seeds = seeds(objects, options, base, lazy, &released);
     let multi_owner = options.multi_owner.unwrap_or_else(|| cascade::MultiOwner::of(objects));
-    let owners = OwnerRefs::new(snapshot, &options.mode, &relations);
+    let owners = OwnerRefs::new(snapshot, &options.mode, relations);
     // Owner references the collector cannot resolve (a type nothing
     // defines only under --closed-world): it never takes their objects.
     let unresolvable = snapshot.resolved.unresolvable_by_object(objects.len(), options.closed_world);
-    let mut spare = spare(snapshot, options, &relations, &owners, &released, &unresolvable);
-    let gates = collection.as_ref().map(|c| c.gates.clone()).unwrap_or_default();
-    // What a tool's annotation keeps, or a Helm hook: selected, not named,
-    // it is no seed; the cascade may still take it (it is not spared).
-    let soft = soft_keeps(objects, &options.mode);
-    let named = |id: ObjId| options.named.binary_search(&id).is_ok();
-    let held: Vec<(ObjId, KeptBy)> = match soft.is_empty() {
-        true => Vec::new(),
-        false => {
-            let mut held: Vec<(ObjId, KeptBy)> =
-                seeds.iter().filter_map(|&(id, _)| soft[id.index()].filter(|_| !named(id)).map(|k| (id, k))).collect();
-            held.sort_by_key(|h| h.0);
-            held.dedup_by_key(|h| h.0);
-            held
-        }
-    };
-    let seeds: Vec<(ObjId, Cause)> = match held.is_empty() {
-        true => seeds,
-        false => seeds.into_iter().filter(|(id, _)| held.binary_search_by_key(id, |h| h.0).is_err()).collect(),
-    };
+    let mut spare = spare(snapshot, options, relations, &owners, &released, &unresolvable);
+    let gates = base.collection.as_ref().map(|c| c.gates.clone()).unwrap_or_default();
+    let (held, seeds) = hold(objects, options, seeds);
     let usages = tools::usages(objects);
     let run_cascade = |spare: &[Option<KeptBy>]| match (&options.mode, held.is_empty()) {
         (Mode::All, true) => cascade::everything(seeds.iter().map(|&(_, c)| Some(c)).collect(), spare),
         _ => cascade::cascade(
             objects,
-            &relations,
-            graph(),
+            relations,
+            lazy.get(relations),
             &seeds,
             spare,
             &cascade::Options {
@@ -339,7 +351,7 @@ pub fn build(snapshot: &Snapshot, options: &Options) -> Result<Plan, PlanError> 
                 gates: gates.clone(),
                 unresolvable: unresolvable.clone(),
             },
-            &rank,
+            &base.rank,
         ),
     };
     let mut cascade = run_cascade(&spare);
@@ -361,6 +373,83 @@ pub fn build(snapshot: &Snapshot, options: &Options) -> Result<Plan, PlanError> 
         }
         cascade = run_cascade(&spare);
     }
+    settle(objects, options, base, lazy, &held, &mut cascade)?;
+    cascade.kept.sort_by_key(|(id, _)| base.rank[id.index()]);
+    cascade.orphaned.sort_by_key(|(id, _)| base.rank[id.index()]);
+    Ok(Taken { cascade, held, gates, multi_owner, owners, usages })
+}
+
+/// Where the cascade starts: the targets, everything, or (`--gc`) what
+/// the collectors would take now.
+fn seeds(
+    objects: &[Object],
+    options: &Options,
+    base: &Base,
+    lazy: &LazyGraph,
+    released: &[(ObjId, cascade::Garbage)],
+) -> Vec<(ObjId, Cause)> {
+    let relations = &base.relations;
+    match &options.mode {
+        Mode::Delete(targets) | Mode::Prune(targets) => targets.iter().map(|&t| (t, Cause::Target)).collect(),
+        Mode::All => (0..objects.len() as u32).map(|i| (ObjId(i), Cause::Target)).collect(),
+        Mode::Gc => {
+            let roots = match options.root {
+                Some(r) => vec![r],
+                None => gc::default_roots(objects),
+            };
+            let mut seeds = cascade::gc_seeds(objects, relations, lazy.get(relations));
+            seeds.extend(gc::seeds(objects, relations, &roots));
+            seeds.extend(released.iter().copied());
+            seeds.extend(base.collection.iter().flat_map(|c| c.seeds.iter().copied()));
+            seeds.sort_by_key(|&(id, _)| id);
+            seeds.dedup_by_key(|&mut (id, _)| id);
+            seeds.sort_by_key(|&(id, _)| id);
+            seeds.into_iter().map(|(id, why)| (id, Cause::Garbage(why))).collect()
+        }
+    }
+}
+
+/// What a tool's annotation keeps, or a Helm hook: selected, not named, it
+/// is no seed (held); the cascade may still take it (it is not spared).
+/// The held seeds, and the seeds left.
+#[allow(clippy::type_complexity)]
+fn hold(
+    objects: &[Object],
+    options: &Options,
+    seeds: Vec<(ObjId, Cause)>,
+) -> (Vec<(ObjId, KeptBy)>, Vec<(ObjId, Cause)>) {
+    let soft = soft_keeps(objects, &options.mode);
+    let named = |id: ObjId| options.named.binary_search(&id).is_ok();
+    let held: Vec<(ObjId, KeptBy)> = match soft.is_empty() {
+        true => Vec::new(),
+        false => {
+            let mut held: Vec<(ObjId, KeptBy)> =
+                seeds.iter().filter_map(|&(id, _)| soft[id.index()].filter(|_| !named(id)).map(|k| (id, k))).collect();
+            held.sort_by_key(|h| h.0);
+            held.dedup_by_key(|h| h.0);
+            held
+        }
+    };
+    let seeds: Vec<(ObjId, Cause)> = match held.is_empty() {
+        true => seeds,
+        false => seeds.into_iter().filter(|(id, _)| held.binary_search_by_key(id, |h| h.0).is_err()).collect(),
+    };
+    (held, seeds)
+}
+
+/// What the cascade keeps once it is done: held objects it did not take,
+/// how much of a kept protected namespace goes, Murano's destroyed and
+/// reachable objects, KubeVela's shared ones. An Application whose
+/// trackers its keeper refuses to list stops the plan.
+fn settle(
+    objects: &[Object],
+    options: &Options,
+    base: &Base,
+    lazy: &LazyGraph,
+    held: &[(ObjId, KeptBy)],
+    cascade: &mut Cascade,
+) -> Result<(), PlanError> {
+    let relations = &base.relations;
     // Held objects the cascade did not take: kept, for their annotation.
     if !held.is_empty() {
         let kept_by: HashMap<ObjId, KeptBy> =
@@ -371,7 +460,8 @@ pub fn build(snapshot: &Snapshot, options: &Options) -> Result<Plan, PlanError> 
     // A protected namespace kept: how much of what it holds goes.
     for (id, by) in cascade.kept.iter_mut() {
         if let KeptBy::Protected { deleted_inside } = by {
-            *deleted_inside = graph()
+            *deleted_inside = lazy
+                .get(relations)
                 .dependents(*id)
                 .into_iter()
                 .filter(|&r| relations[r as usize].kind == RelKind::Contains)
@@ -379,49 +469,66 @@ pub fn build(snapshot: &Snapshot, options: &Options) -> Result<Plan, PlanError> 
                 .count() as u32;
         }
     }
-    murano_spare(objects, &options.mode, &mut cascade);
-    if let Some(c) = &collection {
+    murano_spare(objects, &options.mode, cascade);
+    if let Some(c) = &base.collection {
         // Outside `--gc` (which refused at once): an Application whose
         // trackers its keeper refuses to list collects nothing.
-        if let Some(b) = c.broken.iter().find(|b| tracking::involved(b.app(), &relations, &cascade)) {
-            return Err(listing_error(b, &refs));
+        if let Some(b) = c.broken.iter().find(|b| tracking::involved(b.app(), relations, cascade)) {
+            return Err(listing_error(b, &base.refs));
         }
-        tracking::shared_keeps(objects, &relations, &rank, &mut cascade);
+        tracking::shared_keeps(objects, relations, &base.rank, cascade);
     }
-    t.lap("  cascade");
-    cascade.kept.sort_by_key(|(id, _)| rank[id.index()]);
-    cascade.orphaned.sort_by_key(|(id, _)| rank[id.index()]);
-    let in_set: Vec<bool> = cascade.cause.iter().map(Option::is_some).collect();
-    // The default rules order what the plan already deletes, never more;
-    // other tools' metadata orders it too (and chains through what stays).
-    let mut ruled = rules::relations(objects, &relations, &in_set, &options.default_rules);
+    Ok(())
+}
+
+/// Phase 3: the default rules order what the plan already deletes, never
+/// more; other tools' metadata orders it too (and chains through what
+/// stays). Their relations join the rest; the graph is made again when
+/// there are any.
+fn add_rules(
+    objects: &[Object],
+    options: &Options,
+    base: &mut Base,
+    in_set: &[bool],
+    usages: &[tools::UsageLink],
+    lazy: LazyGraph,
+) -> LazyGraph {
+    let mut ruled = rules::relations(objects, &base.relations, in_set, &options.default_rules);
     // Both are the contract's ordering knowledge: `--no-default-rules`
     // turns both off.
     if !options.default_rules.is_empty() {
-        ruled.extend(tools::relations(objects, &in_set, &rank, &usages));
+        ruled.extend(tools::relations(objects, in_set, &base.rank, usages));
     }
-    let lazy = match ruled.is_empty() {
+    match ruled.is_empty() {
         true => lazy,
         false => {
-            relations.extend(ruled);
+            base.relations.extend(ruled);
             LazyGraph::new(objects.len())
         }
-    };
-    let graph = || lazy.get(&relations);
-    t.lap("  rules");
-    let order = match order::order(&order::Input {
-        relations: &relations,
-        in_set: &in_set,
-        rank: &rank,
-        allow_cycles: options.allow_cycles,
-    }) {
-        Ok(order) => order,
-        Err(cycle) => return Err(ownership_cycle_error(objects, &relations, graph(), &refs, &cycle.members)),
-    };
-    t.lap("  order");
+    }
+}
+
+/// Phase 4: the order of what the cascade took; a cycle not allowed stops
+/// the plan.
+fn order_of(
+    objects: &[Object],
+    options: &Options,
+    base: &Base,
+    in_set: &[bool],
+    lazy: &LazyGraph,
+) -> Result<Order, PlanError> {
+    let relations = &base.relations;
+    order::order(&order::Input { relations, in_set, rank: &base.rank, allow_cycles: options.allow_cycles })
+        .map_err(|cycle| ownership_cycle_error(objects, relations, lazy.get(relations), &base.refs, &cycle.members))
+}
+
+/// The order's steps, each in reference order. Every object of the
+/// deletion set has a step, or there is no plan: a plan that leaves one out
+/// would delete less than it says.
+fn steps(order: &Order, in_set: &[bool], base: &Base) -> Result<Vec<Vec<ObjId>>, PlanError> {
     let mut steps: Vec<Vec<ObjId>> = vec![Vec::new(); order.steps as usize];
     let mut unplaced = Vec::new();
-    for (i, (&s, &planned)) in order.step.iter().zip(&in_set).enumerate() {
+    for (i, (&s, &planned)) in order.step.iter().zip(in_set).enumerate() {
         // Steps are 1..=order.steps; an object of the set at no step (or at
         // one there is not) is not placed.
         match (planned, (s as usize).checked_sub(1).and_then(|k| steps.get_mut(k))) {
@@ -430,21 +537,33 @@ pub fn build(snapshot: &Snapshot, options: &Options) -> Result<Plan, PlanError> 
             (true, Some(step)) => step.push(ObjId(i as u32)),
         }
     }
-    // Every object of the deletion set has a step, or there is no plan: a
-    // plan that leaves one out would delete less than it says.
     if let Some(&first) = unplaced.first() {
-        return Err(PlanError::Unplaced { objects: unplaced.len(), first: refs[first].clone() });
+        return Err(PlanError::Unplaced { objects: unplaced.len(), first: base.refs[first].clone() });
     }
     for step in &mut steps {
-        step.sort_by_key(|o| rank[o.index()]);
+        step.sort_by_key(|o| base.rank[o.index()]);
     }
+    Ok(steps)
+}
 
+/// Phase 5: the plan's warnings, sorted. A finalizer whose controller
+/// goes first stops the plan.
+fn plan_warnings(
+    snapshot: &Snapshot,
+    options: &Options,
+    base: &Base,
+    taken: &Taken,
+    order: &Order,
+    in_set: &[bool],
+    graph: &Graph,
+) -> Result<Vec<Warning>, PlanError> {
+    let (objects, relations, cascade, rank) = (&snapshot.objects, &base.relations, &taken.cascade, &base.rank);
     let mut warnings = warnings::collect(&warnings::Context {
         snapshot,
-        relations: &relations,
-        graph: graph(),
-        cascade: &cascade,
-        order: &order,
+        relations,
+        graph,
+        cascade,
+        order,
         // Nothing stays to recreate what --all deletes, but what a tool's
         // annotation, a Helm hook or a Usage keeps.
         all: options.mode == Mode::All
@@ -453,15 +572,35 @@ pub fn build(snapshot: &Snapshot, options: &Options) -> Result<Plan, PlanError> 
                 .iter()
                 .any(|(_, k)| matches!(k, KeptBy::Annotated(_) | KeptBy::HelmHook(_) | KeptBy::InUse { .. })),
     });
-    warnings.extend(finalizer_hangs(objects, &options.finalizer_controllers, &in_set, &order, &refs, &rank)?);
-    warnings.extend(keep_warnings(objects, &relations, &cascade, &options.mode, graph()));
-    if let Some(c) = &collection {
-        warnings.extend(record_over_policy(objects, &relations, &cascade, c, &rank));
+    warnings.extend(finalizer_hangs(objects, &options.finalizer_controllers, in_set, order, &base.refs, rank)?);
+    warnings.extend(keep_warnings(objects, relations, cascade, &options.mode, graph));
+    if let Some(c) = &base.collection {
+        warnings.extend(record_over_policy(objects, relations, cascade, c, rank));
     }
     if !options.closed_world && options.mode != Mode::Gc {
-        warnings.extend(warnings::owners_outside(snapshot, &relations, &cascade, multi_owner));
+        warnings.extend(warnings::owners_outside(snapshot, relations, cascade, taken.multi_owner));
     }
-    warnings::sort(&mut warnings, &rank);
+    warnings::sort(&mut warnings, rank);
+    Ok(warnings)
+}
+
+/// Phase 6: what the plan says of each object (hooks, events, reasons,
+/// places, what is kept and orphaned, KubeVela's stages), and the plan.
+#[allow(clippy::too_many_arguments)]
+fn describe(
+    snapshot: &Snapshot,
+    options: &Options,
+    base: Base,
+    taken: Taken,
+    lazy: LazyGraph,
+    order: Order,
+    steps: Vec<Vec<ObjId>>,
+    warnings: Vec<Warning>,
+    t: &mut crate::timing::Timer,
+) -> Result<Plan, PlanError> {
+    let objects = &snapshot.objects;
+    let Base { relations, refs, rank, collection } = base;
+    let Taken { cascade, held, gates, multi_owner, owners, usages: _ } = taken;
     // Helm runs delete hooks on uninstall: not for what the collector
     // takes, nor for a prune (an upgrade runs upgrade hooks).
     let hooks = match options.mode {
@@ -478,7 +617,7 @@ pub fn build(snapshot: &Snapshot, options: &Options) -> Result<Plan, PlanError> 
         true => reasons::reasons(&reasons::Context {
             objects,
             relations: &relations,
-            graph: graph(),
+            graph: lazy.get(&relations),
             cascade: &cascade,
             mode: &options.mode,
             root: options.root,
@@ -615,16 +754,17 @@ fn record_over_policy(
 
 /// Why KubeVela's resource keeper stops at an Application's trackers.
 fn listing_error(broken: &tracking::Broken, refs: &[String]) -> PlanError {
+    use crate::dialect::kubevela::labels::APP_UID;
     let name = |id: ObjId| refs[id.index()].as_str();
     let message = match broken {
         tracking::Broken::ForeignTracker { app, tracker, uid, app_uid: Some(own) } => format!(
-            "{} is labelled app.oam.dev/uid {uid}, not the uid of {} ({own}): it is the tracker of an earlier Application of that name; KubeVela's resource keeper stops there (\"delete it manually\") and collects nothing of {}; delete the tracker (or its label) first",
+            "{} is labelled {APP_UID} {uid}, not the uid of {} ({own}): it is the tracker of an earlier Application of that name; KubeVela's resource keeper stops there (\"delete it manually\") and collects nothing of {}; delete the tracker (or its label) first",
             name(*tracker),
             name(*app),
             name(*app)
         ),
         tracking::Broken::ForeignTracker { app, tracker, uid, app_uid: None } => format!(
-            "{} is labelled app.oam.dev/uid {uid}, and {} has no metadata.uid in the snapshot: whether the tracker is its own, or an earlier Application's of that name (where KubeVela's resource keeper stops), cannot be told; dump the Application from the cluster (`kubectl get application -o yaml` prints its uid)",
+            "{} is labelled {APP_UID} {uid}, and {} has no metadata.uid in the snapshot: whether the tracker is its own, or an earlier Application's of that name (where KubeVela's resource keeper stops), cannot be told; dump the Application from the cluster (`kubectl get application -o yaml` prints its uid)",
             name(*tracker),
             name(*app)
         ),

@@ -173,7 +173,7 @@ pub fn origin_text(cause: Cause, mode: &Mode) -> &'static str {
         Cause::Target => "a target of the plan",
         Cause::Garbage(Garbage::NoSolidOwner) => "garbage: none of its owners is solid",
         Cause::Garbage(Garbage::BeingDeleted) => "garbage: already being deleted",
-        Cause::Garbage(Garbage::RemovedFromModel) => "garbage: in ObjectsCopy, not in Objects",
+        Cause::Garbage(Garbage::RemovedFromModel) => crate::dialect::murano::REMOVED_FROM_MODEL,
         Cause::Garbage(Garbage::Unreachable) => "garbage: unreachable from the root",
         Cause::Garbage(Garbage::Tracker) => "mark: a resource tracker its application's collector marked",
         Cause::Garbage(Garbage::UnusedRevision) => "garbage: a component revision no tracker that stays records",

@@ -12,6 +12,7 @@
 pub mod build;
 pub mod events;
 pub mod explain;
+pub mod mode;
 pub mod reasons;
 pub mod roots;
 pub mod stages;
@@ -20,39 +21,16 @@ pub mod warnings;
 
 pub use build::{absent_from, build, finalizer_relations, ownership_cycle_error};
 pub use events::{Event, EventKind};
+pub use mode::Mode;
 pub use reasons::{Garbage, Kept, Reason, Root};
 pub use warnings::Warning;
 
 use crate::analysis::cascade::{Cascade, CascadeMode, Gate, MultiOwner};
-use crate::analysis::cycles::Cycle;
 use crate::analysis::order::Order;
+use crate::graph::cycles::Cycle;
 use crate::graph::{Graph, LazyGraph};
 use crate::model::{DefaultRule, ObjId, Object, Relation};
 use std::collections::HashMap;
-
-/// Which objects the plan starts from.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Mode {
-    /// `--delete SEL…`: these objects.
-    Delete(Vec<ObjId>),
-    /// `--prune NEW…`: these objects, absent from NEW.
-    Prune(Vec<ObjId>),
-    /// `--all`: everything in the input.
-    All,
-    /// `--gc`: what the garbage collector would delete now.
-    Gc,
-}
-
-impl Mode {
-    pub fn name(&self) -> &'static str {
-        match self {
-            Mode::Delete(_) => "delete",
-            Mode::Prune(_) => "prune",
-            Mode::All => "all",
-            Mode::Gc => "gc",
-        }
-    }
-}
 
 /// What a plan holds beyond its steps, for the formats that show it. A
 /// plan made for `-o names` needs no reasons; only plan files (JSON, YAML)
@@ -276,10 +254,5 @@ impl Plan {
 
 /// Finalizers an object waits for: all but the collector's own.
 pub fn waits_for(o: &Object) -> impl Iterator<Item = &str> {
-    o.finalizers.iter().map(|f| &**f).filter(|f| waits_for_finalizer(o, f))
-}
-
-/// Does `o` wait for finalizer `f`: is it not the collector's own?
-pub fn waits_for_finalizer(o: &Object, f: &str) -> bool {
-    !crate::model::kube::COLLECTOR_FINALIZERS.contains(&f) && !o.origin.collector.cascade_finalizers.contains(&f)
+    o.finalizers.iter().map(|f| &**f).filter(|f| crate::dialect::waits_for_finalizer(o, f))
 }

@@ -12,9 +12,10 @@
     reason = "object ids and relation indexes of the plan's snapshot index its per-object tables and relations"
 )]
 
-use super::Mode;
+use super::mode::Mode;
 use crate::analysis::cascade::{self, Cascade, Cause, Keep, KeptBy};
 use crate::analysis::tracking::{tracker_of, Mark};
+use crate::dialect::tools::{keep_mark, ARGOCD_SYNC_WAVE, CLI_UTILS_MUTATION, KAPP_CHANGE_RULE, KUBEVELA_SHARED_BY};
 use crate::graph::Graph;
 use crate::model::kube::{HelmHook, KappAction, KappRule, KappWhen, KeepMark, Reclaim};
 use crate::model::served::Unresolvable;
@@ -345,7 +346,7 @@ impl Reason {
                 write!(out, "after {}, {} (default rule {})", names.of(*after), rule_why(*edge), edge.rule().id())
             }
             Reason::MutatesFrom(x) => {
-                write!(out, "takes a value from {} (config.kubernetes.io/apply-time-mutation)", names.of(*x))
+                write!(out, "takes a value from {} ({CLI_UTILS_MUTATION})", names.of(*x))
             }
             Reason::Tool { why, after } => write_tool(why, *after, names, out),
             Reason::Controller { edge, by } => {
@@ -361,11 +362,11 @@ fn write_tool(why: &ToolWhy, after: ObjId, names: &Names, out: &mut String) -> s
     match why {
         ToolWhy::SyncWave { app, wave, after_wave } => write!(
             out,
-            "after {after}, of sync wave {after_wave} (Argo CD argocd.argoproj.io/sync-wave: application {app} deletes wave {after_wave} before wave {wave})"
+            "after {after}, of sync wave {after_wave} (Argo CD {ARGOCD_SYNC_WAVE}: application {app} deletes wave {after_wave} before wave {wave})"
         ),
         ToolWhy::KappRule { rule, declared_by } => write!(
             out,
-            "after {after} (kapp.k14s.io/change-rule `{}` of {})",
+            "after {after} ({KAPP_CHANGE_RULE} `{}` of {})",
             kapp_rule_text(rule),
             names.of(*declared_by)
         ),
@@ -393,7 +394,7 @@ fn write_garbage(g: &Garbage, names: &Names, out: &mut String) -> std::fmt::Resu
         Garbage::OwnerInOtherNamespace(x) => write!(out, "garbage: owner {} is in another namespace", names.of(*x)),
         Garbage::OwnerBeingDeleted(x) => write!(out, "garbage: owner {} is being deleted", names.of(*x)),
         Garbage::NoOwnerLeft => write!(out, "garbage: no owner left"),
-        Garbage::RemovedFromModel => write!(out, "garbage: in ObjectsCopy, not in Objects"),
+        Garbage::RemovedFromModel => out.write_str(crate::dialect::murano::REMOVED_FROM_MODEL),
         Garbage::Unreachable(Root::Object(x)) => write!(out, "garbage: unreachable from the root {}", names.of(*x)),
         Garbage::Unreachable(Root::Named(r)) => write!(out, "garbage: unreachable from the root {r}"),
         Garbage::Unreachable(Root::None) => write!(out, "garbage: unreachable (no root)"),
@@ -571,18 +572,18 @@ impl Kept {
                     ),
                     Keep::OrphanFinalizer => format!(
                         "released, not deleted: {app} carries the finalizer {} (vela delete --orphan)",
-                        crate::model::tracking::labels::ORPHAN_FINALIZER
+                        crate::dialect::kubevela::labels::ORPHAN_FINALIZER
                     ),
                     Keep::NotOwned => match about {
                         Some(other) => format!(
-                            "not {app}'s any more: its labels name the Application {other}, and app.oam.dev/shared-by does not list {app}; its collector leaves it"
+                            "not {app}'s any more: its labels name the Application {other}, and {KUBEVELA_SHARED_BY} does not list {app}; its collector leaves it"
                         ),
                         None => format!(
-                            "not {app}'s any more: its labels name no Application (released), and app.oam.dev/shared-by does not list {app}; its collector leaves it"
+                            "not {app}'s any more: its labels name no Application (released), and {KUBEVELA_SHARED_BY} does not list {app}; its collector leaves it"
                         ),
                     },
                     Keep::Shared => format!(
-                        "shared (app.oam.dev/shared-by: {}): {app} only leaves its sharers; the last sharer deletes it",
+                        "shared ({KUBEVELA_SHARED_BY}: {}): {app} only leaves its sharers; the last sharer deletes it",
                         about.as_deref().unwrap_or("")
                     ),
                 }
@@ -613,7 +614,7 @@ impl Kept {
             Kept::DeclaredInNew => "declared in NEW".into(),
             Kept::HoldsNew(n) => format!("still holds {n} {} NEW declares", objects(*n)),
             Kept::Annotated(m) => {
-                format!("{} ({} leaves it)", m.annotation(), m.tool())
+                format!("{} ({} leaves it)", keep_mark(*m), m.tool())
             }
             Kept::HelmHook { hook, release: (ns, name) } => format!(
                 "Helm {} hook of release {ns}/{name}: Helm creates and runs it, it does not delete it",
@@ -723,8 +724,8 @@ impl Kept {
                 let o = &objects[id.index()];
                 let about = match keep {
                     Keep::NotOwned => {
-                        use crate::model::tracking::{label, labels};
-                        match (label(o, labels::APP_NAMESPACE), label(o, labels::APP_NAME)) {
+                        use crate::dialect::kubevela::labels;
+                        match (o.label(labels::APP_NAMESPACE), o.label(labels::APP_NAME)) {
                             (Some(ns), Some(name)) if !ns.is_empty() && !name.is_empty() => {
                                 Some(Str::from(format!("{ns}/{name}")))
                             }
@@ -1031,7 +1032,7 @@ fn of(cx: &Context, id: ObjId, out: &mut Vec<Reason>) {
             }
         }
     }
-    for f in o.finalizers.iter().filter(|f| super::waits_for_finalizer(o, f)) {
+    for f in o.finalizers.iter().filter(|f| crate::dialect::waits_for_finalizer(o, f)) {
         let controller = cx.graph.around(id).map(|r| &rels[r as usize]).find(|r| {
             r.kind == RelKind::Finalizer && r.to == id && o.finalizers.get(r.decl as usize).is_some_and(|x| x == f)
         });

@@ -187,7 +187,7 @@ impl Warning {
                 names.of(*again)
             ),
             Warning::KeepIgnored { object, mark, by } => {
-                let (object, annotation, tool) = (names.of(*object), mark.annotation(), mark.tool());
+                let (object, annotation, tool) = (names.of(*object), crate::dialect::tools::keep_mark(*mark), mark.tool());
                 match by {
                     Ignored::Named => format!(
                         "{object} carries {annotation}, which tells {tool} to leave it; it is deleted because it is named"

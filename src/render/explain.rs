@@ -3,8 +3,8 @@
 
 use super::diagnostics::Style;
 use super::paint::{kind_len, Paint};
-use crate::error::{entry, Internal};
 use crate::escape::escape;
+use crate::internal::{entry, Internal};
 use crate::model::{ControllerEdge, ObjId, Object, RelKind, Relation};
 use crate::plan::explain::{origin_text, Explanation, Link, Status};
 use crate::plan::reasons::{controller_why, orphaned_message, ORPHAN_FINALIZER_RULE};
@@ -75,7 +75,7 @@ fn order_phrase(plan: &Plan, r: &Relation, next: &str) -> String {
                 "goes after {next}, {} ({} {})",
                 crate::plan::reasons::tool_why(e.order),
                 e.order.tool(),
-                e.order.key()
+                crate::dialect::tools::order_key(e.order)
             )
         }
         RelKind::Controller(e) => {

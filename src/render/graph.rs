@@ -4,8 +4,8 @@
 use super::diagnostics::Style;
 use super::paint::{kind_len, Paint};
 use crate::analysis::view::{Direction, GraphView, TreeLine};
-use crate::error::{entry, Internal};
 use crate::input::Sources;
+use crate::internal::{entry, Internal};
 use crate::model::{ControllerEdge, Link, Object, RelKind, Relation};
 use serde::Serialize;
 use std::io::{self, Write};
@@ -79,7 +79,7 @@ fn line_text(
             notes.push("destroyed".into());
         }
         if m.section == crate::model::Section::Old {
-            notes.push("only in ObjectsCopy".into());
+            notes.push(format!("only in {}", crate::dialect::murano::MODEL_COPY));
         }
     }
     if let Some(note) = line.via.map(|r| relation(rels, r)).transpose()?.and_then(|r| via_note(view, r)) {

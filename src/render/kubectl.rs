@@ -6,8 +6,8 @@
 
 use super::count;
 use crate::analysis::cascade::{CascadeMode, Cause};
-use crate::error::Internal;
 use crate::escape::{escape as comment, shell_word as word};
+use crate::internal::Internal;
 use crate::model::kube::HelmHook;
 use crate::model::{ObjId, Object};
 use crate::plan::roots::{Roots, With};

@@ -5,7 +5,8 @@ use super::count;
 use super::diagnostics::Style;
 use super::json;
 use super::paint::{kind_len, Paint};
-use crate::error::{entry, Internal};
+use crate::dialect::tools::{keep_mark, order_key, CLI_UTILS_MUTATION, HELM_HOOK};
+use crate::internal::{entry, Internal};
 use crate::load::Snapshot;
 use crate::model::{ControllerEdge, HubEnd, Link, ObjId, Object, RelKind, RuleEdge, ToolOrder};
 use crate::plan::reasons::{self, Names};
@@ -275,11 +276,11 @@ fn reason_out<'a>(r: &'a Reason, names: &Names<'a>) -> ReasonOut<'a> {
             let order = why.order();
             out.tool = Some(order.tool_id());
             out.why = Some(order.id());
-            out.annotation = Some(order.key());
+            out.annotation = Some(order_key(order));
         }
         Reason::MutatesFrom(_) => {
             out.tool = Some("cli-utils");
-            out.annotation = Some("config.kubernetes.io/apply-time-mutation");
+            out.annotation = Some(CLI_UTILS_MUTATION);
         }
         Reason::Controller { edge, .. } => out.why = Some(edge.id()),
         _ => {}
@@ -303,12 +304,12 @@ fn kept_out<'a>(k: &'a Kept, names: &Names<'a>) -> ReasonOut<'a> {
         Kept::Annotated(m) => {
             out.tool = Some(m.tool_id());
             out.why = Some(m.id());
-            out.annotation = Some(m.annotation());
+            out.annotation = Some(keep_mark(*m));
         }
         Kept::HelmHook { hook, .. } => {
             out.tool = Some("helm");
             out.why = Some(reasons::hook_name(*hook));
-            out.annotation = Some("helm.sh/hook");
+            out.annotation = Some(HELM_HOOK);
         }
         Kept::InUse { usage, by, .. } => {
             out.tool = Some("crossplane");

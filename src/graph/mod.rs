@@ -4,6 +4,9 @@
 //! [`Relation`]. Every edge points from the object destroyed later to the one
 //! destroyed earlier (owner → dependent, depended-on → dependent).
 
+pub mod cycles;
+pub mod scc;
+
 use crate::model::{ObjId, Object, Relation};
 use petgraph::graph::{DiGraph, EdgeIndex, NodeIndex};
 use petgraph::Direction;
