@@ -5,6 +5,7 @@ pub mod cascade;
 pub mod check;
 pub mod cycles;
 pub mod gc;
+pub mod managed;
 pub mod order;
 pub mod reconcile;
 pub mod rules;

@@ -12,6 +12,7 @@
 
 #[macro_use]
 pub mod fields;
+pub mod controllers;
 pub mod krake;
 pub mod kubernetes;
 pub mod kubevela;

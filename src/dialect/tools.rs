@@ -15,7 +15,7 @@ use serde::Deserialize;
 
 /// The key prefixes of the annotations read here (all others are skipped
 /// when an object is read).
-pub const PREFIXES: [&str; 7] = [
+pub const PREFIXES: [&str; 8] = [
     "argocd.argoproj.io/",
     "kapp.k14s.io/",
     "helm.sh/",
@@ -23,6 +23,7 @@ pub const PREFIXES: [&str; 7] = [
     "kustomize.toolkit.fluxcd.io/",
     "config.kubernetes.io/",
     "client.lifecycle.config.k8s.io/",
+    "objectset.rio.cattle.io/",
 ];
 
 /// Argo CD: the sync wave, and the application an object belongs to.
@@ -191,6 +192,7 @@ pub fn read(subject: &Subject, annotations: &[(Str, Str)], span: Span, text: &st
     }
     // KubeVela: kept as written (its resource keeper splits it on commas).
     t.kubevela_shared_by = annotations.get(KUBEVELA_SHARED_BY).filter(|v| !v.is_empty()).map(Str::from);
+    t.managed = super::controllers::marks(annotations.0, subject.labels, subject.namespace);
     t
 }
 

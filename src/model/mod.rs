@@ -9,6 +9,7 @@ pub mod anchor;
 pub mod intern;
 pub mod kube;
 pub mod lifecycle;
+pub mod managed;
 pub mod naming;
 pub mod resolve;
 pub mod served;

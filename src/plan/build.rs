@@ -305,7 +305,8 @@ pub fn build(snapshot: &Snapshot, options: &Options) -> Result<Plan, PlanError> 
     // defines only under --closed-world): it never takes their objects.
     let unresolvable = snapshot.resolved.unresolvable_by_object(objects.len(), options.closed_world);
     let mut spare = spare(snapshot, options, &relations, &owners, &released, &unresolvable);
-    let gates = collection.as_ref().map(|c| c.gates.clone()).unwrap_or_default();
+    let mut gates = collection.as_ref().map(|c| c.gates.clone()).unwrap_or_default();
+    crate::analysis::managed::gates(&snapshot.resolved.managed, &mut gates, relations.len());
     // What a tool's annotation keeps, or a Helm hook: selected, not named,
     // it is no seed; the cascade may still take it (it is not spared).
     let soft = soft_keeps(objects, &options.mode);
@@ -460,6 +461,15 @@ pub fn build(snapshot: &Snapshot, options: &Options) -> Result<Plan, PlanError> 
     }
     if !options.closed_world && options.mode != Mode::Gc {
         warnings.extend(warnings::owners_outside(snapshot, &relations, &cascade, multi_owner));
+    }
+    match crate::analysis::managed::notes(&snapshot.resolved.managed, |id| cascade.deleted(id)) {
+        Ok(notes) => warnings.extend(notes.into_iter().map(|(app, note)| Warning::Managed { app, note })),
+        Err((app, record)) => return Err(PlanError::Unknowable {
+            message: format!(
+                "{} uninstalls a Helm release whose storage record {record} is in the snapshot: the manifest in it decides what is deleted, and teardown does not decode Helm release records; leave the record out of the snapshot to plan from Helm's ownership annotations, or delete the release with helm",
+                refs[app.index()]
+            ),
+        }),
     }
     warnings::sort(&mut warnings, &rank);
     // Helm runs delete hooks on uninstall: not for what the collector

@@ -127,6 +127,12 @@ pub enum Reason {
     OwnedBy(ObjId),
     /// A resource tracker (or an Application) that manages it.
     ManagedBy(ObjId),
+    /// An application object whose controller deletes it when it is
+    /// deleted (Argo CD, Flux, Helm, k3s, kapp-controller, Crossplane).
+    ManagedThrough {
+        app: ObjId,
+        controller: crate::model::managed::Controller,
+    },
     InNamespace(ObjId),
     DefinedBy(ObjId),
     /// Taken with this object by a destruction dependency.
@@ -256,13 +262,22 @@ pub fn tool_why(o: ToolOrder) -> &'static str {
     }
 }
 
+/// Why an object is managed: by a tracker (KubeVela), or by an
+/// application object through its controller.
+fn managed_by(r: &Relation) -> Reason {
+    match crate::analysis::managed::controller(r) {
+        Some(controller) => Reason::ManagedThrough { app: r.from, controller },
+        None => Reason::ManagedBy(r.from),
+    }
+}
+
 impl Reason {
     pub fn id(&self) -> &'static str {
         match self {
             Reason::Target => "target",
             Reason::AbsentFromNew => "absent-from-new",
             Reason::OwnedBy(_) => "owned-by",
-            Reason::ManagedBy(_) => "managed-by",
+            Reason::ManagedBy(_) | Reason::ManagedThrough { .. } => "managed-by",
             Reason::InNamespace(_) => "in-namespace",
             Reason::DefinedBy(_) => "defined-by",
             Reason::With(_) => "with",
@@ -285,6 +300,7 @@ impl Reason {
         match self {
             Reason::OwnedBy(x)
             | Reason::ManagedBy(x)
+            | Reason::ManagedThrough { app: x, .. }
             | Reason::InNamespace(x)
             | Reason::DefinedBy(x)
             | Reason::With(x)
@@ -316,6 +332,9 @@ impl Reason {
             Reason::AbsentFromNew => write!(out, "absent from NEW"),
             Reason::OwnedBy(x) => write!(out, "owned by {}", names.of(*x)),
             Reason::ManagedBy(x) => write!(out, "managed by {}", names.of(*x)),
+            Reason::ManagedThrough { app, controller } => {
+                write!(out, "managed by {} {} ({})", names.of(*app), controller.through(), controller.name())
+            }
             Reason::InNamespace(x) => write!(out, "in {}", names.of(*x)),
             Reason::DefinedBy(x) => write!(out, "defined by {}", names.of(*x)),
             Reason::With(x) => write!(out, "with {}", names.of(*x)),
@@ -490,6 +509,9 @@ pub enum Kept {
     /// words): the collector never collects the object, nor deletes it with
     /// any owner.
     UnresolvableOwner { owner: Str, why: &'static str, detail: Str },
+    /// An application object's controller leaves it when the application
+    /// object is deleted (`app`, whose controller is `controller`).
+    Managed { app: ObjId, controller: crate::model::managed::Controller, keep: crate::model::managed::Keep },
 }
 
 impl Kept {
@@ -517,6 +539,7 @@ impl Kept {
             Kept::InUse { .. } => "in-use",
             Kept::Reclaim { .. } => "reclaim-policy",
             Kept::UnresolvableOwner { .. } => "unresolvable-owner",
+            Kept::Managed { keep, .. } => keep.id(),
         }
     }
 
@@ -529,7 +552,8 @@ impl Kept {
             | Kept::CollectorDone { owner: x, .. }
             | Kept::Released { keep: Keep::SkipGc, tracker: x, .. }
             | Kept::Released { app: Some(x), .. }
-            | Kept::InUse { usage: x, .. } => Some(names.of(*x)),
+            | Kept::InUse { usage: x, .. }
+            | Kept::Managed { app: x, .. } => Some(names.of(*x)),
             Kept::Reclaim { claim: x, .. } => Some(names.of(*x)),
             Kept::OwnerNotInSnapshot(k) => Some(names.owner(*k)),
             Kept::ClaimNotInSnapshot(claim) | Kept::NamespacedOwnerRef(claim) => Some(claim),
@@ -646,6 +670,7 @@ impl Kept {
             Kept::UnresolvableOwner { owner, detail, .. } => format!(
                 "the garbage collector cannot resolve its owner reference {owner} ({detail}): it never collects it, nor deletes it with an owner"
             ),
+            Kept::Managed { app, controller, keep } => managed_detail(names.of(*app), *controller, keep),
         }
     }
 
@@ -683,6 +708,10 @@ impl Kept {
             Kept::InUse { .. } => "a Crossplane Usage protects it",
             Kept::Reclaim { .. } => "its reclaim policy keeps it",
             Kept::UnresolvableOwner { .. } => "the collector cannot resolve one of its owner references",
+            Kept::Managed { keep: crate::model::managed::Keep::Releases(_), .. } => {
+                "its application's controller leaves it"
+            }
+            Kept::Managed { .. } => "the application's controller leaves it",
         }
     }
 
@@ -744,6 +773,12 @@ impl Kept {
                 owner: relations[r as usize].from,
                 finalizers: objects[relations[r as usize].from.index()].origin.collector.cascade_finalizers,
             },
+            KeptBy::Managed { relation, keep } => {
+                let r = &relations[relation as usize];
+                let controller =
+                    crate::analysis::managed::controller(r).unwrap_or(crate::model::managed::Controller::ArgoCd);
+                Kept::Managed { app: r.from, controller, keep }
+            }
             KeptBy::AlreadyDestroyed => Kept::AlreadyDestroyed,
             KeptBy::Reachable => Kept::Reachable,
             KeptBy::InNewModel => Kept::InNewModel,
@@ -928,7 +963,7 @@ fn of(cx: &Context, id: ObjId, out: &mut Vec<Reason>) {
                 if let Some(r) = first {
                     let r = &rels[r as usize];
                     out.push(match r.kind {
-                        RelKind::Manages => Reason::ManagedBy(r.from),
+                        RelKind::Manages => managed_by(r),
                         _ => Reason::OwnedBy(r.from),
                     });
                 } else if let Some(r) = taken() {
@@ -946,7 +981,7 @@ fn of(cx: &Context, id: ObjId, out: &mut Vec<Reason>) {
                 RelKind::Owns => Reason::OwnedBy(rel.from),
                 RelKind::Contains => Reason::InNamespace(rel.from),
                 RelKind::Defines => Reason::DefinedBy(rel.from),
-                RelKind::Manages => Reason::ManagedBy(rel.from),
+                RelKind::Manages => managed_by(rel),
                 RelKind::Controller(edge) => Reason::Controller { edge, by: rel.taker() },
                 RelKind::DestroyAfter
                 | RelKind::Finalizer
@@ -1144,5 +1179,22 @@ fn garbage(cx: &Context, id: ObjId, g: cascade::Garbage) -> Garbage {
                 None => Garbage::NoOwnerLeft,
             }
         }
+    }
+}
+
+/// Why an application's controller leaves an object it manages, in words.
+fn managed_detail(
+    app: &str,
+    controller: crate::model::managed::Controller,
+    keep: &crate::model::managed::Keep,
+) -> String {
+    use crate::model::managed::Keep as K;
+    let who = controller.name();
+    match keep {
+        K::Releases(r) => format!("managed by {app}, but {who} leaves it: {}", r.text),
+        K::Marked { mark, .. } => format!("managed by {app}, but it carries {mark}: {who} leaves it"),
+        K::NeverKind { text, .. } => format!("managed by {app}, but {text}"),
+        K::Mismatch { text, .. } => format!("listed by {app}, but {text}: {who} leaves it"),
+        K::ProtectedNamespace => format!("managed by {app}, but {who} never deletes this namespace"),
     }
 }

@@ -282,6 +282,7 @@ fn reason_out<'a>(r: &'a Reason, names: &Names<'a>) -> ReasonOut<'a> {
             out.annotation = Some("config.kubernetes.io/apply-time-mutation");
         }
         Reason::Controller { edge, .. } => out.why = Some(edge.id()),
+        Reason::ManagedThrough { controller, .. } => out.tool = Some(controller.id()),
         _ => {}
     }
     out
@@ -318,6 +319,11 @@ fn kept_out<'a>(k: &'a Kept, names: &Names<'a>) -> ReasonOut<'a> {
         Kept::Reclaim { claim, policy } => {
             out.reference = Some(names.of(*claim));
             out.why = Some(policy.id());
+        }
+        Kept::Managed { app, controller, keep } => {
+            out.reference = Some(names.of(*app));
+            out.tool = Some(controller.id());
+            out.why = keep.why();
         }
         _ => {}
     }

@@ -1,0 +1,298 @@
+//! Application controllers' cascades as relations (issue 35): each
+//! application object *manages* the objects of its managed set (a
+//! [`RelKind::Manages`] relation with the `controller` flag, the
+//! controller in `decl`, see [`Controller::decl`]), so that the cascade,
+//! the order (the application object goes last: its finalizer holds it
+//! until its controller is done), `explain`, `graph --dependents` and the
+//! plan's warnings all see it. Where the controller leaves an object (a
+//! switch of the application, a mark of the object, a kind it never
+//! deletes), the relation is *gated*: the cascade reaches the object and
+//! keeps it, saying why ([`Gated`]).
+//!
+//! The application objects are read by `dialect::controllers`; what each
+//! controller decides is cited in `docs/controllers/CASCADES.md`. Linear
+//! in objects plus managed-set entries.
+
+use super::cascade::{Gate, KeptBy};
+use crate::model::managed::{App, Controller, Gated, Keep, Managed, Note, Release, Select};
+use crate::model::{Link, ObjId, Object, RelKind, Relation, Str};
+use rustc_hash::{FxHashMap, FxHashSet};
+
+/// Namespaces kapp never deletes (`inoperableResourceList`).
+const KAPP_INOPERABLE: [&str; 4] = ["default", "kube-node-lease", "kube-public", "kube-system"];
+/// kapp's app label (a transient object, without an identity annotation,
+/// is left to the garbage collector).
+const KAPP_APP_LABEL: &str = "kapp.k14s.io/app";
+
+type Coordinates = (Str, Str, Option<Str>, Str);
+
+/// Objects by what selects them.
+#[derive(Default)]
+struct Index {
+    by_key: FxHashMap<Coordinates, ObjId>,
+    helm: FxHashMap<(Str, Str), Vec<ObjId>>,
+    objectset: FxHashMap<(Str, Option<Str>, Str), Vec<ObjId>>,
+    argo: FxHashMap<Str, Vec<ObjId>>,
+    /// (label key, value) → objects, for the label keys selections use.
+    labels: FxHashMap<(Str, Str), Vec<ObjId>>,
+}
+
+impl Index {
+    fn new(objects: &[Object], apps: &[(ObjId, App)]) -> Index {
+        let mut keys: FxHashSet<Str> = FxHashSet::default();
+        for (_, app) in apps {
+            for s in &app.select {
+                match s {
+                    Select::Label { key, .. } => _ = keys.insert(key.clone()),
+                    Select::Argo { label: Some(key), .. } => _ = keys.insert(key.clone()),
+                    _ => {}
+                }
+            }
+        }
+        let mut ix = Index::default();
+        for (i, o) in objects.iter().enumerate().filter(|(_, o)| o.is_kubernetes()) {
+            let id = ObjId(i as u32);
+            ix.by_key.entry((o.group.clone(), o.kind.clone(), o.namespace.clone(), o.name.clone())).or_insert(id);
+            for (k, v) in o.labels.iter().filter(|(k, _)| keys.contains(k)) {
+                ix.labels.entry((k.clone(), v.clone())).or_default().push(id);
+            }
+            let Some(m) = o.tools().and_then(|t| t.managed.as_deref()) else { continue };
+            if let Some(owner) = &m.helm_owner {
+                ix.helm.entry(owner.clone()).or_default().push(id);
+            }
+            if let Some(owner) = &m.objectset_owner {
+                ix.objectset.entry(owner.clone()).or_default().push(id);
+            }
+            if let Some(app) = &m.argocd_tracking {
+                ix.argo.entry(app.clone()).or_default().push(id);
+            }
+        }
+        ix
+    }
+
+    fn key(&self, k: &crate::model::managed::Key) -> Option<ObjId> {
+        self.by_key.get(&(k.group.clone(), k.kind.clone(), k.namespace.clone(), k.name.clone())).copied()
+    }
+}
+
+/// The objects `app` manages, each with what keeps it if its controller
+/// leaves it; and notes the objects add to the application's.
+fn managed_set(
+    objects: &[Object],
+    owners: &FxHashMap<ObjId, u32>,
+    ix: &Index,
+    app: &App,
+) -> (Vec<(ObjId, Option<Gated>)>, Vec<Note>) {
+    let mut out: Vec<(ObjId, Option<Gated>)> = Vec::new();
+    let mut notes = Vec::new();
+    let marks = |id: ObjId| objects.get(id.index()).and_then(|o| o.tools()).and_then(|t| t.managed.as_deref());
+    let tools = |id: ObjId| objects.get(id.index()).and_then(|o| o.tools());
+    // Helm's uninstall: hooks are not in the manifest; a resource policy
+    // (`keep`, any case, trimmed; or any other value) leaves the object.
+    let helm_keep = |id: ObjId| -> Option<Gated> {
+        let policy = marks(id)?.helm_policy.as_deref()?.trim().to_lowercase();
+        Some(Gated::Keep(match policy.as_str() {
+            "keep" => Keep::Marked { id: "helm-resource-policy-keep", mark: "helm.sh/resource-policy" },
+            "" => return None,
+            _ => Keep::Marked { id: "helm-resource-policy-other", mark: "helm.sh/resource-policy" },
+        }))
+    };
+    let hook = |id: ObjId| tools(id).is_some_and(|t| !t.helm_hooks.is_empty());
+    for select in &app.select {
+        match select {
+            Select::Argo { instance, label, app_keeps } => {
+                let found: &[ObjId] = match label {
+                    Some(key) => ix.labels.get(&(key.clone(), instance.clone())).map_or(&[], Vec::as_slice),
+                    None => ix.argo.get(instance).map_or(&[], Vec::as_slice),
+                };
+                for &id in found {
+                    let Some(o) = objects.get(id.index()) else { continue };
+                    let t = o.tools();
+                    let m = marks(id);
+                    if m.is_some_and(|m| m.argocd_confirm) && !notes.contains(&Note::AwaitsConfirmation) {
+                        notes.push(Note::AwaitsConfirmation);
+                    }
+                    // `shouldBeDeleted`, in its order.
+                    let gate = if !o.owners.is_empty() {
+                        match owners.get(&id) {
+                            Some(&r) => Some(Gated::Owned(r)),
+                            None => continue,
+                        }
+                    } else if &*o.group == "apiextensions.k8s.io" && &*o.kind == "CustomResourceDefinition" {
+                        Some(Gated::Keep(Keep::NeverKind {
+                            id: "argocd-crd",
+                            text: "Argo CD never deletes a CustomResourceDefinition with its Application",
+                        }))
+                    } else if t.is_some_and(|t| t.argocd_no_delete) {
+                        Some(Gated::Keep(Keep::Marked {
+                            id: "argocd-delete-false",
+                            mark: "argocd.argoproj.io/sync-options: Delete=false",
+                        }))
+                    } else if *app_keeps && !m.is_some_and(|m| m.argocd_delete_true) {
+                        Some(Gated::Keep(Keep::Releases(Release {
+                            id: "argocd-app-delete-false",
+                            text: "the Application's sync options say Delete=false",
+                        })))
+                    } else if m
+                        .and_then(|m| m.helm_policy.as_deref())
+                        .is_some_and(|p| p.split(',').any(|item| item.trim() == "keep"))
+                    {
+                        Some(Gated::Keep(Keep::Marked {
+                            id: "helm-resource-policy-keep",
+                            mark: "helm.sh/resource-policy",
+                        }))
+                    } else {
+                        None
+                    };
+                    out.push((id, gate));
+                }
+            }
+            Select::HelmRelease { namespace, name } => {
+                for &id in ix.helm.get(&(namespace.clone(), name.clone())).map_or(&[][..], Vec::as_slice) {
+                    if !hook(id) {
+                        out.push((id, helm_keep(id)));
+                    }
+                }
+            }
+            Select::ObjectSet { gvk, namespace, name } => {
+                let key = (gvk.clone(), namespace.clone(), name.clone());
+                out.extend(ix.objectset.get(&key).into_iter().flatten().map(|&id| (id, None)));
+            }
+            Select::Keys { keys, owner } => {
+                for id in keys.iter().filter_map(|k| ix.key(k)) {
+                    let t = tools(id);
+                    let gate = match owner {
+                        // kustomize-controller: the live owner labels, then the exclusions.
+                        Some(owner) if t.and_then(|t| t.flux_owner.as_ref()) != Some(owner) => {
+                            Some(Gated::Keep(Keep::Mismatch {
+                                id: "flux-owner-labels",
+                                text: "its kustomize.toolkit.fluxcd.io/name and /namespace labels do not name this Kustomization",
+                            }))
+                        }
+                        Some(_) => marks(id)
+                            .and_then(|m| m.flux_excluded)
+                            .map(|(id, mark)| Gated::Keep(Keep::Marked { id, mark })),
+                        None if hook(id) => continue,
+                        None => helm_keep(id),
+                    };
+                    out.push((id, gate));
+                }
+            }
+            Select::Label { key, value } => {
+                for &id in ix.labels.get(&(key.clone(), value.clone())).map_or(&[][..], Vec::as_slice) {
+                    let Some(o) = objects.get(id.index()) else { continue };
+                    // Transient objects (no identity annotation): kapp leaves
+                    // them to the garbage collector.
+                    if &**key == KAPP_APP_LABEL && !marks(id).is_some_and(|m| m.kapp_identity) {
+                        continue;
+                    }
+                    let gate = if o.group.is_empty() && &*o.kind == "Namespace" && KAPP_INOPERABLE.contains(&&*o.name) {
+                        Some(Gated::Keep(Keep::ProtectedNamespace))
+                    } else if tools(id).is_some_and(|t| t.kapp_orphan) {
+                        Some(Gated::Keep(Keep::Marked {
+                            id: "kapp-delete-strategy-orphan",
+                            mark: "kapp.k14s.io/delete-strategy: orphan",
+                        }))
+                    } else {
+                        None
+                    };
+                    out.push((id, gate));
+                }
+            }
+            Select::Bound { key, .. } => out.extend(ix.key(key).map(|id| (id, None))),
+        }
+    }
+    (out, notes)
+}
+
+/// The managed-by relations of `apps`, appended to `relations`, and what
+/// the cascade must know of them.
+pub fn add(objects: &[Object], relations: &mut Vec<Relation>, mut apps: Vec<(ObjId, App)>) -> Managed {
+    apps.sort_by_key(|(id, _)| *id);
+    let ix = Index::new(objects, &apps);
+    // The first owner reference of each object that resolved (Argo CD
+    // deletes root objects only: what owns a tracked object keeps it).
+    let mut owners: FxHashMap<ObjId, u32> = FxHashMap::default();
+    for (ri, r) in relations.iter().enumerate() {
+        if r.kind == RelKind::Owns && r.link == Link::Solid {
+            owners.entry(r.to).or_insert(ri as u32);
+        }
+    }
+    let mut gated = Vec::new();
+    for (app_id, app) in apps.iter_mut() {
+        let (set, notes) = managed_set(objects, &owners, &ix, app);
+        for n in notes {
+            if !app.notes.contains(&n) {
+                app.notes.push(n);
+            }
+        }
+        let mut seen = FxHashSet::default();
+        for (id, gate) in set {
+            if id == *app_id || !seen.insert(id) {
+                continue;
+            }
+            let gate = match app.releases {
+                Some(r) => Some(Gated::Keep(Keep::Releases(r))),
+                None => gate,
+            };
+            if let Some(g) = gate {
+                gated.push((relations.len() as u32, g));
+            }
+            relations.push(Relation {
+                kind: RelKind::Manages,
+                from: *app_id,
+                to: id,
+                link: Link::Solid,
+                declared_by: *app_id,
+                decl: app.controller.decl(),
+                controller: true,
+            });
+        }
+    }
+    Managed { gated, apps }
+}
+
+/// Is this relation an application controller's managed-by relation, and
+/// whose?
+pub fn controller(r: &Relation) -> Option<Controller> {
+    (r.kind == RelKind::Manages && r.controller).then(|| Controller::of_decl(r.decl)).flatten()
+}
+
+/// The cascade's gates for the managed-by relations the controller does
+/// not follow, merged into `gates` (by relation index; `n`: relations).
+pub fn gates(managed: &Managed, gates: &mut Vec<Option<Gate>>, n: usize) {
+    if managed.gated.is_empty() {
+        return;
+    }
+    if gates.len() < n {
+        gates.resize(n, None);
+    }
+    for &(ri, g) in &managed.gated {
+        let kept = match g {
+            Gated::Keep(keep) => KeptBy::Managed { relation: ri, keep },
+            Gated::Owned(owner) => KeptBy::SolidOwner(owner),
+        };
+        if let Some(slot) = gates.get_mut(ri as usize) {
+            *slot = Some(Gate { unless_deleted: None, kept, owner: false });
+        }
+    }
+}
+
+/// What the plan must say of the application objects it deletes: each
+/// one's notes (`Err`: a Helm release whose storage record the snapshot
+/// holds is uninstalled: its manifest decides, and is not decoded).
+pub fn notes(managed: &Managed, deleted: impl Fn(ObjId) -> bool) -> Result<Vec<(ObjId, Note)>, (ObjId, Str)> {
+    let mut out = Vec::new();
+    for (id, app) in managed.apps.iter().filter(|(id, _)| deleted(*id)) {
+        for note in &app.notes {
+            match note {
+                Note::StorageUndecoded { record } if app.releases.is_none() => return Err((*id, record.clone())),
+                Note::StorageUndecoded { .. } => {}
+                // Nothing inferred is uninstalled when the controller leaves it all.
+                Note::HelmReleaseInferred { .. } if app.releases.is_some() => {}
+                n => out.push((*id, n.clone())),
+            }
+        }
+    }
+    Ok(out)
+}
