@@ -15,7 +15,7 @@
 
 use super::cascade::{Gate, KeptBy};
 use crate::model::managed::{App, Controller, Gated, Keep, Managed, Note, Release, Select};
-use crate::model::{Link, ObjId, Object, RelKind, Relation, Str};
+use crate::model::{HubEnd, Link, ObjId, Object, RelKind, Relation, Str, ToolEdge, ToolOrder};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 /// Namespaces kapp never deletes (`inoperableResourceList`).
@@ -75,28 +75,26 @@ impl Index {
     }
 }
 
-/// The objects `app` manages, each with what keeps it if its controller
-/// leaves it; and notes the objects add to the application's.
+/// The objects an application manages, each with what keeps it if its
+/// controller leaves it; notes the objects add to the application's; and
+/// the records among the objects (deleted last).
+type ManagedSet = (Vec<(ObjId, Option<Gated>)>, Vec<Note>, Vec<ObjId>);
+
+/// The objects `app` manages (see [`ManagedSet`]).
 fn managed_set(
     objects: &[Object],
     owners: &FxHashMap<ObjId, u32>,
     ix: &Index,
     app: &App,
-) -> (Vec<(ObjId, Option<Gated>)>, Vec<Note>) {
+) -> ManagedSet {
     let mut out: Vec<(ObjId, Option<Gated>)> = Vec::new();
     let mut notes = Vec::new();
+    let mut records = Vec::new();
     let marks = |id: ObjId| objects.get(id.index()).and_then(|o| o.tools()).and_then(|t| t.managed.as_deref());
     let tools = |id: ObjId| objects.get(id.index()).and_then(|o| o.tools());
     // Helm's uninstall: hooks are not in the manifest; a resource policy
     // (`keep`, any case, trimmed; or any other value) leaves the object.
-    let helm_keep = |id: ObjId| -> Option<Gated> {
-        let policy = marks(id)?.helm_policy.as_deref()?.trim().to_lowercase();
-        Some(Gated::Keep(match policy.as_str() {
-            "keep" => Keep::Marked { id: "helm-resource-policy-keep", mark: "helm.sh/resource-policy" },
-            "" => return None,
-            _ => Keep::Marked { id: "helm-resource-policy-other", mark: "helm.sh/resource-policy" },
-        }))
-    };
+    let helm_keep = |id: ObjId| policy_keeps(marks(id).and_then(|m| m.helm_policy.as_deref()));
     let hook = |id: ObjId| tools(id).is_some_and(|t| !t.helm_hooks.is_empty());
     for select in &app.select {
         match select {
@@ -199,10 +197,43 @@ fn managed_set(
                     out.push((id, gate));
                 }
             }
+            Select::Manifest { namespace, objects: entries } => {
+                for e in entries {
+                    // Not written: the release's namespace, for a namespaced kind.
+                    let at = |ns: Option<Str>| {
+                        ix.by_key.get(&(e.group.clone(), e.kind.clone(), ns, e.name.clone())).copied()
+                    };
+                    let found = match &e.namespace {
+                        Some(ns) => at(Some(ns.clone())),
+                        None => at(Some(namespace.clone())).or_else(|| at(None)),
+                    };
+                    let Some(id) = found else { continue };
+                    out.push((id, policy_keeps(e.policy.as_deref())));
+                }
+            }
+            Select::Records { keys, kept } => {
+                let gate = kept.map(|r| Gated::Keep(Keep::Releases(r)));
+                for id in keys.iter().filter_map(|k| ix.key(k)) {
+                    records.push(id);
+                    out.push((id, gate));
+                }
+            }
             Select::Bound { key, .. } => out.extend(ix.key(key).map(|id| (id, None))),
         }
     }
-    (out, notes)
+    (out, notes, records)
+}
+
+/// Helm's uninstall (`filterManifestsToKeep`): a resource policy `keep`
+/// (trimmed, any case) keeps the object; any other value leaves it too,
+/// unreported.
+fn policy_keeps(policy: Option<&str>) -> Option<Gated> {
+    let policy = policy?.trim().to_lowercase();
+    Some(Gated::Keep(match policy.as_str() {
+        "keep" => Keep::Marked { id: "helm-resource-policy-keep", mark: "helm.sh/resource-policy" },
+        "" => return None,
+        _ => Keep::Marked { id: "helm-resource-policy-other", mark: "helm.sh/resource-policy" },
+    }))
 }
 
 /// The managed-by relations of `apps`, appended to `relations`, and what
@@ -219,8 +250,10 @@ pub fn add(objects: &[Object], relations: &mut Vec<Relation>, mut apps: Vec<(Obj
         }
     }
     let mut gated = Vec::new();
+    let mut all_records = Vec::new();
     for (app_id, app) in apps.iter_mut() {
-        let (set, notes) = managed_set(objects, &owners, &ix, app);
+        let (set, notes, records) = managed_set(objects, &owners, &ix, app);
+        all_records.extend(records.into_iter().filter(|r| r != app_id).map(|r| (*app_id, r)));
         for n in notes {
             if !app.notes.contains(&n) {
                 app.notes.push(n);
@@ -249,7 +282,42 @@ pub fn add(objects: &[Object], relations: &mut Vec<Relation>, mut apps: Vec<(Obj
             });
         }
     }
-    Managed { gated, apps }
+    all_records.sort_unstable();
+    all_records.dedup();
+    Managed { gated, apps, records: all_records }
+}
+
+/// The order of the records an application's controller deletes last:
+/// each record the plan deletes goes after every other object of its
+/// application the plan deletes (Helm purges the release's records after
+/// the uninstall; kapp deletes the app record after the app's objects).
+pub fn record_order(managed: &Managed, relations: &[Relation], in_set: &[bool]) -> Vec<Relation> {
+    let deleted = |id: ObjId| in_set.get(id.index()).copied().unwrap_or(false);
+    let live: Vec<(ObjId, ObjId)> =
+        managed.records.iter().copied().filter(|&(a, r)| deleted(a) && deleted(r)).collect();
+    if live.is_empty() {
+        return Vec::new();
+    }
+    let is_record = |app: ObjId, id: ObjId| managed.records.binary_search(&(app, id)).is_ok();
+    // What each of those applications manages and the plan deletes, but its records.
+    let mut objects: FxHashMap<ObjId, Vec<ObjId>> = live.iter().map(|&(a, _)| (a, Vec::new())).collect();
+    for r in relations.iter().filter(|r| controller(r).is_some() && deleted(r.to) && !is_record(r.from, r.to)) {
+        if let Some(list) = objects.get_mut(&r.from) {
+            list.push(r.to);
+        }
+    }
+    let mut out = Vec::new();
+    for (app, record) in live {
+        let order = match managed.app(app).map(|a| a.controller) {
+            Some(Controller::Kapp) => ToolOrder::KappRecord,
+            _ => ToolOrder::HelmRecord,
+        };
+        let edge = RelKind::Tool(ToolEdge { order, hub: HubEnd::None });
+        for &o in objects.get(&app).into_iter().flatten() {
+            out.push(Relation::solid(edge, record, o, app, 0));
+        }
+    }
+    out
 }
 
 /// Is this relation an application controller's managed-by relation, and

@@ -122,9 +122,27 @@ pub enum Select {
     Keys { keys: Vec<Key>, owner: Option<(Str, Str)> },
     /// Every object with this label (kapp).
     Label { key: Str, value: Str },
+    /// A Helm release's latest manifest, read from its storage record:
+    /// each object (in `namespace`, the release's, unless it says) with
+    /// its `helm.sh/resource-policy` as the manifest writes it.
+    Manifest { namespace: Str, objects: Vec<ManifestEntry> },
+    /// Objects its controller deletes unless `kept` (Helm's storage
+    /// records, purged unless `keepHistory`).
+    Records { keys: Vec<Key>, kept: Option<Release> },
     /// One object (a Crossplane claim's composite), when it names the
     /// application back (`claim`: its `spec.claimRef` does).
     Bound { key: Key, claim: Option<bool> },
+}
+
+/// One object of a Helm release's manifest.
+#[derive(Clone, Debug)]
+pub struct ManifestEntry {
+    pub group: Str,
+    pub kind: Str,
+    /// As written (else the release's namespace, when the kind is namespaced).
+    pub namespace: Option<Str>,
+    pub name: Str,
+    pub policy: Option<Str>,
 }
 
 /// Why an application's controller leaves what it manages.
@@ -248,6 +266,9 @@ pub struct Managed {
     pub gated: Vec<(u32, Gated)>,
     /// The application objects, as their controllers read them.
     pub apps: Vec<(ObjId, App)>,
+    /// (application, record): a record its controller deletes after the
+    /// rest of what the application manages (Helm's storage, kapp's app record).
+    pub records: Vec<(ObjId, ObjId)>,
 }
 
 impl Managed {

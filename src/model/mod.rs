@@ -548,6 +548,12 @@ pub enum ToolOrder {
     /// Crossplane: `from` is the `spec.of` of the Usage `to`, which blocks
     /// its deletion while it exists.
     UsageOf,
+    /// Helm's uninstall: `from`, a storage record of the release, is purged
+    /// after `to`, an object of the release (`declared_by`: the application).
+    HelmRecord,
+    /// kapp delete: `from`, the app record, is deleted after `to`, an
+    /// object of the app (`declared_by`: the App).
+    KappRecord,
 }
 
 impl ToolOrder {
@@ -558,6 +564,8 @@ impl ToolOrder {
             ToolOrder::FluxDependsOn => "depends-on",
             ToolOrder::UsageBy => "usage-by",
             ToolOrder::UsageOf => "usage-of",
+            ToolOrder::HelmRecord => "release-record",
+            ToolOrder::KappRecord => "app-record",
         }
     }
 
@@ -568,6 +576,8 @@ impl ToolOrder {
             ToolOrder::KappRule => "kapp",
             ToolOrder::FluxDependsOn => "flux",
             ToolOrder::UsageBy | ToolOrder::UsageOf => "crossplane",
+            ToolOrder::HelmRecord => "helm",
+            ToolOrder::KappRecord => "kapp",
         }
     }
 
@@ -578,6 +588,8 @@ impl ToolOrder {
             ToolOrder::KappRule => "kapp",
             ToolOrder::FluxDependsOn => "Flux",
             ToolOrder::UsageBy | ToolOrder::UsageOf => "Crossplane",
+            ToolOrder::HelmRecord => "Helm",
+            ToolOrder::KappRecord => "kapp",
         }
     }
 
@@ -589,6 +601,8 @@ impl ToolOrder {
             ToolOrder::FluxDependsOn => "spec.dependsOn",
             ToolOrder::UsageBy => "Usage spec.by",
             ToolOrder::UsageOf => "Usage spec.of",
+            ToolOrder::HelmRecord => "the release's storage records",
+            ToolOrder::KappRecord => "the app record (<name>.app)",
         }
     }
 }

@@ -401,6 +401,8 @@ pub fn build(snapshot: &Snapshot, options: &Options) -> Result<Plan, PlanError> 
     if !options.default_rules.is_empty() {
         ruled.extend(tools::relations(objects, &in_set, &rank, &usages));
     }
+    // Application controllers' records go after what they record.
+    ruled.extend(crate::analysis::managed::record_order(&snapshot.resolved.managed, &relations, &in_set));
     let lazy = match ruled.is_empty() {
         true => lazy,
         false => {

@@ -192,6 +192,9 @@ pub enum ToolWhy {
     UsageBy { usage: ObjId },
     /// Crossplane: `after` is a Usage that protects it.
     UsageOf,
+    /// Helm or kapp: it is the release's (app's) record, deleted after
+    /// `after`, an object of it.
+    Record(ToolOrder),
 }
 
 impl ToolWhy {
@@ -202,6 +205,7 @@ impl ToolWhy {
             ToolWhy::FluxDependsOn => ToolOrder::FluxDependsOn,
             ToolWhy::UsageBy { .. } => ToolOrder::UsageBy,
             ToolWhy::UsageOf => ToolOrder::UsageOf,
+            ToolWhy::Record(order) => *order,
         }
     }
 }
@@ -259,6 +263,8 @@ pub fn tool_why(o: ToolOrder) -> &'static str {
         ToolOrder::FluxDependsOn => "which depends on it",
         ToolOrder::UsageBy => "which uses it",
         ToolOrder::UsageOf => "the Usage that protects it",
+        ToolOrder::HelmRecord => "an object of its release",
+        ToolOrder::KappRecord => "an object of its app",
     }
 }
 
@@ -393,6 +399,10 @@ fn write_tool(why: &ToolWhy, after: ObjId, names: &Names, out: &mut String) -> s
             write!(out, "after {after}, which uses it (Crossplane {})", names.of(*usage))
         }
         ToolWhy::UsageOf => write!(out, "after {after}, the Crossplane Usage that protects it"),
+        ToolWhy::Record(ToolOrder::KappRecord) => {
+            write!(out, "after {after}: kapp deletes the app record once the app's objects are gone")
+        }
+        ToolWhy::Record(_) => write!(out, "after {after}: Helm purges the release's records after its objects"),
     }
 }
 
@@ -1092,6 +1102,7 @@ fn tool_why_of(objects: &[Object], order: ToolOrder, id: ObjId, r: &Relation) ->
         ToolOrder::FluxDependsOn => ToolWhy::FluxDependsOn,
         ToolOrder::UsageBy => ToolWhy::UsageBy { usage: r.declared_by },
         ToolOrder::UsageOf => ToolWhy::UsageOf,
+        ToolOrder::HelmRecord | ToolOrder::KappRecord => ToolWhy::Record(order),
         ToolOrder::SyncWave => {
             let me = me()?;
             ToolWhy::SyncWave {

@@ -877,6 +877,7 @@ fn along(kind: RelKind) -> &'static str {
             ToolOrder::FluxDependsOn => "depends on",
             ToolOrder::UsageBy => "uses",
             ToolOrder::UsageOf => "protects",
+            ToolOrder::HelmRecord | ToolOrder::KappRecord => "record after",
         },
         RelKind::Controller(e) => match e {
             ControllerEdge::ServiceEndpoints => "takes (endpoints controller)",

@@ -11,10 +11,12 @@
 //! When the snapshot holds the release's storage record, whose manifest
 //! would decide, the plan refuses rather than guess.
 
+use super::storage;
 use super::{at, flag, has_finalizer, key, text, World};
 use crate::input::Node;
 use crate::model::intern::intern;
-use crate::model::managed::{App, Controller, Note, Release, Select};
+use crate::model::kube::group_of;
+use crate::model::managed::{App, Controller, ManifestEntry, Note, Release, Select};
 use crate::model::Object;
 
 /// `RegisterScopedOnRemoveHandler(…, "on-helm-chart-remove", …)`, and the
@@ -42,18 +44,48 @@ fn storage_records<'a>(world: &'a World, namespace: &str, release: &str) -> Vec<
         .collect()
 }
 
-/// The release's selection, and what the plan must say of it.
-fn release(app: &mut App, world: &World, namespace: &str, name: &str) {
-    let records = storage_records(world, namespace, name);
-    if let Some(record) = records.first() {
-        app.notes.push(Note::StorageUndecoded { record: intern(&record.reference()) });
-        // The uninstall purges every revision's record.
-        let keys = records.iter().map(|r| key("", &r.kind, r.namespace.as_deref(), &r.name)).collect();
-        app.select.push(Select::Keys { keys, owner: None });
-    } else {
+/// The release's selection, and what the plan must say of it: the latest
+/// record's manifest when the snapshot holds the records (every record
+/// purged, unless `keep_history`), else Helm's ownership annotations.
+fn release(app: &mut App, world: &World, namespace: &str, name: &str, keep_history: bool) {
+    let mut records = storage_records(world, namespace, name);
+    let revision = |o: &Object| o.name.rsplit_once(".v").and_then(|(_, v)| v.parse::<u64>().ok()).unwrap_or(0);
+    records.sort_by_key(|o| revision(o));
+    let Some(latest) = records.last() else {
         app.notes.push(Note::HelmReleaseInferred { namespace: intern(namespace), name: intern(name) });
+        app.select.push(Select::HelmRelease { namespace: intern(namespace), name: intern(name) });
+        return;
+    };
+    let read = world.document(latest).and_then(|doc| storage::release(&doc, &*latest.kind == "Secret"));
+    let objects = read.as_ref().and_then(|r| storage::manifest(&r.manifest));
+    let (Some(release), Some(objects)) = (read, objects) else {
+        app.notes.push(Note::StorageUndecoded { record: intern(&latest.reference()) });
+        return;
+    };
+    // An uninstalled release kept with its history: only the records go.
+    if release.info.status != "uninstalled" {
+        let entries = objects
+            .into_iter()
+            .map(|m| ManifestEntry {
+                group: group_of(&m.api_version, &m.kind),
+                kind: intern(&m.kind),
+                namespace: m.namespace.as_deref().map(intern),
+                name: intern(&m.name),
+                policy: m.policy.as_deref().map(intern),
+            })
+            .collect();
+        let ns = match release.namespace.is_empty() {
+            true => namespace,
+            false => &release.namespace,
+        };
+        app.select.push(Select::Manifest { namespace: intern(ns), objects: entries });
     }
-    app.select.push(Select::HelmRelease { namespace: intern(namespace), name: intern(name) });
+    let keys = records.iter().map(|r| key("", &r.kind, r.namespace.as_deref(), &r.name)).collect();
+    let kept = keep_history.then_some(Release {
+        id: "helm-keep-history",
+        text: "the uninstall keeps the release's history (keepHistory)",
+    });
+    app.select.push(Select::Records { keys, kept });
 }
 
 pub fn helm_chart(doc: &Node, o: &Object, world: &World) -> App {
@@ -85,7 +117,7 @@ pub fn helm_chart(doc: &Node, o: &Object, world: &World) -> App {
     };
     let own_ns = o.namespace.as_deref().unwrap_or("default");
     let target = text(doc, &["spec", "targetNamespace"]).filter(|t| !t.is_empty()).unwrap_or(own_ns);
-    release(&mut app, world, target, &o.name);
+    release(&mut app, world, target, &o.name, false);
     // The chart's own objects: wrangler's empty apply for the chart's set.
     app.select.push(Select::ObjectSet {
         gvk: intern(HELM_CHART_GVK),
@@ -126,13 +158,16 @@ pub fn helm_release(doc: &Node, o: &Object, world: &World) -> App {
     };
     let name = name.unwrap_or(&o.name);
     let namespace = namespace.unwrap_or(own_ns);
-    match super::flux::inventory(doc).filter(|keys| !keys.is_empty()) {
-        // helm-controller ≥ 1.5 records the latest manifest's objects.
+    let keep_history = flag(doc, &["spec", "uninstall", "keepHistory"]);
+    // The storage record first; else helm-controller's inventory (≥ 1.5:
+    // the latest manifest's objects, hooks left out); else the annotations.
+    let stored = !storage_records(world, storage.unwrap_or(namespace), name).is_empty();
+    match super::flux::inventory(doc).filter(|keys| !keys.is_empty() && !stored) {
         Some(keys) => {
             app.notes.push(Note::HelmReleaseInferred { namespace: intern(namespace), name: intern(name) });
             app.select.push(Select::Keys { keys, owner: None });
         }
-        None => release(&mut app, world, storage.unwrap_or(namespace), name),
+        None => release(&mut app, world, storage.unwrap_or(namespace), name, keep_history),
     }
     // `HelmChartTemplate.Reconcile`: the chart of `status.helmChart` goes too.
     if let Some((ns, chart)) = text(doc, &["status", "helmChart"]).and_then(|c| c.split_once('/')) {

@@ -46,7 +46,7 @@ pub fn app(doc: &Node, o: &Object, world: &World) -> App {
         app.select.push(Select::Label { key: intern(CHANGE_LABEL), value: intern(&value) });
     }
     if record.is_some() {
-        app.select.push(Select::Keys { keys: vec![key("", "ConfigMap", ns, &record_name)], owner: None });
+        app.select.push(Select::Records { keys: vec![key("", "ConfigMap", ns, &record_name)], kept: None });
     }
     app
 }

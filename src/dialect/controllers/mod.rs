@@ -13,6 +13,7 @@ mod crossplane;
 mod flux;
 mod helm;
 mod kapp;
+mod storage;
 
 use crate::input::{Node, Sources};
 use crate::model::intern::intern;
