@@ -111,3 +111,45 @@ fn deleting_helmchart_traefik_uninstalls_the_release_baseline() {
     assert!(warnings.contains("helm-release-inferred"), "{warnings:?}");
     assert!(warnings.contains("controller-stays"), "{warnings:?}");
 }
+
+/// The run's standard output (exit 0 expected).
+fn run(args: &[&str], file: &Path) -> String {
+    let out = Command::new(binary()).args(args).arg(file).env("NO_COLOR", "1").output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap()
+}
+
+const ARGO_APP: &str = "apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata: {name: payments, namespace: argocd, uid: app-payments, finalizers: [resources-finalizer.argocd.argoproj.io]}
+spec:
+  destination: {server: https://kubernetes.default.svc, namespace: payments}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: api
+  namespace: payments
+  annotations: {argocd.argoproj.io/tracking-id: 'payments:apps/Deployment:payments/api'}
+";
+
+/// `explain` and `graph --dependents` show the managed-by relation, with
+/// the controller and how it reaches the object (issue 35, item 2).
+#[test]
+fn explain_and_graph_name_the_application_and_its_controller() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("app.yaml");
+    std::fs::write(&file, ARGO_APP).unwrap();
+    let explain = run(&["explain", "deployment/payments/api", "--delete", "application/argocd/payments"], &file);
+    assert!(
+        explain.contains("manages Deployment.apps/payments/api through its resources finalizer (Argo CD)"),
+        "{explain}"
+    );
+    let plan = run(&["plan", "--delete", "application/argocd/payments"], &file);
+    assert!(
+        plan.contains("managed by Application.argoproj.io/argocd/payments through its resources finalizer (Argo CD)"),
+        "{plan}"
+    );
+    let graph = run(&["graph", "--focus", "application/argocd/payments", "--dependents"], &file);
+    assert!(graph.contains("Deployment.apps/payments/api"), "{graph}");
+}

@@ -81,12 +81,7 @@ impl Index {
 type ManagedSet = (Vec<(ObjId, Option<Gated>)>, Vec<Note>, Vec<ObjId>);
 
 /// The objects `app` manages (see [`ManagedSet`]).
-fn managed_set(
-    objects: &[Object],
-    owners: &FxHashMap<ObjId, u32>,
-    ix: &Index,
-    app: &App,
-) -> ManagedSet {
+fn managed_set(objects: &[Object], owners: &FxHashMap<ObjId, u32>, ix: &Index, app: &App) -> ManagedSet {
     let mut out: Vec<(ObjId, Option<Gated>)> = Vec::new();
     let mut notes = Vec::new();
     let mut records = Vec::new();

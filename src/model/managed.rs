@@ -94,6 +94,9 @@ pub struct Key {
 #[derive(Clone, Debug)]
 pub struct App {
     pub controller: Controller,
+    /// The finalizer through which its controller cascades (it removes it
+    /// once what it deletes is gone); `None` when it does not cascade.
+    pub finalizer: Option<Str>,
     /// `Some`: its controller leaves everything it manages when it is
     /// deleted (no finalizer, suspended, an orphan policy…): why, as an id.
     pub releases: Option<Release>,
@@ -101,6 +104,13 @@ pub struct App {
     pub select: Vec<Select>,
     /// What a plan that deletes it must say.
     pub notes: Vec<Note>,
+}
+
+impl App {
+    /// An application of `controller` that cascades, with nothing selected yet.
+    pub fn new(controller: Controller) -> App {
+        App { controller, finalizer: None, releases: None, select: Vec::new(), notes: Vec::new() }
+    }
 }
 
 /// How an application's managed set is found in a snapshot.

@@ -10,7 +10,7 @@ use crate::model::managed::{App, Controller, Note, Release, Select};
 use crate::model::Object;
 
 /// `Application.CascadedDeletion()`: one of these finalizers.
-const RESOURCES_FINALIZERS: [&str; 3] = [
+pub const RESOURCES_FINALIZERS: [&str; 3] = [
     "resources-finalizer.argocd.argoproj.io",
     "resources-finalizer.argocd.argoproj.io/foreground",
     "resources-finalizer.argocd.argoproj.io/background",
@@ -60,7 +60,7 @@ pub fn tracking_app(id: &str) -> Option<&str> {
 }
 
 pub fn app(doc: &Node, o: &Object, settings: &Settings) -> App {
-    let mut app = App { controller: Controller::ArgoCd, releases: None, select: Vec::new(), notes: Vec::new() };
+    let mut app = App::new(Controller::ArgoCd);
     // `InstanceName`: the name in Argo CD's namespace, else `namespace_name`.
     let instance = match o.namespace.as_deref() {
         Some(ns) if ns != settings.namespace => format!("{ns}_{}", o.name),

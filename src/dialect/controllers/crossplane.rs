@@ -11,7 +11,7 @@ use crate::model::Object;
 const PAUSED: &str = "crossplane.io/paused";
 
 pub fn claim(doc: &Node, o: &Object, world: &World) -> App {
-    let mut app = App { controller: Controller::Crossplane, releases: None, select: Vec::new(), notes: Vec::new() };
+    let mut app = App::new(Controller::Crossplane);
     let reference = super::at(doc, &["spec", "resourceRef"]);
     let field = |k: &str| reference.and_then(|r| r.get(k)).and_then(Node::as_str).filter(|s| !s.is_empty());
     if super::annotation(doc, PAUSED) == Some("true") {

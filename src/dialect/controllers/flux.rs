@@ -34,7 +34,7 @@ pub fn inventory(doc: &Node) -> Option<Vec<Key>> {
 }
 
 pub fn kustomization(doc: &Node, o: &Object) -> App {
-    let mut app = App { controller: Controller::FluxKustomize, releases: None, select: Vec::new(), notes: Vec::new() };
+    let mut app = App::new(Controller::FluxKustomize);
     let policy = text(doc, &["spec", "deletionPolicy"]).unwrap_or("MirrorPrune");
     let deletes = match policy {
         "Delete" | "WaitForTermination" => true,

@@ -21,7 +21,7 @@ use crate::model::Object;
 
 /// `RegisterScopedOnRemoveHandler(…, "on-helm-chart-remove", …)`, and the
 /// 2022 generation's `OnRemove(ctx, "helm-controller", …)`.
-const K3S_FINALIZERS: [&str; 2] = ["wrangler.cattle.io/on-helm-chart-remove", "wrangler.cattle.io/helm-controller"];
+pub const K3S_FINALIZERS: [&str; 2] = ["wrangler.cattle.io/on-helm-chart-remove", "wrangler.cattle.io/helm-controller"];
 const K3S_UNMANAGED: &str = "helmcharts.helm.cattle.io/unmanaged";
 const HELM_CHART_GVK: &str = "helm.cattle.io/v1, Kind=HelmChart";
 const ADDON_GVK: &str = "k3s.cattle.io/v1, Kind=Addon";
@@ -89,7 +89,7 @@ fn release(app: &mut App, world: &World, namespace: &str, name: &str, keep_histo
 }
 
 pub fn helm_chart(doc: &Node, o: &Object, world: &World) -> App {
-    let mut app = App { controller: Controller::K3sHelm, releases: None, select: Vec::new(), notes: Vec::new() };
+    let mut app = App::new(Controller::K3sHelm);
     let version = text(doc, &["spec", "helmVersion"]).unwrap_or("");
     let chart = text(doc, &["spec", "chart"]).is_some_and(|c| !c.is_empty())
         || text(doc, &["spec", "chartContent"]).is_some_and(|c| !c.is_empty());
@@ -128,7 +128,7 @@ pub fn helm_chart(doc: &Node, o: &Object, world: &World) -> App {
 }
 
 pub fn helm_release(doc: &Node, o: &Object, world: &World) -> App {
-    let mut app = App { controller: Controller::FluxHelm, releases: None, select: Vec::new(), notes: Vec::new() };
+    let mut app = App::new(Controller::FluxHelm);
     let own_ns = o.namespace.as_deref().unwrap_or("default");
     let storage = text(doc, &["status", "storageNamespace"]).filter(|s| !s.is_empty());
     let latest = at(doc, &["status", "history"]).and_then(Node::as_seq).and_then(|h| h.first());
@@ -185,6 +185,7 @@ pub fn helm_release(doc: &Node, o: &Object, world: &World) -> App {
 pub fn addon(o: &Object) -> App {
     App {
         controller: Controller::K3sAddon,
+        finalizer: None,
         releases: Some(Release {
             id: "k3s-addon-manifest",
             text:

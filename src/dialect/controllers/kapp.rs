@@ -9,14 +9,14 @@ use crate::model::intern::intern;
 use crate::model::managed::{App, Controller, Note, Release, Select};
 use crate::model::Object;
 
-const FINALIZER: &str = "finalizers.kapp-ctrl.k14s.io/delete";
+pub const FINALIZER: &str = "finalizers.kapp-ctrl.k14s.io/delete";
 /// The label kapp selects an app's objects by (`app_meta.go`).
 pub const APP_LABEL: &str = "kapp.k14s.io/app";
 /// The label of an app's change records (`recorded_app_changes.go`).
 const CHANGE_LABEL: &str = "kapp.k14s.io/app-change-app-label";
 
 pub fn app(doc: &Node, o: &Object, world: &World) -> App {
-    let mut app = App { controller: Controller::Kapp, releases: None, select: Vec::new(), notes: Vec::new() };
+    let mut app = App::new(Controller::Kapp);
     app.releases = if !has_finalizer(o, &[FINALIZER]) {
         Some(Release { id: "kapp-no-finalizer", text: "the App has no kapp-controller finalizer: nothing is deleted" })
     } else if flag(doc, &["spec", "noopDelete"]) {

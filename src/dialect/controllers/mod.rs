@@ -88,9 +88,26 @@ pub fn read(sources: &Sources, objects: &[Object]) -> Vec<(ObjId, App)> {
             Controller::Kapp => kapp::app(&doc, o, &world),
             Controller::Crossplane => crossplane::claim(&doc, o, &world),
         };
+        let mut app = app;
+        // The finalizer its controller holds it by, when it cascades.
+        if app.releases.is_none() {
+            app.finalizer = o.finalizers.iter().find(|f| finalizer_of(controller, f)).cloned();
+        }
         out.push((ObjId(i as u32), app));
     }
     out
+}
+
+/// Is `f` the finalizer through which `controller` cascades?
+fn finalizer_of(controller: Controller, f: &str) -> bool {
+    match controller {
+        Controller::ArgoCd => argocd::RESOURCES_FINALIZERS.contains(&f),
+        Controller::FluxKustomize | Controller::FluxHelm => f == flux::FINALIZER,
+        Controller::K3sHelm => helm::K3S_FINALIZERS.contains(&f),
+        Controller::K3sAddon => false,
+        Controller::Kapp => f == kapp::FINALIZER,
+        Controller::Crossplane => f == CROSSPLANE_CLAIM_FINALIZER,
+    }
 }
 
 /// The value at `path` of a document, as a string.
