@@ -279,7 +279,7 @@ pub fn add(objects: &[Object], relations: &mut Vec<Relation>, mut apps: Vec<(Obj
     }
     all_records.sort_unstable();
     all_records.dedup();
-    Managed { gated, apps, records: all_records }
+    Managed { gated, apps, records: all_records, external_kept: Vec::new() }
 }
 
 /// The order of the records an application's controller deletes last:
@@ -357,5 +357,6 @@ pub fn notes(managed: &Managed, deleted: impl Fn(ObjId) -> bool) -> Result<Vec<(
             }
         }
     }
+    out.extend(managed.external_kept.iter().filter(|&&id| deleted(id)).map(|&id| (id, Note::ExternalResourceKept)));
     Ok(out)
 }

@@ -177,6 +177,8 @@ pub enum Note {
     DeletionHangs(&'static str),
     /// The managed objects live in another cluster (the field that says so).
     RemoteCluster(&'static str),
+    /// Crossplane: the managed resource goes, its external resource stays.
+    ExternalResourceKept,
     /// The Helm release's storage record (this one) is in the snapshot,
     /// and its manifest decides what the uninstall deletes: teardown does
     /// not decode it, so a plan that uninstalls the release is refused.
@@ -192,6 +194,7 @@ impl Note {
             Note::DeletionHangs(_) => "deletion-hangs",
             Note::RemoteCluster(_) => "remote-cluster",
             Note::StorageUndecoded { .. } => "helm-storage-undecoded",
+            Note::ExternalResourceKept => "external-resource-kept",
         }
     }
 }
@@ -279,6 +282,9 @@ pub struct Managed {
     /// (application, record): a record its controller deletes after the
     /// rest of what the application manages (Helm's storage, kapp's app record).
     pub records: Vec<(ObjId, ObjId)>,
+    /// Crossplane managed resources whose deletion leaves their external
+    /// resource (`deletionPolicy: Orphan`, management policies without Delete).
+    pub external_kept: Vec<ObjId>,
 }
 
 impl Managed {

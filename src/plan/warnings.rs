@@ -518,6 +518,9 @@ fn managed_message(app: &str, note: &crate::model::managed::Note) -> String {
             "{app}: an object (or the Application) says Delete=confirm or Prune=confirm: Argo CD deletes nothing until argocd.argoproj.io/deletion-approved is set after the deletion"
         ),
         Note::DeletionHangs(why) => format!("{app} will not finish deleting: {why}"),
+        Note::ExternalResourceKept => format!(
+            "{app} is deleted, but its external resource stays: its deletionPolicy (Orphan) or management policies (without Delete) tell Crossplane to leave it"
+        ),
         Note::RemoteCluster(field) => format!(
             "{app} manages objects in another cluster ({field}): its controller deletes them there; this snapshot does not hold them"
         ),

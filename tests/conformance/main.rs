@@ -41,9 +41,6 @@
 //! - `json`: [{pointer: "/a/0/b", equals: VALUE}] checks on the parsed stdout
 //! - `stdout_contains` / `stderr_contains` / `stdout_lacks`: substrings
 //!
-//! A case with a top-level `pending: "why"` is not run (what teardown
-//! lacks to pass it, in a sentence); its keys and README entry are checked.
-//!
 //! `CONFORMANCE_CASE=substring` runs only matching cases; `TEARDOWN_BIN=PATH`
 //! runs them against another build (to show that a case fails on an old one).
 //! Every case must be listed in its folder's README.md (the table).
@@ -400,7 +397,7 @@ fn suite(system: &str) {
         if !readme.contains(&id) {
             failures.push(format!("{system}/{id}: not listed in {system}/README.md"));
         }
-        if !id.contains(&filter) || pending(&path) {
+        if !id.contains(&filter) {
             continue;
         }
         ran += 1;
@@ -410,17 +407,6 @@ fn suite(system: &str) {
     }
     assert!(filter.is_empty() || ran > 0 || cases(system).is_empty(), "no case matches {filter}");
     assert!(failures.is_empty(), "{} conformance failure(s):\n{}", failures.len(), failures.join("\n"));
-}
-
-/// Is the case marked `pending` (not run yet)? It must still be well formed.
-fn pending(path: &Path) -> bool {
-    let case: Yaml = serde_yaml::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-    let Some(why) = case.get("pending") else { return false };
-    assert!(!scalar(why).trim().is_empty(), "{}: `pending` says no reason", path.display());
-    for key in ["title", "upstream", "command", "expect", "files"] {
-        assert!(case.get(key).is_some(), "{}: no `{key}`", path.display());
-    }
-    true
 }
 
 /// Every folder beside this file is a system with a `#[test]` below.

@@ -9,6 +9,22 @@ use crate::model::managed::{App, Controller, Note, Release, Select};
 use crate::model::Object;
 
 const PAUSED: &str = "crossplane.io/paused";
+/// A managed resource's finalizer (crossplane-runtime `managed.Reconciler`).
+pub const MANAGED_FINALIZER: &str = "finalizer.managedresource.crossplane.io";
+
+/// Does deleting this managed resource leave its external resource
+/// (`policies.go` `ShouldDelete` false)? Management policies not written
+/// (or the default `['*']`): `deletionPolicy: Orphan`; else a list without
+/// `Delete` (or `*`).
+pub fn keeps_external(doc: &Node) -> bool {
+    let policies: Option<Vec<&str>> = super::at(doc, &["spec", "managementPolicies"])
+        .and_then(Node::as_seq)
+        .map(|s| s.iter().filter_map(Node::as_str).collect());
+    match policies.as_deref() {
+        None | Some(["*"]) => text(doc, &["spec", "deletionPolicy"]) == Some("Orphan"),
+        Some(list) => !list.iter().any(|p| matches!(*p, "Delete" | "*")),
+    }
+}
 
 pub fn claim(doc: &Node, o: &Object, world: &World) -> App {
     let mut app = App::new(Controller::Crossplane);

@@ -71,12 +71,20 @@ impl World<'_> {
     }
 }
 
-/// The application objects of the snapshot, each as its controller reads it.
-pub fn read(sources: &Sources, objects: &[Object]) -> Vec<(ObjId, App)> {
+/// The application objects of the snapshot, each as its controller reads
+/// it; and the Crossplane managed resources whose deletion leaves their
+/// external resource.
+pub fn read(sources: &Sources, objects: &[Object]) -> (Vec<(ObjId, App)>, Vec<ObjId>) {
     let world = World { sources, objects };
     let argo = argocd::Settings::of(&world);
     let mut out = Vec::new();
+    let mut external = Vec::new();
     for (i, o) in objects.iter().enumerate() {
+        if o.is_kubernetes() && has_finalizer(o, &[crossplane::MANAGED_FINALIZER]) {
+            if world.document(o).is_some_and(|doc| crossplane::keeps_external(&doc)) {
+                external.push(ObjId(i as u32));
+            }
+        }
         let Some(controller) = controller_of(o) else { continue };
         let Some(doc) = world.document(o) else { continue };
         let app = match controller {
@@ -95,7 +103,7 @@ pub fn read(sources: &Sources, objects: &[Object]) -> Vec<(ObjId, App)> {
         }
         out.push((ObjId(i as u32), app));
     }
-    out
+    (out, external)
 }
 
 /// Is `f` the finalizer through which `controller` cascades?
