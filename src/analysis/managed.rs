@@ -272,7 +272,7 @@ pub fn add(objects: &[Object], relations: &mut Vec<Relation>, mut apps: Vec<(Obj
                 to: id,
                 link: Link::Solid,
                 declared_by: *app_id,
-                decl: app.controller.decl(),
+                decl: app.controller.decl(app.waits),
                 controller: true,
             });
         }
@@ -313,6 +313,12 @@ pub fn record_order(managed: &Managed, relations: &[Relation], in_set: &[bool]) 
         }
     }
     out
+}
+
+/// Does this relation order its ends? Not an application controller's
+/// managed-by relation whose application does not wait for the object.
+pub fn orders(r: &Relation) -> bool {
+    controller(r).is_none() || Controller::waits(r.decl)
 }
 
 /// Is this relation an application controller's managed-by relation, and

@@ -104,12 +104,22 @@ pub struct App {
     pub select: Vec<Select>,
     /// What a plan that deletes it must say.
     pub notes: Vec<Note>,
+    /// Its finalizer is removed only once what it deletes is gone (so it
+    /// goes after it); false: its controller removes it right after the
+    /// deletions (Flux's default deletion policies, a Crossplane claim's
+    /// background composite deletion), and nothing orders the two.
+    pub waits: bool,
 }
 
+/// In a managed-by relation's `decl`: the application object does not
+/// wait for the object (see [`App::waits`]).
+const NO_WAIT: u32 = 1 << 31;
+
 impl App {
-    /// An application of `controller` that cascades, with nothing selected yet.
+    /// An application of `controller` that cascades and waits, with
+    /// nothing selected yet.
     pub fn new(controller: Controller) -> App {
-        App { controller, finalizer: None, releases: None, select: Vec::new(), notes: Vec::new() }
+        App { controller, finalizer: None, releases: None, select: Vec::new(), notes: Vec::new(), waits: true }
     }
 }
 
@@ -260,12 +270,24 @@ impl Controller {
 
     /// The controller a managed-by relation names (its `decl`).
     pub fn of_decl(decl: u32) -> Option<Controller> {
-        Controller::ALL.get(decl as usize).copied()
+        Controller::ALL.get((decl & !NO_WAIT) as usize).copied()
     }
 
-    /// What a managed-by relation's `decl` holds.
-    pub fn decl(self) -> u32 {
-        Controller::ALL.iter().position(|c| *c == self).unwrap_or(0) as u32
+    /// What a managed-by relation's `decl` holds: the controller, and
+    /// whether the application object waits for what it manages.
+    pub fn decl(self, waits: bool) -> u32 {
+        let c = Controller::ALL.iter().position(|c| *c == self).unwrap_or(0) as u32;
+        if waits {
+            c
+        } else {
+            c | NO_WAIT
+        }
+    }
+
+    /// Does a managed-by relation of this `decl` order the application
+    /// object after the object (its finalizer waits for it to be gone)?
+    pub fn waits(decl: u32) -> bool {
+        decl & NO_WAIT == 0
     }
 }
 

@@ -843,8 +843,9 @@ pub fn ownership_cycle_error(
     members: &[ObjId],
 ) -> PlanError {
     let member: HashMap<ObjId, ()> = members.iter().map(|&m| (m, ())).collect();
-    let cycles =
-        cycles::find_by_reference(objects, graph, relations, |r| r.kind.is_ownership() && r.link == Link::Solid);
+    let cycles = cycles::find_by_reference(objects, graph, relations, |r| {
+        r.kind.is_ownership() && r.link == Link::Solid && crate::analysis::managed::orders(r)
+    });
     let found = cycles.into_iter().find(|c| c.component.iter().any(|o| member.contains_key(o)));
     // The cycle in words: `None` for one whose ids are not of these
     // objects and relations (then it is told by its members).

@@ -202,7 +202,9 @@ impl Warning {
                         let how = match kind {
                             RelKind::Contains => "its namespace: the namespace controller deletes everything in it",
                             RelKind::Defines => "its CustomResourceDefinition: every custom resource of it goes",
-                            RelKind::Manages => "the tracker that manages it: its collector deletes it",
+                            RelKind::Manages => {
+                                "what manages it: its controller (an application's, or KubeVela's resource keeper) deletes it by its own records"
+                            }
                             _ => "its last owner: the garbage collector deletes it",
                         };
                         format!(

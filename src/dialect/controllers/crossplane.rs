@@ -28,6 +28,9 @@ pub fn keeps_external(doc: &Node) -> bool {
 
 pub fn claim(doc: &Node, o: &Object, world: &World) -> App {
     let mut app = App::new(Controller::Crossplane);
+    // Background (the default): the claim's finalizer goes right after the
+    // composite's deletion is asked for; Foreground waits for it.
+    app.waits = text(doc, &["spec", "compositeDeletePolicy"]) == Some("Foreground");
     let reference = super::at(doc, &["spec", "resourceRef"]);
     let field = |k: &str| reference.and_then(|r| r.get(k)).and_then(Node::as_str).filter(|s| !s.is_empty());
     if super::annotation(doc, PAUSED) == Some("true") {

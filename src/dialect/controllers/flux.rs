@@ -42,6 +42,8 @@ pub fn kustomization(doc: &Node, o: &Object) -> App {
         _ => false,
     };
     let inventory = inventory(doc);
+    // `finalize`: only WaitForTermination waits for the objects to be gone.
+    app.waits = policy == "WaitForTermination";
     app.releases = if !has_finalizer(o, &[FINALIZER]) {
         Some(Release {
             id: "flux-no-finalizer",

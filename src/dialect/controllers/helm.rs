@@ -197,5 +197,7 @@ pub fn addon(o: &Object) -> App {
             name: o.name.clone(),
         }],
         notes: Vec::new(),
+        // Nothing waits: the Addon is no finalizer's holder.
+        waits: false,
     }
 }
