@@ -80,10 +80,9 @@ pub fn read(sources: &Sources, objects: &[Object]) -> (Vec<(ObjId, App)>, Vec<Ob
     let mut out = Vec::new();
     let mut external = Vec::new();
     for (i, o) in objects.iter().enumerate() {
-        if o.is_kubernetes() && has_finalizer(o, &[crossplane::MANAGED_FINALIZER]) {
-            if world.document(o).is_some_and(|doc| crossplane::keeps_external(&doc)) {
-                external.push(ObjId(i as u32));
-            }
+        let managed_resource = o.is_kubernetes() && has_finalizer(o, &[crossplane::MANAGED_FINALIZER]);
+        if managed_resource && world.document(o).is_some_and(|doc| crossplane::keeps_external(&doc)) {
+            external.push(ObjId(i as u32));
         }
         let Some(controller) = controller_of(o) else { continue };
         let Some(doc) = world.document(o) else { continue };
