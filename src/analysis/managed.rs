@@ -85,125 +85,64 @@ fn managed_set(objects: &[Object], owners: &FxHashMap<ObjId, u32>, ix: &Index, a
     let mut out: Vec<(ObjId, Option<Gated>)> = Vec::new();
     let mut notes = Vec::new();
     let mut records = Vec::new();
-    let marks = |id: ObjId| objects.get(id.index()).and_then(|o| o.tools()).and_then(|t| t.managed.as_deref());
-    let tools = |id: ObjId| objects.get(id.index()).and_then(|o| o.tools());
-    // Helm's uninstall: hooks are not in the manifest; a resource policy
-    // (`keep`, any case, trimmed; or any other value) leaves the object.
-    let helm_keep = |id: ObjId| policy_keeps(marks(id).and_then(|m| m.helm_policy.as_deref()));
-    let hook = |id: ObjId| tools(id).is_some_and(|t| !t.helm_hooks.is_empty());
+    let at = |id: ObjId| objects.get(id.index());
+    let list = |v: Option<&Vec<ObjId>>| v.map_or(&[][..], Vec::as_slice).to_vec();
     for select in &app.select {
         match select {
             Select::Argo { instance, label, app_keeps } => {
-                let found: &[ObjId] = match label {
-                    Some(key) => ix.labels.get(&(key.clone(), instance.clone())).map_or(&[], Vec::as_slice),
-                    None => ix.argo.get(instance).map_or(&[], Vec::as_slice),
+                let found = match label {
+                    Some(key) => list(ix.labels.get(&(key.clone(), instance.clone()))),
+                    None => list(ix.argo.get(instance)),
                 };
-                for &id in found {
-                    let Some(o) = objects.get(id.index()) else { continue };
-                    let t = o.tools();
-                    let m = marks(id);
-                    if m.is_some_and(|m| m.argocd_confirm) && !notes.contains(&Note::AwaitsConfirmation) {
+                for id in found {
+                    let Some(o) = at(id) else { continue };
+                    if marks(o).is_some_and(|m| m.argocd_confirm) && !notes.contains(&Note::AwaitsConfirmation) {
                         notes.push(Note::AwaitsConfirmation);
                     }
-                    // `shouldBeDeleted`, in its order.
-                    let gate = if !o.owners.is_empty() {
-                        match owners.get(&id) {
-                            Some(&r) => Some(Gated::Owned(r)),
-                            None => continue,
-                        }
-                    } else if &*o.group == "apiextensions.k8s.io" && &*o.kind == "CustomResourceDefinition" {
-                        Some(Gated::Keep(Keep::NeverKind {
-                            id: "argocd-crd",
-                            text: "Argo CD never deletes a CustomResourceDefinition with its Application",
-                        }))
-                    } else if t.is_some_and(|t| t.argocd_no_delete) {
-                        Some(Gated::Keep(Keep::Marked {
-                            id: "argocd-delete-false",
-                            mark: "argocd.argoproj.io/sync-options: Delete=false",
-                        }))
-                    } else if *app_keeps && !m.is_some_and(|m| m.argocd_delete_true) {
-                        Some(Gated::Keep(Keep::Releases(Release {
-                            id: "argocd-app-delete-false",
-                            text: "the Application's sync options say Delete=false",
-                        })))
-                    } else if m
-                        .and_then(|m| m.helm_policy.as_deref())
-                        .is_some_and(|p| p.split(',').any(|item| item.trim() == "keep"))
-                    {
-                        Some(Gated::Keep(Keep::Marked {
-                            id: "helm-resource-policy-keep",
-                            mark: "helm.sh/resource-policy",
-                        }))
-                    } else {
-                        None
-                    };
-                    out.push((id, gate));
+                    if let Some(gate) = argo_gate(o, owners.get(&id).copied(), *app_keeps) {
+                        out.push((id, gate));
+                    }
                 }
             }
             Select::HelmRelease { namespace, name } => {
-                for &id in ix.helm.get(&(namespace.clone(), name.clone())).map_or(&[][..], Vec::as_slice) {
-                    if !hook(id) {
-                        out.push((id, helm_keep(id)));
+                for id in list(ix.helm.get(&(namespace.clone(), name.clone()))) {
+                    if let Some(o) = at(id).filter(|o| !hook(o)) {
+                        out.push((id, policy_keeps(marks(o).and_then(|m| m.helm_policy.as_deref()))));
                     }
                 }
             }
             Select::ObjectSet { gvk, namespace, name } => {
                 let key = (gvk.clone(), namespace.clone(), name.clone());
-                out.extend(ix.objectset.get(&key).into_iter().flatten().map(|&id| (id, None)));
+                out.extend(list(ix.objectset.get(&key)).into_iter().map(|id| (id, None)));
             }
             Select::Keys { keys, owner } => {
                 for id in keys.iter().filter_map(|k| ix.key(k)) {
-                    let t = tools(id);
-                    let gate = match owner {
-                        // kustomize-controller: the live owner labels, then the exclusions.
-                        Some(owner) if t.and_then(|t| t.flux_owner.as_ref()) != Some(owner) => {
-                            Some(Gated::Keep(Keep::Mismatch {
-                                id: "flux-owner-labels",
-                                text: "its kustomize.toolkit.fluxcd.io/name and /namespace labels do not name this Kustomization",
-                            }))
-                        }
-                        Some(_) => marks(id)
-                            .and_then(|m| m.flux_excluded)
-                            .map(|(id, mark)| Gated::Keep(Keep::Marked { id, mark })),
-                        None if hook(id) => continue,
-                        None => helm_keep(id),
-                    };
-                    out.push((id, gate));
+                    let Some(o) = at(id) else { continue };
+                    match owner {
+                        Some(owner) => out.push((id, flux_gate(o, owner))),
+                        None if hook(o) => {}
+                        None => out.push((id, policy_keeps(marks(o).and_then(|m| m.helm_policy.as_deref())))),
+                    }
                 }
             }
             Select::Label { key, value } => {
-                for &id in ix.labels.get(&(key.clone(), value.clone())).map_or(&[][..], Vec::as_slice) {
-                    let Some(o) = objects.get(id.index()) else { continue };
-                    // Transient objects (no identity annotation): kapp leaves
-                    // them to the garbage collector.
-                    if &**key == KAPP_APP_LABEL && !marks(id).is_some_and(|m| m.kapp_identity) {
-                        continue;
+                for id in list(ix.labels.get(&(key.clone(), value.clone()))) {
+                    if let Some(gate) = at(id).and_then(|o| kapp_gate(o, key)) {
+                        out.push((id, gate));
                     }
-                    let gate = if o.group.is_empty() && &*o.kind == "Namespace" && KAPP_INOPERABLE.contains(&&*o.name) {
-                        Some(Gated::Keep(Keep::ProtectedNamespace))
-                    } else if tools(id).is_some_and(|t| t.kapp_orphan) {
-                        Some(Gated::Keep(Keep::Marked {
-                            id: "kapp-delete-strategy-orphan",
-                            mark: "kapp.k14s.io/delete-strategy: orphan",
-                        }))
-                    } else {
-                        None
-                    };
-                    out.push((id, gate));
                 }
             }
             Select::Manifest { namespace, objects: entries } => {
                 for e in entries {
                     // Not written: the release's namespace, for a namespaced kind.
-                    let at = |ns: Option<Str>| {
-                        ix.by_key.get(&(e.group.clone(), e.kind.clone(), ns, e.name.clone())).copied()
-                    };
+                    let key = |ns: Option<Str>| (e.group.clone(), e.kind.clone(), ns, e.name.clone());
                     let found = match &e.namespace {
-                        Some(ns) => at(Some(ns.clone())),
-                        None => at(Some(namespace.clone())).or_else(|| at(None)),
+                        Some(ns) => ix.by_key.get(&key(Some(ns.clone()))),
+                        None => ix.by_key.get(&key(Some(namespace.clone()))).or_else(|| ix.by_key.get(&key(None))),
                     };
-                    let Some(id) = found else { continue };
-                    out.push((id, policy_keeps(e.policy.as_deref())));
+                    if let Some(&id) = found {
+                        out.push((id, policy_keeps(e.policy.as_deref())));
+                    }
                 }
             }
             Select::Records { keys, kept } => {
@@ -217,6 +156,79 @@ fn managed_set(objects: &[Object], owners: &FxHashMap<ObjId, u32>, ix: &Index, a
         }
     }
     (out, notes, records)
+}
+
+/// What application controllers read of a managed object.
+fn marks(o: &Object) -> Option<&crate::model::kube::ManagedMarks> {
+    o.tools().and_then(|t| t.managed.as_deref())
+}
+
+/// A Helm hook: not in the release's manifest, never uninstalled.
+fn hook(o: &Object) -> bool {
+    o.tools().is_some_and(|t| !t.helm_hooks.is_empty())
+}
+
+/// Argo CD's `shouldBeDeleted`, in its order, for a tracked object
+/// (`owner`: the relation of its first owner reference that resolved).
+/// `None`: not the Application's (an owned object whose owner the snapshot
+/// lacks); `Some(None)`: deleted.
+fn argo_gate(o: &Object, owner: Option<u32>, app_keeps: bool) -> Option<Option<Gated>> {
+    let m = marks(o);
+    let keep = |k: Keep| Some(Some(Gated::Keep(k)));
+    if !o.owners.is_empty() {
+        return owner.map(|r| Some(Gated::Owned(r)));
+    }
+    if &*o.group == "apiextensions.k8s.io" && &*o.kind == "CustomResourceDefinition" {
+        return keep(Keep::NeverKind {
+            id: "argocd-crd",
+            text: "Argo CD never deletes a CustomResourceDefinition with its Application",
+        });
+    }
+    if o.tools().is_some_and(|t| t.argocd_no_delete) {
+        return keep(Keep::Marked { id: "argocd-delete-false", mark: "argocd.argoproj.io/sync-options: Delete=false" });
+    }
+    if app_keeps && !m.is_some_and(|m| m.argocd_delete_true) {
+        return keep(Keep::Releases(Release {
+            id: "argocd-app-delete-false",
+            text: "the Application's sync options say Delete=false",
+        }));
+    }
+    // `helm.sh/resource-policy` as a list with the item `keep`, exact.
+    if m.and_then(|m| m.helm_policy.as_deref()).is_some_and(|p| p.split(',').any(|item| item.trim() == "keep")) {
+        return keep(Keep::Marked { id: "helm-resource-policy-keep", mark: "helm.sh/resource-policy" });
+    }
+    Some(None)
+}
+
+/// kustomize-controller's `DeleteAll`: the live owner labels must name the
+/// Kustomization (`owner`), then the exclusions keep.
+fn flux_gate(o: &Object, owner: &(Str, Str)) -> Option<Gated> {
+    if o.tools().and_then(|t| t.flux_owner.as_ref()) != Some(owner) {
+        return Some(Gated::Keep(Keep::Mismatch {
+            id: "flux-owner-labels",
+            text: "its kustomize.toolkit.fluxcd.io/name and /namespace labels do not name this Kustomization",
+        }));
+    }
+    marks(o).and_then(|m| m.flux_excluded).map(|(id, mark)| Gated::Keep(Keep::Marked { id, mark }))
+}
+
+/// kapp's delete of an object with the app label (`key`): `None` for a
+/// transient object (no identity annotation: the garbage collector's);
+/// kept for the namespaces kapp never deletes and `delete-strategy: orphan`.
+fn kapp_gate(o: &Object, key: &str) -> Option<Option<Gated>> {
+    if key == KAPP_APP_LABEL && !marks(o).is_some_and(|m| m.kapp_identity) {
+        return None;
+    }
+    if o.group.is_empty() && &*o.kind == "Namespace" && KAPP_INOPERABLE.contains(&&*o.name) {
+        return Some(Some(Gated::Keep(Keep::ProtectedNamespace)));
+    }
+    if o.tools().is_some_and(|t| t.kapp_orphan) {
+        return Some(Some(Gated::Keep(Keep::Marked {
+            id: "kapp-delete-strategy-orphan",
+            mark: "kapp.k14s.io/delete-strategy: orphan",
+        })));
+    }
+    Some(None)
 }
 
 /// Helm's uninstall (`filterManifestsToKeep`): a resource policy `keep`

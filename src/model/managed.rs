@@ -81,14 +81,8 @@ impl Controller {
     }
 }
 
-/// An object named by group, kind, namespace and name.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct Key {
-    pub group: Str,
-    pub kind: Str,
-    pub namespace: Option<Str>,
-    pub name: Str,
-}
+/// An object named by group, kind, namespace and name (as a tracker names one).
+pub use super::tracking::Key;
 
 /// An application object as its controller reads it.
 #[derive(Clone, Debug)]

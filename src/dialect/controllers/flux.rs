@@ -33,6 +33,13 @@ pub fn inventory(doc: &Node) -> Option<Vec<Key>> {
     entries.iter().map(|e| e.get("id").and_then(Node::as_str).and_then(parse_id)).collect()
 }
 
+/// `spec.kubeConfig`: Flux applies to (and deletes in) another cluster.
+pub fn remote(app: &mut App, doc: &Node) -> Option<Release> {
+    at(doc, &["spec", "kubeConfig"])?;
+    app.notes.push(Note::RemoteCluster("spec.kubeConfig"));
+    Some(Release { id: "flux-remote-cluster", text: "it applies to another cluster (spec.kubeConfig)" })
+}
+
 pub fn kustomization(doc: &Node, o: &Object) -> App {
     let mut app = App::new(Controller::FluxKustomize);
     let policy = text(doc, &["spec", "deletionPolicy"]).unwrap_or("MirrorPrune");
@@ -65,14 +72,8 @@ pub fn kustomization(doc: &Node, o: &Object) -> App {
             text:
                 "an entry of its status.inventory does not parse: kustomize-controller's finalize then deletes nothing",
         })
-    } else if at(doc, &["spec", "kubeConfig"]).is_some() {
-        app.notes.push(Note::RemoteCluster("spec.kubeConfig"));
-        Some(Release {
-            id: "flux-remote-cluster",
-            text: "the Kustomization applies to another cluster (spec.kubeConfig)",
-        })
     } else {
-        None
+        remote(&mut app, doc)
     };
     let owner = (intern(o.namespace.as_deref().unwrap_or("default")), o.name.clone());
     app.select.push(Select::Keys { keys: inventory.unwrap_or_default(), owner: Some(owner) });

@@ -147,14 +147,8 @@ pub fn helm_release(doc: &Node, o: &Object, world: &World) -> App {
             text:
                 "its status names no installed release (storageNamespace, history): helm-controller uninstalls nothing",
         })
-    } else if at(doc, &["spec", "kubeConfig"]).is_some() {
-        app.notes.push(Note::RemoteCluster("spec.kubeConfig"));
-        Some(Release {
-            id: "flux-remote-cluster",
-            text: "the HelmRelease installs into another cluster (spec.kubeConfig)",
-        })
     } else {
-        None
+        super::flux::remote(&mut app, doc)
     };
     let name = name.unwrap_or(&o.name);
     let namespace = namespace.unwrap_or(own_ns);
