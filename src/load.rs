@@ -361,6 +361,13 @@ fn parse(
             resolved = resolve::resolve(&objects);
         }
     }
+    // Application controllers' managed sets (issue 35): relations of
+    // their own, made once the objects are final.
+    let (apps, external) = crate::dialect::controllers::read(sources, &objects);
+    if !apps.is_empty() {
+        resolved.managed = crate::analysis::managed::add(&objects, &mut resolved.relations, apps);
+    }
+    resolved.managed.external_kept = external;
     timer.lap("resolve");
     if let Some(bar) = reader.bar {
         bar.finish_and_clear();

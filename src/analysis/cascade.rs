@@ -178,6 +178,9 @@ pub enum KeptBy {
     /// it with any owner (`isDangling`'s REST mapping fails, and the item is
     /// retried forever).
     UnresolvableOwner(u32),
+    /// An application controller leaves it (this managed-by relation's
+    /// controller), for this reason (`analysis::managed`).
+    Managed { relation: u32, keep: crate::model::managed::Keep },
 }
 /// Why the collector keeps a resource a tracker manages (KubeVela's
 /// resource keeper, `DeleteManagedResourceInApplication`).
@@ -613,8 +616,11 @@ pub fn cascade(
                     // a target, or the `orphan` finalizer the collector
                     // honours (on ownerReferences only). The reference is
                     // removed; another owner's deletion may still take it.
+                    // (An application controller's managed set is never
+                    // orphaned: its finalizer deletes it whatever the policy.)
                     let orphaning = prop[d.index()] == CascadeMode::Orphan
-                        && (target[d.index()] && opts.cascade == CascadeMode::Orphan || r.kind == RelKind::Owns);
+                        && (target[d.index()] && opts.cascade == CascadeMode::Orphan || r.kind == RelKind::Owns)
+                        && !(r.kind == RelKind::Manages && r.controller);
                     if orphaning {
                         orphaned.push((c, ri));
                         if r.link == Link::Solid && live_owner(r) && counts(ri as usize) {

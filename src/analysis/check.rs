@@ -75,8 +75,9 @@ pub fn check(snapshot: &Snapshot, graph: &Graph, options: &CheckOptions) -> Chec
     let rels = &snapshot.resolved.relations;
     // Owner links Kubernetes ignores (TD004–TD006) make no ownership cycle.
     if on(Rule::Td007) {
+        // (Nor a managed-by relation whose application does not wait.)
         for c in cycles::find_by_reference(&snapshot.objects, graph, rels, |r| {
-            r.kind.is_ownership() && r.link == Link::Solid
+            r.kind.is_ownership() && r.link == Link::Solid && super::managed::orders(r)
         }) {
             findings.extend(cycle_finding(snapshot, &c, Rule::Td007));
         }

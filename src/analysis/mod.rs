@@ -4,6 +4,7 @@ pub mod candidates;
 pub mod cascade;
 pub mod check;
 pub mod gc;
+pub mod managed;
 pub mod order;
 pub mod reconcile;
 pub mod rules;

@@ -223,7 +223,8 @@ pub fn order(input: &Input) -> Result<Order, OwnershipCycle> {
     for (ri, r) in rels.iter().enumerate() {
         // An owner link Kubernetes ignores (TD004–TD006) orders nothing,
         // nor does a released volume's binding (`RelKind::orders`).
-        if (r.kind.is_ownership() && r.link != Link::Solid) || !r.kind.orders() {
+        // (Nor a managed-by relation whose application object does not wait.)
+        if (r.kind.is_ownership() && r.link != Link::Solid) || !r.kind.orders() || !super::managed::orders(r) {
             continue;
         }
         let ruled = r.kind.rule();

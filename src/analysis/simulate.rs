@@ -190,6 +190,10 @@ pub struct Input<'a> {
     /// For each object, an owner reference the Kubernetes collector cannot
     /// resolve (empty: none): it never deletes such an object.
     pub unresolvable: &'a [Option<u32>],
+    /// Application controllers' managed sets (Kubernetes): the controller
+    /// of an application object's finalizer deletes what it manages first,
+    /// and waits for it, as the namespace controller does.
+    pub managed: &'a crate::model::managed::Managed,
 }
 
 const KRAKE_FINALIZER: &str = crate::dialect::krake::CASCADE_DELETION;
@@ -242,7 +246,7 @@ struct World<'a> {
     /// `customresourcecleanup.apiextensions.k8s.io`).
     contents: Vec<Vec<ObjId>>,
     containers: Vec<Vec<ObjId>>,
-    content_finalizer: Vec<Option<&'static str>>,
+    content_finalizer: Vec<Option<Str>>,
     /// Kubernetes: what a controller deletes once the object is gone
     /// (outside ownerReferences), in reference order.
     takes: Vec<Vec<(ObjId, ControllerEdge)>>,
@@ -279,14 +283,18 @@ pub fn simulate(input: &Input) -> Simulation {
         if matches!(r.kind, RelKind::Contains | RelKind::Defines) && input.controller == Controller::Kubernetes {
             contents[r.from.index()].push(r.to);
             containers[r.to.index()].push(r.from);
-            content_finalizer[r.from.index()] = Some(match r.kind {
+            content_finalizer[r.from.index()] = Some(Str::from(match r.kind {
                 RelKind::Contains => NAMESPACE_FINALIZER,
                 _ => CRD_FINALIZER,
-            });
+            }));
         }
+    }
+    if input.controller == Controller::Kubernetes {
+        managed_contents(input, &mut contents, &mut containers, &mut content_finalizer);
     }
     for c in contents.iter_mut() {
         c.sort_by_key(|d| input.rank[d.index()]);
+        c.dedup();
     }
     for t in takes.iter_mut() {
         t.sort_by_key(|(d, _)| input.rank[d.index()]);
@@ -296,8 +304,8 @@ pub fn simulate(input: &Input) -> Simulation {
     // A Namespace and a CRD carry their controller's finalizer from the start.
     for (i, f) in content_finalizer.iter().enumerate() {
         if let Some(f) = f {
-            if !finalizers[i].iter().any(|x| &**x == *f) {
-                finalizers[i].insert(0, (*f).into());
+            if !finalizers[i].iter().any(|x| x == f) {
+                finalizers[i].insert(0, f.clone());
             }
         }
     }
@@ -388,6 +396,30 @@ pub fn simulate(input: &Input) -> Simulation {
 
 /// The objects the targets reach through ownership (and the cascades of
 /// controllers).
+/// Application objects (`analysis::managed`) as holders: the controller
+/// of the finalizer through which one cascades deletes the objects it
+/// manages (those its controller does not leave), then removes it.
+fn managed_contents(
+    input: &Input,
+    contents: &mut [Vec<ObjId>],
+    containers: &mut [Vec<ObjId>],
+    finalizer: &mut [Option<Str>],
+) {
+    let gated: rustc_hash::FxHashSet<u32> = input.managed.gated.iter().map(|(r, _)| *r).collect();
+    for (ri, r) in input.relations.iter().enumerate() {
+        if super::managed::controller(r).is_none() || gated.contains(&(ri as u32)) || r.from == r.to {
+            continue;
+        }
+        let Some(f) = input.managed.app(r.from).and_then(|a| a.finalizer.clone()) else { continue };
+        if finalizer[r.from.index()].as_ref().is_some_and(|x| *x != f) {
+            continue; // a Namespace or CRD: its own controller's
+        }
+        finalizer[r.from.index()] = Some(f);
+        contents[r.from.index()].push(r.to);
+        containers[r.to.index()].push(r.from);
+    }
+}
+
 fn reachable(dependents: &[Vec<ObjId>], targets: &[ObjId]) -> Vec<bool> {
     let mut seen = vec![false; dependents.len()];
     let mut stack = targets.to_vec();
@@ -477,7 +509,7 @@ impl World<'_> {
             Task::Finalize(object) => {
                 let Some(f) = self.controller_finalizer(object) else { return };
                 let by = Actor::Controller(self.name(&f));
-                if self.content_finalizer[object.index()] == Some(&*f) {
+                if self.content_finalizer[object.index()].as_deref() == Some(&*f) {
                     // The namespace (or CRD) controller deletes what it
                     // holds first, and waits for all of it to be gone.
                     let live: Vec<ObjId> =
@@ -489,7 +521,7 @@ impl World<'_> {
                         }
                         // The namespace controller names background
                         // propagation; the CRD's cleanup names none.
-                        let policy = match self.content_finalizer[object.index()] {
+                        let policy = match self.content_finalizer[object.index()].as_deref() {
                             Some(NAMESPACE_FINALIZER) => Some(CascadeMode::Background),
                             _ => None,
                         };

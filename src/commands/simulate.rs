@@ -72,6 +72,7 @@ pub fn run(args: SimulateArgs, env: Env, style: Style) -> Result<Status, Error> 
         controller: args.controller,
         cascade,
         unresolvable: &unresolvable,
+        managed: &snapshot.resolved.managed,
     });
     timer.lap("simulate");
     let out = &mut *env.stdout;

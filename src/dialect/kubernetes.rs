@@ -133,7 +133,7 @@ impl super::api::Dialect for Kubernetes {
 
 /// The object's own document in `document`: itself, or for an item of a
 /// list read whole, the item with its kind, name and namespace.
-fn own_document<'a>(document: &'a Node, object: &Object) -> Option<&'a Node> {
+pub(super) fn own_document<'a>(document: &'a Node, object: &Object) -> Option<&'a Node> {
     let own = |n: &Node| {
         let meta = n.get("metadata");
         let is = |key: &str, want: &str| meta.and_then(|m| m.get(key)).and_then(Node::as_str) == Some(want);

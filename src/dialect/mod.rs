@@ -13,6 +13,7 @@
 pub mod api;
 #[macro_use]
 pub mod fields;
+pub mod controllers;
 pub mod krake;
 pub mod kubernetes;
 pub mod kubevela;

@@ -16,7 +16,7 @@ use serde::Deserialize;
 
 /// The key prefixes of the annotations read here (all others are skipped
 /// when an object is read).
-pub const PREFIXES: [&str; 7] = [
+pub const PREFIXES: [&str; 8] = [
     "argocd.argoproj.io/",
     "kapp.k14s.io/",
     "helm.sh/",
@@ -24,6 +24,7 @@ pub const PREFIXES: [&str; 7] = [
     "kustomize.toolkit.fluxcd.io/",
     "config.kubernetes.io/",
     "client.lifecycle.config.k8s.io/",
+    "objectset.rio.cattle.io/",
 ];
 
 /// Argo CD: the sync wave, and the application an object belongs to.
@@ -192,6 +193,7 @@ pub fn read(subject: &Subject, annotations: &[(Str, Str)], span: Span, text: &st
     }
     // KubeVela: kept as written (its resource keeper splits it on commas).
     t.kubevela_shared_by = annotations.get(KUBEVELA_SHARED_BY).filter(|v| !v.is_empty()).map(Str::from);
+    t.managed = super::controllers::marks(annotations.0, subject.labels, subject.namespace);
     t
 }
 
@@ -369,6 +371,8 @@ pub fn order_key(m: ToolOrder) -> &'static str {
         ToolOrder::FluxDependsOn => "spec.dependsOn",
         ToolOrder::UsageBy => "Usage spec.by",
         ToolOrder::UsageOf => "Usage spec.of",
+        ToolOrder::HelmRecord => "the release's storage records",
+        ToolOrder::KappRecord => "the app record (<name>.app)",
     }
 }
 

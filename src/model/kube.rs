@@ -523,6 +523,35 @@ pub struct Tools {
     /// KubeVela's `app.oam.dev/shared-by`, as written (not empty): the
     /// Applications sharing the resource, `namespace/name`, comma-separated.
     pub kubevela_shared_by: Option<Str>,
+    /// Application controllers (issue 35): what the controller of an
+    /// application object reads of the objects it manages.
+    pub managed: Option<Box<ManagedMarks>>,
+}
+
+/// What application controllers read of a managed object (see
+/// `model::managed`); `None` in [`Tools`] when nothing is written.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ManagedMarks {
+    /// Argo CD: the application of a well-formed tracking id.
+    pub argocd_tracking: Option<Str>,
+    /// Argo CD `sync-options` `Delete=true`: deleted even when the
+    /// Application says `Delete=false`.
+    pub argocd_delete_true: bool,
+    /// Argo CD `sync-options` `Delete=confirm` or `Prune=confirm`.
+    pub argocd_confirm: bool,
+    /// `helm.sh/resource-policy` as written.
+    pub helm_policy: Option<Str>,
+    /// The Helm release of Helm's ownership annotations (namespace, name);
+    /// never the chart convention's labels.
+    pub helm_owner: Option<(Str, Str)>,
+    /// wrangler's objectset owner: `owner-gvk`, `owner-namespace`, `owner-name`.
+    pub objectset_owner: Option<(Str, Option<Str>, Str)>,
+    /// Flux: the exclusion it carries (label or annotation, any case), as
+    /// the mark's id and key.
+    pub flux_excluded: Option<(&'static str, &'static str)>,
+    /// kapp: `kapp.k14s.io/identity` is written (else the object is
+    /// transient: kapp leaves it to the garbage collector).
+    pub kapp_identity: bool,
 }
 
 impl Tools {

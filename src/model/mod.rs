@@ -9,6 +9,7 @@ pub mod anchor;
 pub mod intern;
 pub mod kube;
 pub mod lifecycle;
+pub mod managed;
 pub mod naming;
 pub mod refs;
 pub mod resolve;
@@ -473,6 +474,12 @@ pub enum ToolOrder {
     /// Crossplane: `from` is the `spec.of` of the Usage `to`, which blocks
     /// its deletion while it exists.
     UsageOf,
+    /// Helm's uninstall: `from`, a storage record of the release, is purged
+    /// after `to`, an object of the release (`declared_by`: the application).
+    HelmRecord,
+    /// kapp delete: `from`, the app record, is deleted after `to`, an
+    /// object of the app (`declared_by`: the App).
+    KappRecord,
 }
 
 impl ToolOrder {
@@ -483,6 +490,8 @@ impl ToolOrder {
             ToolOrder::FluxDependsOn => "depends-on",
             ToolOrder::UsageBy => "usage-by",
             ToolOrder::UsageOf => "usage-of",
+            ToolOrder::HelmRecord => "release-record",
+            ToolOrder::KappRecord => "app-record",
         }
     }
 
@@ -493,6 +502,8 @@ impl ToolOrder {
             ToolOrder::KappRule => "kapp",
             ToolOrder::FluxDependsOn => "flux",
             ToolOrder::UsageBy | ToolOrder::UsageOf => "crossplane",
+            ToolOrder::HelmRecord => "helm",
+            ToolOrder::KappRecord => "kapp",
         }
     }
 
@@ -503,6 +514,8 @@ impl ToolOrder {
             ToolOrder::KappRule => "kapp",
             ToolOrder::FluxDependsOn => "Flux",
             ToolOrder::UsageBy | ToolOrder::UsageOf => "Crossplane",
+            ToolOrder::HelmRecord => "Helm",
+            ToolOrder::KappRecord => "kapp",
         }
     }
 }

@@ -36,6 +36,8 @@ pub struct Resolved {
     /// resolve: (dependent, reference index, why), in object and reference
     /// order ([`super::served`]).
     pub unresolvable: Vec<(ObjId, u32, super::served::Unresolvable)>,
+    /// Application controllers' managed sets (`analysis::managed`).
+    pub managed: super::managed::Managed,
 }
 
 impl Resolved {

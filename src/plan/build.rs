@@ -256,7 +256,8 @@ pub fn build(snapshot: &Snapshot, options: &Options) -> Result<Plan, PlanError> 
     let taken = take(snapshot, options, &base, &lazy)?;
     t.lap("  cascade");
     let in_set: Vec<bool> = taken.cascade.cause.iter().map(Option::is_some).collect();
-    let lazy = add_rules(&snapshot.objects, options, &mut base, &in_set, &taken.usages, lazy);
+    let lazy =
+        add_rules(&snapshot.objects, &snapshot.resolved.managed, options, &mut base, &in_set, &taken.usages, lazy);
     t.lap("  rules");
     let order = order_of(&snapshot.objects, options, &base, &in_set, &lazy)?;
     t.lap("  order");
@@ -334,7 +335,8 @@ fn take(snapshot: &Snapshot, options: &Options, base: &Base, lazy: &LazyGraph) -
     // defines only under --closed-world): it never takes their objects.
     let unresolvable = snapshot.resolved.unresolvable_by_object(objects.len(), options.closed_world);
     let mut spare = spare(snapshot, options, relations, &owners, &released, &unresolvable);
-    let gates = base.collection.as_ref().map(|c| c.gates.clone()).unwrap_or_default();
+    let mut gates = base.collection.as_ref().map(|c| c.gates.clone()).unwrap_or_default();
+    crate::analysis::managed::gates(&snapshot.resolved.managed, &mut gates, relations.len());
     let (held, seeds) = hold(objects, options, seeds);
     let usages = tools::usages(objects);
     let run_cascade = |spare: &[Option<KeptBy>]| match (&options.mode, held.is_empty()) {
@@ -487,6 +489,7 @@ fn settle(
 /// there are any.
 fn add_rules(
     objects: &[Object],
+    managed: &crate::model::managed::Managed,
     options: &Options,
     base: &mut Base,
     in_set: &[bool],
@@ -499,6 +502,8 @@ fn add_rules(
     if !options.default_rules.is_empty() {
         ruled.extend(tools::relations(objects, in_set, &base.rank, usages));
     }
+    // Application controllers' records go after what they record.
+    ruled.extend(crate::analysis::managed::record_order(managed, &base.relations, in_set));
     match ruled.is_empty() {
         true => lazy,
         false => {
@@ -579,6 +584,15 @@ fn plan_warnings(
     }
     if !options.closed_world && options.mode != Mode::Gc {
         warnings.extend(warnings::owners_outside(snapshot, relations, cascade, taken.multi_owner));
+    }
+    match crate::analysis::managed::notes(&snapshot.resolved.managed, |id| cascade.deleted(id)) {
+        Ok(notes) => warnings.extend(notes.into_iter().map(|(app, note)| Warning::Managed { app, note })),
+        Err((app, record)) => return Err(PlanError::Unknowable {
+            message: format!(
+                "{} uninstalls a Helm release whose storage record {record} is in the snapshot: the manifest in it decides what is deleted, and teardown does not decode Helm release records; leave the record out of the snapshot to plan from Helm's ownership annotations, or delete the release with helm",
+                base.refs[app.index()]
+            ),
+        }),
     }
     warnings::sort(&mut warnings, rank);
     Ok(warnings)
@@ -971,8 +985,9 @@ pub fn ownership_cycle_error(
     members: &[ObjId],
 ) -> PlanError {
     let member: HashMap<ObjId, ()> = members.iter().map(|&m| (m, ())).collect();
-    let cycles =
-        cycles::find_by_reference(objects, graph, relations, |r| r.kind.is_ownership() && r.link == Link::Solid);
+    let cycles = cycles::find_by_reference(objects, graph, relations, |r| {
+        r.kind.is_ownership() && r.link == Link::Solid && crate::analysis::managed::orders(r)
+    });
     let found = cycles.into_iter().find(|c| c.component.iter().any(|o| member.contains_key(o)));
     // The cycle in words: `None` for one whose ids are not of these
     // objects and relations (then it is told by its members).

@@ -90,6 +90,9 @@ pub enum PlanError {
     /// Objects of the deletion set the order gave no step (a cycle it
     /// could not relax): never a plan without them.
     Unplaced { objects: usize, first: String },
+    /// What an application controller would delete cannot be told from
+    /// the snapshot (issue 35): the message says why.
+    Unknowable { message: String },
 }
 
 impl std::fmt::Display for PlanError {
@@ -103,7 +106,7 @@ impl std::fmt::Display for PlanError {
                 f,
                 "{app} has {trackers} resource trackers but no metadata.generation: which of them is current, and so which are outdated, cannot be told; dump the Application from the cluster (`kubectl get application -o yaml` prints its generation)"
             ),
-            PlanError::TrackerListing { message } => f.write_str(message),
+            PlanError::TrackerListing { message } | PlanError::Unknowable { message } => f.write_str(message),
             PlanError::Hang { object, finalizer, controller, object_step, controller_step } => write!(
                 f,
                 "{object} (step {object_step}) would hang: its finalizer {finalizer} is removed by {controller}, which is deleted earlier (step {controller_step})"

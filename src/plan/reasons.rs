@@ -128,6 +128,12 @@ pub enum Reason {
     OwnedBy(ObjId),
     /// A resource tracker (or an Application) that manages it.
     ManagedBy(ObjId),
+    /// An application object whose controller deletes it when it is
+    /// deleted (Argo CD, Flux, Helm, k3s, kapp-controller, Crossplane).
+    ManagedThrough {
+        app: ObjId,
+        controller: crate::model::managed::Controller,
+    },
     InNamespace(ObjId),
     DefinedBy(ObjId),
     /// Taken with this object by a destruction dependency.
@@ -187,6 +193,9 @@ pub enum ToolWhy {
     UsageBy { usage: ObjId },
     /// Crossplane: `after` is a Usage that protects it.
     UsageOf,
+    /// Helm or kapp: it is the release's (app's) record, deleted after
+    /// `after`, an object of it.
+    Record(ToolOrder),
 }
 
 impl ToolWhy {
@@ -197,6 +206,7 @@ impl ToolWhy {
             ToolWhy::FluxDependsOn => ToolOrder::FluxDependsOn,
             ToolWhy::UsageBy { .. } => ToolOrder::UsageBy,
             ToolWhy::UsageOf => ToolOrder::UsageOf,
+            ToolWhy::Record(order) => *order,
         }
     }
 }
@@ -254,6 +264,17 @@ pub fn tool_why(o: ToolOrder) -> &'static str {
         ToolOrder::FluxDependsOn => "which depends on it",
         ToolOrder::UsageBy => "which uses it",
         ToolOrder::UsageOf => "the Usage that protects it",
+        ToolOrder::HelmRecord => "an object of its release",
+        ToolOrder::KappRecord => "an object of its app",
+    }
+}
+
+/// Why an object is managed: by a tracker (KubeVela), or by an
+/// application object through its controller.
+fn managed_by(r: &Relation) -> Reason {
+    match crate::analysis::managed::controller(r) {
+        Some(controller) => Reason::ManagedThrough { app: r.from, controller },
+        None => Reason::ManagedBy(r.from),
     }
 }
 
@@ -263,7 +284,7 @@ impl Reason {
             Reason::Target => "target",
             Reason::AbsentFromNew => "absent-from-new",
             Reason::OwnedBy(_) => "owned-by",
-            Reason::ManagedBy(_) => "managed-by",
+            Reason::ManagedBy(_) | Reason::ManagedThrough { .. } => "managed-by",
             Reason::InNamespace(_) => "in-namespace",
             Reason::DefinedBy(_) => "defined-by",
             Reason::With(_) => "with",
@@ -286,6 +307,7 @@ impl Reason {
         match self {
             Reason::OwnedBy(x)
             | Reason::ManagedBy(x)
+            | Reason::ManagedThrough { app: x, .. }
             | Reason::InNamespace(x)
             | Reason::DefinedBy(x)
             | Reason::With(x)
@@ -317,6 +339,9 @@ impl Reason {
             Reason::AbsentFromNew => write!(out, "absent from NEW"),
             Reason::OwnedBy(x) => write!(out, "owned by {}", names.of(*x)),
             Reason::ManagedBy(x) => write!(out, "managed by {}", names.of(*x)),
+            Reason::ManagedThrough { app, controller } => {
+                write!(out, "managed by {} {} ({})", names.of(*app), controller.through(), controller.name())
+            }
             Reason::InNamespace(x) => write!(out, "in {}", names.of(*x)),
             Reason::DefinedBy(x) => write!(out, "defined by {}", names.of(*x)),
             Reason::With(x) => write!(out, "with {}", names.of(*x)),
@@ -375,6 +400,10 @@ fn write_tool(why: &ToolWhy, after: ObjId, names: &Names, out: &mut String) -> s
             write!(out, "after {after}, which uses it (Crossplane {})", names.of(*usage))
         }
         ToolWhy::UsageOf => write!(out, "after {after}, the Crossplane Usage that protects it"),
+        ToolWhy::Record(ToolOrder::KappRecord) => {
+            write!(out, "after {after}: kapp deletes the app record once the app's objects are gone")
+        }
+        ToolWhy::Record(_) => write!(out, "after {after}: Helm purges the release's records after its objects"),
     }
 }
 
@@ -491,6 +520,9 @@ pub enum Kept {
     /// words): the collector never collects the object, nor deletes it with
     /// any owner.
     UnresolvableOwner { owner: Str, why: &'static str, detail: Str },
+    /// An application object's controller leaves it when the application
+    /// object is deleted (`app`, whose controller is `controller`).
+    Managed { app: ObjId, controller: crate::model::managed::Controller, keep: crate::model::managed::Keep },
 }
 
 impl Kept {
@@ -518,6 +550,7 @@ impl Kept {
             Kept::InUse { .. } => "in-use",
             Kept::Reclaim { .. } => "reclaim-policy",
             Kept::UnresolvableOwner { .. } => "unresolvable-owner",
+            Kept::Managed { keep, .. } => keep.id(),
         }
     }
 
@@ -530,7 +563,8 @@ impl Kept {
             | Kept::CollectorDone { owner: x, .. }
             | Kept::Released { keep: Keep::SkipGc, tracker: x, .. }
             | Kept::Released { app: Some(x), .. }
-            | Kept::InUse { usage: x, .. } => Some(names.of(*x)),
+            | Kept::InUse { usage: x, .. }
+            | Kept::Managed { app: x, .. } => Some(names.of(*x)),
             Kept::Reclaim { claim: x, .. } => Some(names.of(*x)),
             Kept::OwnerNotInSnapshot(k) => Some(names.owner(*k)),
             Kept::ClaimNotInSnapshot(claim) | Kept::NamespacedOwnerRef(claim) => Some(claim),
@@ -647,6 +681,7 @@ impl Kept {
             Kept::UnresolvableOwner { owner, detail, .. } => format!(
                 "the garbage collector cannot resolve its owner reference {owner} ({detail}): it never collects it, nor deletes it with an owner"
             ),
+            Kept::Managed { app, controller, keep } => managed_detail(names.of(*app), *controller, keep),
         }
     }
 
@@ -684,6 +719,10 @@ impl Kept {
             Kept::InUse { .. } => "a Crossplane Usage protects it",
             Kept::Reclaim { .. } => "its reclaim policy keeps it",
             Kept::UnresolvableOwner { .. } => "the collector cannot resolve one of its owner references",
+            Kept::Managed { keep: crate::model::managed::Keep::Releases(_), .. } => {
+                "its application's controller leaves it"
+            }
+            Kept::Managed { .. } => "the application's controller leaves it",
         }
     }
 
@@ -745,6 +784,12 @@ impl Kept {
                 owner: relations[r as usize].from,
                 finalizers: objects[relations[r as usize].from.index()].origin.collector.cascade_finalizers,
             },
+            KeptBy::Managed { relation, keep } => {
+                let r = &relations[relation as usize];
+                let controller =
+                    crate::analysis::managed::controller(r).unwrap_or(crate::model::managed::Controller::ArgoCd);
+                Kept::Managed { app: r.from, controller, keep }
+            }
             KeptBy::AlreadyDestroyed => Kept::AlreadyDestroyed,
             KeptBy::Reachable => Kept::Reachable,
             KeptBy::InNewModel => Kept::InNewModel,
@@ -929,7 +974,7 @@ fn of(cx: &Context, id: ObjId, out: &mut Vec<Reason>) {
                 if let Some(r) = first {
                     let r = &rels[r as usize];
                     out.push(match r.kind {
-                        RelKind::Manages => Reason::ManagedBy(r.from),
+                        RelKind::Manages => managed_by(r),
                         _ => Reason::OwnedBy(r.from),
                     });
                 } else if let Some(r) = taken() {
@@ -947,7 +992,7 @@ fn of(cx: &Context, id: ObjId, out: &mut Vec<Reason>) {
                 RelKind::Owns => Reason::OwnedBy(rel.from),
                 RelKind::Contains => Reason::InNamespace(rel.from),
                 RelKind::Defines => Reason::DefinedBy(rel.from),
-                RelKind::Manages => Reason::ManagedBy(rel.from),
+                RelKind::Manages => managed_by(rel),
                 RelKind::Controller(edge) => Reason::Controller { edge, by: rel.taker() },
                 RelKind::DestroyAfter
                 | RelKind::Finalizer
@@ -1058,6 +1103,7 @@ fn tool_why_of(objects: &[Object], order: ToolOrder, id: ObjId, r: &Relation) ->
         ToolOrder::FluxDependsOn => ToolWhy::FluxDependsOn,
         ToolOrder::UsageBy => ToolWhy::UsageBy { usage: r.declared_by },
         ToolOrder::UsageOf => ToolWhy::UsageOf,
+        ToolOrder::HelmRecord | ToolOrder::KappRecord => ToolWhy::Record(order),
         ToolOrder::SyncWave => {
             let me = me()?;
             ToolWhy::SyncWave {
@@ -1145,5 +1191,22 @@ fn garbage(cx: &Context, id: ObjId, g: cascade::Garbage) -> Garbage {
                 None => Garbage::NoOwnerLeft,
             }
         }
+    }
+}
+
+/// Why an application's controller leaves an object it manages, in words.
+fn managed_detail(
+    app: &str,
+    controller: crate::model::managed::Controller,
+    keep: &crate::model::managed::Keep,
+) -> String {
+    use crate::model::managed::Keep as K;
+    let who = controller.name();
+    match keep {
+        K::Releases(r) => format!("managed by {app}, but {who} leaves it: {}", r.text),
+        K::Marked { mark, .. } => format!("managed by {app}, but it carries {mark}: {who} leaves it"),
+        K::NeverKind { text, .. } => format!("managed by {app}, but {text}"),
+        K::Mismatch { text, .. } => format!("listed by {app}, but {text}: {who} leaves it"),
+        K::ProtectedNamespace => format!("managed by {app}, but {who} never deletes this namespace"),
     }
 }

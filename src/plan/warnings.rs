@@ -26,6 +26,9 @@ pub enum Warning {
     Relaxed { relaxed: Relation, because: Option<Relation> },
     /// A deleted object whose controller stays, and will recreate it.
     ControllerStays { object: ObjId, controller: ObjId },
+    /// What a deleted application object's controller does that the plan
+    /// must say (`model::managed::Note`).
+    Managed { app: ObjId, note: crate::model::managed::Note },
     /// A deleted Service that a webhook configuration (or, `api_service`,
     /// an APIService) the plan keeps still calls: every request that goes
     /// through it fails from then on.
@@ -93,6 +96,7 @@ impl Warning {
             Warning::OwnershipGroup { .. } => "ownership-cycle",
             Warning::Relaxed { .. } => "relaxed",
             Warning::ControllerStays { .. } => "controller-stays",
+            Warning::Managed { note, .. } => note.id(),
             Warning::WebhookStays { .. } => "webhook-stays",
             Warning::SharedUid { .. } => "shared-uid",
             Warning::FinalizerSameStep { .. } => "finalizer-same-step",
@@ -115,6 +119,7 @@ impl Warning {
             Warning::SharedUid { .. } => Some(Rule::Td002),
             Warning::ToolOrder(_) => Some(Rule::Td016),
             Warning::ControllerStays { .. }
+            | Warning::Managed { .. }
             | Warning::WebhookStays { .. }
             | Warning::FinalizerSameStep { .. }
             | Warning::KeepIgnored { .. }
@@ -134,6 +139,7 @@ impl Warning {
                 members.iter().map(|m| names.of(*m)).collect()
             }
             Warning::Relaxed { relaxed, .. } => vec![names.of(relaxed.from), names.of(relaxed.to)],
+            Warning::Managed { app, .. } => vec![names.of(*app)],
             Warning::ControllerStays { object, controller: other }
             | Warning::WebhookStays { service: object, webhook: other, .. }
             | Warning::SharedUid { first: object, again: other, .. }
@@ -196,7 +202,9 @@ impl Warning {
                         let how = match kind {
                             RelKind::Contains => "its namespace: the namespace controller deletes everything in it",
                             RelKind::Defines => "its CustomResourceDefinition: every custom resource of it goes",
-                            RelKind::Manages => "the tracker that manages it: its collector deletes it",
+                            RelKind::Manages => {
+                                "what manages it: its controller (an application's, or KubeVela's resource keeper) deletes it by its own records"
+                            }
                             _ => "its last owner: the garbage collector deletes it",
                         };
                         format!(
@@ -237,6 +245,7 @@ impl Warning {
                 names.of(*object)
             ),
             Warning::ToolOrder(f) => f.message(names),
+            Warning::Managed { app, note } => managed_message(names.of(*app), note),
             Warning::RecordOverPolicy { object, tracker, app, rule, strategy, deleted } => {
                 let (object, tracker, app) = (names.of(*object), names.of(*tracker), names.of(*app));
                 let rule = match rule {
@@ -285,6 +294,7 @@ pub(super) fn sort(warnings: &mut [Warning], rank: &[u32]) {
             Warning::OwnerOutsideSnapshot { object, with, .. } => (10, vec![*object, *with]),
             Warning::ToolOrder(_) => (11, Vec::new()),
             Warning::RecordOverPolicy { object, tracker, .. } => (12, vec![*object, *tracker]),
+            Warning::Managed { app, .. } => (13, vec![*app]),
         };
         (kind, objects.iter().map(at).collect::<Vec<u32>>())
     });
@@ -374,7 +384,9 @@ pub(super) fn collect(cx: &Context) -> Vec<Warning> {
                 let Some(rel) = relation(r) else { continue };
                 let Some(controller) = objects.get(rel.from.index()) else { continue };
                 let daemon = with_node && &*controller.group == "apps" && &*controller.kind == "DaemonSet";
-                if rel.kind == RelKind::Owns
+                // (An application object's managed set counts: its
+                // controller applies it again.)
+                if matches!(rel.kind, RelKind::Owns | RelKind::Manages)
                     && rel.controller
                     && rel.link == Link::Solid
                     && !cascade.deleted(rel.from)
@@ -495,4 +507,28 @@ pub(super) fn owners_outside(
         out.push(Warning::OwnerOutsideSnapshot { object: id, with: rel.from, owner: o.owner_reference(decl as usize) });
     }
     out
+}
+
+/// A note of a deleted application object, in words.
+fn managed_message(app: &str, note: &crate::model::managed::Note) -> String {
+    use crate::dialect::controllers::marks::{ARGOCD_DELETION_APPROVED, HELM_OWNERSHIP};
+    use crate::model::managed::Note;
+    match note {
+        Note::HelmReleaseInferred { namespace, name } => format!(
+            "{app} uninstalls Helm release {namespace}/{name}, whose storage record is not in the snapshot: its objects are those Helm's ownership annotations ({HELM_OWNERSHIP}) name; objects of the release the snapshot lacks go too"
+        ),
+        Note::AwaitsConfirmation => format!(
+            "{app}: an object (or the Application) says Delete=confirm or Prune=confirm: Argo CD deletes nothing until {ARGOCD_DELETION_APPROVED} is set after the deletion"
+        ),
+        Note::DeletionHangs(why) => format!("{app} will not finish deleting: {why}"),
+        Note::ExternalResourceKept => format!(
+            "{app} is deleted, but its external resource stays: its deletionPolicy (Orphan) or management policies (without Delete) tell Crossplane to leave it"
+        ),
+        Note::RemoteCluster(field) => format!(
+            "{app} manages objects in another cluster ({field}): its controller deletes them there; this snapshot does not hold them"
+        ),
+        Note::StorageUndecoded { record } => {
+            format!("{app}: the release's storage record {record} decides what is uninstalled")
+        }
+    }
 }

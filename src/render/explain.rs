@@ -29,6 +29,9 @@ fn cascade_verb(r: &Relation) -> &'static str {
 /// `X takes Y (the endpoints controller)`: the cascade verb, the next
 /// object, and for a controller's cascade who performs it.
 fn cascade_phrase(r: &Relation, next: &str) -> String {
+    if let Some(c) = crate::analysis::managed::controller(r) {
+        return format!("manages {next} {} ({})", c.through(), c.name());
+    }
     match r.kind {
         RelKind::Controller(e) => format!("{} {next} ({})", cascade_verb(r), controller_why(e).1),
         _ => format!("{} {next}", cascade_verb(r)),

@@ -134,6 +134,14 @@ fn head(plan: &Plan, roots: &Roots, header: &Header) -> Result<String, Internal>
             ));
             line(String::from("controller, the pod garbage collector, the volume controller."));
         }
+        for (app, controller) in application_controllers(plan) {
+            line(format!(
+                "{}: deleting it lets {} delete what it manages, then remove its finalizer;",
+                app.of(&plan.refs)?,
+                controller.name()
+            ));
+            line(String::from("the script deletes that application object, not what it manages, and waits for it."));
+        }
     }
     if !plan.kept.is_empty() || !plan.orphaned.is_empty() {
         line(format!(
@@ -253,4 +261,22 @@ fn resource(o: &Object) -> String {
         true => kind,
         false => format!("{kind}.{}", o.group),
     }
+}
+
+/// The application objects whose controllers take something of the plan
+/// (`analysis::managed`), each once, in reference order.
+fn application_controllers(plan: &Plan) -> Vec<(ObjId, crate::model::managed::Controller)> {
+    let mut out: Vec<(ObjId, crate::model::managed::Controller)> = plan
+        .cascade
+        .cause
+        .iter()
+        .filter_map(|c| match c {
+            Some(Cause::Relation(r)) => plan.relations.get(*r as usize),
+            _ => None,
+        })
+        .filter_map(|r| crate::analysis::managed::controller(r).map(|c| (r.from, c)))
+        .collect();
+    out.sort_by(|a, b| plan.refs.get(a.0.index()).cmp(&plan.refs.get(b.0.index())));
+    out.dedup();
+    out
 }

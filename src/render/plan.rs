@@ -283,6 +283,7 @@ fn reason_out<'a>(r: &'a Reason, names: &Names<'a>) -> ReasonOut<'a> {
             out.annotation = Some(CLI_UTILS_MUTATION);
         }
         Reason::Controller { edge, .. } => out.why = Some(edge.id()),
+        Reason::ManagedThrough { controller, .. } => out.tool = Some(controller.id()),
         _ => {}
     }
     out
@@ -319,6 +320,11 @@ fn kept_out<'a>(k: &'a Kept, names: &Names<'a>) -> ReasonOut<'a> {
         Kept::Reclaim { claim, policy } => {
             out.reference = Some(names.of(*claim));
             out.why = Some(policy.id());
+        }
+        Kept::Managed { app, controller, keep } => {
+            out.reference = Some(names.of(*app));
+            out.tool = Some(controller.id());
+            out.why = keep.why();
         }
         _ => {}
     }
@@ -872,6 +878,7 @@ fn along(kind: RelKind) -> &'static str {
             ToolOrder::FluxDependsOn => "depends on",
             ToolOrder::UsageBy => "uses",
             ToolOrder::UsageOf => "protects",
+            ToolOrder::HelmRecord | ToolOrder::KappRecord => "record after",
         },
         RelKind::Controller(e) => match e {
             ControllerEdge::ServiceEndpoints => "takes (endpoints controller)",
