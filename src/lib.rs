@@ -22,6 +22,7 @@ pub mod escape;
 pub mod findings;
 pub mod graph;
 pub mod input;
+pub mod labels;
 pub mod load;
 pub mod model;
 pub mod plan;
