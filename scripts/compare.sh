@@ -48,10 +48,14 @@ for p in sys.argv[1:]: drop(doc, p.split("."))
 print(json.dumps(doc, indent=2))
 ' $IGNORE
 }
+# stderr of each run, in a file of this run's own: several clones compared
+# at once on one machine must not read each other's.
+err=$(mktemp)
+trap 'rm -f "$err"' EXIT
 same() { # label, command words...
   local label=$1; shift
-  a=$("$old" "$@" 2>/tmp/compare.err | strip; cat /tmp/compare.err; echo "exit=${PIPESTATUS[0]}")
-  b=$("$new" "$@" 2>/tmp/compare.err | strip; cat /tmp/compare.err; echo "exit=${PIPESTATUS[0]}")
+  a=$("$old" "$@" 2>"$err" | strip; cat "$err"; echo "exit=${PIPESTATUS[0]}")
+  b=$("$new" "$@" 2>"$err" | strip; cat "$err"; echo "exit=${PIPESTATUS[0]}")
   if [ "$a" != "$b" ]; then
     echo "DIFFERENT: $label"
     diff <(echo "$a") <(echo "$b") | head -10
