@@ -8,23 +8,41 @@ use clap::{ArgGroup, Args, CommandFactory, FromArgMatches, Parser, Subcommand, V
 use std::ffi::OsString;
 use std::path::PathBuf;
 
+// Help headings. Flags without one are the command's own, under "Options".
+const INPUT: &str = "Input";
+const LIMITS: &str = "Limits";
+const SELECTION: &str = "Selection";
+const RULES: &str = "Rules";
+const SETTINGS: &str = "Settings";
+
 const ABOUT: &str = "Offline graph analysis and deletion planning for resource snapshots.";
 
 const LONG_ABOUT: &str = "\
 Offline graph analysis and deletion planning for resource snapshots.
 
-teardown reads snapshots from files (what `kubectl get -A -o yaml` prints, or the
-small native format), builds the owner / destruction-dependency graph, and checks
-it. It never talks to a cluster.
+teardown reads snapshots from files and standard input, builds the owner /
+destruction-dependency graph, and checks it. It never talks to a cluster. Each
+document is read by the dialect that recognises it (or --dialect NAME):
+  kubernetes  what `kubectl get -o yaml` or `-o json` prints: objects, Lists
+  krake       Krake resources (metadata.owners)
+  murano      Murano object models, object store dumps and deployment tasks
+  kubevela    KubeVela ResourceTrackers beside their Applications
+  native      teardown's own format: `resources:` with owners and destruction dependencies
+  pairs       `tsort`-style pairs (with --dialect pairs only)
+YAML streams, JSON documents one after another (NDJSON, pretty-printed) and
+`kind: List`s are read from any file, whatever its name, and from standard input.
+Input that holds no object at all is an error (exit 2).
 
 Exit codes: 0 ok; 1 findings at error level, or a selector that matches nothing;
-2 usage, I/O or parse error.";
+2 usage, I/O or parse error, or no object in the input.";
 
 const EXAMPLES: &str = "\
 Examples:
-  kubectl get -A -o yaml | teardown check -       # what is wrong with a cluster's dump
+  kubectl get -A -o yaml $(kubectl api-resources --verbs=list -o name | paste -sd, -) > dump.yaml
+  teardown check dump.yaml                        # what is wrong with a cluster's dump
   teardown plan --delete ns/shop dump.yaml        # what deleting a namespace takes, in order
-  teardown explain pod/shop/web-1 --delete ns/shop dump.yaml  # why that pod goes";
+  teardown explain pod/shop/web-1 --delete ns/shop dump.yaml  # why that pod goes
+  teardown plan --delete ns/shop dump.yaml -o kubectl > delete.sh  # the script that runs the plan";
 
 #[derive(Parser, Debug)]
 #[command(name = "teardown", version, about = ABOUT, long_about = LONG_ABOUT, after_help = EXAMPLES, max_term_width = 100)]
@@ -81,7 +99,7 @@ pub enum Command {
     /// Validate a snapshot: parse errors, duplicates, dangling or invalid
     /// owners, cycles, unresolved dependencies, finalizers (rules TD001–TD017).
     #[command(after_help = "Examples:
-  kubectl get -A -o yaml | teardown check         # validate a live cluster's dump
+  kubectl get -A -o yaml deploy,rs,pods | teardown check  # validate a live cluster's workloads
   teardown check manifests/ --closed-world        # the files are the whole cluster
   teardown check manifests/ -o sarif --exit-zero > teardown.sarif  # for code scanning")]
     Check(CheckArgs),
@@ -90,7 +108,8 @@ pub enum Command {
     #[command(after_help = "Examples:
   teardown plan --delete ns/shop dump.yaml        # the namespace, with what it holds
   teardown plan --delete pods -l app=web -n shop dump.yaml  # every Pod labelled app=web in shop
-  teardown plan --delete deploy/shop/web dump.yaml -o names | xargs -L1 kubectl delete
+  teardown plan --delete deploy/shop/web dump.yaml -o kubectl > delete.sh  # review, then bash delete.sh
+  teardown plan --delete deploy/shop/web dump.yaml -o names | xargs kubectl get   # look at each object
   teardown plan --all manifests/ -o json > plan.json   # everything, in order; for `apply`
   teardown plan --all dump.yaml --as helm         # beside what `helm uninstall` would do")]
     Plan(PlanArgs),
@@ -173,18 +192,19 @@ pub enum ColorWhen {
 
 #[derive(Args, Debug, Clone)]
 pub struct InputArgs {
-    /// Files, directories (read recursively: *.yaml, *.yml, *.json, sorted), or
-    /// - for standard input [default: -]
+    /// Files (YAML or JSON, whatever their names), directories (read
+    /// recursively: *.yaml, *.yml, *.json, sorted), or - for standard input
+    /// [default: -]
     #[arg(value_name = "INPUT")]
     pub inputs: Vec<PathBuf>,
 
     /// Read every document with this dialect instead of recognising it.
-    #[arg(long, value_name = "NAME", value_parser = dialects())]
+    #[arg(long, value_name = "NAME", value_parser = dialects(), help_heading = INPUT)]
     pub dialect: Option<String>,
 
     /// Follow symbolic links inside the directories given (only to what lies
     /// inside them); without it they are not followed, as ripgrep does not
-    #[arg(short = 'L', long)]
+    #[arg(short = 'L', long, help_heading = INPUT)]
     pub follow: bool,
 
     #[command(flatten)]
@@ -199,16 +219,17 @@ impl InputArgs {
 }
 
 /// How much is read before teardown refuses (see "Limits" in the README).
+/// (Each flag names its heading: a struct's `next_help_heading` would go on
+/// to the flags after it in the command.)
 #[derive(Args, Debug, Clone)]
-#[command(next_help_heading = "Limits")]
 pub struct LimitArgs {
     /// Refuse a file, or standard input, larger than this (refused by its
     /// size, before it is read); K, M, G, T are powers of 1024
-    #[arg(long, value_name = "SIZE", default_value_t = Size(Limits::FILE_SIZE))]
+    #[arg(long, value_name = "SIZE", default_value_t = Size(Limits::FILE_SIZE), help_heading = LIMITS)]
     pub max_file_size: Size,
 
     /// Refuse an object (a document, or an item of a list) larger than this
-    #[arg(long, value_name = "SIZE", default_value_t = Size(Limits::OBJECT_SIZE))]
+    #[arg(long, value_name = "SIZE", default_value_t = Size(Limits::OBJECT_SIZE), help_heading = LIMITS)]
     pub max_object_size: Size,
 }
 
@@ -246,13 +267,19 @@ pub struct SelectArgs {
     /// is refused) and KIND/NAME (a cluster-scoped object named is taken,
     /// as kubectl does); alone, every object in the namespace, never a
     /// cluster-scoped one (not the Namespace itself: ns/NAME is that).
-    #[arg(short = 'n', long = "namespace", value_name = "NAMESPACE")]
+    #[arg(short = 'n', long = "namespace", value_name = "NAMESPACE", help_heading = SELECTION)]
     pub namespace: Option<String>,
 
-    /// Label selector: KEY=VALUE, KEY!=VALUE, KEY, !KEY, comma-separated;
-    /// narrows the selectors, or alone selects every object it matches.
-    #[arg(short = 'l', long = "selector", value_name = "LABELS")]
+    /// Label selector as kubectl's: KEY=VALUE, KEY!=VALUE, KEY in (V1,V2),
+    /// KEY notin (V1,V2), KEY, !KEY, comma-separated; narrows the
+    /// selectors, or alone selects every object it matches.
+    #[arg(short = 'l', long = "selector", value_name = "LABELS", help_heading = SELECTION)]
     pub labels: Option<String>,
+
+    /// Every namespace, as kubectl's -A: what a selector without -n reads
+    /// already (a snapshot has no current namespace).
+    #[arg(short = 'A', long, conflicts_with = "namespace", help_heading = SELECTION)]
+    pub all_namespaces: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -280,11 +307,11 @@ pub enum Deny {
 pub struct ConfigArgs {
     /// Read settings from this file instead of the teardown.toml found in
     /// the working directory or above it (up to the repository root).
-    #[arg(long, value_name = "FILE", conflicts_with = "isolated")]
+    #[arg(long, value_name = "FILE", conflicts_with = "isolated", help_heading = SETTINGS)]
     pub config: Option<PathBuf>,
 
     /// Read no teardown.toml: flags and defaults only.
-    #[arg(long)]
+    #[arg(long, help_heading = SETTINGS)]
     pub isolated: bool,
 }
 
@@ -295,12 +322,12 @@ pub struct RuleArgs {
     /// Report only the findings (and warnings) of these rules: ids or
     /// names, comma-separated or repeated (TD003,unknown-finalizer), or ALL
     /// [default: ALL, or teardown.toml's]
-    #[arg(long, value_name = "RULES", value_delimiter = ',')]
+    #[arg(long, value_name = "RULES", value_delimiter = ',', help_heading = RULES)]
     pub select: Vec<String>,
 
     /// Do not report the findings (and warnings) of these rules (ids or
     /// names, comma-separated or repeated).
-    #[arg(long, value_name = "RULES", value_delimiter = ',')]
+    #[arg(long, value_name = "RULES", value_delimiter = ',', help_heading = RULES)]
     pub ignore: Vec<String>,
 }
 
@@ -410,7 +437,7 @@ pub enum PlanFormat {
     Json,
     /// The same document as JSON, in YAML.
     Yaml,
-    /// One object a line, in plan order, for `xargs -L1 kubectl delete`.
+    /// Every object, in plan order, as kubectl names it (one namespace only).
     Names,
     /// One full reference a line (`Kind[.group]/[namespace/]name`), in plan order.
     Refs,
@@ -418,7 +445,7 @@ pub enum PlanFormat {
     Dot,
     /// A Mermaid flowchart, one subgraph per step.
     Mermaid,
-    /// A bash script that deletes each step's cascade roots with kubectl.
+    /// A bash script deleting each step's cascade roots: how to run a plan.
     Kubectl,
 }
 

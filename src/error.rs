@@ -29,6 +29,10 @@ pub enum Error {
     Duplicates { what: &'static str, objects: usize },
     /// `--prune NEW` holds nothing, so everything would be pruned (exit 1).
     EmptyNew,
+    /// No object was read from any input (an empty dump): nothing to
+    /// check or plan, and an empty dump must not pass (exit 2). The inputs,
+    /// as they are named.
+    EmptyInput { what: &'static str, inputs: Vec<String> },
     /// The plan cannot be made (exit 1).
     Plan(PlanError),
     /// A simulated deletion does not finish: objects wait forever (exit 1).
@@ -65,6 +69,7 @@ impl Error {
             | Error::Output(_)
             | Error::Unreadable { .. }
             | Error::Unusable { .. }
+            | Error::EmptyInput { .. }
             | Error::Unreconcilable { .. }
             | Error::Config { .. }
             | Error::Internal(_) => Exit::Unusable,
@@ -120,6 +125,22 @@ impl fmt::Display for Error {
             Error::EmptyNew => f.write_str(
                 "no plan: --prune NEW holds no objects, so everything in INPUT would be pruned; give --allow-empty-new if that is meant",
             ),
+            Error::EmptyInput { what, inputs } => {
+                let shown: Vec<String> = inputs
+                    .iter()
+                    .take(5)
+                    .map(|i| if i == "-" { "standard input".to_string() } else { format!("`{}`", crate::escape::escape(i)) })
+                    .collect();
+                let more = match inputs.len().saturating_sub(5) {
+                    0 => String::new(),
+                    n => format!(" and {}", count(n, "other input", "other inputs")),
+                };
+                write!(
+                    f,
+                    "no {what}: no object in {}{more}; an empty snapshot is refused, so that a dump that failed never passes (`kubectl get` prints nothing without resource types: see the README's Quick start for a dump of every kind)",
+                    shown.join(", ")
+                )
+            }
             Error::Plan(e) => write!(f, "{e}"),
             Error::Hangs { objects } => write!(
                 f,

@@ -28,6 +28,7 @@ pub mod findings;
 pub mod graph;
 pub mod input;
 pub mod internal;
+pub mod labels;
 pub mod load;
 pub mod model;
 pub mod plan;

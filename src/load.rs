@@ -42,6 +42,15 @@ impl Snapshot {
         self.findings.iter().any(|f| f.fatal) || self.omitted.count_of(|u| u.fatal) > 0
     }
 
+    /// Did the input hold nothing at all: no object, and no document that
+    /// failed to give one (TD001)? An empty dump, a `kubectl get` that
+    /// printed nothing, a directory of empty files.
+    pub fn holds_nothing(&self) -> bool {
+        self.objects.is_empty()
+            && !self.findings.iter().any(|f| f.rule == Rule::Td001)
+            && self.omitted.count_of(|u| u.rule == Rule::Td001) == 0
+    }
+
     /// The other places `id` is written (its copies), in file order: a
     /// slice of `copies`, which is sorted by object.
     pub fn copies_of(&self, id: ObjId) -> &[(ObjId, Span)] {
@@ -612,29 +621,27 @@ impl Reader<'_> {
 fn split_file(file: &SourceFile, threads: usize) -> Pieces {
     let text = &*file.text;
     let b = text.as_bytes();
-    match file.format {
-        Format::Json => {
-            if split::first_content(text, 0..text.len()).is_none() {
-                return Pieces::Docs(Vec::new());
-            }
-            let start = json::skip_ws(b, 0);
-            if b.get(start) == Some(&b'{') && b.len() >= jsonruns::MIN_LEN {
-                if let Some(runs) = jsonruns::runs(text, start, threads) {
-                    return Pieces::Runs(Box::new(runs));
-                }
-            }
-            Pieces::Docs(json_values(file))
+    // Text not named `.json` that holds JSON documents one after another
+    // is read as a `.json` file is.
+    if file.format == Format::Json || json::is_stream(b, jsonruns::MIN_LEN) {
+        if split::first_content(text, 0..text.len()).is_none() {
+            return Pieces::Docs(Vec::new());
         }
-        Format::Yaml => {
-            let documents = split::yaml_documents(text);
-            let mut docs = Vec::with_capacity(documents.len());
-            docs.extend(documents.into_iter().filter_map(|d| {
-                let start = split::first_content(text, d.clone())?;
-                Some(UnitSpec { range: start..d.end, form: Form::Yaml, list: None })
-            }));
-            Pieces::Docs(docs)
+        let start = json::skip_ws(b, 0);
+        if b.get(start) == Some(&b'{') && b.len() >= jsonruns::MIN_LEN {
+            if let Some(runs) = jsonruns::runs(text, start, threads) {
+                return Pieces::Runs(Box::new(runs));
+            }
         }
+        return Pieces::Docs(json_values(file));
     }
+    let documents = split::yaml_documents(text);
+    let mut docs = Vec::with_capacity(documents.len());
+    docs.extend(documents.into_iter().filter_map(|d| {
+        let start = split::first_content(text, d.clone())?;
+        Some(UnitSpec { range: start..d.end, form: Form::Yaml, list: None })
+    }));
+    Pieces::Docs(docs)
 }
 
 /// The top-level values of a JSON file (one, or NDJSON); from the first

@@ -90,50 +90,7 @@ fn kind_ref(group: &str, kind: &str) -> String {
     }
 }
 
-/// One requirement of a label selector.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum LabelReq {
-    Eq(String, String),
-    Ne(String, String),
-    Exists(String),
-    NotExists(String),
-}
-
-impl LabelReq {
-    /// Does it select by a label the object has (`KEY=VALUE`, `KEY`),
-    /// rather than by one it lacks?
-    pub fn is_positive(&self) -> bool {
-        matches!(self, LabelReq::Eq(..) | LabelReq::Exists(_))
-    }
-}
-
-pub fn parse_labels(text: &str) -> Result<Vec<LabelReq>, Error> {
-    let mut out = Vec::new();
-    for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-        let bad =
-            || Error::Usage(format!("invalid label selector `{part}`: expected KEY=VALUE, KEY!=VALUE, KEY or !KEY"));
-        if part.contains(['(', ')', ' ']) {
-            return Err(bad());
-        }
-        let req = if let Some((k, v)) = part.split_once("!=") {
-            LabelReq::Ne(k.into(), v.into())
-        } else if let Some((k, v)) = part.split_once("==").or_else(|| part.split_once('=')) {
-            LabelReq::Eq(k.into(), v.into())
-        } else if let Some(k) = part.strip_prefix('!') {
-            LabelReq::NotExists(k.into())
-        } else {
-            LabelReq::Exists(part.into())
-        };
-        match &req {
-            LabelReq::Eq(k, _) | LabelReq::Ne(k, _) | LabelReq::Exists(k) | LabelReq::NotExists(k) if k.is_empty() => {
-                return Err(bad())
-            }
-            _ => {}
-        }
-        out.push(req);
-    }
-    Ok(out)
-}
+pub use crate::labels::{parse as parse_labels, LabelReq};
 
 /// A selection: selectors, narrowed by namespace and labels.
 #[derive(Clone, Debug, Default)]
@@ -153,6 +110,8 @@ impl Query {
             return Err(Error::Usage("-n: empty namespace".into()));
         }
         let parsed = match labels {
+            // Commas and blanks alone: the empty selector, refused below.
+            Some(l) if l.split(',').all(|p| p.trim().is_empty()) => Vec::new(),
             Some(l) => parse_labels(l)?,
             None => Vec::new(),
         };
@@ -500,12 +459,7 @@ fn resolve_word<'k>(
 }
 
 fn label_matches(o: &Object, req: &LabelReq) -> bool {
-    match req {
-        LabelReq::Eq(k, v) => o.label(k) == Some(v.as_str()),
-        LabelReq::Ne(k, v) => o.label(k) != Some(v.as_str()),
-        LabelReq::Exists(k) => o.label(k).is_some(),
-        LabelReq::NotExists(k) => o.label(k).is_none(),
-    }
+    req.matches(o.label(req.key()))
 }
 
 /// A kind alone, as kubectl takes one: `pod`, `Pods`, `deploy`,
@@ -953,7 +907,8 @@ mod tests {
                 LabelReq::NotExists("canary".into()),
             ]
         );
-        assert!(parse_labels("app in (a,b)").is_err());
+        assert!(parse_labels("app in (a,b)").is_ok());
+        assert!(parse_labels("app in (a,b").is_err());
         assert!(parse_labels("=x").is_err());
         assert!(Query::new(&[], None, Some(",")).is_err());
         assert!(Query::new(&[], Some(String::new()), None).is_err());

@@ -375,3 +375,21 @@ pub fn selection(selectors: &[String], select: &crate::cli::SelectArgs) -> Resul
     }
     Ok(query)
 }
+
+/// `teardown plan --delete deploy web dump.yaml`: a selector written with a
+/// space, as `kubectl delete deploy web` takes it. teardown reads `web` as
+/// an INPUT; when no such file exists, say what was meant (exit 2) before
+/// anything is read: KIND/NAME, with a slash.
+pub fn spaced_selector(selectors: &[String], inputs: &[PathBuf]) -> Result<(), Error> {
+    let bare = |s: &&String| !s.is_empty() && !s.contains(['/', ':', '=', ' ']);
+    let Some(kind) = selectors.iter().rev().find(bare) else { return Ok(()) };
+    let missing = inputs.iter().find(|p| {
+        let word = p.to_string_lossy();
+        word != "-" && !word.contains(['/', '.']) && std::fs::symlink_metadata(p).is_err()
+    });
+    let Some(name) = missing else { return Ok(()) };
+    let name = crate::escape::escape(&name.to_string_lossy()).into_owned();
+    Err(Error::Usage(format!(
+        "no file or directory `{name}`: teardown names an object KIND/NAME, with a slash (`{kind}/{name}`, as `kubectl get {kind}/{name}`), and reads a word after a selector as an INPUT; did you mean `{kind}/{name}`?"
+    )))
+}

@@ -160,12 +160,25 @@ fn td011_unknown_finalizer_and_its_controller() {
 
 #[test]
 fn td013_empty_files() {
-    let (code, r) = check_json(&["fixtures/check/td013-empty.yaml", "fixtures/check/td013-comments-only.yaml"]);
+    // Beside a file with objects: a warning each.
+    let (code, r) = check_json(&[
+        "fixtures/check/td013-empty.yaml",
+        "fixtures/check/td013-comments-only.yaml",
+        "fixtures/formats/native.yaml",
+    ]);
     assert_eq!(findings(&r), vec![f("TD013", "warning", 1, 1), f("TD013", "warning", 1, 1)]);
     // In path order, whatever order the files are named in (issue 19).
     assert_eq!(r["findings"][0]["file"], "fixtures/check/td013-comments-only.yaml");
     assert_eq!(r["findings"][1]["file"], "fixtures/check/td013-empty.yaml");
     assert_eq!(code, 0);
+    // Alone, no object in any input: an error (exit 2, issue 37).
+    let (code, out, err) =
+        common::run(&["check", "fixtures/check/td013-empty.yaml", "fixtures/check/td013-comments-only.yaml"]);
+    assert_eq!((code, out.as_str()), (2, ""), "{err}");
+    assert!(
+        err.contains("no object in `fixtures/check/td013-comments-only.yaml`, `fixtures/check/td013-empty.yaml`"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -189,7 +189,8 @@ fn a_directory_without_files_is_a_warning() {
     std::fs::write(dir.path().join("sub/notes.txt"), "not read").unwrap();
     std::fs::write(dir.path().join(".hidden.yaml"), "kind: Namespace").unwrap();
     let path = dir.path().to_str().unwrap();
-    let (code, out, _) = run(&["check", path, "-o", "json"]);
+    // With files beside it, a warning (TD013).
+    let (code, out, _) = run(&["check", path, "fixtures/formats/native.yaml", "-o", "json"]);
     assert_eq!(code, 0, "a warning");
     let report: serde_json::Value = serde_json::from_str(&out).unwrap();
     let f = &report["findings"][0];
@@ -197,16 +198,18 @@ fn a_directory_without_files_is_a_warning() {
     assert_eq!(f["severity"], "warning");
     assert_eq!(f["file"], path);
     assert!(f["message"].as_str().unwrap().contains("no *.yaml, *.yml or *.json file in this directory"));
-    let (code, _, err) = run(&["plan", "--all", path]);
+    let (code, _, err) = run(&["plan", "--all", path, "fixtures/formats/native.yaml"]);
     assert_eq!(code, 0);
     assert!(err.contains(&format!("warning[TD013]: {path}: no *.yaml")), "{err}");
-    // With files beside it, the other directory still warns.
-    let (code, out, _) = run(&["check", path, "fixtures/shop", "-o", "json"]);
-    assert_eq!(code, 0);
-    assert!(out.contains("TD013"));
+    // Alone, it is input that holds no object: an error (exit 2, issue
+    // 37), after the warning that says why.
+    let (code, out, err) = run(&["check", path]);
+    assert_eq!((code, out.as_str()), (2, ""), "{err}");
+    assert!(err.contains("no *.yaml, *.yml or *.json file in this directory"), "{err}");
+    assert!(err.contains(&format!("no object in `{path}`")), "{err}");
     // A directory with a file that holds nothing is the file's warning, not the directory's.
     std::fs::write(dir.path().join("sub/empty.yaml"), "").unwrap();
-    let (_, out, _) = run(&["check", path, "-o", "json"]);
+    let (_, out, _) = run(&["check", path, "fixtures/formats/native.yaml", "-o", "json"]);
     assert!(!out.contains("in this directory") && out.contains("holds no objects"), "{out}");
 }
 

@@ -19,7 +19,16 @@ pub fn run(args: CheckArgs, env: Env, style: Style) -> Result<Status, Error> {
         digests: false,
         limits: args.input.reading(),
     };
-    let mut snapshot = load::load(&args.input.paths(), &options, env.stdin);
+    let paths = args.input.paths();
+    let mut snapshot = load::load(&paths, &options, env.stdin);
+    if snapshot.holds_nothing() {
+        // What was found instead (an empty file, a directory without
+        // files) is said first.
+        if !env.quiet {
+            super::shared::diagnostics(&snapshot, &snapshot.findings, &snapshot.omitted, style, env.stderr);
+        }
+        return Err(super::shared::empty_input("check", &paths));
+    }
     let mut resolved = Vec::new();
     for (finalizer, query) in &controls.finalizers.named {
         resolved.push((finalizer.clone(), query.select(&snapshot.objects)?));

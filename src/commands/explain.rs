@@ -15,6 +15,8 @@ pub fn run(args: ExplainArgs, env: Env, style: Style) -> Result<Status, Error> {
     let mut settings = PlanSettings::new(&args.plan, true)?;
     let controls = crate::settings::controls(&RuleArgs::default(), &args.config, &args.plan.finalizer_controller)?;
     crate::settings::with_controls(&mut settings, &controls);
+    let selectors: Vec<String> = std::iter::once(&args.object).chain(&args.plan.delete).cloned().collect();
+    crate::settings::spaced_selector(&selectors, &args.input.inputs)?;
     let voice = Voice { style, progress: env.progress, rules: controls.rules, quiet: env.quiet };
     let (snapshot, plan) = super::plan::make(
         &settings,

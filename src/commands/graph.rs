@@ -11,6 +11,7 @@ use crate::render::diagnostics::Style;
 pub fn run(args: GraphArgs, env: Env, style: Style) -> Result<Status, Error> {
     let query = crate::settings::selection(&args.focus, &args.select)?;
     let controls = crate::settings::controls(&args.rules, &args.config, &[])?;
+    crate::settings::spaced_selector(&args.focus, &args.input.inputs)?;
     let paths = args.input.paths();
     let loading = Loading::plain(args.input.dialect.clone(), args.skip_invalid, "graph", style, env.progress, &paths)
         .saying(controls.rules, env.quiet)

@@ -21,7 +21,44 @@ pub(super) fn printable<L: AsRef<[ObjId]>>(snapshot: &Snapshot, lists: &[L], fla
     let tail = format!(
         "{flag} prints no line that `xargs -L1 kubectl delete` could misread (-o refs prints the references as they are)"
     );
-    refuse(snapshot, lists, flag, &tail, problem)
+    refuse(snapshot, lists, flag, &tail, problem)?;
+    one_namespace(snapshot, lists, flag)
+}
+
+/// Refuse (exit 2) lines of more than one namespace. A plain `xargs kubectl
+/// delete` (without `-L1`) joins the lines into as few commands as fit, and
+/// kubectl takes the last `-n` of a command for every object it names:
+/// `pod/a -n x` and `deployment.apps/b -n y` joined delete `pod/a` in `y`,
+/// an object outside the plan. Lines of one namespace (and cluster-scoped
+/// ones, which kubectl reads in no namespace) say the same however they
+/// are joined.
+fn one_namespace<L: AsRef<[ObjId]>>(snapshot: &Snapshot, lists: &[L], flag: &str) -> Result<(), Error> {
+    let objects = &snapshot.objects;
+    let mut namespaces: Vec<&str> = Vec::new();
+    'lists: for ids in lists {
+        for &id in ids.as_ref() {
+            let o = id.of(objects)?;
+            if let (Identity::Coordinates | Identity::Ref, Some(ns)) = (o.identity(), o.namespace.as_deref()) {
+                if !namespaces.contains(&ns) {
+                    namespaces.push(ns);
+                    if namespaces.len() > 2 {
+                        break 'lists;
+                    }
+                }
+            }
+        }
+    }
+    let [first, second, ..] = namespaces.as_slice() else { return Ok(()) };
+    let more = if namespaces.len() > 2 { " and more" } else { "" };
+    Err(Error::Usage(format!(
+        "{flag}: the objects are in more than one namespace (`{}`, `{}`{more}): a plain `xargs kubectl delete` \
+         joins lines into one command, and kubectl deletes every object it names in the command's last \
+         `-n`, which could be an object outside the plan; {flag} prints the objects of one namespace only \
+         (narrow with -n NAMESPACE; -o refs prints them all). To run a plan, use -o kubectl: a script that \
+         deletes each step's cascade roots",
+        shown(first),
+        shown(second)
+    )))
 }
 
 /// Refuse (exit 2) unless kubectl would read every object of `lists` as

@@ -84,6 +84,7 @@ fn made(
         Some(file) => crate::settings::controls_with(&args.rules, file, finalizers)?,
     };
     crate::settings::with_controls(&mut settings, &controls);
+    crate::settings::spaced_selector(&args.plan.delete, &args.input.inputs)?;
     let voice = Voice { rules: controls.rules, ..voice };
     let detail = match args.output {
         PlanFormat::Table => Detail { reasons: true, places: false },
@@ -224,6 +225,7 @@ pub(super) fn make(
         quiet,
         limits: input.reading(),
         read,
+        may_be_empty: false,
     };
     let snapshot = load_usable(&loading, stdin, stderr)?;
     refuse_duplicates(&snapshot, "plan", style, stderr)?;
@@ -247,8 +249,14 @@ pub(super) fn make(
         Start::Prune(new) => {
             // Never skipped: an object whose document in NEW is skipped
             // would look absent from NEW, and be pruned.
-            let loading =
-                Loading { skip_invalid: false, what: "plan (in --prune NEW)", digests: false, paths: new, ..loading };
+            let loading = Loading {
+                skip_invalid: false,
+                what: "plan (in --prune NEW)",
+                digests: false,
+                paths: new,
+                may_be_empty: true,
+                ..loading
+            };
             let new = load_usable(&loading, stdin, stderr)?;
             // (A deleted Murano environment, `{"Objects": null}`, is empty
             // on purpose: Murano destroys everything.)

@@ -32,7 +32,8 @@ pub fn run(args: ReconcileArgs, env: Env, style: Style) -> Result<Status, Error>
             let loading =
                 Loading::plain(args.input.dialect.clone(), false, "reconciliation", style, false, &settings.desired)
                     .saying(controls.rules, env.quiet)
-                    .limited(args.input.reading());
+                    .limited(args.input.reading())
+                    .may_be_empty();
             let mut no_stdin = std::io::empty();
             let desired = load_usable(&loading, &mut no_stdin, env.stderr)?;
             refuse_duplicates(&desired, "reconciliation", style, env.stderr)?;

@@ -87,6 +87,9 @@ pub(super) struct Loading<'a> {
     pub(super) limits: Limits,
     /// Reads the inputs instead of `load::load` (`apply`).
     pub(super) read: Option<Reader<'a>>,
+    /// The inputs may hold no object at all (`--prune NEW`, `reconcile
+    /// --desired`); the snapshot a command reads may not (exit 2).
+    pub(super) may_be_empty: bool,
 }
 
 impl<'a> Loading<'a> {
@@ -113,12 +116,18 @@ impl<'a> Loading<'a> {
             quiet: false,
             limits: Limits::default(),
             read: None,
+            may_be_empty: false,
         }
     }
 
     /// Reading within these limits.
     pub(super) fn limited(self, limits: Limits) -> Loading<'a> {
         Loading { limits, ..self }
+    }
+
+    /// Reading inputs that may hold no object at all.
+    pub(super) fn may_be_empty(self) -> Loading<'a> {
+        Loading { may_be_empty: true, ..self }
     }
 
     /// What is said, as the finding controls and `-q` say.
@@ -140,7 +149,8 @@ pub(super) fn load_usable(how: &Loading, stdin: &mut dyn Read, stderr: &mut Vec<
         None => load::load(how.paths, &options, stdin),
     };
     let (findings, omitted) = (&snapshot.findings, &snapshot.omitted);
-    if findings.is_empty() {
+    let empty = !how.may_be_empty && snapshot.holds_nothing();
+    if findings.is_empty() && !empty {
         return Ok(snapshot);
     }
     // (The findings not listed count too.)
@@ -153,6 +163,8 @@ pub(super) fn load_usable(how: &Loading, stdin: &mut dyn Read, stderr: &mut Vec<
         Some(Error::Unreadable { what: how.what, inputs: unreadable })
     } else if invalid > 0 && !how.skip_invalid {
         Some(Error::Unusable { what: how.what, findings: invalid })
+    } else if empty {
+        Some(empty_input(how.what, how.paths))
     } else {
         None
     };
@@ -172,6 +184,12 @@ pub(super) fn load_usable(how: &Loading, stdin: &mut dyn Read, stderr: &mut Vec<
         Some(e) => Err(e),
         None => Ok(snapshot),
     }
+}
+
+/// The error of a snapshot that holds nothing (CONTRACT §6: empty input is
+/// an error, so that an empty dump never passes), naming the inputs.
+pub(super) fn empty_input(what: &'static str, paths: &[PathBuf]) -> Error {
+    Error::EmptyInput { what, inputs: paths.iter().map(|p| p.display().to_string()).collect() }
 }
 
 /// Findings as diagnostics on stderr, without `check`'s summary line.

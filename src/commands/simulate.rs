@@ -27,6 +27,7 @@ pub fn run(args: SimulateArgs, env: Env, style: Style) -> Result<Status, Error> 
             (_, None) => CascadeMode::Background,
         };
     let controls = crate::settings::controls(&args.rules, &args.config, &[])?;
+    crate::settings::spaced_selector(&args.delete, &args.input.inputs)?;
     let paths = args.input.paths();
     let loading =
         Loading::plain(args.input.dialect.clone(), args.skip_invalid, "simulation", style, env.progress, &paths)

@@ -20,6 +20,26 @@ pub fn skip_ws(b: &[u8], mut i: usize) -> usize {
     i
 }
 
+/// Is this text, whatever its file is called, JSON documents one after
+/// another — NDJSON, pretty-printed documents, `kubectl get -o json` run
+/// several times — or one large JSON document (`kubectl get -o json` on
+/// standard input, read in parallel runs as a `.json` file is)? Its first
+/// value is an object or an array; after it comes another one, or nothing
+/// in a text of `large` bytes or more. One small JSON document stays a
+/// YAML document that starts like JSON, and JSON documents parted by `---`
+/// a YAML stream.
+pub fn is_stream(b: &[u8], large: usize) -> bool {
+    let start = skip_ws(b, 0);
+    if !matches!(b.get(start), Some(b'{' | b'[')) {
+        return false;
+    }
+    if b.len() >= large {
+        return true;
+    }
+    let Some(end) = value_end(b, start) else { return false };
+    matches!(b.get(skip_ws(b, end)), Some(b'{' | b'['))
+}
+
 /// The end of the string starting at `b[i] == '"'`.
 pub fn string_end(b: &[u8], i: usize) -> Option<usize> {
     let mut j = i + 1;
@@ -301,6 +321,18 @@ fn clean(message: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn json_streams_are_told_from_yaml() {
+        for stream in ["{\"a\": 1}\n{\"b\": 2}\n", "{\n \"a\": [1]\n}\n\n[{}]", " {}{}"] {
+            assert!(is_stream(stream.as_bytes(), 1 << 20), "{stream}");
+        }
+        for other in ["{\"a\": 1}\n", "{\"a\": 1}\n---\n{\"b\": 2}\n", "a: {}\n", "# {}\n{}{}", "{\"a\": 1\n{}"] {
+            assert!(!is_stream(other.as_bytes(), 1 << 20), "{other}");
+        }
+        assert!(is_stream(b"{\"a\": 1}", 4));
+    }
+
     use super::*;
 
     #[test]
