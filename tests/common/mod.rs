@@ -94,6 +94,25 @@ pub fn json_of(command: &str, args: &[&str]) -> Value {
     serde_json::from_str(&out).unwrap_or_else(|e| panic!("not JSON ({e}): {out}"))
 }
 
+/// `teardown plan -o json ARGS…`, which must succeed: the plan.
+pub fn plan(args: &[&str]) -> Value {
+    json_of("plan", args)
+}
+
+/// `teardown plan -o json ARGS…`, however it ends: (exit code, the plan —
+/// `Null` when nothing was printed —, stderr).
+pub fn try_plan(args: &[&str]) -> (i32, Value, String) {
+    let mut all = vec!["plan", "-o", "json"];
+    all.extend_from_slice(args);
+    let (code, out, err) = run(&all);
+    let v = if out.is_empty() {
+        Value::Null
+    } else {
+        serde_json::from_str(&out).unwrap_or_else(|e| panic!("not JSON ({e}): {out}\nstderr: {err}"))
+    };
+    (code, v, err)
+}
+
 /// Steps written as lists of references (what `steps` returns).
 pub fn s(items: &[&[&str]]) -> Vec<Vec<String>> {
     items.iter().map(|step| step.iter().map(|r| r.to_string()).collect()).collect()

@@ -91,7 +91,7 @@ fn write(dir: &tempfile::TempDir, name: &str, text: &str) -> PathBuf {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+    #![proptest_config(crate::props_gen::config(300))]
 
     #[test]
     fn plans_keep_their_promises((objs, namespaces, targets, in_new) in snapshot()) {

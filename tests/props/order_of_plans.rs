@@ -35,7 +35,7 @@
 //! puts before one of its members (and the plan keeps before).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing, clippy::string_slice)]
 
-mod props_gen;
+use crate::props_gen;
 use props_gen::{kube, run, Kube, KubeOpts, Native, FINALIZERS, KINDS, NAMESPACES};
 use proptest::prelude::*;
 use serde_json::Value;

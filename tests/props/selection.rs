@@ -29,7 +29,7 @@
 //!   object with those labels.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing, clippy::string_slice)]
 
-mod props_gen;
+use crate::props_gen;
 use props_gen::{kube, run, Kube, KubeOpts, KINDS, LABELS, NAMES, NAMESPACES};
 use proptest::prelude::*;
 use serde_json::Value;

@@ -48,7 +48,7 @@
 //! not in snapshot"); the oracle follows each mode as the README states it.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing, clippy::string_slice)]
 
-mod props_gen;
+use crate::props_gen;
 use props_gen::{kube, run, uid, Kube, KubeOpts, NAMESPACES};
 use proptest::prelude::*;
 use serde_json::Value;
@@ -260,7 +260,7 @@ proptest! {
 // answers worked out in their comments); the binary, so that
 // `TEARDOWN_BIN=OLD` shows the old behaviour.
 
-mod common;
+use crate::common;
 
 const CSD: &str = "fixtures/cascades/cluster-scoped-dependent.yaml";
 

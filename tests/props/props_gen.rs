@@ -1,4 +1,4 @@
-//! Generators and helpers shared by the property tests (tests/props_*.rs):
+//! Generators and helpers shared by the property tests (the modules of tests/props/):
 //! Kubernetes-shaped snapshots (several groups with the same kind names,
 //! built-in and custom, namespaced and cluster-scoped; Namespaces and CRDs;
 //! owner references with uids — right, wrong, to another group's kind, to
@@ -26,7 +26,7 @@ pub fn cases(default: u32) -> u32 {
 }
 
 /// The configuration of every property here: `default` cases (or
-/// `PROPTEST_CASES`), failures kept in `tests/<file>.proptest-regressions`
+/// `PROPTEST_CASES`), failures kept in `tests/props/<module>.proptest-regressions`
 /// and run first next time.
 pub fn config(default: u32) -> ProptestConfig {
     ProptestConfig {

@@ -29,7 +29,7 @@
 //!   (TD010 after apply); apply now takes them out.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing, clippy::string_slice)]
 
-mod props_gen;
+use crate::props_gen;
 use props_gen::{file_text, kube, run, uid, Kube, KubeOpts, Native};
 use proptest::prelude::*;
 use serde_json::Value;
@@ -286,7 +286,7 @@ proptest! {
 // ---------------------------------------------------------------------------
 // The defects the property found, worked out by hand.
 
-mod common;
+use crate::common;
 
 /// Plan `args` on a copy of `fixture`, apply it, check the result: the
 /// plan, the file after, and the findings of TD003 and TD010 after.

@@ -49,7 +49,7 @@
 //! cause all followed the order the files were read in.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing, clippy::string_slice)]
 
-mod props_gen;
+use crate::props_gen;
 use props_gen::{file_text, kube, run, Kube, KubeOpts};
 use proptest::prelude::*;
 use serde_json::Value;
@@ -413,7 +413,7 @@ proptest! {
 // second with the names the other way round, and on the files named in
 // reverse order on the command line.
 
-mod common;
+use crate::common;
 
 /// `cmd` on `files` (fixture paths) three ways: the same output (stdout,
 /// stderr, exit code) once names are mapped. Returns it.

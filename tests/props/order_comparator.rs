@@ -113,7 +113,7 @@ fn graphs() -> impl Strategy<Value = (usize, Vec<(usize, usize, bool)>, Vec<bool
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 4000, ..ProptestConfig::default() })]
+    #![proptest_config(crate::props_gen::config(4000))]
 
     #[test]
     fn every_kept_constraint_holds_and_steps_are_minimal((n, edges, in_set) in graphs()) {
@@ -334,7 +334,7 @@ fn namespaces() -> impl Strategy<Value = Namespaced> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 3000, ..ProptestConfig::default() })]
+    #![proptest_config(crate::props_gen::config(3000))]
 
     #[test]
     fn a_namespace_barrier_orders_as_the_pairwise_edges((n, edges, mut in_set, pod) in namespaces()) {
@@ -413,7 +413,7 @@ fn hubbed() -> impl Strategy<Value = (usize, Vec<usize>, Vec<(usize, usize, bool
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
+    #![proptest_config(crate::props_gen::config(2000))]
 
     #[test]
     fn a_hub_orders_like_every_pair((n, side, edges) in hubbed()) {

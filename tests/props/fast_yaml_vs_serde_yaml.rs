@@ -315,7 +315,7 @@ fn document() -> impl Strategy<Value = String> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 3000, ..ProptestConfig::default() })]
+    #![proptest_config(crate::props_gen::config(3000))]
 
     #[test]
     fn agrees_with_serde_yaml_on_generated_documents(doc in document()) {
