@@ -4,13 +4,9 @@
 // Test code: a failed unwrap or index is a failed test (not shipped; see clippy.toml).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing, clippy::string_slice)]
 
-mod common;
+use crate::common;
 use common::run;
 use serde_json::Value;
-
-fn plan_json(args: &[&str]) -> Value {
-    common::json_of("plan", args)
-}
 
 fn resource<'a>(plan: &'a Value, reference: &str) -> &'a Value {
     let steps = plan["steps"].as_array().unwrap().iter().flat_map(|s| s["resources"].as_array().unwrap());
@@ -20,7 +16,7 @@ fn resource<'a>(plan: &'a Value, reference: &str) -> &'a Value {
 
 #[test]
 fn plan_json_carries_typed_reasons_and_their_text() {
-    let plan = plan_json(&["--delete", "deploy/web", "fixtures/shop"]);
+    let plan = common::plan(&["--delete", "deploy/web", "fixtures/shop"]);
     let web = resource(&plan, "Deployment.apps/shop/web");
     assert_eq!(web["reasons"][0]["type"], "target");
     assert_eq!(web["reasons"][1]["type"], "depends-on");
@@ -31,7 +27,7 @@ fn plan_json_carries_typed_reasons_and_their_text() {
     assert_eq!(rs["reason"], "owned by Deployment.apps/shop/web");
 
     // Garbage, by the collector's rule, with what it points at.
-    let plan = plan_json(&["--gc", "fixtures/plan/gc.yaml"]);
+    let plan = common::plan(&["--gc", "fixtures/plan/gc.yaml"]);
     let pod = resource(&plan, "Pod/batch/report-old");
     assert_eq!(
         pod["reasons"],
@@ -47,7 +43,7 @@ fn plan_json_carries_typed_reasons_and_their_text() {
 
 #[test]
 fn plan_warnings_are_typed() {
-    let plan = plan_json(&["--all", "fixtures/plan/murano-destruction-cycle.yaml"]);
+    let plan = common::plan(&["--all", "fixtures/plan/murano-destruction-cycle.yaml"]);
     let warnings = plan["warnings"].as_array().unwrap();
     assert!(!warnings.is_empty());
     let cycle = warnings.iter().find(|w| w["rule"] == "TD008").expect("a TD008 warning");

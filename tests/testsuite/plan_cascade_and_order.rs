@@ -4,31 +4,17 @@
 // Test code: a failed unwrap or index is a failed test (not shipped; see clippy.toml).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing, clippy::string_slice)]
 
-mod common;
-use common::{run, steps};
+use crate::common;
+use common::{plan, run, s, steps, try_plan};
 use serde_json::Value;
-
-fn plan(args: &[&str]) -> (i32, Value) {
-    let mut all = vec!["plan", "-o", "json"];
-    all.extend_from_slice(args);
-    let (code, out, err) = run(&all);
-    if code != 0 {
-        return (code, Value::String(err));
-    }
-    (code, serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}")))
-}
 
 fn refs(v: &Value, key: &str) -> Vec<String> {
     v[key].as_array().unwrap().iter().map(|r| r["ref"].as_str().unwrap().to_string()).collect()
 }
 
-fn s(items: &[&[&str]]) -> Vec<Vec<String>> {
-    items.iter().map(|step| step.iter().map(|r| r.to_string()).collect()).collect()
-}
-
 #[test]
 fn deployment_replicasets_pods_in_three_steps() {
-    let (code, v) = plan(&["--delete", "deployment/web", "fixtures/plan/deployment.yaml"]);
+    let (code, v, _) = try_plan(&["--delete", "deployment/web", "fixtures/plan/deployment.yaml"]);
     assert_eq!(code, 0);
     assert_eq!(
         steps(&v),
@@ -47,13 +33,13 @@ fn deployment_replicasets_pods_in_three_steps() {
     assert_eq!(v["steps"][2]["resources"][0]["reason"], "target");
     assert_eq!(v["targets"], serde_json::json!(["Deployment.apps/prod/web"]));
     // foreground and background give the same set and steps.
-    let (_, fg) = plan(&["--delete", "deployment/web", "--cascade", "foreground", "fixtures/plan/deployment.yaml"]);
+    let fg = plan(&["--delete", "deployment/web", "--cascade", "foreground", "fixtures/plan/deployment.yaml"]);
     assert_eq!(steps(&fg), steps(&v));
 }
 
 #[test]
 fn orphan_deletes_only_the_target() {
-    let (code, v) = plan(&["--delete", "deployment/web", "--cascade", "orphan", "fixtures/plan/deployment.yaml"]);
+    let (code, v, _) = try_plan(&["--delete", "deployment/web", "--cascade", "orphan", "fixtures/plan/deployment.yaml"]);
     assert_eq!(code, 0);
     assert_eq!(steps(&v), s(&[&["Deployment.apps/prod/web"]]));
     assert_eq!(refs(&v, "orphaned"), ["ReplicaSet.apps/prod/web-5d4f", "ReplicaSet.apps/prod/web-6b7c"]);
@@ -63,22 +49,22 @@ fn orphan_deletes_only_the_target() {
 
 #[test]
 fn a_pod_with_two_owners_survives_under_all_and_goes_under_any() {
-    let (_, all) = plan(&["--delete", "rs/left", "fixtures/plan/two-owners.yaml"]);
+    let all = plan(&["--delete", "rs/left", "fixtures/plan/two-owners.yaml"]);
     assert_eq!(steps(&all), s(&[&["ReplicaSet.apps/prod/left"]]));
     assert_eq!(refs(&all, "kept"), ["Pod/prod/shared"]);
     assert_eq!(all["kept"][0]["keptBy"], "ReplicaSet.apps/prod/right");
     assert_eq!(all["kept"][0]["reason"], "still owned by ReplicaSet.apps/prod/right");
-    let (_, any) = plan(&["--delete", "rs/left", "--multi-owner", "any", "fixtures/plan/two-owners.yaml"]);
+    let any = plan(&["--delete", "rs/left", "--multi-owner", "any", "fixtures/plan/two-owners.yaml"]);
     assert_eq!(steps(&any), s(&[&["Pod/prod/shared"], &["ReplicaSet.apps/prod/left"]]));
     assert_eq!(refs(&any, "kept"), Vec::<String>::new());
     // Deleting both owners deletes it under `all` too.
-    let (_, both) = plan(&["--delete", "rs/left,rs/right", "fixtures/plan/two-owners.yaml"]);
+    let both = plan(&["--delete", "rs/left,rs/right", "fixtures/plan/two-owners.yaml"]);
     assert_eq!(steps(&both), s(&[&["Pod/prod/shared"], &["ReplicaSet.apps/prod/left", "ReplicaSet.apps/prod/right"]]));
 }
 
 #[test]
 fn deleting_what_a_controller_stays_to_recreate_is_a_warning() {
-    let (_, v) = plan(&["--delete", "pod/web-6b7c-a", "fixtures/plan/deployment.yaml"]);
+    let v = plan(&["--delete", "pod/web-6b7c-a", "fixtures/plan/deployment.yaml"]);
     assert_eq!(steps(&v), s(&[&["Pod/prod/web-6b7c-a"]]));
     assert_eq!(
         v["warnings"][0]["message"],
@@ -88,20 +74,20 @@ fn deleting_what_a_controller_stays_to_recreate_is_a_warning() {
 
 #[test]
 fn murano_r_owns_a_owns_b() {
-    let (_, v) = plan(&["--all", "fixtures/plan/murano-chain.yaml"]);
+    let v = plan(&["--all", "fixtures/plan/murano-chain.yaml"]);
     assert_eq!(steps(&v), s(&[&["B"], &["A"], &["R"]]));
     assert_eq!(v["steps"][0]["resources"][0]["id"], "B");
 }
 
 #[test]
 fn murano_network_after_both_vms() {
-    let (_, v) = plan(&["--all", "fixtures/plan/murano-app.yaml"]);
+    let v = plan(&["--all", "fixtures/plan/murano-app.yaml"]);
     assert_eq!(steps(&v), s(&[&["VM1", "VM2"], &["Net"], &["App"]]));
 }
 
 #[test]
 fn murano_child_destroyed_after_its_parent_relaxes_the_ownership_edge() {
-    let (code, v) = plan(&["--all", "fixtures/plan/murano-child-after-parent.yaml"]);
+    let (code, v, _) = try_plan(&["--all", "fixtures/plan/murano-child-after-parent.yaml"]);
     assert_eq!(code, 0);
     assert_eq!(steps(&v), s(&[&["Parent"], &["Child"]]));
     assert_eq!(v["relaxed"], serde_json::json!([{"owner": "Parent", "dependent": "Child", "kind": "owns"}]));
@@ -131,7 +117,7 @@ fn native_relaxing_one_link_keeps_ownership_through_it() {
 
 #[test]
 fn murano_destruction_cycle_is_one_step_and_one_warning() {
-    let (code, v) = plan(&["--all", "fixtures/plan/murano-destruction-cycle.yaml"]);
+    let (code, v, _) = try_plan(&["--all", "fixtures/plan/murano-destruction-cycle.yaml"]);
     assert_eq!(code, 0);
     assert_eq!(steps(&v), s(&[&["X", "Y", "Z"]]));
     assert_eq!(v["cycles"], serde_json::json!([{"kind": "destruction", "step": 1, "refs": ["X", "Y", "Z"]}]));
@@ -142,7 +128,7 @@ fn murano_destruction_cycle_is_one_step_and_one_warning() {
 
 #[test]
 fn depends_on_puts_the_dependent_first() {
-    let (_, v) = plan(&["--all", "fixtures/plan/depends-on.yaml"]);
+    let v = plan(&["--all", "fixtures/plan/depends-on.yaml"]);
     assert_eq!(steps(&v), s(&[&["Deployment.apps/default/api"], &["Secret/default/api-token"]]));
     assert_eq!(v["steps"][0]["resources"][0]["reason"], "depends-on Secret/default/api-token");
 }
@@ -151,7 +137,7 @@ fn depends_on_puts_the_dependent_first() {
 fn namespace_with_custom_resources() {
     // Carts first; then the CRD and the objects the Carts depend on; then
     // the Namespace, which contains them all.
-    let (_, v) = plan(&["--all", "fixtures/plan/namespace-crd.yaml"]);
+    let v = plan(&["--all", "fixtures/plan/namespace-crd.yaml"]);
     assert_eq!(
         steps(&v),
         s(&[
@@ -165,7 +151,7 @@ fn namespace_with_custom_resources() {
         ])
     );
     // Deleting the Namespace takes everything in it, not the CRD.
-    let (_, ns) = plan(&["--delete", "ns/shop", "fixtures/plan/namespace-crd.yaml"]);
+    let ns = plan(&["--delete", "ns/shop", "fixtures/plan/namespace-crd.yaml"]);
     assert_eq!(
         steps(&ns),
         s(&[
@@ -176,7 +162,7 @@ fn namespace_with_custom_resources() {
     );
     assert_eq!(ns["steps"][0]["resources"][0]["reason"].as_str().unwrap().split(';').next(), Some("in Namespace/shop"));
     // Deleting the CRD takes its custom resources.
-    let (_, crd) = plan(&["--delete", "crd/carts.shop.example.com", "fixtures/plan/namespace-crd.yaml"]);
+    let crd = plan(&["--delete", "crd/carts.shop.example.com", "fixtures/plan/namespace-crd.yaml"]);
     assert_eq!(
         steps(&crd),
         s(&[
@@ -188,7 +174,7 @@ fn namespace_with_custom_resources() {
 
 #[test]
 fn finalizer_controllers_go_after_what_they_finalize() {
-    let (_, v) = plan(&[
+    let v = plan(&[
         "--all",
         "--finalizer-controller",
         "example.com/delete-bucket=deploy/data/bucket-operator",
@@ -203,7 +189,7 @@ fn finalizer_controllers_go_after_what_they_finalize() {
         "waits for finalizer example.com/delete-bucket (removed by Deployment.apps/data/bucket-operator)"
     );
     // Without the flag nothing orders them: both go in step 1.
-    let (_, v) = plan(&["--all", "fixtures/plan/finalizer.yaml"]);
+    let v = plan(&["--all", "fixtures/plan/finalizer.yaml"]);
     assert_eq!(
         steps(&v),
         s(&[&["Bucket.example.com/data/logs", "Deployment.apps/data/bucket-operator"], &["Namespace/data"]])
@@ -222,8 +208,8 @@ fn a_finalizer_controller_in_a_destruction_cycle_with_its_object_is_flagged() {
          apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: op\n  namespace: data\n  annotations:\n    config.kubernetes.io/depends-on: example.com/namespaces/data/Bucket/logs\n",
     )
     .unwrap();
-    let (code, v) =
-        plan(&["--all", "--finalizer-controller", "example.com/delete-bucket=deploy/op", &p.to_string_lossy()]);
+    let (code, v, _) =
+        try_plan(&["--all", "--finalizer-controller", "example.com/delete-bucket=deploy/op", &p.to_string_lossy()]);
     assert_eq!(code, 0);
     assert_eq!(steps(&v), s(&[&["Bucket.example.com/data/logs", "Deployment.apps/data/op"]]));
     let messages: Vec<&str> =
@@ -233,7 +219,7 @@ fn a_finalizer_controller_in_a_destruction_cycle_with_its_object_is_flagged() {
 
 #[test]
 fn gc_collects_what_has_no_solid_owner_and_what_is_being_deleted() {
-    let (code, v) = plan(&["--gc", "fixtures/plan/gc.yaml"]);
+    let (code, v, _) = try_plan(&["--gc", "fixtures/plan/gc.yaml"]);
     assert_eq!(code, 0);
     assert_eq!(steps(&v), s(&[&["Pod/batch/old-1", "Pod/batch/report-old"], &["ReplicaSet.apps/batch/old"]]));
     let reasons: Vec<&str> =
@@ -253,7 +239,7 @@ fn gc_collects_what_has_no_solid_owner_and_what_is_being_deleted() {
     );
     assert_eq!(v["kept"][0]["keptBy"], "ConfigMap/batch/gone");
     // The snapshot is the whole cluster: it is garbage.
-    let (code, v) = plan(&["--gc", "--closed-world", "fixtures/plan/gc.yaml"]);
+    let (code, v, _) = try_plan(&["--gc", "--closed-world", "fixtures/plan/gc.yaml"]);
     assert_eq!(code, 0);
     assert_eq!(
         steps(&v),
@@ -272,7 +258,7 @@ fn gc_collects_what_has_no_solid_owner_and_what_is_being_deleted() {
 fn gc_on_a_real_cluster_collects_the_pod_of_a_replaced_job() {
     // SOURCES.md: Pod marketing/github-stargazers-1645570800-2vrk4 points at
     // an earlier Job of the same name.
-    let (code, v) = plan(&["--gc", "fixtures/realworld/kubernetes/kubevious-gke-large-cluster-2022-02.yaml"]);
+    let (code, v, _) = try_plan(&["--gc", "fixtures/realworld/kubernetes/kubevious-gke-large-cluster-2022-02.yaml"]);
     assert_eq!(code, 0);
     assert_eq!(steps(&v), s(&[&["Pod/marketing/github-stargazers-1645570800-2vrk4"]]));
 }
@@ -289,7 +275,7 @@ fn an_ownership_cycle_is_an_error_unless_allowed() {
         "{err}"
     );
     assert!(err.contains("remove the owner reference to ConfigMap/c from ConfigMap/loop/a"), "{err}");
-    let (code, v) = plan(&["--all", "--allow-cycles", "fixtures/check/td007-ownership-cycle.yaml"]);
+    let (code, v, _) = try_plan(&["--all", "--allow-cycles", "fixtures/check/td007-ownership-cycle.yaml"]);
     assert_eq!(code, 0);
     assert_eq!(steps(&v), s(&[&["ConfigMap/loop/a", "ConfigMap/loop/b", "ConfigMap/loop/c"]]));
     assert_eq!(v["cycles"][0]["kind"], "ownership");
@@ -299,14 +285,14 @@ fn an_ownership_cycle_is_an_error_unless_allowed() {
 fn real_world_depends_on_orders_like_kpt() {
     // kpt's prune-depends-on test expects second-nginx pruned before
     // first-nginx, which it depends on.
-    let (_, v) =
+    let v =
         plan(&["--all", "fixtures/realworld/dependson/kpt/e2e/testdata/live-apply/prune-depends-on/pre-apply"]);
     let order: Vec<String> = steps(&v).concat();
     let first = order.iter().position(|r| r.ends_with("/first-nginx")).unwrap();
     let second = order.iter().position(|r| r.ends_with("/second-nginx")).unwrap();
     assert!(second < first, "{order:?}");
     // wordpress depends on its database StatefulSet.
-    let (_, v) = plan(&["--all", "fixtures/realworld/dependson/kpt/package-examples/wordpress-with-dependencies"]);
+    let v = plan(&["--all", "fixtures/realworld/dependson/kpt/package-examples/wordpress-with-dependencies"]);
     let st = steps(&v);
     let step_of = |name: &str| st.iter().position(|s| s.iter().any(|r| r.ends_with(name))).unwrap();
     assert!(step_of("Deployment.apps/default/wordpress") < step_of("StatefulSet.apps/default/wordpress-mysql"));
@@ -314,7 +300,7 @@ fn real_world_depends_on_orders_like_kpt() {
 
 #[test]
 fn json_plan_has_the_contract_fields_and_pins_its_inputs() {
-    let (_, v) = plan(&["--delete", "deployment/web", "fixtures/plan/deployment.yaml"]);
+    let v = plan(&["--delete", "deployment/web", "fixtures/plan/deployment.yaml"]);
     for key in ["schemaVersion", "steps", "kept", "orphaned", "relaxed", "cycles", "warnings", "events", "inputs"] {
         assert!(v.get(key).is_some(), "missing {key}");
     }
@@ -455,7 +441,7 @@ fn prune_deletes_what_new_lacks_and_warns_about_what_comes_back() {
     // NEW has the Deployment and the Service: the ReplicaSets and Pods are
     // absent from it, Pods first; the Deployment stays and will recreate
     // the ReplicaSets.
-    let (code, v) = plan(&["--prune", "fixtures/plan/prune-new.yaml", "fixtures/plan/deployment.yaml"]);
+    let (code, v, _) = try_plan(&["--prune", "fixtures/plan/prune-new.yaml", "fixtures/plan/deployment.yaml"]);
     assert_eq!(code, 0, "{v}");
     assert_eq!(
         steps(&v),

@@ -6,17 +6,13 @@
 //! volume controller). Hard: whatever `--cascade` says, whatever
 //! `--no-default-rules` turns off.
 
-mod common;
-use common::{json_of, kept, resource, run, s, steps, warnings};
+use crate::common;
+use common::{json_of, kept, plan, resource, run, s, steps, warnings};
 use serde_json::{json, Value};
 
 const SVC: &str = "fixtures/cascades/service-endpoints.yaml";
 const NODE: &str = "fixtures/cascades/node-pods.yaml";
 const PV: &str = "fixtures/cascades/volumes.yaml";
-
-fn plan(args: &[&str]) -> Value {
-    json_of("plan", args)
-}
 
 #[test]
 fn a_service_takes_its_endpoints_after_it_and_its_endpoint_slices_before() {

@@ -6,13 +6,9 @@
 // Test code: a failed unwrap or index is a failed test (not shipped; see clippy.toml).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing, clippy::string_slice)]
 
-mod common;
+use crate::common;
 use common::{check_json, kept, run, steps};
 use serde_json::{json, Value};
-
-fn plan_json(args: &[&str]) -> Value {
-    common::json_of("plan", args)
-}
 
 /// Events as (event, object, subscriber, handler).
 fn events(plan: &Value) -> Vec<(String, String, String, String)> {
@@ -37,14 +33,14 @@ fn ev(e: &str, o: &str, s: &str, h: &str) -> (String, String, String, String) {
 fn a_child_destroyed_after_its_parent_relaxes_the_ownership() {
     // parent owns child, and child subscribed to parent's destruction: the
     // destruction dependency wins, parent goes first, the ownership edge is relaxed.
-    let plan = plan_json(&["--all", "fixtures/murano/child-after-parent.json"]);
+    let plan = common::plan(&["--all", "fixtures/murano/child-after-parent.json"]);
     assert_eq!(steps(&plan), [["parent"], ["child"]]);
     assert_eq!(plan["relaxed"], json!([{"owner": "parent", "dependent": "child", "kind": "owns"}]));
 }
 
 #[test]
 fn a_parent_destroyed_after_its_child() {
-    let plan = plan_json(&["--all", "fixtures/murano/parent-after-child.json"]);
+    let plan = common::plan(&["--all", "fixtures/murano/parent-after-child.json"]);
     assert_eq!(steps(&plan), [["child"], ["parent"]]);
     assert_eq!(plan["relaxed"], json!([]));
 }
@@ -52,13 +48,13 @@ fn a_parent_destroyed_after_its_child() {
 #[test]
 fn unrelated_objects_the_dependency_first() {
     // a subscribed to b: b first.
-    let plan = plan_json(&["--all", "fixtures/murano/unrelated.json"]);
+    let plan = common::plan(&["--all", "fixtures/murano/unrelated.json"]);
     assert_eq!(steps(&plan), [["b"], ["a"]]);
 }
 
 #[test]
 fn a_circular_dependency_is_one_step_with_a_warning() {
-    let plan = plan_json(&["--all", "fixtures/murano/circular.json"]);
+    let plan = common::plan(&["--all", "fixtures/murano/circular.json"]);
     assert_eq!(steps(&plan), [["a", "b", "c"]]);
     assert_eq!(plan["cycles"], json!([{"kind": "destruction", "step": 1, "refs": ["a", "b", "c"]}]));
     let rules: Vec<&str> = plan["warnings"].as_array().unwrap().iter().map(|w| w["rule"].as_str().unwrap()).collect();
@@ -68,7 +64,7 @@ fn a_circular_dependency_is_one_step_with_a_warning() {
 #[test]
 fn a_subscriber_is_warned_notified_and_told_in_this_order() {
     // a subscribed to b (handler onBGone); only b is destroyed.
-    let plan = plan_json(&["--delete", "id:b", "fixtures/murano/unrelated.json"]);
+    let plan = common::plan(&["--delete", "id:b", "fixtures/murano/unrelated.json"]);
     assert_eq!(steps(&plan), [["b"]]);
     assert_eq!(
         events(&plan),
@@ -84,7 +80,7 @@ fn a_subscriber_is_warned_notified_and_told_in_this_order() {
 #[test]
 fn warnings_come_before_any_destruction() {
     // vm1 and vm2 (step 1) each notify net (step 2), then app (step 3).
-    let plan = plan_json(&["--all", "fixtures/murano/app-net-vms.json"]);
+    let plan = common::plan(&["--all", "fixtures/murano/app-net-vms.json"]);
     assert_eq!(steps(&plan), [vec!["vm1", "vm2"], vec!["net"], vec!["app"]]);
     assert_eq!(
         events(&plan),
@@ -108,7 +104,7 @@ fn gc_collects_what_the_model_no_longer_holds_or_reaches() {
     // app2 and vm2 are only in ObjectsCopy; stray (and its disk) is a tree
     // nothing refers to; keys is referred to by id from app1 and survives;
     // old is already destroyed.
-    let plan = plan_json(&["--gc", "fixtures/murano/deployment-task.yaml"]);
+    let plan = common::plan(&["--gc", "fixtures/murano/deployment-task.yaml"]);
     assert_eq!(steps(&plan), [vec!["stray-disk", "vm2"], vec!["app2", "stray"]]);
     let reasons: Vec<&str> =
         plan["steps"][0]["resources"].as_array().unwrap().iter().map(|r| r["reason"].as_str().unwrap()).collect();
@@ -117,7 +113,7 @@ fn gc_collects_what_the_model_no_longer_holds_or_reaches() {
 
 #[test]
 fn gc_from_another_root() {
-    let plan = plan_json(&["--gc", "--root", "stray", "fixtures/murano/deployment-task.yaml"]);
+    let plan = common::plan(&["--gc", "--root", "stray", "fixtures/murano/deployment-task.yaml"]);
     assert_eq!(steps(&plan), [vec!["keys", "vm1", "vm2"], vec!["app1", "app2"], vec!["env"]]);
     let (code, _, err) = run(&["plan", "--gc", "--root", "nothing", "fixtures/murano/deployment-task.yaml"]);
     assert_eq!(code, 1);
@@ -126,7 +122,7 @@ fn gc_from_another_root() {
 
 #[test]
 fn destroyed_objects_are_not_destroyed_again() {
-    let plan = plan_json(&["--all", "fixtures/murano/deployment-task.yaml"]);
+    let plan = common::plan(&["--all", "fixtures/murano/deployment-task.yaml"]);
     assert!(!steps(&plan).concat().contains(&"old".to_string()));
     assert_eq!(plan["kept"][0]["ref"], "old");
     assert_eq!(plan["kept"][0]["reason"], "already destroyed (`destroyed: true`)");
@@ -135,13 +131,13 @@ fn destroyed_objects_are_not_destroyed_again() {
 #[test]
 fn a_destroyed_object_still_referenced_keeps_its_place() {
     // app1 refers to keys by id: keys is destroyed but stays in the model.
-    let plan = plan_json(&["--delete", "id:keys", "fixtures/murano/deployment-task.yaml"]);
+    let plan = common::plan(&["--delete", "id:keys", "fixtures/murano/deployment-task.yaml"]);
     assert_eq!(plan["steps"][0]["resources"][0]["referencedBy"], json!(["app1"]));
 }
 
 #[test]
 fn prune_destroys_what_the_new_model_lacks() {
-    let plan = plan_json(&["--prune", "fixtures/murano/app-net-vm1.json", "fixtures/murano/app-net-vms.json"]);
+    let plan = common::plan(&["--prune", "fixtures/murano/app-net-vm1.json", "fixtures/murano/app-net-vms.json"]);
     assert_eq!(plan["mode"], "prune");
     assert_eq!(steps(&plan), [["vm2"]]);
     assert_eq!(plan["steps"][0]["resources"][0]["reason"], "absent from NEW; notifies net");
@@ -154,7 +150,7 @@ fn an_unknown_subscriber_is_reported_and_ignored() {
     assert_eq!(code, 1);
     let f = &report["findings"][0];
     assert_eq!((f["rule"].as_str(), f["line"].as_u64()), (Some("TD010"), Some(3)));
-    let plan = plan_json(&["--all", "fixtures/murano/unknown-subscriber.json"]);
+    let plan = common::plan(&["--all", "fixtures/murano/unknown-subscriber.json"]);
     assert_eq!(steps(&plan), [["b"]]);
     assert_eq!(events(&plan), [ev("destroyed", "b", "", "")]);
 }
@@ -204,7 +200,7 @@ fn every_real_world_model_loads() {
 #[test]
 fn the_real_world_subscriptions_order_networks_before_regions() {
     // Each NeutronNetwork notifies its CloudRegion, which also owns it.
-    let plan = plan_json(&["--all", "fixtures/realworld/murano/murano-apiref-environments-model-response.json"]);
+    let plan = common::plan(&["--all", "fixtures/realworld/murano/murano-apiref-environments-model-response.json"]);
     let s = steps(&plan);
     assert_eq!(s.len(), 3);
     assert!(s[0].contains(&"e145b50623c04a68956e3e656a0568d3".to_string()));
@@ -237,20 +233,20 @@ fn explain_says_why_a_subscriber_waits() {
 #[test]
 fn gc_spares_what_the_root_still_reaches_by_id() {
     // stray is unreachable, but env refers to d1 (inside stray) by id.
-    let plan = plan_json(&["--gc", "fixtures/murano/edge/gc-reach.yaml"]);
+    let plan = common::plan(&["--gc", "fixtures/murano/edge/gc-reach.yaml"]);
     assert_eq!(steps(&plan), [["stray"]]);
     assert_eq!(kept(&plan), [("d1".to_string(), "still reachable from the root".to_string())]);
     let (_, out, _) = run(&["explain", "--gc", "id:d1", "fixtures/murano/edge/gc-reach.yaml"]);
     assert!(out.contains("deleting stray does not take it, because the root still reaches it"), "{out}");
     // The root itself is never collected, even below an unreachable owner.
-    let plan = plan_json(&["--gc", "--root", "vm1", "fixtures/murano/app-net-vm1.json"]);
+    let plan = common::plan(&["--gc", "--root", "vm1", "fixtures/murano/app-net-vm1.json"]);
     assert_eq!(steps(&plan), [["app"]]);
     assert_eq!(kept(&plan).len(), 2);
 }
 
 #[test]
 fn prune_spares_an_object_that_moved_to_another_owner() {
-    let plan = plan_json(&["--prune", "fixtures/murano/edge/moved-new.yaml", "fixtures/murano/edge/moved-old.yaml"]);
+    let plan = common::plan(&["--prune", "fixtures/murano/edge/moved-new.yaml", "fixtures/murano/edge/moved-old.yaml"]);
     assert_eq!(steps(&plan), [["app1"]]);
     assert_eq!(kept(&plan), [("vol".to_string(), "still in the new model".to_string())]);
 }
@@ -259,15 +255,15 @@ fn prune_spares_an_object_that_moved_to_another_owner() {
 fn references_only_the_old_model_makes_keep_nothing_alive() {
     // Only ObjectsCopy's env uses t2 and k: t2 (in Objects) is unreachable,
     // k (only in ObjectsCopy) was removed.
-    let plan = plan_json(&["--gc", "fixtures/murano/edge/task2.yaml"]);
+    let plan = common::plan(&["--gc", "fixtures/murano/edge/task2.yaml"]);
     assert_eq!(steps(&plan), [["k", "t2"]]);
 }
 
 #[test]
 fn each_document_is_a_model_with_its_own_root() {
-    let plan = plan_json(&["--gc", "fixtures/murano/edge/two-docs.yaml"]);
+    let plan = common::plan(&["--gc", "fixtures/murano/edge/two-docs.yaml"]);
     assert_eq!(steps(&plan), Vec::<Vec<String>>::new());
-    let plan = plan_json(&["--gc", "--root", "envA", "fixtures/murano/edge/two-docs.yaml"]);
+    let plan = common::plan(&["--gc", "--root", "envA", "fixtures/murano/edge/two-docs.yaml"]);
     assert_eq!(steps(&plan), [vec!["appB"], vec!["envB"]]);
 }
 
@@ -297,13 +293,13 @@ fn models_are_recognised_whatever_their_top_level_keys() {
         ("k8s-cr-embed.yaml", vec!["ConfigMap/default/cm", "Thing.example.com/default/t"]),
         ("k8s-list-embed.yaml", vec!["ConfigMap/default/cm", "Thing.example.com/default/t"]),
     ] {
-        let plan = plan_json(&["--all", &format!("fixtures/murano/edge/{file}")]);
+        let plan = common::plan(&["--all", &format!("fixtures/murano/edge/{file}")]);
         let mut all = steps(&plan).concat();
         all.sort();
         assert_eq!(all, refs, "{file}");
     }
     // A number equal to an id is a reference too: 2 survives --gc.
-    let plan = plan_json(&["--gc", "fixtures/murano/edge/numid2.yaml"]);
+    let plan = common::plan(&["--gc", "fixtures/murano/edge/numid2.yaml"]);
     assert_eq!(steps(&plan), Vec::<Vec<String>>::new());
 }
 
@@ -315,7 +311,7 @@ fn odd_subscriptions_are_told_once_and_malformed_ones_reported() {
     let (code, _, err) = run(&["plan", "--all", "fixtures/murano/edge/subscriptions.yaml"]);
     assert_eq!(code, 2);
     assert!(err.contains("no plan: input that cannot be read or used (3 TD001 findings above)"), "{err}");
-    let plan = plan_json(&["--all", "--skip-invalid", "fixtures/murano/edge/subscriptions.yaml"]);
+    let plan = common::plan(&["--all", "--skip-invalid", "fixtures/murano/edge/subscriptions.yaml"]);
     assert_eq!(steps(&plan), [["b"], ["a"]]);
     // a is told once, with the handler it named; b, subscribed to its own
     // destruction, hears about it too (CONTRACT §4). Before: a notified

@@ -1,7 +1,7 @@
 //! One fixture per rule (fixtures/check/), each producing exactly its
 //! finding at the line and column worked out by hand from the fixture text.
 
-mod common;
+use crate::common;
 use common::{check_json, f, findings};
 
 #[test]

@@ -11,8 +11,8 @@
 // Test code: a failed unwrap or index is a failed test (not shipped; see clippy.toml).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing, clippy::string_slice)]
 
-mod common;
-use common::{json_of, run, steps};
+use crate::common;
+use common::{plan, run, steps};
 use serde_json::Value;
 
 const GATEKEEPER: &str = "fixtures/as/gatekeeper.yaml";
@@ -20,10 +20,6 @@ const HELM: &str = "fixtures/as/helm.yaml";
 const ARGOCD: &str = "fixtures/as/argocd.yaml";
 const KAPP: &str = "fixtures/as/kapp.yaml";
 const FLUX: &str = "fixtures/as/flux.yaml";
-
-fn plan_as(args: &[&str]) -> Value {
-    json_of("plan", args)
-}
 
 /// The tool's order: per batch, (unit, rank, refs).
 fn order(v: &Value) -> Vec<(String, u64, Vec<String>)> {
@@ -75,7 +71,7 @@ fn other<'a>(v: &'a Value, reference: &str) -> &'a Value {
 /// hooks) and `pkg/action/hooks.go` (hookByWeight: weight, then name).
 #[test]
 fn helm_deletes_kind_by_kind_in_its_uninstall_order_between_its_hooks() {
-    let v = plan_as(&["--all", "--as", "helm", HELM]);
+    let v = plan(&["--all", "--as", "helm", HELM]);
     assert_eq!(v["as"]["tool"], "helm");
     assert_eq!(v["as"]["name"], "Helm 3");
     assert_eq!(v["as"]["waits"], false);
@@ -126,7 +122,7 @@ fn helm_deletes_kind_by_kind_in_its_uninstall_order_between_its_hooks() {
         && w["message"]
             == "Helm 3 deletes Secret/shop/widget-creds (batch 9, Secret) before Widget.example.com/shop/w1 (batch 12, Widget), which teardown destroys first (destruction dependency: destroy-after)"));
     // Helm 4 orders these kinds alike.
-    assert_eq!(batches(&plan_as(&["--all", "--as", "helm4", HELM])), batches(&v));
+    assert_eq!(batches(&plan(&["--all", "--as", "helm4", HELM])), batches(&v));
 }
 
 /// The Gatekeeper-like snapshot with Helm 3's UninstallOrder (helm/helm
@@ -134,7 +130,7 @@ fn helm_deletes_kind_by_kind_in_its_uninstall_order_between_its_hooks() {
 /// resource they define and contain (kinds Helm does not list go last).
 #[test]
 fn gatekeeper_helm_deletes_crd_and_namespace_before_the_custom_resource() {
-    let v = plan_as(&["--all", "--as", "helm", GATEKEEPER]);
+    let v = plan(&["--all", "--as", "helm", GATEKEEPER]);
     assert_eq!(
         batches(&v),
         s(&[
@@ -160,7 +156,7 @@ fn gatekeeper_helm_deletes_crd_and_namespace_before_the_custom_resource() {
     // as it, in Helm's order too.
     assert!(finding(&v, "before", "ServiceAccount/gk/gatekeeper-admin", "rule").is_none());
     // The plan is teardown's, with or without --as; TD016 warnings only.
-    let plain = plan_as(&["--all", GATEKEEPER]);
+    let plain = plan(&["--all", GATEKEEPER]);
     assert_eq!(steps(&v), steps(&plain));
     assert!(plain.get("as").is_none());
     let (code, out, err) = run(&["plan", "--all", "--as", "helm", GATEKEEPER]);
@@ -177,7 +173,7 @@ fn gatekeeper_helm_deletes_crd_and_namespace_before_the_custom_resource() {
 #[test]
 fn gatekeeper_helm_deletes_the_service_before_the_webhook_configuration() {
     // Enabled when the rule "webhook configuration before its Service" is in src/analysis/rules.rs.
-    let v = plan_as(&["--all", "--as", "helm", GATEKEEPER]);
+    let v = plan(&["--all", "--as", "helm", GATEKEEPER]);
     let vwc = "ValidatingWebhookConfiguration.admissionregistration.k8s.io/gatekeeper-validating-webhook-configuration";
     let f = v["as"]["findings"]
         .as_array()
@@ -188,7 +184,7 @@ fn gatekeeper_helm_deletes_the_service_before_the_webhook_configuration() {
     assert!(needed_by(f).contains(&vwc), "{f}");
     assert_eq!(f["constraint"]["type"], "rule");
     // Helm 4 deletes webhook configurations first: no such finding.
-    let v4 = plan_as(&["--all", "--as", "helm4", GATEKEEPER]);
+    let v4 = plan(&["--all", "--as", "helm4", GATEKEEPER]);
     assert!(v4["as"]["findings"].as_array().unwrap().iter().all(|f| !needed_by(f).contains(&vwc)));
 }
 
@@ -197,7 +193,7 @@ fn gatekeeper_helm_deletes_the_service_before_the_webhook_configuration() {
 /// 3's UninstallOrder.
 #[test]
 fn helm4_deletes_webhook_configurations_first() {
-    let v = plan_as(&["--all", "--as", "helm4", GATEKEEPER]);
+    let v = plan(&["--all", "--as", "helm4", GATEKEEPER]);
     assert_eq!(v["as"]["name"], "Helm 4");
     let b = batches(&v);
     assert_eq!(
@@ -215,7 +211,7 @@ fn helm4_deletes_webhook_configurations_first() {
 /// else 0); `controller/appcontroller.go` shouldBeDeleted (never a CRD).
 #[test]
 fn argocd_deletes_the_highest_wave_first_a_wave_at_once() {
-    let v = plan_as(&[
+    let v = plan(&[
         "--all",
         "--as",
         "argocd",
@@ -262,7 +258,7 @@ fn argocd_deletes_the_highest_wave_first_a_wave_at_once() {
 /// order deletions.
 #[test]
 fn kapp_deletes_custom_resources_then_crds_then_the_rest_by_its_rules() {
-    let v = plan_as(&[
+    let v = plan(&[
         "--all",
         "--as",
         "kapp",
@@ -295,7 +291,7 @@ fn kapp_deletes_custom_resources_then_crds_then_the_rest_by_its_rules() {
 /// kapp refuses a cycle of the objects' own rules: both listed, last.
 #[test]
 fn kapp_lists_a_cycle_of_delete_rules() {
-    let v = plan_as(&["--all", "--as", "kapp", "fixtures/as/kapp-cycle.yaml"]);
+    let v = plan(&["--all", "--as", "kapp", "fixtures/as/kapp-cycle.yaml"]);
     assert_eq!(batches(&v), s(&[&["Secret/shop/c"], &["ConfigMap/shop/a", "ConfigMap/shop/b"]]));
     assert_eq!(v["as"]["cycle"], serde_json::json!(["ConfigMap/shop/a", "ConfigMap/shop/b"]));
     let (_, out, _) = run(&["plan", "--all", "--as", "kapp", "fixtures/as/kapp-cycle.yaml"]);
@@ -308,7 +304,7 @@ fn kapp_lists_a_cycle_of_delete_rules() {
 /// (fluxcd/kustomize-controller#301).
 #[test]
 fn flux_deletes_each_kustomization_in_reverse_apply_order_independently() {
-    let v = plan_as(&[
+    let v = plan(&[
         "--all",
         "--as",
         "flux",
@@ -357,7 +353,7 @@ fn objects_a_tool_keeps_are_listed_with_the_annotation() {
         ("kapp", "kapp.k14s.io/delete-strategy: orphan"),
         ("flux", "kustomize.toolkit.fluxcd.io/prune: disabled"),
     ] {
-        let v = plan_as(&["--all", "--as", tool, "fixtures/as/keep.yaml"]);
+        let v = plan(&["--all", "--as", tool, "fixtures/as/keep.yaml"]);
         let (key, value) = annotation.split_once(": ").unwrap();
         let name = format!("ConfigMap/shop/{}", key.rsplit('/').next().unwrap());
         let planned = steps(&v).iter().flatten().any(|r| *r == name);
@@ -374,7 +370,7 @@ fn objects_a_tool_keeps_are_listed_with_the_annotation() {
 /// findings (as `relaxed` keeps what TD012 warns about).
 #[test]
 fn ignoring_td016_hides_the_warnings_only() {
-    let v = plan_as(&["--all", "--as", "helm", "--ignore", "TD016", GATEKEEPER]);
+    let v = plan(&["--all", "--as", "helm", "--ignore", "TD016", GATEKEEPER]);
     assert!(v["warnings"].as_array().unwrap().iter().all(|w| w["rule"] != "TD016"));
     assert!(!v["as"]["findings"].as_array().unwrap().is_empty());
     let (code, _, err) = run(&["plan", "--all", "--as", "helm", "--ignore", "tool-order", GATEKEEPER]);
@@ -408,7 +404,7 @@ fn as_is_refused_where_it_would_not_be_shown() {
 /// a hook of another event (install) has run already: no finding.
 #[test]
 fn helm_leaves_a_workload_of_no_release_without_its_service_account() {
-    let v = plan_as(&["--all", "--as", "helm", "fixtures/as/leaves.yaml"]);
+    let v = plan(&["--all", "--as", "helm", "fixtures/as/leaves.yaml"]);
     assert_eq!(batches(&v), s(&[&["ServiceAccount/shop/web"]]));
     assert_eq!(other(&v, "Deployment.apps/shop/agent")["type"], "not-managed");
     assert_eq!(other(&v, "Job.batch/shop/web-migrate")["type"], "other-hook");
@@ -439,7 +435,7 @@ fn as_is_refused_for_objects_that_are_not_kubernetes_resources() {
 /// garbage collector's background cascade): not a finding.
 #[test]
 fn an_owner_deleted_first_is_no_finding() {
-    let v = plan_as(&["--all", "--as", "helm", "fixtures/as/two-owners.yaml"]);
+    let v = plan(&["--all", "--as", "helm", "fixtures/as/two-owners.yaml"]);
     assert_eq!(batches(&v), s(&[&["Service/team-1/svc1"], &["Certificate.cert-manager.io/team-1/svc1-tls"]]));
     assert_eq!(other(&v, "Secret/team-1/svc1-tls")["type"], "with");
     assert_eq!(v["as"]["findings"], serde_json::json!([]));

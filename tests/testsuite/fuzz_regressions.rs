@@ -6,8 +6,8 @@
 //! fuzz/Cargo.toml`), so that the targets keep compiling.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 
-mod common;
-#[path = "../fuzz/harness.rs"]
+use crate::common;
+#[path = "../../fuzz/harness.rs"]
 mod harness;
 
 use std::path::Path;

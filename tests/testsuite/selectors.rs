@@ -18,7 +18,7 @@
 // Test code: a failed unwrap or index is a failed test (not shipped; see clippy.toml).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing, clippy::string_slice)]
 
-mod common;
+use crate::common;
 use common::{run, run_stdin, steps};
 use serde_json::Value;
 
@@ -26,18 +26,14 @@ const NS: &str = "fixtures/select/namespaces.yaml";
 const MIXED: &str = "fixtures/select/mixed.yaml";
 
 /// `plan -o json ARGS…`, which must succeed: its steps.
-fn plan(args: &[&str]) -> Vec<Vec<String>> {
-    let mut all = vec!["plan", "-o", "json"];
-    all.extend_from_slice(args);
-    let (code, out, err) = run(&all);
-    assert_eq!(code, 0, "{args:?}: {err}");
-    let v: Value = serde_json::from_str(&out).expect("plan JSON");
-    steps(&v)
+/// The steps of a plan that must succeed.
+fn planned(args: &[&str]) -> Vec<Vec<String>> {
+    steps(&common::plan(args))
 }
 
 /// Every object a plan deletes, sorted.
 fn deleted(args: &[&str]) -> Vec<String> {
-    let mut all: Vec<String> = plan(args).into_iter().flatten().collect();
+    let mut all: Vec<String> = planned(args).into_iter().flatten().collect();
     all.sort();
     all
 }
@@ -63,10 +59,10 @@ const DEPLOY_B: [&str; 3] = ["Pod/b/web-1-x", "ReplicaSet.apps/b/web-1", "Deploy
 fn a_kind_with_a_label_selector_takes_every_object_of_it_that_matches() {
     // Pods labelled app=web: web-1-x, not api-0 (app=api). Its ReplicaSet
     // stays, so it goes alone.
-    assert_eq!(plan(&["--delete", "pods", "-l", "app=web", NS]), [["Pod/b/web-1-x"]]);
+    assert_eq!(planned(&["--delete", "pods", "-l", "app=web", NS]), [["Pod/b/web-1-x"]]);
     // Every spelling kubectl takes for the kind.
     for kind in ["pod", "po", "Pods", "pods.v1", "pod.core"] {
-        assert_eq!(plan(&["--delete", kind, "-l", "app=web", NS]), [["Pod/b/web-1-x"]], "{kind}");
+        assert_eq!(planned(&["--delete", kind, "-l", "app=web", NS]), [["Pod/b/web-1-x"]], "{kind}");
     }
     // KEY alone: both Pods.
     assert_eq!(deleted(&["--delete", "po", "-l", "app", NS]), strings(&["Pod/b/api-0", "Pod/b/web-1-x"]));
@@ -82,14 +78,14 @@ fn a_kind_with_a_label_selector_takes_every_object_of_it_that_matches() {
         ])
     );
     // A kind alone: every object of it (the cluster-scoped Widget).
-    assert_eq!(plan(&["--delete", "widgets", NS]), [["Widget.example.com/w1"]]);
+    assert_eq!(planned(&["--delete", "widgets", NS]), [["Widget.example.com/w1"]]);
 }
 
 #[test]
 fn a_kind_with_a_namespace_takes_every_object_of_it_there() {
     // Deployment b/web and what it owns; not c/web nor d/web.
     let one_a_step: Vec<Vec<String>> = DEPLOY_B.iter().map(|r| vec![r.to_string()]).collect();
-    assert_eq!(plan(&["--delete", "deploy", "-n", "b", NS]), one_a_step);
+    assert_eq!(planned(&["--delete", "deploy", "-n", "b", NS]), one_a_step);
     assert_eq!(
         deleted(&["--delete", "streams.a.example.com", "-n", "b", NS]),
         strings(&["Stream.a.example.com/b/s1", "Stream.a.example.com/b/s2"])
@@ -123,7 +119,7 @@ fn a_namespace_alone_takes_every_object_in_it_and_nothing_cluster_scoped() {
     );
     // Not the Namespace itself: --delete ns/a is that, with what it holds.
     assert_eq!(deleted(&["-n", "a", NS]), strings(&["Service/a/web"]));
-    assert_eq!(plan(&["--delete", "ns/a", NS]), [["Service/a/web"], ["Namespace/a"]]);
+    assert_eq!(planned(&["--delete", "ns/a", NS]), [["Service/a/web"], ["Namespace/a"]]);
     // The long flag, and graph --focus by -n alone: the same objects.
     assert_eq!(deleted(&["--namespace", "a", NS]), strings(&["Service/a/web"]));
     let (code, out, err) = run(&["graph", "-n", "a", NS]);
@@ -192,11 +188,11 @@ fn a_word_is_a_kind_or_an_id_and_never_both() {
          native or pairs); write id:pods for that object, or pods.core for every Pod"
     );
     // Either, written so that it is not.
-    assert_eq!(plan(&["--delete", "id:pods", MIXED]), [["pods"]]);
-    assert_eq!(plan(&["--delete", "pods.core", MIXED]), [["Pod/shop/web"]]);
-    assert_eq!(plan(&["--delete", "pod/web", MIXED]), [["Pod/shop/web"]]);
+    assert_eq!(planned(&["--delete", "id:pods", MIXED]), [["pods"]]);
+    assert_eq!(planned(&["--delete", "pods.core", MIXED]), [["Pod/shop/web"]]);
+    assert_eq!(planned(&["--delete", "pod/web", MIXED]), [["Pod/shop/web"]]);
     // Only an id.
-    assert_eq!(plan(&["--delete", "vm1", MIXED]), [["vm1"]]);
+    assert_eq!(planned(&["--delete", "vm1", MIXED]), [["vm1"]]);
     // Where nothing has coordinates a kind's name is an id: tsort tokens.
     let (code, out, err) =
         run_stdin(&["plan", "--dialect", "pairs", "--delete", "service", "-o", "names"], "service db\n");
@@ -228,7 +224,7 @@ fn a_cluster_scoped_kind_with_a_namespace_is_refused() {
     assert!(said.contains("Widget.example.com is cluster-scoped"), "{said}");
     // A cluster-scoped object named: as kubectl, -n does not hide it.
     assert_eq!(
-        plan(&["--delete", "clusterrole/web-reader", "-n", "b", NS]),
+        planned(&["--delete", "clusterrole/web-reader", "-n", "b", NS]),
         [["ClusterRole.rbac.authorization.k8s.io/web-reader"]]
     );
 }
@@ -246,8 +242,8 @@ fn a_kind_of_several_groups_is_refused() {
          Stream.b.example.com/b/s1); write the kind with its group (stream.a.example.com/s1)"
     );
     // One kind has that name: no doubt.
-    assert_eq!(plan(&["--delete", "stream/s2", NS]), [["Stream.a.example.com/b/s2"]]);
-    assert_eq!(plan(&["--delete", "stream.b.example.com/s1", NS]), [["Stream.b.example.com/b/s1"]]);
+    assert_eq!(planned(&["--delete", "stream/s2", NS]), [["Stream.a.example.com/b/s2"]]);
+    assert_eq!(planned(&["--delete", "stream.b.example.com/s1", NS]), [["Stream.b.example.com/b/s1"]]);
 }
 
 #[test]

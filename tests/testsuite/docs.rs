@@ -99,3 +99,10 @@ fn links_go_to_files_a_clone_has() {
     assert!(!text.contains("../shared/CONTRACT"), "the contract is not in a clone");
     assert_eq!(slug("### `plan -o kubectl`"), "plan--o-kubectl");
 }
+
+/// Snapshot tests of whole command lines (tests/cmd/*.trycmd), and the
+/// examples in the README, which must show real output.
+#[test]
+fn examples_show_real_output() {
+    trycmd::TestCases::new().env("NO_COLOR", "1").case("tests/cmd/*.trycmd").case("README.md");
+}

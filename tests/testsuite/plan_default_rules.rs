@@ -7,13 +7,9 @@
 // Test code: a failed unwrap or index is a failed test (not shipped; see clippy.toml).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing, clippy::string_slice)]
 
-mod common;
-use common::{json_of, resource, run, s, steps};
+use crate::common;
+use common::{plan, resource, run, s, steps};
 use serde_json::Value;
-
-fn plan(args: &[&str]) -> Value {
-    json_of("plan", args)
-}
 
 const SA: &str = "fixtures/rules/serviceaccount.yaml";
 

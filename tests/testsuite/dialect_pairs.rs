@@ -1,6 +1,6 @@
 //! The `pairs` dialect: tsort-compatible input (`X Y`: X is destroyed before Y).
 
-mod common;
+use crate::common;
 use common::{run, run_stdin};
 
 #[test]

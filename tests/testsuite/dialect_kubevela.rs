@@ -7,21 +7,13 @@
 // Test code: a failed unwrap or index is a failed test (not shipped; see clippy.toml).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing, clippy::string_slice)]
 
-mod common;
+use crate::common;
 
-use common::{check_json, json_of, kept, run, steps};
+use common::{check_json, kept, plan, run, s, steps};
 use serde_json::Value;
 
 const K: &str = "fixtures/kubevela";
 const R: &str = "fixtures/realworld/kubevela";
-
-fn plan(args: &[&str]) -> Value {
-    json_of("plan", args)
-}
-
-fn s(v: &[&[&str]]) -> Vec<Vec<String>> {
-    v.iter().map(|step| step.iter().map(|r| r.to_string()).collect()).collect()
-}
 
 fn k(v: &[(&str, &str)]) -> Vec<(String, String)> {
     v.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect()

@@ -7,13 +7,9 @@
 //! annotations honoured where the tool is the one that deletes, and never
 //! against Kubernetes' namespace controller or garbage collector.
 
-mod common;
-use common::{json_of, kept, resource, run, s, steps, warnings};
+use crate::common;
+use common::{plan, kept, resource, run, s, steps, warnings};
 use serde_json::{json, Value};
-
-fn plan(args: &[&str]) -> Value {
-    json_of("plan", args)
-}
 
 fn kept_refs(v: &Value) -> Vec<String> {
     kept(v).into_iter().map(|(r, _)| r).collect()

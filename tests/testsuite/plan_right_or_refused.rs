@@ -5,17 +5,9 @@
 // Test code: a failed unwrap or index is a failed test (not shipped; see clippy.toml).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing, clippy::string_slice)]
 
-mod common;
-use common::{kept, run, steps};
+use crate::common;
+use common::{kept, run, steps, try_plan};
 use serde_json::Value;
-
-fn plan_json(args: &[&str]) -> (i32, Value, String) {
-    let mut all = vec!["plan", "-o", "json"];
-    all.extend_from_slice(args);
-    let (code, out, err) = run(&all);
-    let v = if out.is_empty() { Value::Null } else { serde_json::from_str(&out).expect("plan JSON") };
-    (code, v, err)
-}
 
 const WEB: [&str; 3] = ["Pod/shop/web-1-a", "ReplicaSet.apps/shop/web-1", "Deployment.apps/shop/web"];
 
@@ -26,7 +18,7 @@ fn one_a_step(refs: [&str; 3]) -> Vec<Vec<String>> {
 #[test]
 fn a_file_given_twice_is_read_once() {
     // Before: every object of the file twice, the Deployment at steps 1 and 3.
-    let (code, v, err) = plan_json(&[
+    let (code, v, err) = try_plan(&[
         "--delete",
         "deploy/web",
         "fixtures/identity/dump-a.yaml",
@@ -36,10 +28,10 @@ fn a_file_given_twice_is_read_once() {
     assert_eq!(code, 0, "{err}");
     assert_eq!(steps(&v), one_a_step(WEB));
     // A directory and a file in it.
-    let (code, v, err) = plan_json(&["--delete", "deploy/web", "fixtures/identity/dump-a.yaml", "fixtures/identity"]);
+    let (code, v, err) = try_plan(&["--delete", "deploy/web", "fixtures/identity/dump-a.yaml", "fixtures/identity"]);
     assert_eq!(code, 1, "the directory also holds changed.yaml: {err}");
     assert_eq!(v, Value::Null);
-    let (code, v, err) = plan_json(&["--all", "fixtures/shop", "fixtures/shop/20-web.yaml"]);
+    let (code, v, err) = try_plan(&["--all", "fixtures/shop", "fixtures/shop/20-web.yaml"]);
     assert_eq!(code, 0, "{err}");
     let all: Vec<String> = steps(&v).concat();
     let mut unique = all.clone();
@@ -53,7 +45,7 @@ fn a_file_given_twice_is_read_once() {
 fn overlapping_dumps_give_each_object_once() {
     // The ReplicaSet is in both dumps: YAML in one, JSON with other key order in the other.
     let (code, v, err) =
-        plan_json(&["--delete", "deploy/web", "fixtures/identity/dump-a.yaml", "fixtures/identity/dump-b.json"]);
+        try_plan(&["--delete", "deploy/web", "fixtures/identity/dump-a.yaml", "fixtures/identity/dump-b.json"]);
     assert_eq!(code, 0, "{err}");
     assert_eq!(steps(&v), one_a_step(WEB));
     let (code, out, _) = run(&["check", "fixtures/identity/dump-a.yaml", "fixtures/identity/dump-b.json"]);
@@ -70,7 +62,7 @@ fn an_object_alone_and_as_a_list_item_is_one_object() {
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("checked 2 files: 2 objects, 1 edge; no findings"), "{out}");
     let (code, v, err) =
-        plan_json(&["--delete", "deploy/web", "fixtures/identity/list-c.yaml", "fixtures/identity/dump-a.yaml"]);
+        try_plan(&["--delete", "deploy/web", "fixtures/identity/list-c.yaml", "fixtures/identity/dump-a.yaml"]);
     assert_eq!(code, 0, "{err}");
     assert_eq!(
         steps(&v),
@@ -117,7 +109,7 @@ fn one_identity_with_two_contents_is_refused_naming_both() {
 #[test]
 fn prune_never_deletes_what_new_declares() {
     // Before: ConfigMap/app/keep deleted "in Namespace/app", and Namespace/app with it.
-    let (code, v, err) = plan_json(&["--prune", "fixtures/prune/new.yaml", "fixtures/prune/old.yaml"]);
+    let (code, v, err) = try_plan(&["--prune", "fixtures/prune/new.yaml", "fixtures/prune/old.yaml"]);
     assert_eq!(code, 0, "{err}");
     assert_eq!(steps(&v), vec![vec!["ConfigMap/app/gone".to_string(), "ConfigMap/default/other".to_string()]]);
     assert_eq!(
@@ -143,7 +135,7 @@ fn an_empty_new_is_refused_unless_allowed() {
     assert_eq!(code, 1, "{err}");
     assert!(out.is_empty());
     assert!(err.contains("--prune NEW holds no objects"), "{err}");
-    let (code, v, err) = plan_json(&["--prune", &empty, "--allow-empty-new", "fixtures/prune/old.yaml"]);
+    let (code, v, err) = try_plan(&["--prune", &empty, "--allow-empty-new", "fixtures/prune/old.yaml"]);
     assert_eq!(code, 0, "{err}");
     assert_eq!(steps(&v).concat().len(), 4, "everything but the protected namespace");
 }
@@ -151,7 +143,7 @@ fn an_empty_new_is_refused_unless_allowed() {
 #[test]
 fn protected_namespaces_are_never_planned() {
     // Before: plan --all deleted Namespace/default.
-    let (code, v, err) = plan_json(&["--all", "fixtures/prune/old.yaml"]);
+    let (code, v, err) = try_plan(&["--all", "fixtures/prune/old.yaml"]);
     assert_eq!(code, 0, "{err}");
     assert!(!steps(&v).concat().contains(&"Namespace/default".to_string()));
     assert_eq!(
@@ -162,7 +154,7 @@ fn protected_namespaces_are_never_planned() {
         )]
     );
     // Asked for by name: kept, and nothing cascades from it.
-    let (code, v, err) = plan_json(&["--delete", "ns/default", "fixtures/prune/old.yaml"]);
+    let (code, v, err) = try_plan(&["--delete", "ns/default", "fixtures/prune/old.yaml"]);
     assert_eq!(code, 0, "{err}");
     assert!(steps(&v).is_empty());
     assert_eq!(kept(&v)[0].0, "Namespace/default");
@@ -173,7 +165,7 @@ fn gc_keeps_what_an_owner_outside_the_snapshot_may_still_own() {
     // Before: a RoleBinding of a one-namespace must-gather planned for
     // deletion because its cluster-scoped owner was simply not dumped.
     let file = "fixtures/realworld/kubernetes/redhatqe-must-gather-kube-system.yaml";
-    let (code, v, err) = plan_json(&["--gc", file]);
+    let (code, v, err) = try_plan(&["--gc", file]);
     assert_eq!(code, 0, "{err}");
     assert!(steps(&v).is_empty());
     assert_eq!(
@@ -191,7 +183,7 @@ fn gc_keeps_what_an_owner_outside_the_snapshot_may_still_own() {
     // type, the collector cannot resolve the reference and never collects
     // the RoleBinding (issue 30; tests/conformance/kubernetes,
     // cluster-scoped-owners).
-    let (code, v, err) = plan_json(&["--gc", "--closed-world", file]);
+    let (code, v, err) = try_plan(&["--gc", "--closed-world", file]);
     assert_eq!(code, 0, "{err}");
     assert!(steps(&v).is_empty());
     assert_eq!(kept(&v)[0].0, "RoleBinding.rbac.authorization.k8s.io/kube-system/network-diagnostics");
@@ -225,7 +217,7 @@ fn an_owner_is_found_at_its_own_coordinates() {
     let file = "fixtures/owners/uid-of-another-kind.yaml";
     // Before: the Pod was owned by the ReplicaSet whose uid its Deployment
     // reference carries, and went with it.
-    let (code, v, err) = plan_json(&["--delete", "rs/web-1", file]);
+    let (code, v, err) = try_plan(&["--delete", "rs/web-1", file]);
     assert_eq!(code, 0, "{err}");
     assert_eq!(steps(&v), vec![vec!["ReplicaSet.apps/shop/web-1".to_string()]]);
     // The reference dangles: TD004, by the owner's full reference.
@@ -239,7 +231,7 @@ fn an_owner_is_found_at_its_own_coordinates() {
          0a000000-0000-0000-0000-000000000001 is ReplicaSet.apps/shop/web-1's"
     );
     // The collector deletes the dependent of a dangling reference.
-    let (code, v, err) = plan_json(&["--gc", file]);
+    let (code, v, err) = try_plan(&["--gc", file]);
     assert_eq!(code, 0, "{err}");
     assert_eq!(steps(&v), vec![vec!["Pod/shop/web-1-a".to_string()]]);
     // The graph draws the uid edge, marked.
@@ -252,7 +244,7 @@ fn a_shared_uid_does_not_make_one_deployment_own_anothers_replicasets() {
     // SOURCES.md: kube-dns and gke-busy-box carry one uid. Before: deleting
     // gke-busy-box took kube-dns's ReplicaSets and their Pods, silently.
     let file = "fixtures/realworld/kubernetes/kubevious-gke-large-cluster-2022-02.yaml";
-    let (code, v, err) = plan_json(&["--delete", "deploy/kube-system/gke-busy-box", file]);
+    let (code, v, err) = try_plan(&["--delete", "deploy/kube-system/gke-busy-box", file]);
     assert_eq!(code, 0, "{err}");
     assert_eq!(steps(&v), vec![vec!["Deployment.apps/kube-system/gke-busy-box".to_string()]]);
     assert_eq!(v["warnings"][0]["rule"], "TD002");
@@ -261,7 +253,7 @@ fn a_shared_uid_does_not_make_one_deployment_own_anothers_replicasets() {
     assert!(message.contains("resolved by their kind and name"), "{message}");
     // kube-dns keeps its own ReplicaSets: the dump has ten (`grep -c` of
     // `name: kube-dns-<hash>` under kind ReplicaSet), all owned by it.
-    let (code, v, err) = plan_json(&["--delete", "deploy/kube-system/kube-dns", file]);
+    let (code, v, err) = try_plan(&["--delete", "deploy/kube-system/kube-dns", file]);
     assert_eq!(code, 0, "{err}");
     let all = steps(&v).concat();
     assert_eq!(all.iter().filter(|r| r.starts_with("ReplicaSet.apps/kube-system/kube-dns-")).count(), 10, "{all:?}");
@@ -272,7 +264,7 @@ fn the_relaxed_edge_is_the_dependents_own_ownership_link() {
     // GP owns P owns C; C is destroyed after GP. Worked by hand: P owns C is
     // relaxed; P (step 1), GP after P (2), C after GP (3). Before: "GP owns P"
     // was relaxed and the warning said a destruction dependency put P later.
-    let (code, v, err) = plan_json(&["--all", "fixtures/plan/grandchild-after-grandparent.yaml"]);
+    let (code, v, err) = try_plan(&["--all", "fixtures/plan/grandchild-after-grandparent.yaml"]);
     assert_eq!(code, 0, "{err}");
     assert_eq!(steps(&v), vec![vec!["P".to_string()], vec!["GP".to_string()], vec!["C".to_string()]]);
     assert_eq!(v["relaxed"][0]["owner"], "P");
@@ -294,7 +286,7 @@ fn check_sees_the_cycle_and_hang_a_finalizer_controller_makes() {
     let file = "fixtures/plan/finalizer-cycle.yaml";
     let flag = "example.com/delete-bucket=deploy/op";
     // The plan warns that the Bucket hangs if op goes first…
-    let (code, v, err) = plan_json(&["--all", "--finalizer-controller", flag, file]);
+    let (code, v, err) = try_plan(&["--all", "--finalizer-controller", flag, file]);
     assert_eq!(code, 0, "{err}");
     let warnings: Vec<&str> =
         v["warnings"].as_array().unwrap().iter().map(|w| w["message"].as_str().unwrap()).collect();
@@ -347,7 +339,7 @@ fn under_all_every_object_is_deleted_or_kept_exactly_once_with_or_without_the_de
             let mut args = vec!["--all", "--allow-cycles", &input];
             args.extend(&extra);
             args.extend(rules);
-            let (code, plan, err) = plan_json(&args);
+            let (code, plan, err) = try_plan(&args);
             if code != 0 {
                 assert!(plan.is_null(), "{input}: exit {code} with a plan printed: {err}");
                 continue;

@@ -9,7 +9,7 @@
 // Test code: a failed unwrap or index is a failed test (not shipped; see clippy.toml).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing, clippy::string_slice)]
 
-mod common;
+use crate::common;
 
 use common::{findings, run, steps, teardown};
 use serde_json::Value;

@@ -2,17 +2,9 @@
 //! collector's `any` rule, `plan --gc` through `cascade_deletion`, cycles,
 //! and the real bootstrap files.
 
-mod common;
-use common::{check_json, kept, run, steps};
+use crate::common;
+use common::{check_json, kept, plan, run, s, steps};
 use serde_json::Value;
-
-fn plan(args: &[&str]) -> Value {
-    common::json_of("plan", args)
-}
-
-fn s(v: &[&[&str]]) -> Vec<Vec<String>> {
-    v.iter().map(|step| step.iter().map(|r| r.to_string()).collect()).collect()
-}
 
 #[test]
 fn deleting_a_cluster_takes_its_application_first() {
