@@ -304,14 +304,8 @@ fn kapp_lists_a_cycle_of_delete_rules() {
 /// (fluxcd/kustomize-controller#301).
 #[test]
 fn flux_deletes_each_kustomization_in_reverse_apply_order_independently() {
-    let v = plan(&[
-        "--all",
-        "--as",
-        "flux",
-        "--finalizer-controller",
-        "example.com/cleanup=deploy/widgets/operator",
-        FLUX,
-    ]);
+    let v =
+        plan(&["--all", "--as", "flux", "--finalizer-controller", "example.com/cleanup=deploy/widgets/operator", FLUX]);
     let units: Vec<(String, u64, Vec<String>)> = order(&v);
     let got: Vec<(&str, u64, &str)> = units.iter().map(|(u, r, refs)| (u.as_str(), *r, refs[0].as_str())).collect();
     assert_eq!(

@@ -39,7 +39,8 @@ fn deployment_replicasets_pods_in_three_steps() {
 
 #[test]
 fn orphan_deletes_only_the_target() {
-    let (code, v, _) = try_plan(&["--delete", "deployment/web", "--cascade", "orphan", "fixtures/plan/deployment.yaml"]);
+    let (code, v, _) =
+        try_plan(&["--delete", "deployment/web", "--cascade", "orphan", "fixtures/plan/deployment.yaml"]);
     assert_eq!(code, 0);
     assert_eq!(steps(&v), s(&[&["Deployment.apps/prod/web"]]));
     assert_eq!(refs(&v, "orphaned"), ["ReplicaSet.apps/prod/web-5d4f", "ReplicaSet.apps/prod/web-6b7c"]);
@@ -285,8 +286,7 @@ fn an_ownership_cycle_is_an_error_unless_allowed() {
 fn real_world_depends_on_orders_like_kpt() {
     // kpt's prune-depends-on test expects second-nginx pruned before
     // first-nginx, which it depends on.
-    let v =
-        plan(&["--all", "fixtures/realworld/dependson/kpt/e2e/testdata/live-apply/prune-depends-on/pre-apply"]);
+    let v = plan(&["--all", "fixtures/realworld/dependson/kpt/e2e/testdata/live-apply/prune-depends-on/pre-apply"]);
     let order: Vec<String> = steps(&v).concat();
     let first = order.iter().position(|r| r.ends_with("/first-nginx")).unwrap();
     let second = order.iter().position(|r| r.ends_with("/second-nginx")).unwrap();

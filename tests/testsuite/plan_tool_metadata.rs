@@ -8,7 +8,7 @@
 //! against Kubernetes' namespace controller or garbage collector.
 
 use crate::common;
-use common::{plan, kept, resource, run, s, steps, warnings};
+use common::{kept, plan, resource, run, s, steps, warnings};
 use serde_json::{json, Value};
 
 fn kept_refs(v: &Value) -> Vec<String> {
