@@ -1,7 +1,8 @@
 //! The fuzz targets' inputs as ordinary tests, on stable: every file kept
 //! under `fuzz/regressions/<target>/` (a crash, timeout or disagreement the
 //! fuzzer found, minimised, and fixed since) is run through the target's
-//! harness, `fuzz/harness.rs`, the same code the fuzz targets run. And, in
+//! harness, `fuzz/harness.rs`, the same code the fuzz targets run; a target without
+//! an input fails (each has at least a seed). And, in
 //! CI, the fuzz crate itself is built (`cargo build --manifest-path
 //! fuzz/Cargo.toml`), so that the targets keep compiling.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
@@ -20,6 +21,8 @@ fn regressions(target: &str) {
         Err(_) => Vec::new(),
     };
     files.sort();
+    // A target without an input would pass having run nothing.
+    assert!(!files.is_empty(), "fuzz/regressions/{target}/ holds no input: add one (a find, or a seed)");
     for file in &files {
         let data = std::fs::read(file).unwrap();
         let outcome = std::panic::catch_unwind(|| harness::run(target, &data));
