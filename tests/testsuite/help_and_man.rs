@@ -102,7 +102,7 @@ fn man_holds_every_command_and_every_flag() {
 #[test]
 fn man_pages_render() {
     if std::process::Command::new("man").arg("--version").output().is_err() {
-        eprintln!("note: man is not installed; the pages are not rendered");
+        crate::common::skip("man is not installed; the pages are not rendered");
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -138,7 +138,7 @@ fn on_terminal(line: &str, env: &[(&str, &str)]) -> Option<(i32, String)> {
             Some((out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned()))
         }
         _ => {
-            eprintln!("note: util-linux `script` is not available; terminal behaviour is not tested");
+            crate::common::skip("util-linux `script` is not available; terminal behaviour is not tested");
             None
         }
     }

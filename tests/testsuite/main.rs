@@ -60,3 +60,30 @@ mod reconcile;
 mod simulate;
 // Selectors as kubectl reads them, and the closest matches of one that matches nothing.
 mod selectors;
+
+/// A check that cannot run says why and goes through `common::skip` (which
+/// fails in CI) or `common::skip_expected`: no test returns early with a
+/// note of its own, which CI would count as a pass.
+#[test]
+fn skips_go_through_common() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
+    let mut files = 0;
+    for dir in ["testsuite", "props", "conformance"] {
+        for entry in std::fs::read_dir(root.join(dir)).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_none_or(|e| e != "rs") {
+                continue;
+            }
+            files += 1;
+            let text = std::fs::read_to_string(&path).unwrap();
+            for pattern in ["eprintln!(\"skip", "eprintln!(\"note:"] {
+                assert!(
+                    !text.contains(pattern),
+                    "{}: a skip of its own ({pattern}…): use common::skip",
+                    path.display()
+                );
+            }
+        }
+    }
+    assert!(files > 20, "{files} test files");
+}

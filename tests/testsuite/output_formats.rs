@@ -107,9 +107,8 @@ fn graph_json_lists_nodes_and_edges() {
 #[test]
 fn graph_dot_is_accepted_by_graphviz() {
     if std::process::Command::new("dot").arg("-V").output().is_err() {
-        // CI installs Graphviz (.ci/run); elsewhere say why nothing was checked.
-        assert!(std::env::var_os("CI").is_none(), "Graphviz `dot` is required in CI");
-        eprintln!("skipping: Graphviz `dot` is not installed");
+        // CI installs Graphviz (.ci/run): a skip there fails.
+        crate::common::skip("Graphviz `dot` is not installed");
         return;
     }
     // fixtures/check holds unusable documents on purpose: graph the rest.
