@@ -45,7 +45,7 @@
 //! takes an owner reference the snapshot lacks as gone (the dependent goes
 //! with its other owners), where `--gc` without `--closed-world` takes it
 //! as an owner the cluster may still have (the dependent is kept, "owner
-//! not in snapshot"); the oracle follows each mode as the README states it.
+//! not in snapshot"); the oracle follows each mode as docs/commands/plan.md states it.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing, clippy::string_slice)]
 
 use crate::props_gen;

@@ -485,7 +485,7 @@ impl Kube {
     /// defines — a custom group and kind with no CRD and no object of it?
     /// With `--closed-world` the collector cannot resolve it (its REST
     /// mapping fails): it never collects `d`, nor deletes it with an owner
-    /// (TD017; README, Kubernetes details). Built-in kinds here are all
+    /// (TD017; docs/dialects/kubernetes.md). Built-in kinds here are all
     /// served, and a generated CRD serves the version references use.
     pub fn undefined_owner_type(&self, d: usize) -> bool {
         let undefined = |k: usize| !KINDS[k].builtin && !self.crds[k] && !self.objs.iter().any(|o| o.kind == k);

@@ -1,6 +1,6 @@
-//! The CI path as the README writes it: the GitHub Actions workflow's steps
+//! The CI path as docs/ci.md writes it: the GitHub Actions workflow's steps
 //! (all but the install) run on a snapshot with an error and on a clean one,
-//! with the exit codes the README states; the pre-commit hook's command runs
+//! with the exit codes the page states; the pre-commit hook's command runs
 //! as pre-commit would run it.
 
 // Test code: a failed unwrap or index is a failed test (not shipped; see clippy.toml).
@@ -23,15 +23,15 @@ fn bin_dir() -> tempfile::TempDir {
     dir
 }
 
-/// The README's workflow: the YAML block that uploads SARIF.
+/// docs/ci.md's workflow: the YAML block that uploads SARIF.
 fn workflow() -> Value {
-    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
+    let readme = std::fs::read_to_string(repo().join("docs/ci.md")).unwrap();
     let block = readme
         .split("```yaml\n")
         .skip(1)
         .filter_map(|b| b.split("```").next())
         .find(|b| b.contains("upload-sarif"))
-        .expect("a workflow in the README");
+        .expect("a workflow in docs/ci.md");
     serde_yaml::from_str(block).expect("the workflow is YAML")
 }
 

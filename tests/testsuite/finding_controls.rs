@@ -438,9 +438,10 @@ fn distribution_finalizers_are_known_without_configuration() {
 }
 
 #[test]
-fn the_readme_lists_every_distribution_finalizer() {
-    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).expect("README");
+fn the_docs_list_every_distribution_finalizer() {
+    let page =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/configuration.md")).expect("docs");
     for d in teardown::model::kube::DISTRIBUTION_FINALIZERS {
-        assert!(readme.contains(&format!("`{}`", d.finalizer)), "README does not list {}", d.finalizer);
+        assert!(page.contains(&format!("`{}`", d.finalizer)), "docs/configuration.md does not list {}", d.finalizer);
     }
 }

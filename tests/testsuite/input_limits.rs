@@ -1,5 +1,5 @@
 //! Hostile input: each case ends in an error that names the file, within
-//! the limits the README states ("Limits"), in bounded time and memory.
+//! the limits docs/limits.md states, in bounded time and memory.
 //!
 //! Bounds are measured, not timed: every run here is made under
 //! `ulimit -v` (address space) and `ulimit -t` (CPU seconds) — a run that
