@@ -49,7 +49,7 @@ fn regression_files_sit_beside_their_module() {
     for entry in std::fs::read_dir(top).unwrap() {
         let path = entry.unwrap().path();
         assert!(
-            !path.extension().is_some_and(|e| e == "proptest-regressions"),
+            path.extension().is_none_or(|e| e != "proptest-regressions"),
             "{}: not beside a property test",
             path.display()
         );
