@@ -94,6 +94,39 @@ pub fn json_of(command: &str, args: &[&str]) -> Value {
     serde_json::from_str(&out).unwrap_or_else(|e| panic!("not JSON ({e}): {out}"))
 }
 
+/// A check that cannot run here (a tool is missing): says why on stderr.
+/// In CI (`CI` set) it fails instead: `.ci/run` installs every tool the
+/// tests use, so a skip there is a missing install step, not a pass.
+pub fn skip(why: &str) {
+    assert!(std::env::var_os("CI").is_none(), "skipped in CI, which should have run it: {why}");
+    eprintln!("skipped: {why}");
+}
+
+/// A check that cannot run in this environment, CI's included (e.g. as
+/// root, where permissions do not stop writes): says why on stderr.
+pub fn skip_expected(why: &str) {
+    eprintln!("skipped (expected here): {why}");
+}
+
+/// `teardown plan -o json ARGS…`, which must succeed: the plan.
+pub fn plan(args: &[&str]) -> Value {
+    json_of("plan", args)
+}
+
+/// `teardown plan -o json ARGS…`, however it ends: (exit code, the plan —
+/// `Null` when nothing was printed —, stderr).
+pub fn try_plan(args: &[&str]) -> (i32, Value, String) {
+    let mut all = vec!["plan", "-o", "json"];
+    all.extend_from_slice(args);
+    let (code, out, err) = run(&all);
+    let v = if out.is_empty() {
+        Value::Null
+    } else {
+        serde_json::from_str(&out).unwrap_or_else(|e| panic!("not JSON ({e}): {out}\nstderr: {err}"))
+    };
+    (code, v, err)
+}
+
 /// Steps written as lists of references (what `steps` returns).
 pub fn s(items: &[&[&str]]) -> Vec<Vec<String>> {
     items.iter().map(|step| step.iter().map(|r| r.to_string()).collect()).collect()
