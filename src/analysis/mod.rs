@@ -4,6 +4,7 @@ pub mod candidates;
 pub mod cascade;
 pub mod check;
 pub mod cycles;
+pub mod data_loss;
 pub mod gc;
 pub mod order;
 pub mod reconcile;
