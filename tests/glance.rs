@@ -239,3 +239,25 @@ fn the_readme_prune_job_writes_markdown_and_fails_on_data_loss() {
     assert!(md.starts_with("### teardown plan: "), "{md}");
     assert!(md.contains("| Namespace/db | everything in it goes with it"), "{md}");
 }
+
+#[test]
+fn pictures_draw_the_steps_in_order_without_an_arrow_to_each_namespace() {
+    let (code, out, err) = run(&["plan", "--delete", "namespace/kubevious", "-o", "dot", GKE]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!out.contains("[label=\"in\"]"), "{out}");
+    // Step k's first object is tied to step k+1's, unseen, so that the
+    // steps are laid out in order.
+    let first = |k: usize| {
+        let cluster = out.split(&format!("subgraph cluster_step{k} {{")).nth(1).unwrap();
+        cluster.lines().nth(2).unwrap().trim().split(' ').next().unwrap().to_string()
+    };
+    for k in 1..5 {
+        assert!(out.contains(&format!("  {} -> {} [style=invis, weight=10];\n", first(k), first(k + 1))), "{k}: {out}");
+    }
+    assert_eq!(out.matches("style=invis").count(), 4);
+    // 236 arrows before, 81 of them to the Namespace.
+    assert_eq!(out.lines().filter(|l| l.contains(" -> ") && !l.contains("invis")).count(), 155);
+    let (code, out, _) = run(&["plan", "--delete", "namespace/kubevious", "-o", "mermaid", GKE]);
+    assert_eq!(code, 0);
+    assert!(!out.contains("|in|") && out.contains("subgraph step5[\"step 5\"]"), "{out}");
+}

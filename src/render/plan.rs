@@ -972,7 +972,9 @@ fn plan_edges(plan: &Plan) -> Vec<(End, End, &'static str, bool)> {
         .filter(|(r, relaxed)| match r.kind.rule() {
             Some(RuleEdge::PodFirst) => false,
             Some(RuleEdge::AfterPods) => *relaxed,
-            _ => true,
+            // An object's reference names its namespace: the arrow to the
+            // Namespace would only say it again, once per object.
+            _ => r.kind != RelKind::Contains,
         })
         .filter_map(|(r, relaxed)| {
             let hub = r.kind.tool().map_or(HubEnd::None, |t| t.hub);
@@ -1027,6 +1029,7 @@ pub fn dot(plan: &Plan) -> Result<String, Internal> {
         "digraph plan {\n  rankdir=LR;\n  node [shape=box, fontname=\"Helvetica\", fontsize=10];\n  edge [fontname=\"Helvetica\", fontsize=9];\n",
     );
     let n = node_numbers(plan);
+    out.push_str("  newrank=true;\n");
     for (i, step) in plan.steps.iter().enumerate() {
         out.push_str(&format!("  subgraph cluster_step{} {{\n    label=\"step {}\";\n", i + 1, i + 1));
         for id in step {
@@ -1037,6 +1040,13 @@ pub fn dot(plan: &Plan) -> Result<String, Internal> {
             ));
         }
         out.push_str("  }\n");
+    }
+    // The steps in order, left to right, whatever the edges say.
+    let firsts: Vec<End> = plan.steps.iter().filter_map(|s| s.first()).map(|&id| End::Object(id)).collect();
+    for pair in firsts.windows(2) {
+        if let [a, b] = pair {
+            out.push_str(&format!("  {} -> {} [style=invis, weight=10];\n", a.id(&n), b.id(&n)));
+        }
     }
     let edges = plan_edges(plan);
     for h in hubs(&edges) {
