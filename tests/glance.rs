@@ -261,3 +261,143 @@ fn pictures_draw_the_steps_in_order_without_an_arrow_to_each_namespace() {
     assert_eq!(code, 0);
     assert!(!out.contains("|in|") && out.contains("subgraph step5[\"step 5\"]"), "{out}");
 }
+
+// ---------------------------------------------------------------------------
+// The published JSON Schemas (schemas/).
+
+fn schema(name: &str) -> jsonschema::Validator {
+    let path = format!("{}/schemas/{name}.json", env!("CARGO_MANIFEST_DIR"));
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    assert_eq!(doc["$id"], format!("urn:teardown:schema:{name}"), "{path}");
+    jsonschema::validator_for(&doc).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+/// The errors of `doc` against `v`, one a line (empty: valid).
+fn invalid(v: &jsonschema::Validator, doc: &Value) -> String {
+    v.iter_errors(doc).map(|e| format!("{} at {}\n", e, e.instance_path())).collect()
+}
+
+/// Every fixture, as scripts/compare.sh lists them.
+fn fixtures() -> Vec<String> {
+    fn walk(dir: &std::path::Path, out: &mut Vec<String>) {
+        let mut entries: Vec<_> = std::fs::read_dir(dir).unwrap().flatten().map(|e| e.path()).collect();
+        entries.sort();
+        for p in entries {
+            if p.is_dir() {
+                walk(&p, out);
+            } else if p.extension().is_some_and(|e| e == "yaml" || e == "yml" || e == "json") {
+                out.push(p.strip_prefix(env!("CARGO_MANIFEST_DIR")).unwrap().to_str().unwrap().to_string());
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures"), &mut out);
+    out
+}
+
+#[test]
+fn every_json_output_of_every_fixture_validates_against_its_schema() {
+    let commands: [(&str, &[&str]); 4] = [
+        ("check", &["check", "-o", "json"]),
+        ("graph", &["graph", "-o", "json"]),
+        ("plan", &["plan", "--all", "--allow-cycles", "-o", "json"]),
+        ("plan", &["plan", "--gc", "-o", "json"]),
+    ];
+    let files = fixtures();
+    assert!(files.len() > 200, "{}", files.len());
+    let validators: Vec<(&str, jsonschema::Validator)> =
+        ["check", "graph", "plan"].into_iter().map(|n| (n, schema(n))).collect();
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let (checked, failures) = std::thread::scope(|s| {
+        let workers: Vec<_> = (0..4)
+            .map(|_| {
+                s.spawn(|| {
+                    let (mut checked, mut failures) = (0, Vec::new());
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(file) = files.get(i) else { break };
+                        for (name, args) in &commands {
+                            let mut all = args.to_vec();
+                            all.push(file);
+                            let (_, out, _) = run(&all);
+                            // A plan that cannot be made prints no JSON (exit 1 or 2).
+                            if out.is_empty() {
+                                continue;
+                            }
+                            let doc: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{all:?}: {e}"));
+                            let v = &validators.iter().find(|(n, _)| n == name).unwrap().1;
+                            let errors = invalid(v, &doc);
+                            if !errors.is_empty() {
+                                failures.push(format!("{all:?}:\n{errors}"));
+                            }
+                            checked += 1;
+                        }
+                    }
+                    (checked, failures)
+                })
+            })
+            .collect();
+        workers.into_iter().map(|w| w.join().unwrap()).fold((0, Vec::new()), |(n, mut f), (m, g)| {
+            f.extend(g);
+            (n + m, f)
+        })
+    });
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(checked > 600, "{checked}");
+}
+
+#[test]
+fn the_other_commands_json_validates_too() {
+    let cases: [(&str, &[&str]); 7] = [
+        ("explain", &["explain", "--all", "Pod/shop/db-0", "-o", "json", "fixtures/shop.yaml"]),
+        ("explain", &["explain", "--delete", "ns/db", "pv/pv-logs", "-o", "json", VOLUMES]),
+        (
+            "simulate",
+            &["simulate", "--delete", "deploy/web", "--controller", "kubernetes", "-o", "json", "fixtures/shop.yaml"],
+        ),
+        (
+            "simulate",
+            &[
+                "simulate",
+                "--delete",
+                "cluster/testing/C",
+                "--controller",
+                "krake",
+                "-o",
+                "json",
+                "fixtures/krake/app-on-cluster.yaml",
+            ],
+        ),
+        ("reconcile", &["reconcile", "-o", "json", "fixtures/reconcile/several-kinds.yaml"]),
+        ("plan", &["plan", "--delete", "ns/db", "-o", "json", VOLUMES]),
+        ("plan", &["plan", "--all", "--as", "helm", "-o", "json", "fixtures/as/helm.yaml"]),
+    ];
+    for (name, args) in cases {
+        let (code, out, err) = run(args);
+        assert!(code == 0 || !out.is_empty(), "{args:?}: {err}");
+        let doc: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{args:?}: {e}\n{out}"));
+        let errors = invalid(&schema(name), &doc);
+        assert!(errors.is_empty(), "{args:?}:\n{errors}");
+    }
+    // YAML is the same document.
+    let (_, out, _) = run(&["plan", "--delete", "ns/db", "-o", "yaml", VOLUMES]);
+    let doc: Value = serde_yaml::from_str(&out).unwrap();
+    assert_eq!(invalid(&schema("plan"), &doc), "");
+}
+
+#[test]
+fn a_schema_refuses_what_breaks_it() {
+    // The schemas are not vacuous: a plan without its steps, a finding of
+    // an unknown severity, a loss of an unknown type are refused.
+    let mut plan = json_of("plan", &["--delete", "ns/db", VOLUMES]);
+    let v = schema("plan");
+    assert_eq!(invalid(&v, &plan), "");
+    plan["summary"]["dataLoss"][0]["type"] = "misplaced".into();
+    assert!(!invalid(&v, &plan).is_empty());
+    plan.as_object_mut().unwrap().remove("steps");
+    assert!(invalid(&v, &plan).contains("steps"), "{}", invalid(&v, &plan));
+    let (_, out, _) = run(&["check", "-o", "json", "fixtures/shop.yaml"]);
+    let mut check: Value = serde_json::from_str(&out).unwrap();
+    check["findings"][0]["severity"] = "fatal".into();
+    assert!(!invalid(&schema("check"), &check).is_empty());
+}
