@@ -267,6 +267,8 @@ pub enum CheckFormat {
     Sarif,
     /// GitHub Actions workflow annotations.
     Github,
+    /// For a pull request: the counts, then the findings in a table.
+    Markdown,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

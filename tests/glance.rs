@@ -401,3 +401,18 @@ fn a_schema_refuses_what_breaks_it() {
     check["findings"][0]["severity"] = "fatal".into();
     assert!(!invalid(&schema("check"), &check).is_empty());
 }
+
+#[test]
+fn check_markdown_gives_the_counts_then_the_findings() {
+    let (code, out, err) = run(&["check", "-o", "markdown", "fixtures/shop.yaml"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.starts_with("### teardown check: 0 errors, 1 warning, 0 notes\n"), "{out}");
+    assert!(
+        out.contains("| warning | TD011 unknown-finalizer | fixtures/shop.yaml:145:5 | Cart.shop.example.com/shop/cart-1: finalizer shop.example.com/checkout has no known controller |"),
+        "{out}"
+    );
+    // Errors: exit 1, as every format.
+    let (code, out, _) = run(&["check", "-o", "markdown", "fixtures/check/td005-cross-namespace.yaml"]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("| error | TD005"), "{out}");
+}

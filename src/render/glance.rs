@@ -402,3 +402,66 @@ fn warnings_len(plan: &Plan) -> usize {
     let names = plan.names();
     plan.warnings.iter().map(|w| w.message(&names).len() + 24).sum()
 }
+
+/// `check -o markdown`: for a pull-request comment or a job summary. The
+/// counts, then one row per finding (cut with a count to fit GitHub's
+/// limit).
+pub fn check_markdown(
+    sources: &crate::input::Sources,
+    findings: &[crate::findings::Finding],
+    omitted: &crate::findings::Omitted,
+    counts: &crate::analysis::check::Counts,
+) -> String {
+    let mut s = format!(
+        "### teardown check: {}, {}, {}\n\n",
+        count(counts.errors, "error", "errors"),
+        count(counts.warnings, "warning", "warnings"),
+        count(counts.notes, "note", "notes")
+    );
+    s.push_str(&format!(
+        "{} read: {}, {}.\n\n",
+        count(counts.files, "file", "files"),
+        count(counts.objects, "object", "objects"),
+        count(counts.edges, "edge", "edges")
+    ));
+    if findings.is_empty() {
+        s.push_str("No findings.\n");
+        return s;
+    }
+    s.push_str("| severity | rule | where | message |\n|---|---|---|---|\n");
+    let mut shown = 0;
+    for f in findings {
+        let place = match (&f.primary, &f.file) {
+            (Some(p), _) => {
+                let file = sources.get(p.span.file);
+                let at = file.line_col(p.span.start);
+                format!("{}:{}:{}", file.name, at.line, at.column)
+            }
+            (None, Some(file)) => file.to_string(),
+            (None, None) => String::new(),
+        };
+        let row = format!(
+            "| {} | {} {} | {} | {} |\n",
+            f.severity.as_str(),
+            f.rule.id(),
+            f.rule.name(),
+            md(&place),
+            md(&f.message)
+        );
+        if s.len() + row.len() > MARKDOWN_BUDGET {
+            break;
+        }
+        s.push_str(&row);
+        shown += 1;
+    }
+    if shown < findings.len() {
+        s.push_str(&format!(
+            "\n… and {} more not shown (GitHub's comment limit); `teardown check` lists them all.\n",
+            count(findings.len() - shown, "finding", "findings")
+        ));
+    }
+    for line in omitted.lines() {
+        s.push_str(&format!("\n{}\n", md(&line)));
+    }
+    s
+}
