@@ -189,7 +189,7 @@ fn markdown_fits_a_github_comment_and_counts_what_it_leaves_out() {
     let (code, out, err) = run(&["plan", "--all", "--allow-cycles", "-o", "markdown", GKE]);
     assert_eq!(code, 0, "{err}");
     assert!(out.len() < 65_536, "{} bytes", out.len());
-    assert!(out.contains("more not shown (GitHub's comment limit)"), "{}", &out[out.len() - 400..]);
+    assert!(out.contains("more objects not shown (GitHub's comment limit)"), "{}", &out[out.len() - 400..]);
     assert!(out.contains("</details>"));
 }
 
@@ -415,4 +415,12 @@ fn check_markdown_gives_the_counts_then_the_findings() {
     let (code, out, _) = run(&["check", "-o", "markdown", "fixtures/check/td005-cross-namespace.yaml"]);
     assert_eq!(code, 1, "{out}");
     assert!(out.contains("| error | TD005"), "{out}");
+}
+
+#[test]
+fn gc_of_a_volume_whose_claim_is_gone_is_a_loss() {
+    let v = json_of("plan", &["--gc", "fixtures/cascades/volumes.yaml"]);
+    assert_eq!(losses(&v), pairs(&[("PersistentVolume/pv-old", "volume")]));
+    let l = &resource(&v, "PersistentVolume/pv-old")["dataLoss"];
+    assert!(l["message"].as_str().unwrap().contains("its claim is gone"), "{l}");
 }

@@ -374,8 +374,8 @@ pub fn markdown(snapshot: &crate::load::Snapshot, plan: &Plan, out: &mut dyn std
     }
     if shown < summary.delete {
         s.push_str(&format!(
-            "\n… and {} more not shown (GitHub's comment limit); `teardown plan` lists them all.\n",
-            count(summary.delete - shown, "object", "objects")
+            "\n… and {} not shown (GitHub's comment limit); `teardown plan` lists them all.\n",
+            count(summary.delete - shown, "more object", "more objects")
         ));
     }
     s.push_str("\n</details>\n");
@@ -456,8 +456,8 @@ pub fn check_markdown(
     }
     if shown < findings.len() {
         s.push_str(&format!(
-            "\n… and {} more not shown (GitHub's comment limit); `teardown check` lists them all.\n",
-            count(findings.len() - shown, "finding", "findings")
+            "\n… and {} not shown (GitHub's comment limit); `teardown check` lists them all.\n",
+            count(findings.len() - shown, "more finding", "more findings")
         ));
     }
     for line in omitted.lines() {
