@@ -294,6 +294,8 @@ pub enum CheckFormat {
     Sarif,
     /// GitHub Actions workflow annotations.
     Github,
+    /// For a pull request: the counts, then the findings in a table.
+    Markdown,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -431,8 +433,12 @@ pub struct GraphArgs {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum PlanFormat {
-    /// A table of steps; warnings and a summary on stderr.
+    /// A table of steps with short reasons; warnings and a summary on stderr.
     Table,
+    /// The table with every reason of each object.
+    Wide,
+    /// For a pull request: summary, data loss, then the steps, collapsed.
+    Markdown,
     /// The plan file (`schemaVersion` 1), which `teardown apply` reads.
     Json,
     /// The same document as JSON, in YAML.
@@ -447,6 +453,13 @@ pub enum PlanFormat {
     Mermaid,
     /// A bash script deleting each step's cascade roots: how to run a plan.
     Kubectl,
+}
+
+/// What makes `plan --fail-on` exit 1.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum FailOn {
+    /// The plan destroys something for good.
+    DataLoss,
 }
 
 /// How a plan is made; shared by `plan` and `explain`.
@@ -562,6 +575,13 @@ pub struct PlanArgs {
     /// -o table, json or yaml.
     #[arg(long = "as", value_enum, value_name = "TOOL")]
     pub as_tool: Option<crate::plan::tool_order::Tool>,
+
+    /// Exit 1 (after printing the plan) when the plan does this: for CI
+    /// gates. `data-loss`: it destroys something for good (a volume whose
+    /// reclaim policy is Delete, a CRD's custom resources, a Namespace, a
+    /// Secret nothing recreates).
+    #[arg(long, value_enum, value_name = "CONDITION")]
+    pub fail_on: Option<FailOn>,
 
     #[command(flatten)]
     pub rules: RuleArgs,

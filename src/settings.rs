@@ -294,7 +294,8 @@ pub fn plan_as(
         }
     }
     let format = match output {
-        PlanFormat::Table | PlanFormat::Json | PlanFormat::Yaml => return Ok(()),
+        PlanFormat::Table | PlanFormat::Wide | PlanFormat::Json | PlanFormat::Yaml => return Ok(()),
+        PlanFormat::Markdown => "markdown",
         PlanFormat::Names => "names",
         PlanFormat::Refs => "refs",
         PlanFormat::Dot => "dot",

@@ -65,6 +65,7 @@ pub fn run(args: CheckArgs, env: Env, style: Style) -> Result<Status, Error> {
         (false, CheckFormat::Yaml) => render::findings::yaml(sources, findings, omitted, &report.counts),
         (false, CheckFormat::Sarif) => render::findings::sarif(sources, findings, omitted),
         (false, CheckFormat::Github) => render::findings::github(sources, findings, omitted),
+        (false, CheckFormat::Markdown) => render::glance::check_markdown(sources, findings, omitted, &report.counts),
     };
     // -q: the findings without the summary line under them, nor the blank
     // line that would part them from it.

@@ -28,7 +28,9 @@ pub fn run(args: PlanArgs, env: Env, style: Style) -> Result<Status, Error> {
     let mut timer = crate::timing::Timer::start();
     let out = &mut *env.stdout;
     let written = match args.output {
-        PlanFormat::Table => render::plan::table(&plan, &snapshot.objects, style, out),
+        PlanFormat::Table => render::plan::table(&plan, &snapshot.objects, style, false, out),
+        PlanFormat::Wide => render::plan::table(&plan, &snapshot.objects, style, true, out),
+        PlanFormat::Markdown => render::glance::markdown(&snapshot, &plan, out),
         PlanFormat::Json => render::plan::json(&snapshot, &plan, out),
         PlanFormat::Yaml => render::plan::yaml(&snapshot, &plan, out),
         PlanFormat::Names => render::plan::names(&plan, &snapshot.objects, out),
@@ -50,14 +52,22 @@ pub fn run(args: PlanArgs, env: Env, style: Style) -> Result<Status, Error> {
     written.map_err(Error::Output)?;
     timer.lap("render");
     let said = match args.output {
-        PlanFormat::Table => render::plan::summary(&plan, style),
-        PlanFormat::Json | PlanFormat::Yaml => String::new(),
+        PlanFormat::Table | PlanFormat::Wide => {
+            render::plan::summary(&plan, &render::glance::summary_of(&snapshot, &plan), style)
+        }
+        PlanFormat::Json | PlanFormat::Yaml | PlanFormat::Markdown => String::new(),
         PlanFormat::Names | PlanFormat::Refs | PlanFormat::Dot | PlanFormat::Mermaid | PlanFormat::Kubectl => {
             render::plan::warnings_painted(&plan, style)
         }
     };
     if !env.quiet {
         env.stderr.extend_from_slice(said.as_bytes());
+    }
+    if args.fail_on == Some(crate::cli::FailOn::DataLoss) && !plan.data_loss.is_empty() {
+        let what = render::glance::losses_short(&plan.data_loss);
+        let line = format!("the plan destroys {what} for good (--fail-on data-loss)");
+        env.stderr.extend_from_slice(format!("teardown: error: {}\n", crate::escape::escape(&line)).as_bytes());
+        return Ok(Status::Findings);
     }
     Ok(Status::Success)
 }
@@ -87,7 +97,7 @@ fn made(
     crate::settings::spaced_selector(&args.plan.delete, &args.input.inputs)?;
     let voice = Voice { rules: controls.rules, ..voice };
     let detail = match args.output {
-        PlanFormat::Table => Detail { reasons: true, places: false },
+        PlanFormat::Table | PlanFormat::Wide | PlanFormat::Markdown => Detail { reasons: true, places: false },
         PlanFormat::Json | PlanFormat::Yaml => Detail::ALL,
         PlanFormat::Names | PlanFormat::Refs | PlanFormat::Dot | PlanFormat::Mermaid | PlanFormat::Kubectl => {
             Detail::default()

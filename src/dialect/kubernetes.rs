@@ -560,6 +560,12 @@ pub struct LenientSpec {
     pub versions: LenientList<LenientCrdVersion>,
     /// A CRD's legacy `version` (`apiextensions.k8s.io/v1beta1`).
     pub version: Option<Str>,
+    /// A PersistentVolume's `capacity` (its `storage`).
+    pub capacity: LenientStorage,
+    /// A PersistentVolumeClaim's `resources` (`requests.storage`).
+    pub resources: LenientResources,
+    /// A StatefulSet's `persistentVolumeClaimRetentionPolicy`.
+    pub claim_retention: LenientRetention,
 }
 
 /// A lenient map with these keys, each read as its own lenient type; any
@@ -719,6 +725,21 @@ lenient_map!(
 );
 
 lenient_map!(
+    /// A volume's `capacity` or a claim's `requests`: the `storage` quantity.
+    LenientStorage { "storage" => storage: LenientStr }
+);
+
+lenient_map!(
+    /// A PersistentVolumeClaim's `resources`.
+    LenientResources { "requests" => requests: LenientStorage }
+);
+
+lenient_map!(
+    /// A StatefulSet's `persistentVolumeClaimRetentionPolicy`.
+    LenientRetention { "whenDeleted" => when_deleted: LenientStr }
+);
+
+lenient_map!(
     /// A subject of a RoleBinding or ClusterRoleBinding.
     LenientSubject {
         "kind" => kind: LenientStr,
@@ -871,6 +892,9 @@ impl<'de> Deserialize<'de> for LenientSpec {
                         "persistentVolumeReclaimPolicy" => spec.reclaim_policy = map.next_value::<LenientStr>()?.0,
                         "versions" => spec.versions = map.next_value()?,
                         "version" => spec.version = map.next_value::<LenientStr>()?.0,
+                        "capacity" => spec.capacity = map.next_value()?,
+                        "resources" => spec.resources = map.next_value()?,
+                        "persistentVolumeClaimRetentionPolicy" => spec.claim_retention = map.next_value()?,
                         _ => {
                             map.next_value::<IgnoredAny>()?;
                         }
@@ -975,6 +999,10 @@ pub struct RawObject {
     /// A Role's or ClusterRole's `rules` (what it allows: TD011's candidates).
     #[serde(default)]
     pub rules: LenientList<LenientPolicyRule>,
+    /// A Secret's `type` (what made it: a ServiceAccount token is the
+    /// token controller's).
+    #[serde(default, rename = "type")]
+    pub secret_type: LenientStr,
 }
 
 /// What a `List` tells its items: typed lists (`PodList`) may leave out the
@@ -1221,6 +1249,7 @@ pub fn convert(
             role_ref: &mut raw.role_ref,
             webhooks: &mut raw.webhooks,
             rules: &mut raw.rules,
+            secret_type: &mut raw.secret_type,
         },
         tools,
     );
@@ -1291,6 +1320,7 @@ struct Wire<'a> {
     role_ref: &'a mut LenientRoleRef,
     webhooks: &'a mut LenientList<LenientWebhook>,
     rules: &'a mut LenientList<LenientPolicyRule>,
+    secret_type: &'a mut LenientStr,
 }
 
 /// What the default ordering rules read of an object of a kind they look
@@ -1304,7 +1334,7 @@ fn facts(
     mut tools: crate::model::kube::Tools,
 ) -> Option<Box<Facts>> {
     use crate::model::kube::{calls_services, is_binding, is_role, pod_spec_at, PodSpecAt, FLUX_DEPENDENT_KINDS};
-    let Wire { subjects, role_ref, webhooks, rules } = wire;
+    let Wire { subjects, role_ref, webhooks, rules, secret_type } = wire;
     let mut f = Facts::default();
     if let Some(at) = pod_spec_at(group, kind) {
         let template = match at {
@@ -1320,6 +1350,10 @@ fn facts(
             None => std::mem::take(&mut spec.pod),
         };
         f.service_account = pod.account().map(|s| intern(&s));
+        if group == "apps" && kind == "StatefulSet" {
+            let when = std::mem::take(&mut spec.claim_retention).when_deleted.0;
+            f.claims_deleted_with_set = when.as_deref() == Some("Delete");
+        }
         if at == PodSpecAt::Pod {
             f.node_name = spec.node_name.take().filter(|s| !s.is_empty()).map(|s| intern(&s));
         }
@@ -1351,6 +1385,7 @@ fn facts(
     } else if group.is_empty() && kind == "PersistentVolumeClaim" {
         f.volume_name = spec.volume_name.take().filter(|s| !s.is_empty());
         f.storage_class = spec.storage_class_name.take().filter(|s| !s.is_empty()).map(|s| intern(&s));
+        f.capacity = std::mem::take(&mut spec.resources).requests.storage.0.filter(|s| !s.is_empty());
     } else if group.is_empty() && kind == "PersistentVolume" {
         let claim = std::mem::take(&mut spec.claim_ref);
         f.claim_ref = match (claim.namespace.0, claim.name.0) {
@@ -1360,6 +1395,9 @@ fn facts(
         f.claim_uid = claim.uid.0.filter(|u| !u.is_empty() && f.claim_ref.is_some());
         f.reclaim_policy = spec.reclaim_policy.take().map(|s| intern(&s));
         f.storage_class = spec.storage_class_name.take().filter(|s| !s.is_empty()).map(|s| intern(&s));
+        f.capacity = std::mem::take(&mut spec.capacity).storage.0.filter(|s| !s.is_empty());
+    } else if group.is_empty() && kind == "Secret" {
+        f.secret_type = std::mem::take(secret_type).0.filter(|s| !s.is_empty()).map(|s| intern(&s));
     } else if is_binding(group, kind) {
         let role = std::mem::take(role_ref);
         f.role_ref = match (role.kind.0, role.name.0) {

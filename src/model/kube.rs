@@ -450,6 +450,15 @@ pub struct Facts {
     pub reclaim_policy: Option<Str>,
     /// The uid in a PersistentVolume's `spec.claimRef`, if written.
     pub claim_uid: Option<Str>,
+    /// A PersistentVolume's `spec.capacity.storage`, or a claim's
+    /// `spec.resources.requests.storage`, as written (`40Gi`).
+    pub capacity: Option<Str>,
+    /// A StatefulSet's `spec.persistentVolumeClaimRetentionPolicy.whenDeleted`
+    /// is `Delete`: the StatefulSet controller makes the set an owner of
+    /// its claims, which the garbage collector then deletes with it.
+    pub claims_deleted_with_set: bool,
+    /// A Secret's `type`, as written (`Opaque`, `kubernetes.io/tls`…).
+    pub secret_type: Option<Str>,
     /// A Role's or ClusterRole's `rules`: the API groups (`*` for all) on
     /// whose resources it allows `update`, `patch` or `*` — what removing
     /// a finalizer takes (TD011's candidates). Sorted, without repeats.

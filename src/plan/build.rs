@@ -672,7 +672,12 @@ fn describe(
         .map(|&(id, r)| (id, relations[r as usize].from))
         .filter(|&row| rows.insert(row))
         .collect();
+    let data_loss = crate::analysis::data_loss::of(objects, &relations, &cascade, &steps);
+    let mut loss_index: Vec<(u32, u32)> = data_loss.iter().enumerate().map(|(i, l)| (l.object.0, i as u32)).collect();
+    loss_index.sort_unstable();
     Ok(Plan {
+        data_loss,
+        loss_index,
         owner_refs: owners.refs,
         events,
         still_referenced,

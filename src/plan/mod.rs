@@ -16,6 +16,7 @@ pub mod mode;
 pub mod reasons;
 pub mod roots;
 pub mod stages;
+pub mod summary;
 pub mod tool_order;
 pub mod warnings;
 
@@ -224,6 +225,18 @@ pub struct Plan {
     pub hooks: Vec<HookRun>,
     /// `--as TOOL`: the order that tool would delete the plan's objects in.
     pub tool_order: Option<tool_order::ToolOrder>,
+    /// What the plan destroys for good, in plan order.
+    pub data_loss: Vec<crate::analysis::data_loss::Loss>,
+    /// Each loss's object and place in `data_loss`, by object.
+    pub loss_index: Vec<(u32, u32)>,
+}
+
+impl Plan {
+    /// What deleting `id` destroys for good, if anything.
+    pub fn loss_of(&self, id: ObjId) -> Option<&crate::analysis::data_loss::Loss> {
+        let at = self.loss_index.binary_search_by_key(&id.0, |&(o, _)| o).ok()?;
+        self.data_loss.get(self.loss_index.get(at)?.1 as usize)
+    }
 }
 
 impl Plan {

@@ -5,6 +5,7 @@ pub mod columns;
 pub mod diagnostics;
 pub mod explain;
 pub mod findings;
+pub mod glance;
 pub mod graph;
 pub mod json;
 pub mod kubectl;

@@ -23,7 +23,7 @@ const BATCH: usize = 1 << 14;
 /// The plan as a kubectl-style table: STEP, ACTION, OBJECT, REASON. (The
 /// warnings and summary go to stderr.) With colour, actions and the
 /// objects' kinds are painted.
-pub fn table(plan: &Plan, objects: &[Object], style: Style, out: &mut dyn Write) -> io::Result<()> {
+pub fn table(plan: &Plan, objects: &[Object], style: Style, wide: bool, out: &mut dyn Write) -> io::Result<()> {
     let names = plan.names();
     let orphaned: Vec<(String, String)> = plan
         .orphaned
@@ -46,6 +46,9 @@ pub fn table(plan: &Plan, objects: &[Object], style: Style, out: &mut dyn Write)
     widths[2] = widths[2].max(ids.map(|id| width(names.of(*id))).max().unwrap_or(0));
     let actions = [("delete", plan.deleted_count()), ("orphan", orphaned.len()), ("keep", kept.len())];
     widths[1] = actions.iter().filter(|(_, n)| *n > 0).map(|(a, _)| a.len()).fold(widths[1], usize::max);
+    if !plan.data_loss.is_empty() {
+        widths[1] = widths[1].max(LOST.len());
+    }
     let columns = super::columns::Columns { widths };
     let row = |cells: [&str; 4], id: ObjId, action: Paint, out: &mut String| -> Result<(), Internal> {
         match style.color {
@@ -70,8 +73,12 @@ pub fn table(plan: &Plan, objects: &[Object], style: Style, out: &mut dyn Write)
                 .map(|ids| {
                     let mut s = String::with_capacity(ids.len() * 100);
                     for &id in ids {
-                        let reason = reasons::message(plan.reasons.of(id), &names);
-                        row([&label, "delete", names.of(id), &reason], id, Paint::Delete, &mut s)?;
+                        let reason = match wide {
+                            true => reasons::message(plan.reasons.of(id), &names),
+                            false => super::glance::short_reason(plan.reasons.of(id), &names),
+                        };
+                        let action = if plan.loss_of(id).is_some() { LOST } else { "delete" };
+                        row([&label, action, names.of(id), &reason], id, Paint::Delete, &mut s)?;
                     }
                     Ok(s)
                 })
@@ -89,6 +96,10 @@ pub fn table(plan: &Plan, objects: &[Object], style: Style, out: &mut dyn Write)
         row(["-", "keep", names.of(id), reason], id, Paint::Keep, &mut text)?;
     }
     out.write_all(text.as_bytes())?;
+    if !plan.data_loss.is_empty() {
+        out.write_all(b"\n")?;
+        out.write_all(super::glance::data_loss_table(plan).as_bytes())?;
+    }
     // Without subscriptions the events only repeat the steps.
     if plan.events.iter().any(|e| e.kind != EventKind::Destroyed) {
         out.write_all(b"\n")?;
@@ -107,6 +118,10 @@ pub fn table(plan: &Plan, objects: &[Object], style: Style, out: &mut dyn Write)
     }
     Ok(())
 }
+
+/// The action of a deleted object the plan destroys for good (the table's
+/// marker; the section after the table says what goes).
+const LOST: &str = "delete!";
 
 /// `before` or `after` its step.
 fn hook_when(h: &crate::plan::HookRun) -> &'static str {
@@ -180,7 +195,7 @@ pub fn warnings_painted(plan: &Plan, style: Style) -> String {
 }
 
 /// Warnings and the one-line summary, for stderr under `-o table`.
-pub fn summary(plan: &Plan, style: Style) -> String {
+pub fn summary(plan: &Plan, summary: &crate::plan::summary::Summary, style: Style) -> String {
     let mut out = warnings_painted(plan, style);
     let mut line = format!(
         "{} in {}, {} kept",
@@ -197,6 +212,11 @@ pub fn summary(plan: &Plan, style: Style) -> String {
     line.push_str(&format!(", {}", count(plan.warnings.len(), "warning", "warnings")));
     out.push_str(&line);
     out.push('\n');
+    for l in super::glance::summary_lines(summary, plan) {
+        out.push_str("  ");
+        out.push_str(&crate::escape::escape(&l));
+        out.push('\n');
+    }
     out
 }
 
@@ -360,6 +380,9 @@ struct ResourceOut<'a> {
     /// the model, marked `destroyed: true`.
     #[serde(rename = "referencedBy", skip_serializing_if = "Vec::is_empty")]
     referenced_by: Vec<&'a str>,
+    /// What deleting it destroys for good.
+    #[serde(rename = "dataLoss", skip_serializing_if = "Option::is_none")]
+    data_loss: Option<super::glance::LossOut<'a>>,
     file: &'a str,
     line: u32,
     /// The object's document (or list item) is `length` bytes from `offset`
@@ -499,6 +522,8 @@ struct PlanOut<'a> {
     dialect: Option<&'a str>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     targets: Vec<&'a str>,
+    /// Counts, and what the plan destroys for good.
+    summary: super::glance::SummaryOut<'a>,
     steps: StepsOut<'a>,
     kept: Vec<ResourceOut<'a>>,
     orphaned: Vec<ResourceOut<'a>>,
@@ -545,6 +570,7 @@ fn resource<'a>(
         owner: None,
         type_name: o.murano.as_deref().map(|m| &*m.type_name),
         referenced_by: Vec::new(),
+        data_loss: None,
         file: &snapshot.sources.get(o.span.file).name,
         line: plan.lines.get(id.index()).copied().unwrap_or(0),
         offset: o.span.start,
@@ -580,10 +606,15 @@ fn deleted<'a>(snapshot: &'a Snapshot, plan: &'a Plan, id: ObjId) -> Result<Reso
     if let Some(by) = plan.still_referenced.get(&id) {
         r.referenced_by = by.iter().map(|b| names.of(*b)).collect();
     }
+    r.data_loss = plan.loss_of(id).map(|l| super::glance::loss_out(l, &names, false));
     Ok(r)
 }
 
-fn plan_out<'a>(snapshot: &'a Snapshot, plan: &'a Plan) -> Result<PlanOut<'a>, Internal> {
+fn plan_out<'a>(
+    snapshot: &'a Snapshot,
+    plan: &'a Plan,
+    summary: &'a crate::plan::summary::Summary,
+) -> Result<PlanOut<'a>, Internal> {
     let names = plan.names();
     let kept = plan
         .kept
@@ -660,6 +691,7 @@ fn plan_out<'a>(snapshot: &'a Snapshot, plan: &'a Plan) -> Result<PlanOut<'a>, I
         multi_owner: plan.multi_owner.as_str(),
         dialect: plan.dialect.as_deref(),
         targets: plan.targets.iter().map(|id| names.of(*id)).collect(),
+        summary: super::glance::summary_out(summary, plan, &names),
         steps: StepsOut { snapshot, plan },
         kept,
         orphaned,
@@ -754,6 +786,10 @@ fn write_resource(buf: &mut Vec<u8>, depth: usize, r: &ResourceOut) {
     if !r.referenced_by.is_empty() {
         o.strs(buf, "referencedBy", &r.referenced_by);
     }
+    if let Some(loss) = &r.data_loss {
+        o.key(buf, "dataLoss");
+        super::glance::write_loss(buf, depth + 1, loss);
+    }
     o.str(buf, "file", r.file);
     o.num(buf, "line", r.line.into());
     o.num(buf, "offset", r.offset as u64);
@@ -781,7 +817,8 @@ fn write_resource(buf: &mut Vec<u8>, depth: usize, r: &ResourceOut) {
 pub fn json(snapshot: &Snapshot, plan: &Plan, out: &mut dyn Write) -> io::Result<()> {
     // Resources are written in parts of 512, made in parallel.
     let mut parts = super::parts::Parts::new(512, BATCH / 512);
-    let p = plan_out(snapshot, plan)?;
+    let summary = super::glance::summary_of(snapshot, plan);
+    let p = plan_out(snapshot, plan, &summary)?;
     let mut buf = Vec::with_capacity(1 << 16);
     let mut doc = json::Object::begin(&mut buf, 0);
     doc.field(&mut buf, "schemaVersion", &p.schema_version)?;
@@ -794,6 +831,7 @@ pub fn json(snapshot: &Snapshot, plan: &Plan, out: &mut dyn Write) -> io::Result
     if !p.targets.is_empty() {
         doc.field(&mut buf, "targets", &p.targets)?;
     }
+    doc.field(&mut buf, "summary", &p.summary)?;
     doc.key(&mut buf, "steps");
     buf.push(b'[');
     for (i, ids) in plan.steps.iter().enumerate() {
@@ -847,7 +885,8 @@ pub fn json(snapshot: &Snapshot, plan: &Plan, out: &mut dyn Write) -> io::Result
 }
 
 pub fn yaml(snapshot: &Snapshot, plan: &Plan, out: &mut dyn Write) -> io::Result<()> {
-    super::yaml::write(&plan_out(snapshot, plan)?, out)
+    let summary = super::glance::summary_of(snapshot, plan);
+    super::yaml::write(&plan_out(snapshot, plan, &summary)?, out)
 }
 
 /// How a relation reads along a plan arrow, from what goes first to what
@@ -941,7 +980,9 @@ fn plan_edges(plan: &Plan) -> Vec<(End, End, &'static str, bool)> {
         .filter(|(r, relaxed)| match r.kind.rule() {
             Some(RuleEdge::PodFirst) => false,
             Some(RuleEdge::AfterPods) => *relaxed,
-            _ => true,
+            // An object's reference names its namespace: the arrow to the
+            // Namespace would only say it again, once per object.
+            _ => r.kind != RelKind::Contains,
         })
         .filter_map(|(r, relaxed)| {
             let hub = r.kind.tool().map_or(HubEnd::None, |t| t.hub);
@@ -996,6 +1037,7 @@ pub fn dot(plan: &Plan) -> Result<String, Internal> {
         "digraph plan {\n  rankdir=LR;\n  node [shape=box, fontname=\"Helvetica\", fontsize=10];\n  edge [fontname=\"Helvetica\", fontsize=9];\n",
     );
     let n = node_numbers(plan);
+    out.push_str("  newrank=true;\n");
     for (i, step) in plan.steps.iter().enumerate() {
         out.push_str(&format!("  subgraph cluster_step{} {{\n    label=\"step {}\";\n", i + 1, i + 1));
         for id in step {
@@ -1006,6 +1048,13 @@ pub fn dot(plan: &Plan) -> Result<String, Internal> {
             ));
         }
         out.push_str("  }\n");
+    }
+    // The steps in order, left to right, whatever the edges say.
+    let firsts: Vec<End> = plan.steps.iter().filter_map(|s| s.first()).map(|&id| End::Object(id)).collect();
+    for pair in firsts.windows(2) {
+        if let [a, b] = pair {
+            out.push_str(&format!("  {} -> {} [style=invis, weight=10];\n", a.id(&n), b.id(&n)));
+        }
     }
     let edges = plan_edges(plan);
     for h in hubs(&edges) {
@@ -1088,7 +1137,8 @@ mod tests {
                 let Ok(plan) = build(&snapshot, &options) else { continue };
                 let mut fast = Vec::new();
                 json(&snapshot, &plan, &mut fast).unwrap();
-                let mut whole = serde_json::to_vec_pretty(&plan_out(&snapshot, &plan).unwrap()).unwrap();
+                let summary = super::super::glance::summary_of(&snapshot, &plan);
+                let mut whole = serde_json::to_vec_pretty(&plan_out(&snapshot, &plan, &summary).unwrap()).unwrap();
                 whole.push(b'\n');
                 assert_eq!(String::from_utf8(fast).unwrap(), String::from_utf8(whole).unwrap(), "{}", file.display());
                 compared += 1;

@@ -50,6 +50,8 @@ mod pipelines;
 // `teardown plan`: what it deletes, in which order, and why.
 mod plan_application_controllers;
 mod plan_as_tool;
+// What a plan destroys for good, its summary, short reasons, markdown, schemas.
+mod plan_at_a_glance;
 mod plan_cascade_and_order;
 mod plan_controller_cascades;
 mod plan_default_rules;

@@ -376,9 +376,10 @@ fn plan_dot_and_mermaid_cluster_by_step() {
     assert_eq!(code, 0);
     assert_eq!(
         out,
-        "digraph plan {\n  rankdir=LR;\n  node [shape=box, fontname=\"Helvetica\", fontsize=10];\n  edge [fontname=\"Helvetica\", fontsize=9];\n\
+        "digraph plan {\n  rankdir=LR;\n  node [shape=box, fontname=\"Helvetica\", fontsize=10];\n  edge [fontname=\"Helvetica\", fontsize=9];\n  newrank=true;\n\
          \x20 subgraph cluster_step1 {\n    label=\"step 1\";\n    n0 [label=\"Parent\"];\n  }\n\
          \x20 subgraph cluster_step2 {\n    label=\"step 2\";\n    n1 [label=\"Child\"];\n  }\n\
+         \x20 n0 -> n1 [style=invis, weight=10];\n\
          \x20 n1 -> n0 [label=\"owned by (relaxed)\", style=dashed, color=red, fontcolor=red];\n\
          \x20 n0 -> n1 [label=\"before\"];\n}\n"
     );

@@ -516,7 +516,7 @@ fn each_new_rule_that_would_close_a_cycle_is_relaxed_and_listed() {
     ] {
         assert!(err.contains(&warning), "{warning}\n{err}");
     }
-    assert!(out.contains("4     delete  Service/hooks/hook"), "{out}");
+    assert!(out.contains("4     delete   Service/hooks/hook"), "{out}");
     let v = plan(&["--all", CYCLES]);
     assert_eq!(
         steps(&v),

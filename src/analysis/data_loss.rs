@@ -1,0 +1,222 @@
+//! What a plan destroys for good: what no controller, owner or tool of the
+//! snapshot brings back once it is deleted. Typed data, computed from the
+//! plan's deletions; the renderers only format it (docs/data-loss.md says
+//! which objects are listed and why, with the Kubernetes code behind each).
+//!
+//! - a PersistentVolume whose reclaim policy is `Delete`, deleted directly
+//!   or through its claim (the claim deleted itself, by its Namespace, or by
+//!   a StatefulSet whose `persistentVolumeClaimRetentionPolicy.whenDeleted`
+//!   is `Delete`): the volume controller, or the external provisioner,
+//!   deletes its storage;
+//! - a PersistentVolumeClaim bound to a volume the snapshot lacks: whether
+//!   its storage goes cannot be told (a dynamically provisioned volume's
+//!   policy is its StorageClass's, `Delete` unless it says otherwise);
+//! - a CustomResourceDefinition: every custom resource of its kind, in
+//!   every namespace, goes with it, including those the snapshot lacks;
+//! - a Namespace: everything in it, including what the snapshot lacks;
+//! - a Secret nothing in the snapshot recreates: no owner reference, no
+//!   tool's label or annotation, not a ServiceAccount token.
+
+use crate::analysis::cascade::{Cascade, Cause, Garbage};
+use crate::model::kube::Reclaim;
+use crate::model::{ControllerEdge, ObjId, Object, RelKind, Relation, Str};
+use rustc_hash::{FxHashMap, FxHashSet};
+
+/// One object the plan destroys for good, and what goes with it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Loss {
+    pub object: ObjId,
+    pub what: What,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum What {
+    /// A PersistentVolume with reclaim policy `Delete`: its storage is deleted.
+    Volume { capacity: Option<Str>, storage_class: Option<Str>, via: Via },
+    /// A PersistentVolumeClaim bound to `volume`, which the snapshot lacks.
+    ClaimOfUnknownVolume { volume: Str, capacity: Option<Str>, storage_class: Option<Str> },
+    /// A CustomResourceDefinition: every object of its kind goes
+    /// (`in_snapshot` of them are in the snapshot).
+    CustomResources { group: Str, kind: Str, in_snapshot: u32 },
+    /// A Namespace: everything in it goes (`in_snapshot` objects of the snapshot).
+    Namespace { in_snapshot: u32 },
+    /// A Secret nothing in the snapshot recreates.
+    Secret { secret_type: Option<Str> },
+}
+
+/// How a volume's deletion comes about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Via {
+    /// The plan deletes the volume itself.
+    Direct,
+    /// The plan deletes its claim; `set`: a StatefulSet whose retention
+    /// policy deletes its claims, and which took this one.
+    Claim { claim: ObjId, set: Option<ObjId> },
+    /// `--gc`: its claim is already gone.
+    Released,
+}
+
+impl What {
+    /// The id of the kind of loss, as JSON writes it.
+    pub fn id(&self) -> &'static str {
+        match self {
+            What::Volume { .. } => "volume",
+            What::ClaimOfUnknownVolume { .. } => "claim-of-unknown-volume",
+            What::CustomResources { .. } => "custom-resources",
+            What::Namespace { .. } => "namespace",
+            What::Secret { .. } => "secret",
+        }
+    }
+
+    /// A volume's (or a claim's) size, as written.
+    pub fn capacity(&self) -> Option<&str> {
+        match self {
+            What::Volume { capacity, .. } | What::ClaimOfUnknownVolume { capacity, .. } => capacity.as_deref(),
+            _ => None,
+        }
+    }
+
+    pub fn storage_class(&self) -> Option<&str> {
+        match self {
+            What::Volume { storage_class, .. } | What::ClaimOfUnknownVolume { storage_class, .. } => {
+                storage_class.as_deref()
+            }
+            _ => None,
+        }
+    }
+}
+
+/// The label and annotation keys through which a tool declares that it
+/// manages an object (and so applies it again from its source).
+const MANAGED_BY: &str = "app.kubernetes.io/managed-by";
+
+/// A core (`v1`) Kubernetes object of this kind?
+fn core(o: &Object, kind: &str) -> bool {
+    o.is_kubernetes() && o.group.is_empty() && &*o.kind == kind
+}
+
+/// What the plan that deletes `deleted` (in plan order) destroys for good,
+/// in plan order.
+pub fn of(objects: &[Object], relations: &[Relation], cascade: &Cascade, deleted: &[Vec<ObjId>]) -> Vec<Loss> {
+    let ids = || deleted.iter().flatten().copied();
+    let get = |id: ObjId| objects.get(id.index());
+    let wants = |kind: &str| ids().any(|id| get(id).is_some_and(|o| core(o, kind)));
+    // Objects of each namespace, and of each custom kind, when a deleted
+    // Namespace or CRD asks.
+    let mut in_namespace: FxHashMap<&str, u32> = FxHashMap::default();
+    if wants("Namespace") {
+        for o in objects.iter().filter(|o| o.is_kubernetes()) {
+            if let Some(ns) = o.namespace.as_deref() {
+                *in_namespace.entry(ns).or_default() += 1;
+            }
+        }
+    }
+    let mut of_kind: FxHashMap<(&str, &str), u32> = FxHashMap::default();
+    if ids().any(|id| get(id).is_some_and(|o| o.crd.is_some())) {
+        for o in objects.iter().filter(|o| o.is_kubernetes()) {
+            *of_kind.entry((&*o.group, &*o.kind)).or_default() += 1;
+        }
+    }
+    // Claims whose volume the snapshot holds (bound by the volume's
+    // relation), and the volumes' names.
+    let mut volumes: FxHashSet<&str> = FxHashSet::default();
+    let mut bound: FxHashSet<ObjId> = FxHashSet::default();
+    if wants("PersistentVolumeClaim") {
+        volumes = objects.iter().filter(|o| core(o, "PersistentVolume")).map(|o| &*o.name).collect();
+        for r in relations {
+            if matches!(r.kind, RelKind::Controller(ControllerEdge::ReclaimDelete | ControllerEdge::Released)) {
+                bound.insert(r.to);
+            }
+        }
+    }
+    // Objects something of the snapshot owns or manages.
+    let owned: FxHashSet<ObjId> = match wants("Secret") {
+        true => relations.iter().filter(|r| matches!(r.kind, RelKind::Owns | RelKind::Manages)).map(|r| r.to).collect(),
+        false => FxHashSet::default(),
+    };
+    let relation = |id: ObjId| match cascade.cause.get(id.index()) {
+        Some(Some(Cause::Relation(r))) => relations.get(*r as usize),
+        _ => None,
+    };
+    let mut out = Vec::new();
+    for id in ids() {
+        let Some(o) = get(id) else { continue };
+        let facts = o.facts.as_deref();
+        let what = if core(o, "PersistentVolume") {
+            let policy = facts.and_then(|f| f.reclaim_policy.as_deref());
+            if Reclaim::of(policy) != Reclaim::Delete {
+                continue;
+            }
+            let via = match (cascade.cause.get(id.index()), relation(id)) {
+                (_, Some(r)) if r.kind == RelKind::Controller(ControllerEdge::ReclaimDelete) => {
+                    // The StatefulSet that took the claim, by its retention policy.
+                    let set = relation(r.to)
+                        .filter(|c| c.kind == RelKind::Owns && c.to == r.to)
+                        .map(|c| c.from)
+                        .filter(|&s| get(s).is_some_and(deletes_its_claims));
+                    Via::Claim { claim: r.to, set }
+                }
+                (Some(Some(Cause::Garbage(Garbage::VolumeReleased { .. }))), _) => Via::Released,
+                _ => Via::Direct,
+            };
+            What::Volume {
+                capacity: facts.and_then(|f| f.capacity.clone()),
+                storage_class: facts.and_then(|f| f.storage_class.clone()),
+                via,
+            }
+        } else if core(o, "PersistentVolumeClaim") {
+            let Some(volume) = facts.and_then(|f| f.volume_name.clone()) else { continue };
+            if bound.contains(&id) || volumes.contains(&*volume) {
+                continue;
+            }
+            What::ClaimOfUnknownVolume {
+                volume,
+                capacity: facts.and_then(|f| f.capacity.clone()),
+                storage_class: facts.and_then(|f| f.storage_class.clone()),
+            }
+        } else if core(o, "Namespace") {
+            What::Namespace { in_snapshot: in_namespace.get(&*o.name).copied().unwrap_or(0) }
+        } else if let Some(crd) = o.crd.as_deref().filter(|_| o.is_kubernetes()) {
+            What::CustomResources {
+                group: crd.group.clone(),
+                kind: crd.kind.clone(),
+                in_snapshot: of_kind.get(&(&*crd.group, &*crd.kind)).copied().unwrap_or(0),
+            }
+        } else if core(o, "Secret") {
+            let secret_type = facts.and_then(|f| f.secret_type.clone());
+            if secret_type.as_deref() == Some("kubernetes.io/service-account-token")
+                || !o.owners.is_empty()
+                || owned.contains(&id)
+                || managed_by_tool(o)
+            {
+                continue;
+            }
+            What::Secret { secret_type }
+        } else {
+            continue;
+        };
+        out.push(Loss { object: id, what });
+    }
+    out
+}
+
+/// A StatefulSet whose claims go with it (`whenDeleted: Delete`)?
+fn deletes_its_claims(o: &Object) -> bool {
+    o.is_kubernetes()
+        && &*o.group == "apps"
+        && &*o.kind == "StatefulSet"
+        && o.facts.as_deref().is_some_and(|f| f.claims_deleted_with_set)
+}
+
+/// Does a tool say it manages the object (and so would apply it again)?
+fn managed_by_tool(o: &Object) -> bool {
+    if o.labels.iter().any(|(k, v)| &**k == MANAGED_BY && !v.is_empty()) {
+        return true;
+    }
+    let Some(t) = o.facts.as_deref().and_then(|f| f.tools.as_deref()) else { return false };
+    t.argocd_app.is_some()
+        || t.kapp_app.is_some()
+        || t.helm_release.is_some()
+        || t.flux_owner.is_some()
+        || t.kubevela_shared_by.is_some()
+}

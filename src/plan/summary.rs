@@ -1,0 +1,56 @@
+//! A plan at a glance, as typed data: counts by action, by kind and by
+//! step, what it destroys for good, its warnings. Every format shows it
+//! (the table on stderr, JSON and YAML as `summary`, Markdown first).
+
+use super::Plan;
+use crate::model::{Identity, Object};
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Summary {
+    /// Deleted, orphaned and kept objects.
+    pub delete: usize,
+    pub orphan: usize,
+    pub keep: usize,
+    /// Objects deleted in each step (index 0 is step 1).
+    pub by_step: Vec<usize>,
+    /// Objects deleted of each kind (`Kind[.group]`; the dialect's noun for
+    /// objects without kinds), most first, then by kind.
+    pub by_kind: Vec<(String, usize)>,
+    /// Objects destroyed for good ([`Plan::data_loss`]).
+    pub data_loss: usize,
+    /// The plan's warnings, and the notes about the input (counted apart).
+    pub warnings: usize,
+    pub notes: usize,
+}
+
+/// `Kind[.group]` of an object, or what its dialect calls its objects.
+pub fn kind_of(o: &Object) -> String {
+    match o.identity() {
+        Identity::Coordinates | Identity::Ref if !o.kind.is_empty() => match o.group.is_empty() {
+            true => o.kind.to_string(),
+            false => format!("{}.{}", o.kind, o.group),
+        },
+        _ if !o.kind.is_empty() => o.kind.to_string(),
+        _ => String::from("object"),
+    }
+}
+
+/// The summary of `plan`; `notes`: how many notes reading the input gave.
+pub fn of(plan: &Plan, objects: &[Object], notes: usize) -> Summary {
+    let mut kinds: std::collections::BTreeMap<String, usize> = std::collections::BTreeMap::new();
+    for o in plan.steps.iter().flatten().filter_map(|id| objects.get(id.index())) {
+        *kinds.entry(kind_of(o)).or_default() += 1;
+    }
+    let mut by_kind: Vec<(String, usize)> = kinds.into_iter().collect();
+    by_kind.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    Summary {
+        delete: plan.deleted_count(),
+        orphan: plan.orphaned.len(),
+        keep: plan.kept.len(),
+        by_step: plan.steps.iter().map(Vec::len).collect(),
+        by_kind,
+        data_loss: plan.data_loss.len(),
+        warnings: plan.warnings.len(),
+        notes,
+    }
+}
