@@ -871,14 +871,19 @@ fn layer(count: usize, edges: &mut Vec<Edge>, rep: Vec<u32>, nodes: &Nodes) -> L
         done[g] = true;
         processed += 1;
         // The largest step before it; of equals, the edge to the group
-        // first in reference order, then the edge written first.
-        let mut best: Option<(u32, u64, usize)> = None;
+        // first in reference order, then to the node first in reference
+        // order (of a group of several: which member is named behind it),
+        // then the edge written first. (Not the edge written first among
+        // a group's members: that follows the order the inputs were read
+        // in, tests/props_determinism.rs.)
+        let mut best: Option<(u32, (u64, u64), usize)> = None;
         for a in out.of(g).iter().chain(extra.out(g)) {
             let e = a.index();
             if relaxed_edge[e] {
                 continue;
             }
-            let (s, r) = (step[a.group as usize], g_rank[a.group as usize]);
+            let to = edges[e].to as usize;
+            let (s, r) = (step[a.group as usize], (g_rank[a.group as usize], nodes.rank[to]));
             if best.is_none_or(|(bs, br, be)| s > bs || (s == bs && (r, e) < (br, be))) {
                 best = Some((s, r, e));
             }
