@@ -193,7 +193,7 @@ pub fn read(subject: &Subject, annotations: &[(Str, Str)], span: Span, text: &st
     }
     // KubeVela: kept as written (its resource keeper splits it on commas).
     t.kubevela_shared_by = annotations.get(KUBEVELA_SHARED_BY).filter(|v| !v.is_empty()).map(Str::from);
-    t.managed = super::controllers::marks(annotations.0, subject.labels, subject.namespace);
+    t.managed = super::controllers::marks::read(annotations.0, subject.labels, subject.namespace);
     t
 }
 

@@ -3,7 +3,7 @@
 //! `controller/cache/cache.go` `GetManagedLiveObjs`,
 //! `util/argo/resource_tracking.go`, `util/settings/settings.go`).
 
-use super::{has_finalizer, text, World};
+use super::wire::{has_finalizer, text, World};
 use crate::input::Node;
 use crate::model::intern::intern;
 use crate::model::managed::{App, Controller, Note, Release, Select};
@@ -50,15 +50,6 @@ impl Settings {
     }
 }
 
-/// `ParseAppInstanceValue`: `<app>:<group>/<kind>:<namespace>/<name>`,
-/// exactly three parts, the last two with one `/` each; the application.
-pub fn tracking_app(id: &str) -> Option<&str> {
-    let parts: Vec<&str> = id.split(':').collect();
-    let [app, gk, nn] = parts.as_slice() else { return None };
-    let one_slash = |s: &str| s.matches('/').count() == 1;
-    (one_slash(gk) && one_slash(nn) && !app.is_empty()).then_some(*app)
-}
-
 pub fn app(doc: &Node, o: &Object, settings: &Settings) -> App {
     let mut app = App::new(Controller::ArgoCd);
     // `InstanceName`: the name in Argo CD's namespace, else `namespace_name`.
@@ -66,7 +57,7 @@ pub fn app(doc: &Node, o: &Object, settings: &Settings) -> App {
         Some(ns) if ns != settings.namespace => format!("{ns}_{}", o.name),
         _ => o.name.to_string(),
     };
-    let options: Vec<&str> = super::at(doc, &["spec", "syncPolicy", "syncOptions"])
+    let options: Vec<&str> = super::wire::at(doc, &["spec", "syncPolicy", "syncOptions"])
         .and_then(Node::as_seq)
         .map(|s| s.iter().filter_map(Node::as_str).map(str::trim).collect())
         .unwrap_or_default();

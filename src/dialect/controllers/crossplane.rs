@@ -2,7 +2,7 @@
 //! `Reconcile`): its composite, when the composite's `claimRef` names the
 //! claim; the composed resources go with the composite by ownership.
 
-use super::{text, World};
+use super::wire::{text, World};
 use crate::input::Node;
 use crate::model::kube::group_of;
 use crate::model::managed::{App, Controller, Note, Release, Select};
@@ -17,7 +17,7 @@ pub const MANAGED_FINALIZER: &str = "finalizer.managedresource.crossplane.io";
 /// (or the default `['*']`): `deletionPolicy: Orphan`; else a list without
 /// `Delete` (or `*`).
 pub fn keeps_external(doc: &Node) -> bool {
-    let policies: Option<Vec<&str>> = super::at(doc, &["spec", "managementPolicies"])
+    let policies: Option<Vec<&str>> = super::wire::at(doc, &["spec", "managementPolicies"])
         .and_then(Node::as_seq)
         .map(|s| s.iter().filter_map(Node::as_str).collect());
     match policies.as_deref() {
@@ -31,9 +31,9 @@ pub fn claim(doc: &Node, o: &Object, world: &World) -> App {
     // Background (the default): the claim's finalizer goes right after the
     // composite's deletion is asked for; Foreground waits for it.
     app.waits = text(doc, &["spec", "compositeDeletePolicy"]) == Some("Foreground");
-    let reference = super::at(doc, &["spec", "resourceRef"]);
+    let reference = super::wire::at(doc, &["spec", "resourceRef"]);
     let field = |k: &str| reference.and_then(|r| r.get(k)).and_then(Node::as_str).filter(|s| !s.is_empty());
-    if super::annotation(doc, PAUSED) == Some("true") {
+    if super::wire::annotation(doc, PAUSED) == Some("true") {
         app.releases =
             Some(Release { id: "crossplane-paused", text: "the claim is paused: Crossplane does nothing with it" });
         app.notes
@@ -43,7 +43,7 @@ pub fn claim(doc: &Node, o: &Object, world: &World) -> App {
         return app;
     };
     let group = group_of(api_version, kind);
-    let key = super::key(&group, kind, None, name);
+    let key = super::wire::key(&group, kind, None, name);
     // The composite's `spec.claimRef` (legacy composites are cluster-scoped).
     let claim = world.find(&group, kind, None, name).and_then(|(_, xr)| world.document(xr)).map(|xr| {
         let back = |k: &str| text(&xr, &["spec", "claimRef", k]);

@@ -3,7 +3,7 @@
 //! `finalizerShouldDeleteResources`, `internal/inventory/inventory.go`,
 //! cli-utils `ParseObjMetadata`, fluxcd/pkg `ssa` `DeleteAll`).
 
-use super::{at, flag, has_finalizer, key, text};
+use super::wire::{at, flag, has_finalizer, key, text};
 use crate::input::Node;
 use crate::model::intern::intern;
 use crate::model::managed::{App, Controller, Key, Note, Release, Select};

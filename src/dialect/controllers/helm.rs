@@ -12,7 +12,7 @@
 //! would decide, the plan refuses rather than guess.
 
 use super::storage;
-use super::{at, flag, has_finalizer, key, text, World};
+use super::wire::{at, flag, has_finalizer, key, text, World};
 use crate::input::Node;
 use crate::model::intern::intern;
 use crate::model::kube::group_of;
@@ -93,7 +93,7 @@ pub fn helm_chart(doc: &Node, o: &Object, world: &World) -> App {
     let version = text(doc, &["spec", "helmVersion"]).unwrap_or("");
     let chart = text(doc, &["spec", "chart"]).is_some_and(|c| !c.is_empty())
         || text(doc, &["spec", "chartContent"]).is_some_and(|c| !c.is_empty());
-    let unmanaged = super::annotation(doc, K3S_UNMANAGED).is_some();
+    let unmanaged = super::wire::annotation(doc, K3S_UNMANAGED).is_some();
     app.releases = if !has_finalizer(o, &K3S_FINALIZERS) {
         Some(match unmanaged {
             true => Release {

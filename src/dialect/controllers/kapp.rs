@@ -3,7 +3,7 @@
 //! `pkg/deploy/kapp.go`; kapp's `pkg/kapp/cmd/app/delete.go`,
 //! `pkg/kapp/app/recorded_app.go`, `labeled_app.go`).
 
-use super::{flag, has_finalizer, key, text, World};
+use super::wire::{flag, has_finalizer, key, text, World};
 use crate::input::Node;
 use crate::model::intern::intern;
 use crate::model::managed::{App, Controller, Note, Release, Select};
@@ -21,7 +21,7 @@ pub fn app(doc: &Node, o: &Object, world: &World) -> App {
         Some(Release { id: "kapp-no-finalizer", text: "the App has no kapp-controller finalizer: nothing is deleted" })
     } else if flag(doc, &["spec", "noopDelete"]) {
         Some(Release { id: "kapp-noop-delete", text: "the App says noopDelete: kapp-controller deletes nothing" })
-    } else if super::at(doc, &["spec", "cluster"]).is_some() {
+    } else if super::wire::at(doc, &["spec", "cluster"]).is_some() {
         app.notes.push(Note::RemoteCluster("spec.cluster"));
         Some(Release { id: "kapp-other-cluster", text: "the App deploys to another cluster (spec.cluster)" })
     } else {
