@@ -8,6 +8,9 @@
 //!   a StatefulSet whose `persistentVolumeClaimRetentionPolicy.whenDeleted`
 //!   is `Delete`): the volume controller, or the external provisioner,
 //!   deletes its storage;
+//! - a PersistentVolume whose reclaim policy is `Recycle`, whose claim the
+//!   plan deletes: the volume stays, but the volume controller's recycler
+//!   deletes every file on it before offering it to the next claim;
 //! - a PersistentVolumeClaim bound to a volume the snapshot lacks: whether
 //!   its storage goes cannot be told (a dynamically provisioned volume's
 //!   policy is its StorageClass's, `Delete` unless it says otherwise);
@@ -33,6 +36,9 @@ pub struct Loss {
 pub enum What {
     /// A PersistentVolume with reclaim policy `Delete`: its storage is deleted.
     Volume { capacity: Option<Str>, storage_class: Option<Str>, via: Via },
+    /// A PersistentVolume with reclaim policy `Recycle` whose `claim` the
+    /// plan deletes: the object stays, its contents are scrubbed.
+    RecycledVolume { capacity: Option<Str>, storage_class: Option<Str>, claim: ObjId },
     /// A PersistentVolumeClaim bound to `volume`, which the snapshot lacks.
     ClaimOfUnknownVolume { volume: Str, capacity: Option<Str>, storage_class: Option<Str> },
     /// A CustomResourceDefinition: every object of its kind goes
@@ -61,6 +67,7 @@ impl What {
     pub fn id(&self) -> &'static str {
         match self {
             What::Volume { .. } => "volume",
+            What::RecycledVolume { .. } => "recycled-volume",
             What::ClaimOfUnknownVolume { .. } => "claim-of-unknown-volume",
             What::CustomResources { .. } => "custom-resources",
             What::Namespace { .. } => "namespace",
@@ -71,16 +78,18 @@ impl What {
     /// A volume's (or a claim's) size, as written.
     pub fn capacity(&self) -> Option<&str> {
         match self {
-            What::Volume { capacity, .. } | What::ClaimOfUnknownVolume { capacity, .. } => capacity.as_deref(),
+            What::Volume { capacity, .. }
+            | What::RecycledVolume { capacity, .. }
+            | What::ClaimOfUnknownVolume { capacity, .. } => capacity.as_deref(),
             _ => None,
         }
     }
 
     pub fn storage_class(&self) -> Option<&str> {
         match self {
-            What::Volume { storage_class, .. } | What::ClaimOfUnknownVolume { storage_class, .. } => {
-                storage_class.as_deref()
-            }
+            What::Volume { storage_class, .. }
+            | What::RecycledVolume { storage_class, .. }
+            | What::ClaimOfUnknownVolume { storage_class, .. } => storage_class.as_deref(),
             _ => None,
         }
     }
@@ -96,7 +105,7 @@ fn core(o: &Object, kind: &str) -> bool {
 }
 
 /// What the plan that deletes `deleted` (in plan order) destroys for good,
-/// in plan order.
+/// in plan order (a recycled volume right after its claim).
 pub fn of(objects: &[Object], relations: &[Relation], cascade: &Cascade, deleted: &[Vec<ObjId>]) -> Vec<Loss> {
     let ids = || deleted.iter().flatten().copied();
     let get = |id: ObjId| objects.get(id.index());
@@ -121,11 +130,18 @@ pub fn of(objects: &[Object], relations: &[Relation], cascade: &Cascade, deleted
     // relation), and the volumes' names.
     let mut volumes: FxHashSet<&str> = FxHashSet::default();
     let mut bound: FxHashSet<ObjId> = FxHashSet::default();
+    // Volumes with reclaim policy `Recycle`, by the claim they are bound to.
+    let mut recycled: FxHashMap<ObjId, ObjId> = FxHashMap::default();
     if wants("PersistentVolumeClaim") {
         volumes = objects.iter().filter(|o| core(o, "PersistentVolume")).map(|o| &*o.name).collect();
         for r in relations {
             if matches!(r.kind, RelKind::Controller(ControllerEdge::ReclaimDelete | ControllerEdge::Released)) {
                 bound.insert(r.to);
+            }
+            let recycles =
+                get(r.from).and_then(|v| v.facts.as_deref()).map(|f| Reclaim::of(f.reclaim_policy.as_deref()));
+            if r.kind == RelKind::Controller(ControllerEdge::Released) && recycles == Some(Reclaim::Recycle) {
+                recycled.insert(r.to, r.from);
             }
         }
     }
@@ -165,6 +181,16 @@ pub fn of(objects: &[Object], relations: &[Relation], cascade: &Cascade, deleted
                 via,
             }
         } else if core(o, "PersistentVolumeClaim") {
+            if let Some(&volume) = recycled.get(&id) {
+                let facts = get(volume).and_then(|v| v.facts.as_deref());
+                let what = What::RecycledVolume {
+                    capacity: facts.and_then(|f| f.capacity.clone()),
+                    storage_class: facts.and_then(|f| f.storage_class.clone()),
+                    claim: id,
+                };
+                out.push(Loss { object: volume, what });
+                continue;
+            }
             let Some(volume) = facts.and_then(|f| f.volume_name.clone()) else { continue };
             if bound.contains(&id) || volumes.contains(&*volume) {
                 continue;

@@ -39,6 +39,11 @@ pub fn loss_message(loss: &Loss, names: &Names) -> String {
             };
             format!("{volume}, reclaim policy Delete: {how}")
         }
+        What::RecycledVolume { capacity, storage_class, claim } => format!(
+            "{}, reclaim policy Recycle: once its claim {} is deleted, the volume controller's recycler deletes every file on it; the volume stays, empty",
+            size(capacity.as_deref(), storage_class.as_deref()),
+            names.of(*claim)
+        ),
         What::ClaimOfUnknownVolume { volume, capacity, storage_class } => format!(
             "claim of a {} bound to PersistentVolume/{volume}, which the snapshot lacks: its reclaim policy cannot be told (a dynamically provisioned volume's is its StorageClass's, Delete unless it says otherwise)",
             size(capacity.as_deref(), storage_class.as_deref())
@@ -65,6 +70,7 @@ pub fn loss_message(loss: &Loss, names: &Names) -> String {
 pub fn losses_short(losses: &[Loss]) -> String {
     let mut kinds: Vec<(&'static str, &'static str, usize, Vec<&str>)> = vec![
         ("volume", "volumes", 0, Vec::new()),
+        ("recycled volume", "recycled volumes", 0, Vec::new()),
         ("claim of an unknown volume", "claims of unknown volumes", 0, Vec::new()),
         ("CustomResourceDefinition", "CustomResourceDefinitions", 0, Vec::new()),
         ("Namespace", "Namespaces", 0, Vec::new()),
@@ -73,10 +79,11 @@ pub fn losses_short(losses: &[Loss]) -> String {
     for l in losses {
         let i = match l.what {
             What::Volume { .. } => 0,
-            What::ClaimOfUnknownVolume { .. } => 1,
-            What::CustomResources { .. } => 2,
-            What::Namespace { .. } => 3,
-            What::Secret { .. } => 4,
+            What::RecycledVolume { .. } => 1,
+            What::ClaimOfUnknownVolume { .. } => 2,
+            What::CustomResources { .. } => 3,
+            What::Namespace { .. } => 4,
+            What::Secret { .. } => 5,
         };
         if let Some(k) = kinds.get_mut(i) {
             k.2 += 1;
@@ -233,6 +240,7 @@ pub fn loss_out<'a>(loss: &'a Loss, names: &Names<'a>, with_ref: bool) -> LossOu
             out.claim = Some(names.of(*claim));
             out.stateful_set = set.map(|s| names.of(s));
         }
+        What::RecycledVolume { claim, .. } => out.claim = Some(names.of(*claim)),
         What::ClaimOfUnknownVolume { volume, .. } => out.volume = Some(volume),
         What::CustomResources { group, kind, in_snapshot } => {
             out.defines = Some(format!("{kind}.{group}"));

@@ -93,7 +93,8 @@ pub fn table(plan: &Plan, objects: &[Object], style: Style, wide: bool, out: &mu
         row([step, "orphan", names.of(id), reason], id, Paint::Orphan, &mut text)?;
     }
     for (&(id, _), reason) in plan.kept.iter().zip(&kept) {
-        row(["-", "keep", names.of(id), reason], id, Paint::Keep, &mut text)?;
+        let action = if plan.loss_of(id).is_some() { KEPT_LOST } else { "keep" };
+        row(["-", action, names.of(id), reason], id, Paint::Keep, &mut text)?;
     }
     out.write_all(text.as_bytes())?;
     if !plan.data_loss.is_empty() {
@@ -122,6 +123,8 @@ pub fn table(plan: &Plan, objects: &[Object], style: Style, wide: bool, out: &mu
 /// The action of a deleted object the plan destroys for good (the table's
 /// marker; the section after the table says what goes).
 const LOST: &str = "delete!";
+/// A kept object whose contents the plan destroys (a recycled volume).
+const KEPT_LOST: &str = "keep!";
 
 /// `before` or `after` its step.
 fn hook_when(h: &crate::plan::HookRun) -> &'static str {
@@ -624,6 +627,7 @@ fn plan_out<'a>(
             r.reason = by.message(&names);
             r.reasons = vec![kept_out(by, &names)];
             r.kept_by = by.keeper(&names);
+            r.data_loss = plan.loss_of(*id).map(|l| super::glance::loss_out(l, &names, false));
             Ok(r)
         })
         .collect::<Result<_, Internal>>()?;
