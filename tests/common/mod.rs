@@ -3,6 +3,8 @@
 // Test code: a failed unwrap or index is a failed test (not shipped; see clippy.toml).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing, clippy::string_slice)]
 
+pub mod shell;
+
 use assert_cmd::Command;
 use serde_json::Value;
 

@@ -10,6 +10,7 @@
 use crate::common;
 
 use common::run;
+use common::shell::Shell;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -301,60 +302,17 @@ fn names_of_every_fixture() -> Vec<String> {
     all
 }
 
-/// A fake `kubectl` first on PATH, recording each call's arguments one a
-/// line and `--end--` after them.
-struct FakeKubectl {
-    dir: tempfile::TempDir,
-}
-
-impl FakeKubectl {
-    fn new() -> FakeKubectl {
-        use std::os::unix::fs::PermissionsExt;
-        let dir = tempfile::tempdir().unwrap();
-        let script = dir.path().join("kubectl");
-        std::fs::write(&script, "#!/bin/sh\nfor a in \"$@\"; do printf '%s\\n' \"$a\"; done >> \"$KUBECTL_LOG\"\necho --end-- >> \"$KUBECTL_LOG\"\n").unwrap();
-        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
-        FakeKubectl { dir }
-    }
-
-    /// Run `xargs -L1 kubectl delete` with `input` on its standard input;
-    /// return each call's arguments.
-    fn xargs(&self, input: &str) -> Vec<Vec<String>> {
-        use std::io::Write;
-        let log = self.dir.path().join("calls.log");
-        let _ = std::fs::remove_file(&log);
-        let path = format!("{}:{}", self.dir.path().display(), std::env::var("PATH").unwrap_or_default());
-        let mut child = std::process::Command::new("xargs")
-            .args(["-L1", "kubectl", "delete"])
-            .env("PATH", path)
-            .env("KUBECTL_LOG", &log)
-            .stdin(std::process::Stdio::piped())
-            .spawn()
-            .expect("xargs runs");
-        child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
-        assert!(child.wait().unwrap().success());
-        let text = std::fs::read_to_string(&log).unwrap_or_default();
-        let mut calls = Vec::new();
-        let mut call = Vec::new();
-        for line in text.lines() {
-            if line == "--end--" {
-                calls.push(std::mem::take(&mut call));
-            } else {
-                call.push(line.to_string());
-            }
-        }
-        assert!(call.is_empty(), "a call without its end: {call:?}");
-        calls
-    }
-}
-
 #[test]
 fn every_fixture_names_objects_as_kubectl_takes_them_through_xargs() {
     let mut all = names_of_every_fixture();
     all.sort();
     all.dedup();
     let input: String = all.iter().map(|l| format!("{l}\n")).collect();
-    let calls = FakeKubectl::new().xargs(&input);
+    let shell = Shell::new();
+    std::fs::write(shell.path().join("names.txt"), &input).unwrap();
+    let (code, _, stderr) = shell.bash("xargs -L1 kubectl delete < names.txt");
+    assert_eq!(code, 0, "{stderr}");
+    let calls = shell.calls();
     // One line, one kubectl command: `delete TYPE/NAME [-n NAMESPACE]`,
     // the words exactly as printed.
     assert_eq!(calls.len(), all.len());
