@@ -69,6 +69,19 @@ pub fn waits_for_finalizer(o: &Object, f: &str) -> bool {
     !collector_finalizer(f) && !o.origin.collector.cascade_finalizers.contains(&f)
 }
 
+/// `--root ID`: the object a model's collector starts from (Murano's
+/// models have one); `None`: no such object; an error (for `--root`):
+/// the object cannot be one.
+pub fn collection_root(objects: &[Object], id: &str) -> Result<Option<crate::model::ObjId>, String> {
+    murano::root(objects, id)
+}
+
+/// Does `text` hold nothing on purpose: a model deleted whole (Murano's
+/// deleted environment)? For `--prune NEW`: such a NEW may be empty.
+pub fn empty_on_purpose(text: &str) -> bool {
+    murano::deletes_environment(text)
+}
+
 /// A dialect's index in [`REGISTRY`], by name.
 pub fn by_name(name: &str) -> Option<usize> {
     REGISTRY.iter().position(|d| d.name() == name)

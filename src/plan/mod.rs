@@ -14,6 +14,7 @@ pub mod events;
 pub mod explain;
 pub mod mode;
 pub mod reasons;
+pub mod refused;
 pub mod roots;
 pub mod stages;
 pub mod summary;
@@ -24,6 +25,7 @@ pub use build::{absent_from, build, finalizer_relations, ownership_cycle_error};
 pub use events::{Event, EventKind};
 pub use mode::Mode;
 pub use reasons::{Garbage, Kept, Reason, Root};
+pub use refused::Refused;
 pub use warnings::Warning;
 
 use crate::analysis::cascade::{Cascade, CascadeMode, Gate, MultiOwner};

@@ -14,6 +14,7 @@ pub mod names;
 pub mod paint;
 pub mod parts;
 pub mod plan;
+pub mod printable;
 pub mod reconcile;
 pub mod simulate;
 pub mod stages;
