@@ -207,8 +207,10 @@ pub struct Plan {
     pub still_referenced: HashMap<ObjId, Vec<ObjId>>,
     /// `--root`: where Murano's collection started (else at each model's root).
     pub root: Option<ObjId>,
-    /// Which objects are Murano objects (empty when none is).
-    pub murano: Vec<bool>,
+    /// Which objects are objects of an object model (empty when none is).
+    pub members: Vec<bool>,
+    /// The keys of the snapshot's object models, for messages.
+    pub models: &'static crate::model::ModelKeys,
     /// Each object's 1-based line in its file (with [`Detail::places`]).
     pub lines: Vec<u32>,
     /// The inputs and their digests (with [`Detail::places`]).

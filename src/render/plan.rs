@@ -568,7 +568,7 @@ fn resource<'a>(
         waits_for: Vec::new(),
         kept_by: None,
         owner: None,
-        type_name: o.murano.as_deref().map(|m| &*m.type_name),
+        type_name: o.member.as_deref().map(|m| &*m.type_name),
         referenced_by: Vec::new(),
         data_loss: None,
         file: &snapshot.sources.get(o.span.file).name,
