@@ -281,7 +281,7 @@ pub fn plan_output(output: PlanFormat, dialect: Option<&str>, multi_owner: Optio
 ///
 /// The tools delete Kubernetes resources: with `--dialect` forced to one
 /// whose objects are not, there is nothing to compare.
-pub fn plan_as(
+pub fn plan_tool_order(
     output: PlanFormat,
     dialect: Option<&str>,
     tool: Option<crate::plan::tool_order::Tool>,
@@ -324,7 +324,7 @@ pub struct PlanCommand {
     pub rules: RuleSet,
     pub detail: Detail,
     pub output: PlanFormat,
-    pub as_tool: Option<crate::plan::tool_order::Tool>,
+    pub tool_order: Option<crate::plan::tool_order::Tool>,
     /// `--fail-on data-loss`.
     pub fail_on_data_loss: bool,
 }
@@ -335,7 +335,7 @@ impl PlanCommand {
     pub fn new(args: &PlanArgs, config: Option<Option<crate::config::Config>>) -> Result<PlanCommand, Error> {
         let mut plan = PlanSettings::new(&args.plan, false)?;
         plan_output(args.output, args.input.dialect.as_deref(), plan.multi_owner)?;
-        plan_as(args.output, args.input.dialect.as_deref(), args.as_tool)?;
+        plan_tool_order(args.output, args.input.dialect.as_deref(), args.tool_order)?;
         let finalizers = &args.plan.finalizer_controller;
         let controls = match config {
             None => controls(&args.rules, &args.config, finalizers)?,
@@ -355,7 +355,7 @@ impl PlanCommand {
             rules: controls.rules,
             detail,
             output: args.output,
-            as_tool: args.as_tool,
+            tool_order: args.tool_order,
             fail_on_data_loss: args.fail_on == Some(crate::cli::FailOn::DataLoss),
         })
     }

@@ -77,7 +77,7 @@ fn made(
     voice: Voice,
 ) -> Result<(Snapshot, Plan), Error> {
     let (snapshot, mut plan) = make(&settings.plan, &args.input, settings.detail, stdin, stderr, voice, read)?;
-    if let Some(tool) = settings.as_tool {
+    if let Some(tool) = settings.tool_order {
         crate::plan::tool_order::beside(&snapshot.objects, &mut plan, tool)?;
     }
     // Ignoring a rule hides its warnings, in every format; the plan itself

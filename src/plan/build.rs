@@ -13,7 +13,7 @@
 
 use super::reasons::{self, Kept};
 use super::warnings::{self, Warning};
-use super::{events, stages, HookRun, Input, Mode, Options, Plan, PlanError};
+use super::{events, HookRun, Input, Mode, Options, Plan, PlanError};
 use crate::analysis::cascade::{self, Cascade, Cause, KeptBy};
 use crate::analysis::gc;
 use crate::analysis::order::{self, Order};
@@ -658,7 +658,7 @@ fn describe(
         .collect();
     let stages = match (&collection, &options.mode) {
         (Some(c), Mode::Gc) if !c.trackers.is_empty() => {
-            Some(stages::stages(objects, &relations, c, &cascade, &kept, &order, &rank))
+            Some(super::tracking::stages(objects, &relations, c, &cascade, &kept, &order, &rank))
         }
         _ => None,
     };

@@ -44,7 +44,7 @@ pub struct Explanation {
     /// its reason (which stage decided, and why).
     pub origin_reason: Option<super::Reason>,
     /// A resource tracker under `--gc`: what the mark stage decided.
-    pub mark: Option<super::stages::MarkStage>,
+    pub mark: Option<super::tracking::MarkStage>,
     /// A Helm hook the plan lists as run: where.
     pub run: Option<super::HookRun>,
 }

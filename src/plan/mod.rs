@@ -6,7 +6,13 @@
 //! - [`build`]: seeding, the cascade, the order, hang detection;
 //! - [`reasons`]: why each object is deleted, kept or orphaned;
 //! - [`warnings`]: what the plan warns about, each with its finding rule;
-//! - [`events`]: Murano's notifications and still-referenced objects;
+//! - [`events`]: the notifications of an object model's destruction
+//!   (Murano's) and still-referenced objects;
+//! - [`tracking`]: the stages of a tracking application's collector
+//!   (KubeVela's) under `--gc`;
+//! - [`tool_order`]: another tool's order beside the plan (`--as`);
+//! - [`mode`], [`roots`], [`refused`]: where a plan starts, the cascade
+//!   roots of `-o kubectl`, what is refused once the input is read;
 //! - [`explain`]: one object's chains (`teardown explain`).
 
 pub mod build;
@@ -16,9 +22,9 @@ pub mod mode;
 pub mod reasons;
 pub mod refused;
 pub mod roots;
-pub mod stages;
 pub mod summary;
 pub mod tool_order;
+pub mod tracking;
 pub mod warnings;
 
 pub use build::{absent_from, build, finalizer_relations, ownership_cycle_error};
@@ -224,7 +230,7 @@ pub struct Plan {
     /// `--delete` / `--prune`: the targets, in the order given.
     pub targets: Vec<ObjId>,
     /// `--gc` of a snapshot with resource trackers: the collector's stages.
-    pub stages: Option<stages::Stages>,
+    pub stages: Option<tracking::Stages>,
     /// Helm hooks that run around the steps, in the order they run.
     pub hooks: Vec<HookRun>,
     /// `--as TOOL`: the order that tool would delete the plan's objects in.
