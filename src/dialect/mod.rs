@@ -331,18 +331,26 @@ mod wire {
         }
     }
 
-    #[test]
-    fn wire_fields_are_named_only_in_the_dialect_layer() {
+    /// The Rust files of `src/` outside `src/dialect/`: their paths from the
+    /// crate's root, and their text.
+    fn outside_dialects() -> Vec<(String, String)> {
         let root = Path::new(env!("CARGO_MANIFEST_DIR"));
         let mut paths = Vec::new();
         files(&root.join("src"), &mut paths);
+        let rel = |path: &Path| path.strip_prefix(root).unwrap().to_string_lossy().replace('\\', "/");
+        paths
+            .iter()
+            .map(|p| (rel(p), p))
+            .filter(|(rel, _)| !rel.starts_with("src/dialect/"))
+            .map(|(rel, p)| (rel, std::fs::read_to_string(p).unwrap()))
+            .collect()
+    }
+
+    #[test]
+    fn wire_fields_are_named_only_in_the_dialect_layer() {
         let mut found = Vec::new();
-        for path in paths {
-            let rel = path.strip_prefix(root).unwrap().to_string_lossy().replace('\\', "/");
-            if rel.starts_with("src/dialect/") {
-                continue;
-            }
-            let mut literals = literals(&std::fs::read_to_string(&path).unwrap());
+        for (rel, text) in outside_dialects() {
+            let mut literals = literals(&text);
             literals.retain(|l| !ENGLISH.contains(&(rel.as_str(), l.as_str())));
             for (dialect, wires) in WIRE {
                 for wire in *wires {
@@ -373,16 +381,9 @@ mod wire {
 
     #[test]
     fn dialect_models_are_named_only_in_the_dialect_layer() {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-        let mut paths = Vec::new();
-        files(&root.join("src"), &mut paths);
         let mut found = Vec::new();
-        for path in paths {
-            let rel = path.strip_prefix(root).unwrap().to_string_lossy().replace('\\', "/");
-            if rel.starts_with("src/dialect/") {
-                continue;
-            }
-            let code = code(&std::fs::read_to_string(&path).unwrap());
+        for (rel, text) in outside_dialects() {
+            let code = code(&text);
             let words: Vec<&str> = code.split(|c: char| !c.is_alphanumeric() && c != '_').collect();
             for (dialect, names) in IDENTIFIERS {
                 for name in *names {
