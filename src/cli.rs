@@ -574,7 +574,7 @@ pub struct PlanArgs {
     /// (warnings TD016); the plan and the exit code stay teardown's. With
     /// -o table, json or yaml.
     #[arg(long = "as", value_enum, value_name = "TOOL")]
-    pub as_tool: Option<crate::plan::tool_order::Tool>,
+    pub tool_order: Option<crate::plan::tool_order::Tool>,
 
     /// Exit 1 (after printing the plan) when the plan does this: for CI
     /// gates. `data-loss`: it destroys something for good (a volume whose

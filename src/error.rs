@@ -8,7 +8,7 @@ use crate::apply::write::WriteError;
 use crate::apply::ApplyError;
 use crate::exit::Exit;
 use crate::internal::Internal;
-use crate::plan::PlanError;
+use crate::plan::{PlanError, Refused};
 use std::fmt;
 
 #[derive(Debug)]
@@ -54,6 +54,15 @@ pub enum Error {
 impl From<Internal> for Error {
     fn from(e: Internal) -> Error {
         Error::Internal(e)
+    }
+}
+
+impl From<Refused> for Error {
+    fn from(e: Refused) -> Error {
+        match e {
+            Refused::Usage(message) => Error::Usage(message),
+            Refused::Internal(e) => Error::Internal(e),
+        }
     }
 }
 

@@ -37,3 +37,4 @@ pub mod select;
 pub mod settings;
 pub mod span;
 pub mod timing;
+pub mod usable;

@@ -3,10 +3,15 @@
 //! cannot work fails in milliseconds, whatever the size of the input.
 
 use crate::analysis::cascade::{CascadeMode, MultiOwner};
-use crate::cli::{CheckArgs, CheckFormat, ConfigArgs, Deny, PlanFlags, PlanFormat, ReconcileArgs, RuleArgs};
+use crate::analysis::simulate::Controller;
+use crate::cli::{
+    CheckArgs, CheckFormat, ConfigArgs, Deny, ExplainArgs, GraphArgs, PlanArgs, PlanFlags, PlanFormat, ReconcileArgs,
+    RuleArgs, SimulateArgs,
+};
 use crate::controls::{contradiction, remover, Remover, RuleList};
 use crate::error::Error;
 use crate::findings::RuleSet;
+use crate::plan::Detail;
 use crate::select::{KindSel, Query};
 use std::path::PathBuf;
 
@@ -276,7 +281,7 @@ pub fn plan_output(output: PlanFormat, dialect: Option<&str>, multi_owner: Optio
 ///
 /// The tools delete Kubernetes resources: with `--dialect` forced to one
 /// whose objects are not, there is nothing to compare.
-pub fn plan_as(
+pub fn plan_tool_order(
     output: PlanFormat,
     dialect: Option<&str>,
     tool: Option<crate::plan::tool_order::Tool>,
@@ -309,6 +314,182 @@ pub fn plan_as(
     )))
 }
 
+/// What `plan` is told (and a plan file's recorded command, `apply`):
+/// the plan to make, the rules whose findings it says, how much detail
+/// its format needs, the tool whose order goes beside it (`--as`), and
+/// whether data loss fails the run. Made before any input is read.
+#[derive(Debug)]
+pub struct PlanCommand {
+    pub plan: PlanSettings,
+    pub rules: RuleSet,
+    pub detail: Detail,
+    pub output: PlanFormat,
+    pub tool_order: Option<crate::plan::tool_order::Tool>,
+    /// `--fail-on data-loss`.
+    pub fail_on_data_loss: bool,
+}
+
+impl PlanCommand {
+    /// `config`: the settings file `apply` read for a plan file's command
+    /// (instead of looking for one).
+    pub fn new(args: &PlanArgs, config: Option<Option<crate::config::Config>>) -> Result<PlanCommand, Error> {
+        let mut plan = PlanSettings::new(&args.plan, false)?;
+        plan_output(args.output, args.input.dialect.as_deref(), plan.multi_owner)?;
+        plan_tool_order(args.output, args.input.dialect.as_deref(), args.tool_order)?;
+        let finalizers = &args.plan.finalizer_controller;
+        let controls = match config {
+            None => controls(&args.rules, &args.config, finalizers)?,
+            Some(file) => controls_with(&args.rules, file, finalizers)?,
+        };
+        with_controls(&mut plan, &controls);
+        spaced_selector(&args.plan.delete, &args.input.inputs)?;
+        let detail = match args.output {
+            PlanFormat::Table | PlanFormat::Wide | PlanFormat::Markdown => Detail { reasons: true, places: false },
+            PlanFormat::Json | PlanFormat::Yaml => Detail::ALL,
+            PlanFormat::Names | PlanFormat::Refs | PlanFormat::Dot | PlanFormat::Mermaid | PlanFormat::Kubectl => {
+                Detail::default()
+            }
+        };
+        Ok(PlanCommand {
+            plan,
+            rules: controls.rules,
+            detail,
+            output: args.output,
+            tool_order: args.tool_order,
+            fail_on_data_loss: args.fail_on == Some(crate::cli::FailOn::DataLoss),
+        })
+    }
+}
+
+/// What `explain` is told: the object asked about, the plan it is asked
+/// of (everything, without a mode) and the rules whose findings it says.
+#[derive(Debug)]
+pub struct ExplainSettings {
+    pub object: Query,
+    pub plan: PlanSettings,
+    pub rules: RuleSet,
+}
+
+impl ExplainSettings {
+    pub fn new(args: &ExplainArgs) -> Result<ExplainSettings, Error> {
+        let object = Query::new(std::slice::from_ref(&args.object), None, None)?;
+        let mut plan = PlanSettings::new(&args.plan, true)?;
+        let controls = controls(&RuleArgs::default(), &args.config, &args.plan.finalizer_controller)?;
+        with_controls(&mut plan, &controls);
+        let selectors: Vec<String> = std::iter::once(&args.object).chain(&args.plan.delete).cloned().collect();
+        spaced_selector(&selectors, &args.input.inputs)?;
+        Ok(ExplainSettings { object, plan, rules: controls.rules })
+    }
+}
+
+/// What `graph` is told: the objects it focuses on and the rules whose
+/// findings it says.
+#[derive(Debug)]
+pub struct GraphSettings {
+    pub focus: Query,
+    pub rules: RuleSet,
+}
+
+impl GraphSettings {
+    pub fn new(args: &GraphArgs) -> Result<GraphSettings, Error> {
+        let focus = selection(&args.focus, &args.select)?;
+        let rules = controls(&args.rules, &args.config, &[])?.rules;
+        spaced_selector(&args.focus, &args.input.inputs)?;
+        Ok(GraphSettings { focus, rules })
+    }
+}
+
+/// What `simulate` is told: the objects deleted, the propagation policy
+/// (Krake's collector has none) and the rules whose findings it says.
+#[derive(Debug)]
+pub struct SimulateSettings {
+    pub targets: Query,
+    pub cascade: CascadeMode,
+    pub rules: RuleSet,
+}
+
+impl SimulateSettings {
+    pub fn new(args: &SimulateArgs) -> Result<SimulateSettings, Error> {
+        let targets = selection(&args.delete, &args.select)?;
+        let cascade = match (args.controller, args.cascade) {
+            (Controller::Krake, Some(_)) => return Err(Error::Usage(
+                "--cascade is a Kubernetes propagation policy; Krake's collector has none (--controller kubernetes)"
+                    .into(),
+            )),
+            (_, Some(c)) => c,
+            (_, None) => CascadeMode::Background,
+        };
+        let rules = controls(&args.rules, &args.config, &[])?.rules;
+        spaced_selector(&args.delete, &args.input.inputs)?;
+        Ok(SimulateSettings { targets, cascade, rules })
+    }
+}
+
+/// The `plan` command a plan file records (`apply`), parsed as the
+/// command line is; it must name no input (the plan's `inputs` are its
+/// inputs) and write a plan file (`-o json` or `yaml`). The error says
+/// why the file is not a plan.
+pub fn recorded_plan(command: &[String]) -> Result<PlanArgs, String> {
+    use clap::Parser;
+    if command.first().map(String::as_str) != Some("plan") {
+        return Err("it records no `plan` command (`command`), as plan files of this teardown do".into());
+    }
+    let argv = std::iter::once("teardown").chain(command.iter().map(String::as_str));
+    let cli = crate::cli::Cli::try_parse_from(argv).map_err(|e| {
+        let first = e.to_string().lines().next().unwrap_or_default().to_string();
+        format!("its command cannot be read ({})", crate::escape::escape(first.trim_start_matches("error: ")))
+    })?;
+    let crate::cli::Command::Plan(args) = cli.command else {
+        return Err("its command is not a `plan` command".into());
+    };
+    if !args.input.inputs.is_empty() {
+        return Err("its command names inputs (a plan file names them in `inputs`)".into());
+    }
+    if !matches!(args.output, PlanFormat::Json | PlanFormat::Yaml) {
+        return Err("its command does not write a plan file (-o json or -o yaml)".into());
+    }
+    Ok(args)
+}
+
+/// The settings file the command reads: `--config FILE` beneath the
+/// plan's directory (found as an input is, and read through it), none with
+/// `--isolated`, else the one found from the plan's directory up.
+pub fn plan_file_config(
+    args: &PlanArgs,
+    root: &crate::apply::place::Root,
+) -> Result<Option<crate::config::Config>, crate::apply::place::Refusal> {
+    use crate::apply::place::{self, Refusal};
+    if args.config.isolated {
+        return Ok(None);
+    }
+    match &args.config.config {
+        Some(path) => {
+            let recorded = path.to_string_lossy().into_owned();
+            let f = root.find(&recorded)?;
+            let (sources, problems) = place::sources(std::slice::from_ref(&f), crate::config::MAX_SIZE);
+            if let Some(p) = problems.first() {
+                return Err(Refusal::Io { path: recorded, error: std::io::Error::other(p.to_string()) });
+            }
+            let text = sources.files.first().map(|f| f.text.to_string()).unwrap_or_default();
+            crate::config::parse(&text, &root.show(path))
+                .map(Some)
+                .map_err(|e| Refusal::Io { path: recorded, error: std::io::Error::other(e.to_string()) })
+        }
+        None => {
+            let Some(dir) = root.real() else { return Ok(None) };
+            let found = crate::config::find(&dir);
+            let args = crate::cli::ConfigArgs { config: found, isolated: false };
+            match args.config {
+                Some(_) => crate::config::load(&args).map_err(|e| Refusal::Io {
+                    path: crate::config::FILE_NAME.into(),
+                    error: std::io::Error::other(e.to_string()),
+                }),
+                None => Ok(None),
+            }
+        }
+    }
+}
+
 /// The kinds crd-reconciler's controllers may recreate safely, unless told
 /// otherwise (the seed document's ephemeral resources).
 pub const EPHEMERAL: [&str; 5] = ["configmap", "horizontalpodautoscaler", "ingress", "pod", "service"];
@@ -322,6 +503,8 @@ pub struct ReconcileSettings {
     pub ephemeral: Vec<KindSel>,
     pub non_ephemeral: Vec<KindSel>,
     pub desired: Vec<PathBuf>,
+    /// The rules whose findings are said.
+    pub rules: RuleSet,
 }
 
 impl ReconcileSettings {
@@ -339,7 +522,8 @@ impl ReconcileSettings {
         let defaults = EPHEMERAL.iter().map(|k| KindSel::parse(k)).collect::<Result<Vec<_>, _>>()?;
         let ephemeral =
             defaults.into_iter().filter(|d| !non_ephemeral.iter().any(|n| n.same(d))).chain(asked).collect();
-        Ok(ReconcileSettings { kinds, ephemeral, non_ephemeral, desired: args.desired.clone() })
+        let rules = controls(&args.rules, &args.config, &[])?.rules;
+        Ok(ReconcileSettings { kinds, ephemeral, non_ephemeral, desired: args.desired.clone(), rules })
     }
 
     /// Is a sub-resource of this group and kind ephemeral?

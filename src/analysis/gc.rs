@@ -18,7 +18,7 @@ use rustc_hash::FxHashMap;
 pub fn ids(objects: &[Object]) -> FxHashMap<&str, ObjId> {
     let mut by_id = FxHashMap::default();
     for (i, o) in objects.iter().enumerate() {
-        if o.murano.is_some() {
+        if o.member.is_some() {
             by_id.entry(&*o.name).or_insert(ObjId(i as u32));
         }
     }
@@ -32,13 +32,13 @@ pub fn default_roots(objects: &[Object]) -> Vec<ObjId> {
     objects
         .iter()
         .enumerate()
-        .filter(|(_, o)| o.murano.as_deref().is_some_and(|m| m.root))
+        .filter(|(_, o)| o.member.as_deref().is_some_and(|m| m.root))
         .map(|(i, _)| ObjId(i as u32))
         .collect()
 }
 
 fn old_only(o: &Object) -> bool {
-    o.murano.as_deref().is_some_and(|m| m.section == Section::Old)
+    o.member.as_deref().is_some_and(|m| m.section == Section::Old)
 }
 
 /// For each object, the Murano objects it refers to by id, in the order of
@@ -48,7 +48,7 @@ pub fn references(objects: &[Object]) -> Vec<Vec<ObjId>> {
     objects
         .iter()
         .enumerate()
-        .map(|(i, o)| match o.murano.as_deref() {
+        .map(|(i, o)| match o.member.as_deref() {
             Some(m) => m.strings.iter().filter_map(|s| by_id.get(&**s).copied()).filter(|&t| t.index() != i).collect(),
             None => Vec::new(),
         })
@@ -63,7 +63,7 @@ pub fn seeds(objects: &[Object], rels: &[Relation], roots: &[ObjId]) -> Vec<(Obj
     // Ids (of relations, roots, references) are positions in `objects`.
     let mut children: Vec<Vec<ObjId>> = vec![Vec::new(); n];
     for r in rels.iter().filter(|r| r.kind == RelKind::Owns) {
-        if objects.get(r.from.index()).is_some_and(|o| o.murano.is_some()) {
+        if objects.get(r.from.index()).is_some_and(|o| o.member.is_some()) {
             children.get_mut(r.from.index()).into_iter().for_each(|c| c.push(r.to));
         }
     }
@@ -83,7 +83,7 @@ pub fn seeds(objects: &[Object], rels: &[Relation], roots: &[ObjId]) -> Vec<(Obj
     }
     let mut out = Vec::new();
     for (i, (o, reached)) in objects.iter().zip(&reached).enumerate() {
-        let Some(m) = o.murano.as_deref() else { continue };
+        let Some(m) = o.member.as_deref() else { continue };
         if m.destroyed {
             continue;
         }

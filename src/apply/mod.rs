@@ -174,12 +174,12 @@ pub fn prepare(plan: &PlanFile, snapshot: &Snapshot, options: &LoadOptions) -> R
         if found != reference {
             return Err(mismatch(Some(found)));
         }
-        use crate::dialect::murano::{MODEL, MODEL_COPY};
         let unappliable =
             |what: String| ApplyError::Unappliable { file: place.file.clone(), line: place.line as usize, what };
-        if o.murano.as_deref().is_some_and(|m| m.copies > 0 || m.section != crate::model::Section::Model) {
+        if o.member.as_deref().is_some_and(|m| m.copies > 0 || m.section != crate::model::Section::Model) {
             return Err(unappliable(format!(
-                "{reference} is in a deployment task ({MODEL} and {MODEL_COPY}): apply edits object models, not tasks"
+                "{reference} is in a deployment task ({} and {}): apply edits object models, not tasks",
+                o.origin.fields.models.model, o.origin.fields.models.copy
             )));
         }
         let text: &str = &sources.get(file).text;
@@ -693,8 +693,8 @@ fn check(
             Some((id, None)) => *id.of(fate)? == Fate::Marked,
             _ => false,
         };
-        let was = o.murano.as_deref().is_some_and(|m| m.destroyed);
-        let now = n.murano.as_deref().is_some_and(|m| m.destroyed);
+        let was = o.member.as_deref().is_some_and(|m| m.destroyed);
+        let now = n.member.as_deref().is_some_and(|m| m.destroyed);
         if now != (was || is_marked) {
             return Err(wrong("its destroyed mark is not the one expected"));
         }

@@ -20,6 +20,7 @@
 //! Files are locked (`flock`) while `apply` runs, so that two runs on the
 //! same files never both write: the second is refused.
 
+use super::{clean, ApplyError};
 use crate::input::{Limits, ReadProblem, Sources};
 use rustix::fd::{AsFd, BorrowedFd, OwnedFd};
 use rustix::fs::{AtFlags, FileType, Mode, OFlags};
@@ -587,4 +588,121 @@ pub fn smaller(line: Limits, plan: Limits) -> Limits {
         object_size: line.object_size.min(plan.object_size),
         follow: plan.follow,
     }
+}
+/// The plan file at `path` (`-`: standard input), read as inputs are,
+/// within `limits`, and checked to be one this teardown applies: its text
+/// and whether it starts with a byte order mark.
+pub fn read_plan(
+    path: &std::path::Path,
+    stdin: &mut dyn std::io::Read,
+    limits: crate::input::Limits,
+) -> Result<(super::planfile::PlanFile, String, bool), ApplyError> {
+    let name = path.display().to_string();
+    let not_a_plan = |why: String| ApplyError::NotAPlan { path: name.clone(), why };
+    let (plan_file, problems) = crate::input::read_inputs(&[path.to_path_buf()], stdin, limits);
+    if let Some(problem) = problems.first() {
+        let path = if path.as_os_str() == "-" { "<stdin>".to_string() } else { name.clone() };
+        let why = problem.to_string();
+        let why = why.strip_prefix(&format!("{}: ", problem.name())).unwrap_or(&why).to_string();
+        return Err(ApplyError::NotAPlan { path, why });
+    }
+    let (text, bom) = match plan_file.files.as_slice() {
+        [file] => (file.text.to_string(), file.bom),
+        _ => return Err(not_a_plan("not one file".into())),
+    };
+    let plan = super::planfile::parse(&text).map_err(|e| not_a_plan(clean(&e)))?;
+    if plan.schema_version != 1 {
+        return Err(not_a_plan(format!("schemaVersion {} (this teardown reads 1)", plan.schema_version)));
+    }
+    if plan.inputs.is_empty() {
+        return Err(not_a_plan("it records no inputs".into()));
+    }
+    if plan.inputs.iter().any(|i| i.path == "<stdin>") {
+        return Err(ApplyError::FromStdin);
+    }
+    if let Some(d) = &plan.dialect {
+        if crate::dialect::by_name(d).is_none() {
+            return Err(not_a_plan(format!("unknown dialect `{}`", clean(d))));
+        }
+    }
+    Ok((plan, text, bom))
+}
+
+/// Each input of the plan `name`, found beneath its directory and locked
+/// (`exclusive`: for writing), in the order `plan` reads them; refused
+/// when one is named twice or a run that did not finish left its files.
+pub fn found_all(
+    root: &Root,
+    inputs: &[super::planfile::Input],
+    exclusive: bool,
+    name: &str,
+) -> Result<Vec<Found>, ApplyError> {
+    raise_open_files();
+    let mut found: Vec<Found> = Vec::with_capacity(inputs.len());
+    let mut dirs = Dirs::default();
+    for input in inputs {
+        let mut f = root.find(&input.path).map_err(|r| refusal(name, r))?;
+        dirs.share(&mut f);
+        if let Some(twice) = found.iter().find(|g| g.key == f.key) {
+            let why = format!("it names one file twice ({} and {})", clean(&twice.recorded), clean(&f.recorded));
+            return Err(ApplyError::NotAPlan { path: name.to_string(), why });
+        }
+        f.lock(exclusive).map_err(|r| refusal(name, r))?;
+        found.push(f);
+    }
+    super::hook::at("locked").map_err(|e| refusal(name, Refusal::Io { path: String::new(), error: e }))?;
+    let left = leftovers(&found);
+    if !left.is_empty() {
+        return Err(ApplyError::Leftovers { files: left.iter().map(|l| clean(l)).collect() });
+    }
+    found.sort_by(|a, b| PathBuf::from(&a.recorded).cmp(&PathBuf::from(&b.recorded)));
+    Ok(found)
+}
+
+/// A refusal about a path of the plan `plan`, as an error of `apply`.
+pub fn refusal(plan: &str, r: Refusal) -> ApplyError {
+    match r {
+        Refusal::Outside { path, why } => ApplyError::NotAPlan {
+            path: plan.to_string(),
+            why: format!("it names {}, outside its directory ({why})", clean(&path)),
+        },
+        Refusal::NotFound { path } => ApplyError::Stale {
+            file: clean(&path),
+            why: "is not there (apply reads the paths a plan records from the directory that holds the plan file)"
+                .into(),
+        },
+        Refusal::NotRegular { path, what } => {
+            ApplyError::Refused { file: clean(&path), why: format!("it is {what} now, not a regular file") }
+        }
+        Refusal::Changed { path } => {
+            ApplyError::Refused { file: clean(&path), why: "it was replaced while apply ran".into() }
+        }
+        Refusal::Locked { path } => ApplyError::Refused {
+            file: clean(&path),
+            why: "another teardown apply is applying a plan to it (it holds the file's lock)".into(),
+        },
+        Refusal::Io { path, error } => ApplyError::Refused { file: clean(&path), why: clean(&error.to_string()) },
+    }
+}
+
+/// Can the file be replaced by a new one without losing what it is?
+/// Refused: a read-only file (it says not to change it), and one with
+/// other hard links (they would keep the old text).
+pub fn replaceable(f: &Found) -> Result<(), String> {
+    let mode = f.stat.st_mode & 0o7777;
+    if mode & 0o222 == 0 {
+        return Err(format!("it is read-only (mode {mode:04o}); make it writable to apply the plan to it"));
+    }
+    let writable =
+        rustix::fs::accessat(&*f.dir, f.leaf.as_os_str(), rustix::fs::Access::WRITE_OK, rustix::fs::AtFlags::EACCESS);
+    if let Err(e) = writable {
+        return Err(format!("you cannot write it ({e})"));
+    }
+    if f.stat.st_nlink > 1 {
+        return Err(format!(
+            "it has {} hard links; a new file in its place would leave the others holding the old text",
+            f.stat.st_nlink
+        ));
+    }
+    Ok(())
 }

@@ -1,6 +1,7 @@
 //! A plan file as `apply` reads it: what `plan -o json` (or `-o yaml`)
 //! wrote. Only the fields `apply` needs are read; the rest is for people.
 
+use crate::escape::escape;
 use serde::Deserialize;
 
 #[derive(Debug, Deserialize)]
@@ -64,4 +65,41 @@ pub fn parse(text: &str) -> Result<PlanFile, String> {
     } else {
         serde_yaml::from_str(text).map_err(|e| e.to_string())
     }
+}
+
+/// What differs between the plan file and the plan made again: the
+/// objects one deletes or orphans and the other does not, else the first
+/// line that differs.
+pub fn differences(plan: &PlanFile, made: &[u8], text: &str) -> String {
+    let made_text = String::from_utf8_lossy(made);
+    if let Ok(again) = parse(&made_text) {
+        let rows = |p: &PlanFile| -> Vec<(String, &'static str)> {
+            let mut rows: Vec<(String, &'static str)> = p
+                .steps
+                .iter()
+                .flat_map(|s| &s.resources)
+                .map(|r| (r.reference.clone(), "deletes"))
+                .chain(p.orphaned.iter().map(|r| (r.reference.clone(), "orphans")))
+                .collect();
+            rows.sort();
+            rows
+        };
+        let (mine, theirs) = (rows(plan), rows(&again));
+        if let Some((r, what)) = mine.iter().find(|x| !theirs.contains(x)) {
+            return format!("it {what} {}, which that plan does not", escape(r));
+        }
+        if let Some((r, what)) = theirs.iter().find(|x| !mine.contains(x)) {
+            return format!("that plan {what} {}, which it does not", escape(r));
+        }
+        let times = |rows: &[(String, &str)], row: &(String, &str)| rows.iter().filter(|x| *x == row).count();
+        if let Some(row) = mine.iter().find(|row| times(&mine, row) > times(&theirs, row)) {
+            return format!("it lists {} {} times", escape(&row.0), times(&mine, row));
+        }
+    }
+    let line = text
+        .lines()
+        .zip(made_text.lines())
+        .position(|(a, b)| a != b)
+        .unwrap_or_else(|| text.lines().count().min(made_text.lines().count()));
+    format!("they differ from line {} of the plan file on", line + 1)
 }

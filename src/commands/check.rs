@@ -27,9 +27,9 @@ pub fn run(args: CheckArgs, env: Env, style: Style) -> Result<Status, Error> {
         // (As --select and --ignore say: an ignored TD013 is not said.)
         let said: Vec<_> = snapshot.findings.iter().filter(|f| controls.rules.reports(f)).cloned().collect();
         if !env.quiet && !said.is_empty() {
-            super::shared::diagnostics(&snapshot, &said, &snapshot.omitted, style, env.stderr);
+            crate::usable::diagnostics(&snapshot, &said, &snapshot.omitted, style, env.stderr);
         }
-        return Err(super::shared::empty_input("check", &paths));
+        return Err(crate::usable::empty_input("check", &paths));
     }
     let mut resolved = Vec::new();
     for (finalizer, query) in &controls.finalizers.named {

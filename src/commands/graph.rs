@@ -1,23 +1,23 @@
 //! `teardown graph`: the owner / destruction-dependency graph.
 
-use super::shared::{load_usable, Env, Loading, Status};
+use super::shared::{Env, Status};
 use crate::analysis::view::{self, Direction, ViewOptions};
 use crate::cli::{GraphArgs, GraphFormat};
 use crate::error::Error;
 use crate::graph::Graph;
 use crate::render;
 use crate::render::diagnostics::Style;
+use crate::settings::GraphSettings;
+use crate::usable::{load_usable, Loading};
 
 pub fn run(args: GraphArgs, env: Env, style: Style) -> Result<Status, Error> {
-    let query = crate::settings::selection(&args.focus, &args.select)?;
-    let controls = crate::settings::controls(&args.rules, &args.config, &[])?;
-    crate::settings::spaced_selector(&args.focus, &args.input.inputs)?;
+    let settings = GraphSettings::new(&args)?;
     let paths = args.input.paths();
     let loading = Loading::plain(args.input.dialect.clone(), args.skip_invalid, "graph", style, env.progress, &paths)
-        .saying(controls.rules, env.quiet)
+        .saying(settings.rules, env.quiet)
         .limited(args.input.reading());
     let snapshot = load_usable(&loading, env.stdin, env.stderr)?;
-    let focus = if query.is_empty() { None } else { Some(query.select(&snapshot.objects)?) };
+    let focus = if settings.focus.is_empty() { None } else { Some(settings.focus.select(&snapshot.objects)?) };
     let graph = Graph::build(&snapshot.objects, &snapshot.resolved.relations);
     let direction = if args.dependencies { Direction::Dependencies } else { Direction::Dependents };
     let rels = &snapshot.resolved.relations;
@@ -30,7 +30,7 @@ pub fn run(args: GraphArgs, env: Env, style: Style) -> Result<Status, Error> {
         GraphFormat::Yaml => render::graph::yaml(&snapshot.sources, objects, rels, &view, out),
         GraphFormat::Names => {
             let shown = view.tree_order();
-            super::names::printable(&snapshot, &[&shown], "-o names")?;
+            render::printable::printable(&snapshot, &[&shown], "-o names")?;
             render::names::kubectl(objects, shown.into_iter(), out)
         }
         GraphFormat::Refs => render::names::object_refs(objects, view.tree_order().into_iter(), out),

@@ -1,28 +1,25 @@
 //! `teardown reconcile`: crd-reconciler's decision table over a snapshot.
 
-use super::shared::{diagnostics, load_usable, refuse_duplicates, Env, Loading, Status};
-use crate::analysis::reconcile::{self, DesiredSet, Input, Problem, Spec};
+use super::shared::{Env, Status};
+use crate::analysis::reconcile::{self, DesiredSet, Input, Spec};
 use crate::cli::{ReconcileArgs, ReconcileFormat};
 use crate::dialect;
 use crate::error::Error;
-use crate::findings::{Finding, Rule};
-use crate::internal::Internal;
-use crate::load::Snapshot;
+use crate::findings::Finding;
 use crate::model::lifecycle::{Lifecycle, Said};
-use crate::model::{anchor, ObjId, Object};
+use crate::model::{ObjId, Object};
 use crate::render;
 use crate::render::diagnostics::Style;
 use crate::settings::ReconcileSettings;
+use crate::usable::{diagnostics, load_usable, refuse_duplicates, Loading};
 use rayon::prelude::*;
 use std::collections::HashSet;
 
 pub fn run(args: ReconcileArgs, env: Env, style: Style) -> Result<Status, Error> {
-    // Every rule between flags before any input is read.
     let settings = ReconcileSettings::new(&args)?;
-    let controls = crate::settings::controls(&args.rules, &args.config, &[])?;
     let paths = args.input.paths();
     let loading = Loading::plain(args.input.dialect.clone(), false, "reconciliation", style, env.progress, &paths)
-        .saying(controls.rules, env.quiet)
+        .saying(settings.rules, env.quiet)
         .limited(args.input.reading());
     let snapshot = load_usable(&loading, env.stdin, env.stderr)?;
     refuse_duplicates(&snapshot, "reconciliation", style, env.stderr)?;
@@ -31,7 +28,7 @@ pub fn run(args: ReconcileArgs, env: Env, style: Style) -> Result<Status, Error>
         false => {
             let loading =
                 Loading::plain(args.input.dialect.clone(), false, "reconciliation", style, false, &settings.desired)
-                    .saying(controls.rules, env.quiet)
+                    .saying(settings.rules, env.quiet)
                     .limited(args.input.reading())
                     .may_be_empty();
             let mut no_stdin = std::io::empty();
@@ -95,23 +92,14 @@ pub fn run(args: ReconcileArgs, env: Env, style: Style) -> Result<Status, Error>
         Err(problems) => {
             let findings = problems
                 .iter()
-                .map(|&(p, _)| problem(&snapshot, p, settings.kinds.is_empty()))
+                .map(|&(p, _)| render::reconcile::problem(&snapshot, p, settings.kinds.is_empty()))
                 .collect::<Result<Vec<Finding>, _>>()?;
             diagnostics(&snapshot, &findings, &Default::default(), style, env.stderr);
             return Err(Error::Unreconcilable { objects: findings.len() });
         }
     };
-    if result.resources.is_empty() && !env.quiet {
-        let why = match settings.kinds.is_empty() {
-            true => "no object has a spec.state; name the kinds of the custom resources with --kind",
-            false => "no object of the --kind kinds, and no sub-resource of one",
-        };
-        env.stderr.extend_from_slice(format!("warning: no custom resources: {why}\n").as_bytes());
-    }
-    for reference in result.unplaced.iter().filter(|_| !env.quiet) {
-        env.stderr.extend_from_slice(
-            format!("warning: --desired {} is not in INPUT and has no controller reference to a custom resource: not a sub-resource of any (ignored)\n", crate::escape::escape(reference)).as_bytes(),
-        );
+    if !env.quiet {
+        env.stderr.extend_from_slice(render::reconcile::warnings(&result, settings.kinds.is_empty()).as_bytes());
     }
     let out = &mut *env.stdout;
     let written = match args.output {
@@ -124,55 +112,4 @@ pub fn run(args: ReconcileArgs, env: Env, style: Style) -> Result<Status, Error>
         env.stderr.extend_from_slice(format!("{}\n", render::reconcile::summary(&result)).as_bytes());
     }
     Ok(Status::Success)
-}
-
-/// The finding for input that cannot be reconciled, at its place.
-fn problem(snapshot: &Snapshot, p: Problem, found_kinds: bool) -> Result<Finding, Internal> {
-    let objects = &snapshot.objects;
-    let sources = &snapshot.sources;
-    let kinds_help = if found_kinds {
-        "; it is taken for a custom resource because it has a spec.state: if its kind is not a custom resource's, name those kinds with --kind"
-    } else {
-        ""
-    };
-    let (id, rule, message, at, label, help) = match p {
-        Problem::NoDesiredState(id) => (
-            id,
-            Rule::Td001,
-            "has no spec.state".to_string(),
-            None,
-            "this custom resource",
-            "crd-reconciler's table starts from the desired state: write spec.state (Pending, Running, Completed or Failed)".to_string(),
-        ),
-        Problem::NotAState { object, status } => (
-            object,
-            Rule::Td001,
-            format!("has a {} that is not a state", if status { "status.state" } else { "spec.state" }),
-            Some(status),
-            "not Pending, Running, Completed or Failed",
-            format!("crd-reconciler's states are Pending, Running, Completed and Failed, spelled so{kinds_help}"),
-        ),
-        Problem::Unreadable(id) => (
-            id,
-            Rule::Td001,
-            "cannot be read again on its own to tell its states".to_string(),
-            None,
-            "this object",
-            "its document uses an anchor defined outside it; write the values out".to_string(),
-        ),
-        Problem::TwoControllers(id) => (
-            id,
-            Rule::Td009,
-            "has more than one controller reference to a custom resource".to_string(),
-            None,
-            "this sub-resource",
-            "a sub-resource belongs to the one custom resource its controller reference names; the API server allows one".to_string(),
-        ),
-    };
-    let o = id.of(objects)?;
-    let span = match at {
-        Some(status) => anchor::state(sources, o, status),
-        None => anchor::object(sources, o),
-    };
-    Ok(Finding::new(rule, format!("{} {message}", o.reference())).at(span, label).refs([o.reference()]).help(help))
 }

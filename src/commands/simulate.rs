@@ -1,8 +1,6 @@
 //! `teardown simulate`: a garbage collector's workflow on the snapshot.
 
-use super::plan::say_places;
-use super::shared::{load_usable, refuse_duplicates, Env, Loading, Status};
-use crate::analysis::cascade::CascadeMode;
+use super::shared::{Env, Status};
 use crate::analysis::order::reference_ranks;
 use crate::analysis::simulate::{self, Controller};
 use crate::cli::{SimulateArgs, SimulateFormat};
@@ -12,30 +10,20 @@ use crate::model::{Link, ObjId, Object, RelKind};
 use crate::plan::ownership_cycle_error;
 use crate::render;
 use crate::render::diagnostics::Style;
+use crate::settings::SimulateSettings;
+use crate::usable::{load_usable, refuse_duplicates, say_places, Loading};
 use rayon::prelude::*;
 
 pub fn run(args: SimulateArgs, env: Env, style: Style) -> Result<Status, Error> {
-    // Every rule between flags before any input is read.
-    let targets = crate::settings::selection(&args.delete, &args.select)?;
-    let cascade =
-        match (args.controller, args.cascade) {
-            (Controller::Krake, Some(_)) => return Err(Error::Usage(
-                "--cascade is a Kubernetes propagation policy; Krake's collector has none (--controller kubernetes)"
-                    .into(),
-            )),
-            (_, Some(c)) => c,
-            (_, None) => CascadeMode::Background,
-        };
-    let controls = crate::settings::controls(&args.rules, &args.config, &[])?;
-    crate::settings::spaced_selector(&args.delete, &args.input.inputs)?;
+    let settings = SimulateSettings::new(&args)?;
     let paths = args.input.paths();
     let loading =
         Loading::plain(args.input.dialect.clone(), args.skip_invalid, "simulation", style, env.progress, &paths)
-            .saying(controls.rules, env.quiet)
+            .saying(settings.rules, env.quiet)
             .limited(args.input.reading());
     let snapshot = load_usable(&loading, env.stdin, env.stderr)?;
     refuse_duplicates(&snapshot, "simulation", style, env.stderr)?;
-    let targets = targets.select(&snapshot.objects)?;
+    let targets = settings.targets.select(&snapshot.objects)?;
     let objects = &snapshot.objects;
     let relations = &snapshot.resolved.relations;
     // Krake's collector refuses a dependency cycle: stop, as plan does,
@@ -71,7 +59,7 @@ pub fn run(args: SimulateArgs, env: Env, style: Style) -> Result<Status, Error> 
         rank: &rank,
         targets: &targets,
         controller: args.controller,
-        cascade,
+        cascade: settings.cascade,
         unresolvable: &unresolvable,
         managed: &snapshot.resolved.managed,
     });
@@ -82,7 +70,7 @@ pub fn run(args: SimulateArgs, env: Env, style: Style) -> Result<Status, Error> 
         SimulateFormat::Json => render::simulate::json(&sim, &refs, out),
         SimulateFormat::Yaml => render::simulate::yaml(&sim, &refs, out),
         SimulateFormat::Names => {
-            super::names::printable(&snapshot, &[&sim.removed], "-o names")?;
+            render::printable::printable(&snapshot, &[&sim.removed], "-o names")?;
             render::names::kubectl(objects, sim.removed.iter().copied(), out)
         }
         SimulateFormat::Refs => render::names::refs(&refs, sim.removed.iter().copied(), out),

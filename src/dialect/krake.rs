@@ -27,7 +27,7 @@ use super::fields::{StrMap, Text};
 use crate::findings::{Finding, Rule};
 use crate::input::{locate, Outline, Shape, Unit};
 use crate::model::intern::intern;
-use crate::model::{Collector, Fields, Identity, Object, Origin, OwnerRef, StateKeys, TrackingKeys};
+use crate::model::{Collector, Fields, Identity, ModelKeys, Object, Origin, OwnerRef, StateKeys, TrackingKeys};
 use crate::span::Span;
 use serde::Deserialize;
 
@@ -51,6 +51,7 @@ pub static ORIGIN: Origin = Origin {
         deleted: "deleted",
         tracking: &TrackingKeys::NONE,
         states: &StateKeys::NONE,
+        models: &ModelKeys::NONE,
     },
     collector: Collector {
         any_owner: true,
@@ -240,7 +241,7 @@ fn convert(raw: RawResource, span: Span, text: &str, out: &mut Vec<Finding>) -> 
         finalizers: meta.finalizers.unwrap_or_default().into_iter().map(|f| intern(&f.0)).collect(),
         deletion_timestamp: nonempty(meta.deleted),
         crd: None,
-        murano: None,
+        member: None,
         tracking: None,
         facts: None,
         desired_state: Default::default(),

@@ -21,8 +21,8 @@ use crate::model::kube::{group_of, ServiceCall};
 use crate::model::lifecycle::{Lifecycle, Said};
 use crate::model::{anchor, naming};
 use crate::model::{
-    kube::Facts, Collector, CrdDef, DepDecl, DepKind, DepTarget, Fields, Identity, Object, Origin, OwnerRef, StateKeys,
-    Str, TrackingKeys,
+    kube::Facts, Collector, CrdDef, DepDecl, DepKind, DepTarget, Fields, Identity, ModelKeys, Object, Origin, OwnerRef,
+    StateKeys, Str, TrackingKeys,
 };
 use crate::span::Span;
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
@@ -46,6 +46,7 @@ pub static ORIGIN: Origin = Origin {
         deleted: "deletionTimestamp",
         tracking: &TrackingKeys::NONE,
         states: &STATE_KEYS,
+        models: &ModelKeys::NONE,
     },
     collector: Collector::KUBERNETES,
 };
@@ -1307,7 +1308,7 @@ pub fn convert(
         finalizers: meta.finalizers.unwrap_or_default().into_iter().map(|f| intern(&f.0)).collect(),
         deletion_timestamp: meta.deletion_timestamp.map(|d| d.0).filter(|d| !d.is_empty()),
         crd,
-        murano: None,
+        member: None,
         tracking: None,
         desired_state: raw.spec.state,
         span,

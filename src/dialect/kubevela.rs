@@ -39,7 +39,7 @@ use crate::model::tracking::{
     AppSpec, Component, DependsHow, GcPolicy, GcRule, Key, Managed, Propagation, RuleSelector, Strategy, TrackerKind,
     TrackerSpec, Tracking, Workflow,
 };
-use crate::model::{Collector, Fields, Identity, Object, Origin, Str, TrackingKeys};
+use crate::model::{Collector, Fields, Identity, ModelKeys, Object, Origin, Str, TrackingKeys};
 use crate::span::Span;
 use serde::Deserialize;
 
@@ -92,6 +92,7 @@ pub static ORIGIN: Origin = Origin {
             depends: &["dependsOn", "from"],
         },
         states: &super::kubernetes::STATE_KEYS,
+        models: &ModelKeys::NONE,
     },
     collector: Collector {
         // The Application controller's collector deletes through them, and

@@ -69,6 +69,19 @@ pub fn waits_for_finalizer(o: &Object, f: &str) -> bool {
     !collector_finalizer(f) && !o.origin.collector.cascade_finalizers.contains(&f)
 }
 
+/// `--root ID`: the object a model's collector starts from (Murano's
+/// models have one); `None`: no such object; an error (for `--root`):
+/// the object cannot be one.
+pub fn collection_root(objects: &[Object], id: &str) -> Result<Option<crate::model::ObjId>, String> {
+    murano::root(objects, id)
+}
+
+/// Does `text` hold nothing on purpose: a model deleted whole (Murano's
+/// deleted environment)? For `--prune NEW`: such a NEW may be empty.
+pub fn empty_on_purpose(text: &str) -> bool {
+    murano::deletes_environment(text)
+}
+
 /// A dialect's index in [`REGISTRY`], by name.
 pub fn by_name(name: &str) -> Option<usize> {
     REGISTRY.iter().position(|d| d.name() == name)
@@ -170,14 +183,28 @@ mod wire {
     /// The string literals of Rust code, without comments and without the
     /// items under `#[cfg(test)]`.
     fn literals(text: &str) -> Vec<String> {
+        scan(text).0
+    }
+
+    /// The code of Rust text, without comments, string literals (each a
+    /// space) and the items under `#[cfg(test)]`.
+    fn code(text: &str) -> String {
+        scan(text).1
+    }
+
+    /// The string literals and the code of Rust text (see [`literals`],
+    /// [`code`]).
+    fn scan(text: &str) -> (Vec<String>, String) {
         let b: Vec<char> = text.chars().collect();
         let (mut out, mut i) = (Vec::new(), 0);
+        let mut code = String::new();
         // Brace depth; an item under `#[cfg(test)]` that is coming
         // (`pending`) or being skipped (from the depth it opened at).
         let (mut depth, mut pending, mut skipping) = (0usize, false, None::<usize>);
-        let mut keep = |s: String, pending: bool, skipping: Option<usize>| {
+        let mut keep = |s: String, pending: bool, skipping: Option<usize>, code: &mut String| {
             if !pending && skipping.is_none() {
                 out.push(s);
+                code.push(' ');
             }
         };
         while i < b.len() {
@@ -193,6 +220,7 @@ mod wire {
                     }
                     depth += 1;
                     i += 1;
+                    code.push(' ');
                 }
                 '}' => {
                     depth = depth.saturating_sub(1);
@@ -244,7 +272,7 @@ mod wire {
                     let rest: String = b[j + 1..].iter().collect();
                     let end = rest.find(&close).unwrap_or(rest.len());
                     let inside = rest.get(..end).unwrap_or_default();
-                    keep(inside.to_string(), pending, skipping);
+                    keep(inside.to_string(), pending, skipping, &mut code);
                     i = j + 1 + inside.chars().count() + close.chars().count();
                 }
                 '"' => {
@@ -257,7 +285,7 @@ mod wire {
                         s.push(at(i));
                         i += 1;
                     }
-                    keep(s, pending, skipping);
+                    keep(s, pending, skipping, &mut code);
                     i += 1;
                 }
                 '\'' if at(i + 1) == '\\' => {
@@ -268,10 +296,15 @@ mod wire {
                     i += 1;
                 }
                 '\'' if at(i + 2) == '\'' => i += 3,
-                _ => i += 1,
+                c => {
+                    if !pending && skipping.is_none() {
+                        code.push(c);
+                    }
+                    i += 1;
+                }
             }
         }
-        out
+        (out, code)
     }
 
     /// Does `literal` name `wire`: as a word (not inside a longer name),
@@ -298,18 +331,26 @@ mod wire {
         }
     }
 
-    #[test]
-    fn wire_fields_are_named_only_in_the_dialect_layer() {
+    /// The Rust files of `src/` outside `src/dialect/`: their paths from the
+    /// crate's root, and their text.
+    fn outside_dialects() -> Vec<(String, String)> {
         let root = Path::new(env!("CARGO_MANIFEST_DIR"));
         let mut paths = Vec::new();
         files(&root.join("src"), &mut paths);
+        let rel = |path: &Path| path.strip_prefix(root).unwrap().to_string_lossy().replace('\\', "/");
+        paths
+            .iter()
+            .map(|p| (rel(p), p))
+            .filter(|(rel, _)| !rel.starts_with("src/dialect/"))
+            .map(|(rel, p)| (rel, std::fs::read_to_string(p).unwrap()))
+            .collect()
+    }
+
+    #[test]
+    fn wire_fields_are_named_only_in_the_dialect_layer() {
         let mut found = Vec::new();
-        for path in paths {
-            let rel = path.strip_prefix(root).unwrap().to_string_lossy().replace('\\', "/");
-            if rel.starts_with("src/dialect/") {
-                continue;
-            }
-            let mut literals = literals(&std::fs::read_to_string(&path).unwrap());
+        for (rel, text) in outside_dialects() {
+            let mut literals = literals(&text);
             literals.retain(|l| !ENGLISH.contains(&(rel.as_str(), l.as_str())));
             for (dialect, wires) in WIRE {
                 for wire in *wires {
@@ -331,6 +372,36 @@ mod wire {
         assert!(stale.is_empty(), "no longer named there: take these out of NOT_YET_MOVED: {stale:#?}");
     }
 
+    /// Names in code (identifiers, paths) of a dialect's model outside
+    /// `src/dialect/`: its module, its types and constants. Other layers
+    /// get dialect-neutral data (`ModelMember`, `ModelKeys`, events,
+    /// collection roots), never a dialect's own.
+    const IDENTIFIERS: &[(&str, &[&str])] =
+        &[("murano", &["murano", "MODEL_COPY", "REMOVED_FROM_MODEL", "deletes_environment"])];
+
+    #[test]
+    fn dialect_models_are_named_only_in_the_dialect_layer() {
+        let mut found = Vec::new();
+        for (rel, text) in outside_dialects() {
+            let code = code(&text);
+            let words: Vec<&str> = code.split(|c: char| !c.is_alphanumeric() && c != '_').collect();
+            for (dialect, names) in IDENTIFIERS {
+                for name in *names {
+                    let lower = name.to_lowercase();
+                    if words.iter().any(|w| w.to_lowercase().contains(&lower)) {
+                        found.push((rel.clone(), *name, *dialect));
+                    }
+                }
+            }
+        }
+        found.sort();
+        found.dedup();
+        assert!(
+            found.is_empty(),
+            "outside src/dialect/, these files name a dialect's model in code (file, name, dialect): {found:#?}"
+        );
+    }
+
     #[test]
     fn literals_and_names() {
         let text = "let a = \"helm.sh/hook\"; // \"Objects\"\n/* \"ObjectsCopy\" */ let c = '\"'; let r = r#\"x \"?\" y\"#; let q = \"?\"; let l: &'a str = \"in ObjectsCopy, not\";\n#[cfg(test)]\nmod t { fn f() { let x = \"Objects\"; } }\n#[cfg(test)] use a::b; let z = \"z\";";
@@ -340,6 +411,11 @@ mod wire {
         assert!(names("in ObjectsCopy, not in Objects", "Objects"));
         assert!(!names("ObjectsCopy", "Objects"));
         assert!(!names("x ? y", "?"));
+        let code = code(text);
+        assert!(
+            code.contains("let a =") && code.contains("let z =") && !code.contains("Objects") && !code.contains("helm")
+        );
+        assert!(!code.contains("mod t") && !code.contains("a::b"));
     }
 }
 

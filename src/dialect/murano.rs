@@ -19,8 +19,8 @@ use super::api::Out;
 use crate::findings::{Finding, Rule};
 use crate::input::{locate, Node, Unit};
 use crate::model::{
-    Collector, DepDecl, DepKind, DepTarget, Fields, Identity, MuranoInfo, ObjId, Object, Origin, OwnerRef, Section,
-    StateKeys, Str, TrackingKeys,
+    Collector, DepDecl, DepKind, DepTarget, Fields, Identity, ModelKeys, ModelMember, ObjId, Object, Origin, OwnerRef,
+    Section, StateKeys, Str, TrackingKeys,
 };
 use crate::span::{FileId, Span};
 use rustc_hash::FxHashMap;
@@ -49,6 +49,7 @@ pub static ORIGIN: Origin = Origin {
         deleted: "deletionTimestamp",
         tracking: &TrackingKeys::NONE,
         states: &StateKeys::NONE,
+        models: &ModelKeys { model: MODEL, copy: MODEL_COPY, removed: REMOVED_FROM_MODEL },
     },
     collector: Collector::KUBERNETES,
 };
@@ -121,8 +122,8 @@ pub fn deleted_environment(v: &Node) -> bool {
 /// `--root ID`: the Murano object of the model with this id; `None`: no
 /// such object; an error (for `--root`): the object is only in the copy.
 pub fn root(objects: &[Object], id: &str) -> Result<Option<ObjId>, String> {
-    match objects.iter().enumerate().find(|(_, o)| o.murano.is_some() && *o.name == *id) {
-        Some((_, o)) if o.murano.as_deref().is_some_and(|m| m.section == Section::Old) => {
+    match objects.iter().enumerate().find(|(_, o)| o.member.is_some() && *o.name == *id) {
+        Some((_, o)) if o.member.as_deref().is_some_and(|m| m.section == Section::Old) => {
             Err(format!("--root {id}: that object is only in {MODEL_COPY}, not in the model ({MODEL})"))
         }
         Some((i, _)) => Ok(Some(ObjId(i as u32))),
@@ -201,7 +202,7 @@ struct Reader<'a> {
     file: FileId,
     doc: Range<usize>,
     objects: Vec<Object>,
-    infos: Vec<MuranoInfo>,
+    infos: Vec<ModelMember>,
     by_id: FxHashMap<Str, usize>,
     findings: Vec<Finding>,
     /// Whether the document's root (its first top-level object) is known.
@@ -432,12 +433,12 @@ impl Reader<'_> {
             deletion_timestamp: None,
             crd: None,
             span,
-            murano: None,
+            member: None,
             tracking: None,
             facts: None,
             desired_state: Default::default(),
         });
-        self.infos.push(MuranoInfo {
+        self.infos.push(ModelMember {
             type_name: full_type,
             name: get(h, "name").and_then(scalar).map(Str::from),
             destroyed: get(h, "destroyed").and_then(Node::as_bool).unwrap_or(false),
@@ -554,7 +555,7 @@ pub fn convert(value: &Node, text: &str, file: FileId, doc: Range<usize>) -> (Ve
             info.strings.sort_unstable();
             info.strings.dedup();
             info.model_root = root.clone();
-            o.murano = Some(Box::new(info));
+            o.member = Some(Box::new(info));
             o
         })
         .collect();
@@ -594,10 +595,10 @@ mod tests {
         assert_eq!(&*objects[1].owners[0].name, "env");
         assert_eq!(&*objects[2].owners[0].name, "app");
         assert_eq!(&*objects[1].kind, "x.App");
-        let info = objects[1].murano.as_deref().unwrap();
+        let info = objects[1].member.as_deref().unwrap();
         assert_eq!(&*info.type_name, "x.App/1.0@pkg");
         assert!(info.strings.iter().any(|s| &**s == "vm"));
-        assert!(objects[0].murano.as_deref().unwrap().root);
+        assert!(objects[0].member.as_deref().unwrap().root);
     }
 
     #[test]
@@ -630,6 +631,6 @@ mod tests {
         let d = &objects[0].deps[0];
         assert_eq!(d.target, DepTarget::Id("a".into()));
         assert_eq!(d.kind, DepKind::Notifies);
-        assert_eq!(objects[0].murano.as_deref().unwrap().handlers[0].as_deref(), Some("onGone"));
+        assert_eq!(objects[0].member.as_deref().unwrap().handlers[0].as_deref(), Some("onGone"));
     }
 }

@@ -15,7 +15,8 @@ use super::fields::Scalar;
 use crate::findings::{Finding, Rule};
 use crate::input::{locate, Outline, Shape, Unit};
 use crate::model::{
-    Collector, DepDecl, DepKind, DepTarget, Fields, Identity, Object, Origin, OwnerRef, StateKeys, Str, TrackingKeys,
+    Collector, DepDecl, DepKind, DepTarget, Fields, Identity, ModelKeys, Object, Origin, OwnerRef, StateKeys, Str,
+    TrackingKeys,
 };
 use crate::span::Span;
 use serde::Deserialize;
@@ -36,6 +37,7 @@ pub static ORIGIN: Origin = Origin {
         deleted: "deletionTimestamp",
         tracking: &TrackingKeys::NONE,
         states: &StateKeys::NONE,
+        models: &ModelKeys::NONE,
     },
     collector: Collector::KUBERNETES,
 };
@@ -146,7 +148,7 @@ pub fn convert(raw: RawNative, span: Span, text: &str, out: &mut Vec<Finding>) -
         finalizers: Box::default(),
         deletion_timestamp: None,
         crd: None,
-        murano: None,
+        member: None,
         tracking: None,
         facts: None,
         desired_state: Default::default(),

@@ -8,7 +8,8 @@ use super::api::{Files, Out};
 use crate::findings::{Finding, Rule};
 use crate::input::{Shape, Sources, Unit};
 use crate::model::{
-    Collector, Fields, Identity, Link, ObjId, Object, Origin, RelKind, Relation, StateKeys, Str, TrackingKeys,
+    Collector, Fields, Identity, Link, ModelKeys, ObjId, Object, Origin, RelKind, Relation, StateKeys, Str,
+    TrackingKeys,
 };
 use crate::span::{FileId, Span};
 use hashbrown::hash_table::{Entry, HashTable};
@@ -30,6 +31,7 @@ pub static ORIGIN: Origin = Origin {
         deleted: "",
         tracking: &TrackingKeys::NONE,
         states: &StateKeys::NONE,
+        models: &ModelKeys::NONE,
     },
     collector: Collector::KUBERNETES,
 };
@@ -93,7 +95,7 @@ fn object(empty: &Empty, name: &str, span: Span) -> Object {
         finalizers: Box::default(),
         deletion_timestamp: None,
         crd: None,
-        murano: None,
+        member: None,
         tracking: None,
         facts: None,
         desired_state: Default::default(),

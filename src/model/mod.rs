@@ -133,6 +133,24 @@ pub struct Fields {
     pub tracking: &'static TrackingKeys,
     /// Where crd-reconciler's states are written.
     pub states: &'static StateKeys,
+    /// The keys of an object model and of its copy, for messages.
+    pub models: &'static ModelKeys,
+}
+
+/// The keys of an object model (Murano's deployment task), and the words
+/// messages use for them.
+#[derive(Debug)]
+pub struct ModelKeys {
+    /// The model as it is now.
+    pub model: &'static str,
+    /// The model as last deployed.
+    pub copy: &'static str,
+    /// Why the collector takes an object only in the copy.
+    pub removed: &'static str,
+}
+
+impl ModelKeys {
+    pub const NONE: ModelKeys = ModelKeys { model: "", copy: "", removed: "" };
 }
 
 /// The paths of an object's state fields (`reconcile`), for findings to
@@ -215,8 +233,10 @@ pub struct Object {
     /// its labels (`IsResourceManagedByApplication`): written by hand, or
     /// served by an aggregated API.
     pub versioned: bool,
-    /// What only Murano objects have.
-    pub murano: Option<Box<MuranoInfo>>,
+    /// What only the objects of an object model have (a model with a root,
+    /// beside the copy of its last deployment, whose objects subscribe to
+    /// each other's destruction: Murano's).
+    pub member: Option<Box<ModelMember>>,
     /// What only the objects of a tracking application (KubeVela) have.
     pub tracking: Option<Box<tracking::Tracking>>,
     /// What the default ordering rules read (Kubernetes objects of the kinds
@@ -228,7 +248,7 @@ pub struct Object {
     pub desired_state: lifecycle::Said,
 }
 
-/// Which model of a deployment task a Murano object is in.
+/// Which model of a deployment task an object of an object model is in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Section {
     /// A plain object model (no `ObjectsCopy` to compare with).
@@ -253,9 +273,10 @@ impl Section {
     }
 }
 
-/// A Murano object's header, beyond what every object has.
+/// An object of an object model, beyond what every object has (read by
+/// a dialect whose objects are models: Murano's).
 #[derive(Clone, Debug)]
-pub struct MuranoInfo {
+pub struct ModelMember {
     /// The type as written (`name/version@package`); the object's `kind` is its name.
     pub type_name: Str,
     /// The header's `name`.

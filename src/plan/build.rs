@@ -13,7 +13,7 @@
 
 use super::reasons::{self, Kept};
 use super::warnings::{self, Warning};
-use super::{events, stages, HookRun, Input, Mode, Options, Plan, PlanError};
+use super::{events, HookRun, Input, Mode, Options, Plan, PlanError};
 use crate::analysis::cascade::{self, Cascade, Cause, KeptBy};
 use crate::analysis::gc;
 use crate::analysis::order::{self, Order};
@@ -24,7 +24,7 @@ use crate::graph::cycles;
 use crate::graph::{Graph, LazyGraph};
 use crate::load::Snapshot;
 use crate::model::kube::protected_namespace;
-use crate::model::{Link, ObjId, Object, RelKind, Relation};
+use crate::model::{Link, ModelKeys, ObjId, Object, RelKind, Relation};
 use rayon::prelude::*;
 use std::collections::HashMap;
 
@@ -81,7 +81,7 @@ fn spare(
             }
         }
         for (i, s) in spare.iter_mut().enumerate() {
-            if objects[i].murano.is_some() {
+            if objects[i].member.is_some() {
                 continue; // Murano's prune has its own rule: see `build`
             }
             if declared.get(i).copied().unwrap_or(false) {
@@ -471,7 +471,7 @@ fn settle(
                 .count() as u32;
         }
     }
-    murano_spare(objects, &options.mode, cascade);
+    spare_destroyed(objects, &options.mode, cascade);
     if let Some(c) = &base.collection {
         // Outside `--gc` (which refused at once): an Application whose
         // trackers its keeper refuses to list collects nothing.
@@ -621,7 +621,7 @@ fn describe(
         Mode::Delete(_) | Mode::All => hook_runs(objects, &cascade, &order, &held, &rank),
         Mode::Gc | Mode::Prune(_) => Vec::new(),
     };
-    let events = events::murano_events(objects, &relations, &steps, &order.destruction_cycles);
+    let events = events::destruction_events(objects, &relations, &steps, &order.destruction_cycles);
     let still_referenced = events::still_referenced(objects, &cascade, &rank);
     let marks: HashMap<ObjId, (Option<ObjId>, tracking::Mark)> =
         collection.iter().flat_map(|c| c.trackers.iter().map(|(t, a, m)| (*t, (*a, m.clone())))).collect();
@@ -658,7 +658,7 @@ fn describe(
         .collect();
     let stages = match (&collection, &options.mode) {
         (Some(c), Mode::Gc) if !c.trackers.is_empty() => {
-            Some(stages::stages(objects, &relations, c, &cascade, &kept, &order, &rank))
+            Some(super::tracking::stages(objects, &relations, c, &cascade, &kept, &order, &rank))
         }
         _ => None,
     };
@@ -682,10 +682,11 @@ fn describe(
         events,
         still_referenced,
         root: options.root,
-        murano: match objects.iter().any(|o| o.murano.is_some()) {
-            true => objects.iter().map(|o| o.murano.is_some()).collect(),
+        members: match objects.iter().any(|o| o.member.is_some()) {
+            true => objects.iter().map(|o| o.member.is_some()).collect(),
             false => Vec::new(),
         },
+        models: objects.iter().find(|o| o.member.is_some()).map_or(&ModelKeys::NONE, |o| o.origin.fields.models),
         targets: match &options.mode {
             Mode::Delete(t) | Mode::Prune(t) => t.clone(),
             _ => Vec::new(),
@@ -836,9 +837,9 @@ impl OwnerRefs {
 /// collection and prune name every object they destroy: what the ownership
 /// cascade adds beyond them is still reached from the root, or still in the
 /// new model (moved to another owner).
-fn murano_spare(objects: &[Object], mode: &Mode, cascade: &mut Cascade) {
+fn spare_destroyed(objects: &[Object], mode: &Mode, cascade: &mut Cascade) {
     for (i, o) in objects.iter().enumerate() {
-        let Some(m) = o.murano.as_deref() else { continue };
+        let Some(m) = o.member.as_deref() else { continue };
         let spare = match (&cascade.cause[i], mode) {
             (None, _) => None,
             _ if m.destroyed => Some(KeptBy::AlreadyDestroyed),
@@ -972,7 +973,7 @@ pub fn absent_from(old: &[Object], new: &[Object]) -> (Vec<ObjId>, Vec<bool>) {
     let absent = old
         .iter()
         .enumerate()
-        .filter(|&(i, o)| !o.murano.as_deref().is_some_and(|m| m.destroyed) && !declared[i])
+        .filter(|&(i, o)| !o.member.as_deref().is_some_and(|m| m.destroyed) && !declared[i])
         .map(|(i, _)| ObjId(i as u32))
         .collect();
     (absent, declared)

@@ -54,13 +54,13 @@ pub struct Event {
 /// order (Murano's executor walks the list). In a cycle of destruction
 /// dependencies (`cycles`), every handler for a member is called before
 /// the first member is destroyed.
-pub(super) fn murano_events(
+pub(super) fn destruction_events(
     objects: &[Object],
     relations: &[Relation],
     steps: &[Vec<ObjId>],
     cycles: &[Vec<ObjId>],
 ) -> Vec<Event> {
-    if !objects.iter().any(|o| o.murano.is_some()) {
+    if !objects.iter().any(|o| o.member.is_some()) {
         return Vec::new();
     }
     // Each object's subscriptions: (where in its list, subscriber, handler).
@@ -68,18 +68,18 @@ pub(super) fn murano_events(
     let mut listed: HashMap<ObjId, Listed> = HashMap::new();
     // (Relations are between objects of `objects`: every `get` finds one.)
     for r in relations {
-        let Some(m) = objects.get(r.declared_by.index()).and_then(|o| o.murano.as_deref()) else { continue };
+        let Some(m) = objects.get(r.declared_by.index()).and_then(|o| o.member.as_deref()) else { continue };
         if r.kind != RelKind::DestroyAfter || r.to != r.declared_by {
             continue;
         }
-        if objects.get(r.from.index()).and_then(|o| o.murano.as_deref()).is_some_and(|s| s.destroyed) {
+        if objects.get(r.from.index()).and_then(|o| o.member.as_deref()).is_some_and(|s| s.destroyed) {
             continue; // a destroyed subscriber hears nothing
         }
         let handler = m.handlers.get(r.decl as usize).and_then(Option::as_ref);
         listed.entry(r.to).or_default().push((2 * u64::from(r.decl) + 1, r.from, handler));
     }
     for (i, o) in objects.iter().enumerate() {
-        let Some(m) = o.murano.as_deref() else { continue };
+        let Some(m) = o.member.as_deref() else { continue };
         if let Some(own) = m.own_destruction.as_deref() {
             let b = ObjId(i as u32);
             let at = 2 * u64::from(m.own_at);
@@ -113,8 +113,8 @@ pub(super) fn murano_events(
     let none = Vec::new();
     let destroyed = || {
         steps.iter().enumerate().flat_map(|(k, step)| {
-            let murano = |b: &&ObjId| objects.get(b.index()).is_some_and(|o| o.murano.is_some());
-            step.iter().filter(murano).map(move |&b| (k as u32 + 1, b))
+            let member = |b: &&ObjId| objects.get(b.index()).is_some_and(|o| o.member.is_some());
+            step.iter().filter(member).map(move |&b| (k as u32 + 1, b))
         })
     };
     // The members of each cycle, in the order they are destroyed.
@@ -163,12 +163,12 @@ pub(super) fn murano_events(
 /// those objects, in reference order.
 pub(super) fn still_referenced(objects: &[Object], cascade: &Cascade, rank: &[u32]) -> HashMap<ObjId, Vec<ObjId>> {
     let mut by: HashMap<ObjId, Vec<ObjId>> = HashMap::new();
-    if !objects.iter().any(|o| o.murano.is_some()) {
+    if !objects.iter().any(|o| o.member.is_some()) {
         return by;
     }
     for (i, (o, targets)) in objects.iter().zip(gc::references(objects)).enumerate() {
         let from = ObjId(i as u32);
-        let alive = !cascade.deleted(from) && !o.murano.as_deref().is_some_and(|m| m.destroyed);
+        let alive = !cascade.deleted(from) && !o.member.as_deref().is_some_and(|m| m.destroyed);
         if !alive {
             continue;
         }

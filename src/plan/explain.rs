@@ -44,7 +44,7 @@ pub struct Explanation {
     /// its reason (which stage decided, and why).
     pub origin_reason: Option<super::Reason>,
     /// A resource tracker under `--gc`: what the mark stage decided.
-    pub mark: Option<super::stages::MarkStage>,
+    pub mark: Option<super::tracking::MarkStage>,
     /// A Helm hook the plan lists as run: where.
     pub run: Option<super::HookRun>,
 }
@@ -167,13 +167,13 @@ pub fn named(plan: &Plan, explanations: &[Explanation]) -> Vec<ObjId> {
 }
 
 /// How the chain that reaches an object starts, in words.
-pub fn origin_text(cause: Cause, mode: &Mode) -> &'static str {
+pub fn origin_text(cause: Cause, mode: &Mode, models: &crate::model::ModelKeys) -> &'static str {
     match cause {
         Cause::Target if *mode == Mode::All => "everything in the input (--all)",
         Cause::Target => "a target of the plan",
         Cause::Garbage(Garbage::NoSolidOwner) => "garbage: none of its owners is solid",
         Cause::Garbage(Garbage::BeingDeleted) => "garbage: already being deleted",
-        Cause::Garbage(Garbage::RemovedFromModel) => crate::dialect::murano::REMOVED_FROM_MODEL,
+        Cause::Garbage(Garbage::RemovedFromModel) => models.removed,
         Cause::Garbage(Garbage::Unreachable) => "garbage: unreachable from the root",
         Cause::Garbage(Garbage::Tracker) => "mark: a resource tracker its application's collector marked",
         Cause::Garbage(Garbage::UnusedRevision) => "garbage: a component revision no tracker that stays records",

@@ -6,7 +6,13 @@
 //! - [`build`]: seeding, the cascade, the order, hang detection;
 //! - [`reasons`]: why each object is deleted, kept or orphaned;
 //! - [`warnings`]: what the plan warns about, each with its finding rule;
-//! - [`events`]: Murano's notifications and still-referenced objects;
+//! - [`events`]: the notifications of an object model's destruction
+//!   (Murano's) and still-referenced objects;
+//! - [`tracking`]: the stages of a tracking application's collector
+//!   (KubeVela's) under `--gc`;
+//! - [`tool_order`]: another tool's order beside the plan (`--as`);
+//! - [`mode`], [`roots`], [`refused`]: where a plan starts, the cascade
+//!   roots of `-o kubectl`, what is refused once the input is read;
 //! - [`explain`]: one object's chains (`teardown explain`).
 
 pub mod build;
@@ -14,16 +20,18 @@ pub mod events;
 pub mod explain;
 pub mod mode;
 pub mod reasons;
+pub mod refused;
 pub mod roots;
-pub mod stages;
 pub mod summary;
 pub mod tool_order;
+pub mod tracking;
 pub mod warnings;
 
 pub use build::{absent_from, build, finalizer_relations, ownership_cycle_error};
 pub use events::{Event, EventKind};
 pub use mode::Mode;
 pub use reasons::{Garbage, Kept, Reason, Root};
+pub use refused::Refused;
 pub use warnings::Warning;
 
 use crate::analysis::cascade::{Cascade, CascadeMode, Gate, MultiOwner};
@@ -205,8 +213,10 @@ pub struct Plan {
     pub still_referenced: HashMap<ObjId, Vec<ObjId>>,
     /// `--root`: where Murano's collection started (else at each model's root).
     pub root: Option<ObjId>,
-    /// Which objects are Murano objects (empty when none is).
-    pub murano: Vec<bool>,
+    /// Which objects are objects of an object model (empty when none is).
+    pub members: Vec<bool>,
+    /// The keys of the snapshot's object models, for messages.
+    pub models: &'static crate::model::ModelKeys,
     /// Each object's 1-based line in its file (with [`Detail::places`]).
     pub lines: Vec<u32>,
     /// The inputs and their digests (with [`Detail::places`]).
@@ -220,7 +230,7 @@ pub struct Plan {
     /// `--delete` / `--prune`: the targets, in the order given.
     pub targets: Vec<ObjId>,
     /// `--gc` of a snapshot with resource trackers: the collector's stages.
-    pub stages: Option<stages::Stages>,
+    pub stages: Option<tracking::Stages>,
     /// Helm hooks that run around the steps, in the order they run.
     pub hooks: Vec<HookRun>,
     /// `--as TOOL`: the order that tool would delete the plan's objects in.

@@ -25,3 +25,22 @@ impl Mode {
         }
     }
 }
+
+/// `--cascade orphan` on a system that cannot orphan would plan what it
+/// will never do: refused, naming the first target whose collector
+/// deletes every dependent.
+pub fn orphanable(objects: &[crate::model::Object], mode: &Mode) -> Result<(), super::refused::Refused> {
+    let targets: &[ObjId] = match mode {
+        Mode::Delete(t) | Mode::Prune(t) => t,
+        _ => &[],
+    };
+    let targets = targets.iter().map(|t| t.of(objects)).collect::<Result<Vec<_>, _>>()?;
+    match targets.into_iter().find(|o| !o.origin.collector.orphans) {
+        Some(o) => Err(super::refused::Refused::Usage(format!(
+            "--cascade orphan: {} is read by the {} dialect, whose collector cannot orphan dependents (it deletes every one)",
+            o.reference(),
+            o.origin.dialect
+        ))),
+        None => Ok(()),
+    }
+}

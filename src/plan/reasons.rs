@@ -72,8 +72,9 @@ pub enum Garbage {
     /// Its owner is being deleted.
     OwnerBeingDeleted(ObjId),
     NoOwnerLeft,
-    /// Murano: in `ObjectsCopy`, not in `Objects`.
-    RemovedFromModel,
+    /// In the copy of its object model, not in the model: the words that
+    /// say so (its dialect's).
+    RemovedFromModel(&'static str),
     /// Murano: not reachable from the root.
     Unreachable(Root),
     /// Mark stage: a versioned tracker of another generation than its Application's.
@@ -107,7 +108,7 @@ impl Garbage {
             Garbage::OwnerInOtherNamespace(_) => "owner-in-other-namespace",
             Garbage::OwnerBeingDeleted(_) => "owner-being-deleted",
             Garbage::NoOwnerLeft => "no-owner-left",
-            Garbage::RemovedFromModel => "removed-from-model",
+            Garbage::RemovedFromModel(_) => "removed-from-model",
             Garbage::Unreachable(_) => "unreachable",
             Garbage::OutdatedTracker { .. } => "outdated-tracker",
             Garbage::AppBeingDeleted(_) => "application-being-deleted",
@@ -423,7 +424,7 @@ fn write_garbage(g: &Garbage, names: &Names, out: &mut String) -> std::fmt::Resu
         Garbage::OwnerInOtherNamespace(x) => write!(out, "garbage: owner {} is in another namespace", names.of(*x)),
         Garbage::OwnerBeingDeleted(x) => write!(out, "garbage: owner {} is being deleted", names.of(*x)),
         Garbage::NoOwnerLeft => write!(out, "garbage: no owner left"),
-        Garbage::RemovedFromModel => out.write_str(crate::dialect::murano::REMOVED_FROM_MODEL),
+        Garbage::RemovedFromModel(words) => out.write_str(words),
         Garbage::Unreachable(Root::Object(x)) => write!(out, "garbage: unreachable from the root {}", names.of(*x)),
         Garbage::Unreachable(Root::Named(r)) => write!(out, "garbage: unreachable from the root {r}"),
         Garbage::Unreachable(Root::None) => write!(out, "garbage: unreachable (no root)"),
@@ -1012,7 +1013,7 @@ fn of(cx: &Context, id: ObjId, out: &mut Vec<Reason>) {
         let Some(target) = target else { continue };
         // A subscriber is named once, however many subscriptions it holds,
         // and only if it is told (a destroyed one hears nothing).
-        let told = |a: ObjId| !cx.objects[a.index()].murano.as_deref().is_some_and(|m| m.destroyed);
+        let told = |a: ObjId| !cx.objects[a.index()].member.as_deref().is_some_and(|m| m.destroyed);
         let notifies = Reason::Notifies(target.from);
         if d.kind == DepKind::Notifies && (!told(target.from) || out.get(from..).is_some_and(|r| r.contains(&notifies)))
         {
@@ -1136,7 +1137,9 @@ fn tool_why_of(objects: &[Object], order: ToolOrder, id: ObjId, r: &Relation) ->
 fn garbage(cx: &Context, id: ObjId, g: cascade::Garbage) -> Garbage {
     match g {
         cascade::Garbage::BeingDeleted => Garbage::BeingDeleted(cx.objects[id.index()].origin.fields.deleted),
-        cascade::Garbage::RemovedFromModel => Garbage::RemovedFromModel,
+        cascade::Garbage::RemovedFromModel => {
+            Garbage::RemovedFromModel(cx.objects[id.index()].origin.fields.models.removed)
+        }
         cascade::Garbage::Tracker => match cx.marks.get(&id) {
             Some((Some(app), Mark::Outdated { generation, current })) => {
                 Garbage::OutdatedTracker { app: *app, generation: *generation, current: *current }
@@ -1163,7 +1166,7 @@ fn garbage(cx: &Context, id: ObjId, g: cascade::Garbage) -> Garbage {
             Garbage::ClaimGone { claim: claim_of(o), replaced }
         }
         cascade::Garbage::Unreachable => {
-            let model_root = cx.objects[id.index()].murano.as_deref().and_then(|m| m.model_root.clone());
+            let model_root = cx.objects[id.index()].member.as_deref().and_then(|m| m.model_root.clone());
             Garbage::Unreachable(match (cx.root, model_root) {
                 (Some(r), _) => Root::Object(r),
                 (None, Some(r)) => Root::Named(r),

@@ -195,3 +195,34 @@ pub fn of(objects: &[crate::model::Object], plan: &super::Plan, tool: Tool) -> T
         tool,
     )
 }
+
+/// `--as TOOL`: the tool's order beside `plan`, and its findings as
+/// warnings (TD016); the plan's steps stay what they are. The tools delete
+/// Kubernetes resources: a plan with another dialect's objects is refused,
+/// since they would be placed in an order no tool has.
+pub fn beside(
+    objects: &[crate::model::Object],
+    plan: &mut super::Plan,
+    tool: Tool,
+) -> Result<(), super::refused::Refused> {
+    let mut foreign = Vec::new();
+    for &id in plan.steps.iter().flatten() {
+        if !id.of(objects)?.is_kubernetes() {
+            foreign.push(id);
+        }
+    }
+    if let Some(&id) = foreign.first() {
+        return Err(super::refused::Refused::Usage(format!(
+            "--as {}: {} is {}, not a Kubernetes resource, and {} deletes none ({} such in the plan)",
+            tool.id(),
+            id.of(&plan.refs)?,
+            id.of(objects)?.origin.noun,
+            tool.name(),
+            foreign.len()
+        )));
+    }
+    let order = of(objects, plan, tool);
+    plan.warnings.extend(order.findings.iter().map(|f| super::Warning::ToolOrder(Box::new(f.clone()))));
+    plan.tool_order = Some(order);
+    Ok(())
+}

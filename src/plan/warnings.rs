@@ -477,7 +477,7 @@ fn dependents_stay(objects: &[Object], relations: &[Relation], cascade: &Cascade
     relations
         .iter()
         .filter(|r| r.kind == RelKind::DestroyAfter && cascade.deleted(r.from) && !cascade.deleted(r.to))
-        .filter(|r| objects.get(r.to.index()).is_some_and(|o| o.murano.is_none()))
+        .filter(|r| objects.get(r.to.index()).is_some_and(|o| o.member.is_none()))
         .filter(|r| seen.insert((r.from, r.to)))
         .map(|r| Warning::DependentStays { object: r.from, dependent: r.to })
         .collect()

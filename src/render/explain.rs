@@ -64,7 +64,7 @@ fn order_phrase(plan: &Plan, r: &Relation, next: &str) -> String {
             )
         }
         RelKind::ComponentOrder => format!("goes after {next}, whose component depends on its own"),
-        RelKind::DestroyAfter if r.declared_by == r.to && plan.murano.get(r.to.index()) == Some(&true) => {
+        RelKind::DestroyAfter if r.declared_by == r.to && plan.members.get(r.to.index()) == Some(&true) => {
             format!("goes after {next}, whose destruction it subscribed to")
         }
         RelKind::DestroyAfter if r.declared_by == r.to => format!("goes after {next}, which depends on it"),
@@ -111,7 +111,7 @@ fn origin(plan: &Plan, e: &Explanation) -> String {
         r.write(&plan.names(), &mut s);
         return s;
     }
-    e.origin.map_or("", |cause| origin_text(cause, &plan.options_mode)).to_string()
+    e.origin.map_or("", |cause| origin_text(cause, &plan.options_mode, plan.models)).to_string()
 }
 
 fn step_note(plan: &Plan, link: &Link) -> Result<String, Internal> {

@@ -66,6 +66,13 @@ pub fn loss_message(loss: &Loss, names: &Names) -> String {
     }
 }
 
+/// The error line of `--fail-on data-loss` when the plan destroys
+/// something for good.
+pub fn data_loss_refusal(losses: &[Loss]) -> String {
+    let line = format!("the plan destroys {} for good (--fail-on data-loss)", losses_short(losses));
+    format!("teardown: error: {}\n", crate::escape::escape(&line))
+}
+
 /// What the plan destroys for good, in a few words: `1 volume (40Gi), 1 Namespace`.
 pub fn losses_short(losses: &[Loss]) -> String {
     let mut kinds: Vec<(&'static str, &'static str, usize, Vec<&str>)> = vec![

@@ -69,7 +69,7 @@ fn line_text(
     let o = line.object.of(objects)?;
     let mut text = style.reference(&o.reference(), kind_len(o));
     let mut notes: Vec<String> = Vec::new();
-    if let Some(m) = o.murano.as_deref() {
+    if let Some(m) = o.member.as_deref() {
         text.push_str(&format!(" ({}", crate::escape::escape(&m.type_name)));
         if let Some(name) = &m.name {
             text.push_str(&format!(" \"{}\"", crate::escape::escape(name)));
@@ -79,7 +79,7 @@ fn line_text(
             notes.push("destroyed".into());
         }
         if m.section == crate::model::Section::Old {
-            notes.push(format!("only in {}", crate::dialect::murano::MODEL_COPY));
+            notes.push(format!("only in {}", o.origin.fields.models.copy));
         }
     }
     if let Some(note) = line.via.map(|r| relation(rels, r)).transpose()?.and_then(|r| via_note(view, r)) {
@@ -197,9 +197,9 @@ fn document<'a>(
                 namespace: o.namespace.as_deref(),
                 name: &o.name,
                 uid: o.uid.as_deref(),
-                type_name: o.murano.as_deref().map(|m| &*m.type_name),
-                destroyed: o.murano.as_deref().map(|m| m.destroyed),
-                attributes: o.murano.as_deref().filter(|m| !m.attributes.is_empty()).map(|m| {
+                type_name: o.member.as_deref().map(|m| &*m.type_name),
+                destroyed: o.member.as_deref().map(|m| m.destroyed),
+                attributes: o.member.as_deref().filter(|m| !m.attributes.is_empty()).map(|m| {
                     m.attributes
                         .iter()
                         .map(|(k, v)| (&**k, serde_json::from_str(v).unwrap_or(serde_json::Value::Null)))

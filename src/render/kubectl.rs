@@ -9,9 +9,10 @@ use crate::analysis::cascade::{CascadeMode, Cause};
 use crate::escape::{escape as comment, shell_word as word};
 use crate::internal::Internal;
 use crate::model::kube::HelmHook;
-use crate::model::{ObjId, Object};
+use crate::model::snapshot::Snapshot;
+use crate::model::{Identity, ObjId, Object};
 use crate::plan::roots::{Roots, With};
-use crate::plan::{Mode, Plan};
+use crate::plan::{Mode, Plan, Refused};
 use std::io::{self, Write};
 
 /// At most this many names go into one kubectl command.
@@ -21,11 +22,67 @@ const NAMES_PER_COMMAND: usize = 16;
 const TARGETS_SHOWN: usize = 5;
 
 /// What the script says it was made from.
-pub struct Header<'a> {
+pub struct Header {
     /// The inputs, as given.
-    pub inputs: &'a [String],
+    pub inputs: Vec<String>,
     /// `--prune NEW…`, as given.
-    pub new: &'a [String],
+    pub new: Vec<String>,
+}
+
+impl Header {
+    pub fn of(inputs: &[std::path::PathBuf], new: &[std::path::PathBuf]) -> Header {
+        let shown = |paths: &[std::path::PathBuf]| paths.iter().map(|p| p.display().to_string()).collect();
+        Header { inputs: shown(inputs), new: shown(new) }
+    }
+}
+
+/// The cascade roots `-o kubectl` deletes, or why it cannot: every object
+/// the plan deletes must be a Kubernetes resource (read by a dialect whose
+/// objects are, `Object::is_kubernetes`) with a name a shell command can
+/// pass; kubectl must read every root the script names as that object
+/// (the grammar `-o names` checks, less what only xargs would misread);
+/// and under `--cascade orphan` no root may go while its controller is
+/// there to recreate it. Known only once the input is read.
+pub fn roots(snapshot: &Snapshot, plan: &Plan) -> Result<Roots, Refused> {
+    let objects = &snapshot.objects;
+    let deleted = plan.steps.iter().flatten().map(|id| id.of(objects)).collect::<Result<Vec<_>, _>>()?;
+    let deleted = || deleted.iter().copied();
+    let foreign = |o: &&Object| !o.is_kubernetes();
+    if let Some(o) = deleted().find(foreign) {
+        let name = match o.identity() {
+            Identity::Id | Identity::Token => format!("id:{}", o.name),
+            Identity::Coordinates | Identity::Ref => o.reference(),
+        };
+        let more = match deleted().filter(foreign).count() {
+            0 | 1 => String::new(),
+            n => format!(" ({n} objects of the plan are not Kubernetes resources)"),
+        };
+        return Err(Refused::Usage(format!(
+            "-o kubectl: {name} is {}, not a Kubernetes resource; kubectl cannot delete it{more}",
+            o.origin.noun
+        )));
+    }
+    let unpassable =
+        |o: &&Object| [&o.kind, &o.group, &o.name].into_iter().chain(o.namespace.as_ref()).any(|s| s.contains('\0'));
+    if let Some(o) = deleted().find(unpassable) {
+        return Err(Refused::Usage(format!(
+            "-o kubectl: {:?} holds a NUL character, which no shell command can pass",
+            o.reference()
+        )));
+    }
+    let roots = crate::plan::roots::cascade_roots(objects, plan);
+    super::printable::nameable(snapshot, &roots.steps, "-o kubectl")?;
+    if let Some((x, controller)) = crate::plan::roots::recreated(objects, plan, &roots) {
+        let step = |id: ObjId| plan.order.step.get(id.index()).copied().unwrap_or(0);
+        return Err(Refused::Usage(format!(
+            "-o kubectl --cascade orphan: the script would delete {} (step {}) while its controller {} (step {}) is still there to recreate it, and the copy would be orphaned; plan with --cascade background or foreground, or delete the controller alone",
+            x.of(&plan.refs)?,
+            step(x),
+            controller.of(&plan.refs)?,
+            step(controller)
+        )));
+    }
+    Ok(roots)
 }
 
 /// The script for `plan`, whose cascade roots are `roots`.

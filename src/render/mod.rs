@@ -14,10 +14,11 @@ pub mod names;
 pub mod paint;
 pub mod parts;
 pub mod plan;
+pub mod printable;
 pub mod reconcile;
 pub mod simulate;
-pub mod stages;
 pub mod tool_order;
+pub mod tracking;
 pub mod yaml;
 
 /// `1 object`, `2 objects`.

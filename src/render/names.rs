@@ -1,6 +1,6 @@
 //! `-o names` and `-o refs`: one object a line. Formatting only: which
 //! objects, in which order, and whether each can be printed for kubectl at
-//! all are decided before (`commands::names`).
+//! all are decided before (`render::printable`).
 //!
 //! `names` is what `xargs -L1 kubectl delete` takes, one line one command:
 //! `KIND[.GROUP]/NAME`, KIND the kind in lower case as `kubectl get -o name`

@@ -112,7 +112,7 @@ pub fn table(plan: &Plan, objects: &[Object], style: Style, wide: bool, out: &mu
     }
     if let Some(stages) = &plan.stages {
         out.write_all(b"\n")?;
-        out.write_all(super::stages::table(&names, stages).as_bytes())?;
+        out.write_all(super::tracking::table(&names, stages).as_bytes())?;
     }
     if let Some(order) = &plan.tool_order {
         out.write_all(super::tool_order::table(order, plan).as_bytes())?;
@@ -537,10 +537,10 @@ struct PlanOut<'a> {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     hooks: Vec<HookOut<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    stages: Option<super::stages::StagesOut<'a>>,
+    stages: Option<super::tracking::StagesOut<'a>>,
     /// `--as TOOL`: that tool's order and where it breaks the plan's.
     #[serde(rename = "as", skip_serializing_if = "Option::is_none")]
-    as_tool: Option<super::tool_order::AsOut<'a>>,
+    tool_order: Option<super::tool_order::ToolOrderOut<'a>>,
     /// The `plan` command, without its inputs (`apply` makes the plan again).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     command: Vec<&'a str>,
@@ -571,7 +571,7 @@ fn resource<'a>(
         waits_for: Vec::new(),
         kept_by: None,
         owner: None,
-        type_name: o.murano.as_deref().map(|m| &*m.type_name),
+        type_name: o.member.as_deref().map(|m| &*m.type_name),
         referenced_by: Vec::new(),
         data_loss: None,
         file: &snapshot.sources.get(o.span.file).name,
@@ -725,8 +725,8 @@ fn plan_out<'a>(
                 step: h.step,
             })
             .collect(),
-        stages: plan.stages.as_ref().map(|s| super::stages::out(&names, s)),
-        as_tool: plan.tool_order.as_ref().map(|o| super::tool_order::out(o, plan)),
+        stages: plan.stages.as_ref().map(|s| super::tracking::out(&names, s)),
+        tool_order: plan.tool_order.as_ref().map(|o| super::tool_order::out(o, plan)),
         command: plan.command.iter().map(String::as_str).collect(),
         inputs: plan.inputs.iter().map(|i| InputOut { path: &i.path, sha256: &i.sha256 }).collect(),
     })
@@ -876,8 +876,8 @@ pub fn json(snapshot: &Snapshot, plan: &Plan, out: &mut dyn Write) -> io::Result
     if let Some(stages) = &p.stages {
         doc.field(&mut buf, "stages", stages)?;
     }
-    if let Some(as_tool) = &p.as_tool {
-        doc.field(&mut buf, "as", as_tool)?;
+    if let Some(tool_order) = &p.tool_order {
+        doc.field(&mut buf, "as", tool_order)?;
     }
     if !p.command.is_empty() {
         doc.field(&mut buf, "command", &p.command)?;

@@ -5,10 +5,14 @@
 use super::columns;
 use super::count;
 use crate::analysis::reconcile::{
-    Absence, Action, CustomResource, Desired, Ident, Mismatch, Reconciliation, Rule, Spec, StateChange, SubPattern,
-    SubResource, SubState, RULES,
+    Absence, Action, CustomResource, Desired, Ident, Mismatch, Problem, Reconciliation, Rule, Spec, StateChange,
+    SubPattern, SubResource, SubState, RULES,
 };
+use crate::findings::Finding;
+use crate::internal::Internal;
+use crate::model::anchor;
 use crate::model::lifecycle::{Observed, State};
+use crate::model::snapshot::Snapshot;
 use serde::Serialize;
 use std::io::{self, Write};
 
@@ -435,4 +439,72 @@ pub fn json(r: &Reconciliation, w: &mut dyn Write) -> io::Result<()> {
 
 pub fn yaml(r: &Reconciliation, w: &mut dyn Write) -> io::Result<()> {
     super::yaml::write(&out(r), w)
+}
+/// The finding for input that cannot be reconciled, at its place.
+pub fn problem(snapshot: &Snapshot, p: Problem, found_kinds: bool) -> Result<Finding, Internal> {
+    let objects = &snapshot.objects;
+    let sources = &snapshot.sources;
+    let kinds_help = if found_kinds {
+        "; it is taken for a custom resource because it has a spec.state: if its kind is not a custom resource's, name those kinds with --kind"
+    } else {
+        ""
+    };
+    let (id, rule, message, at, label, help) = match p {
+        Problem::NoDesiredState(id) => (
+            id,
+            crate::findings::Rule::Td001,
+            "has no spec.state".to_string(),
+            None,
+            "this custom resource",
+            "crd-reconciler's table starts from the desired state: write spec.state (Pending, Running, Completed or Failed)".to_string(),
+        ),
+        Problem::NotAState { object, status } => (
+            object,
+            crate::findings::Rule::Td001,
+            format!("has a {} that is not a state", if status { "status.state" } else { "spec.state" }),
+            Some(status),
+            "not Pending, Running, Completed or Failed",
+            format!("crd-reconciler's states are Pending, Running, Completed and Failed, spelled so{kinds_help}"),
+        ),
+        Problem::Unreadable(id) => (
+            id,
+            crate::findings::Rule::Td001,
+            "cannot be read again on its own to tell its states".to_string(),
+            None,
+            "this object",
+            "its document uses an anchor defined outside it; write the values out".to_string(),
+        ),
+        Problem::TwoControllers(id) => (
+            id,
+            crate::findings::Rule::Td009,
+            "has more than one controller reference to a custom resource".to_string(),
+            None,
+            "this sub-resource",
+            "a sub-resource belongs to the one custom resource its controller reference names; the API server allows one".to_string(),
+        ),
+    };
+    let o = id.of(objects)?;
+    let span = match at {
+        Some(status) => anchor::state(sources, o, status),
+        None => anchor::object(sources, o),
+    };
+    Ok(Finding::new(rule, format!("{} {message}", o.reference())).at(span, label).refs([o.reference()]).help(help))
+}
+
+/// What `reconcile` warns of on stderr: no custom resource found, and
+/// `--desired` objects that are no sub-resource of any. `found_kinds`: the
+/// kinds were found by their `spec.state` (no `--kind`).
+pub fn warnings(result: &Reconciliation, found_kinds: bool) -> String {
+    let mut out = String::new();
+    if result.resources.is_empty() {
+        let why = match found_kinds {
+            true => "no object has a spec.state; name the kinds of the custom resources with --kind",
+            false => "no object of the --kind kinds, and no sub-resource of one",
+        };
+        out.push_str(&format!("warning: no custom resources: {why}\n"));
+    }
+    for reference in &result.unplaced {
+        out.push_str(&format!("warning: --desired {} is not in INPUT and has no controller reference to a custom resource: not a sub-resource of any (ignored)\n", crate::escape::escape(reference)));
+    }
+    out
 }

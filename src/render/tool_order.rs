@@ -87,7 +87,7 @@ pub fn table(order: &ToolOrder, plan: &Plan) -> String {
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct AsOut<'a> {
+pub struct ToolOrderOut<'a> {
     tool: &'static str,
     name: &'static str,
     /// Does the tool wait for a batch to be gone before the next?
@@ -219,10 +219,10 @@ fn finding_out<'a>(f: &'a ToolFinding, names: &Names<'a>) -> FindingOut<'a> {
 }
 
 /// The plan file's `as` section.
-pub fn out<'a>(order: &'a ToolOrder, plan: &'a Plan) -> AsOut<'a> {
+pub fn out<'a>(order: &'a ToolOrder, plan: &'a Plan) -> ToolOrderOut<'a> {
     let names = plan.names();
     let unit = |u: u32| order.units.get(u as usize).and_then(|u| u.name.as_deref());
-    AsOut {
+    ToolOrderOut {
         tool: order.tool.id(),
         name: order.tool.name(),
         waits: order.tool.waits(),

@@ -1,8 +1,9 @@
-//! The collector's stages of a plan (`plan --gc` of resource trackers): a
+//! A tracking application's collector (KubeVela's) in a plan: its stages
+//! (`plan --gc` of resource trackers), a
 //! table after the plan's, and the plan file's `stages`. Formatting only.
 
 use crate::plan::reasons::Names;
-use crate::plan::stages::{Fate, Stages};
+use crate::plan::tracking::{Fate, Stages};
 use serde::Serialize;
 
 #[derive(Serialize)]

@@ -5,19 +5,19 @@
 //! before a line is printed (exit 2), naming the object and where it is
 //! written.
 
-use crate::error::Error;
 use crate::escape::{escape as shown, needs};
 use crate::internal::Internal;
-use crate::load::Snapshot;
 use crate::model::kube::{builtin_group, builtin_namespaced};
 use crate::model::naming::{is_label, is_subdomain};
+use crate::model::snapshot::Snapshot;
 use crate::model::{anchor, Identity, ObjId, Object};
+use crate::plan::Refused;
 use rayon::prelude::*;
 
 /// Refuse (exit 2) unless every object of `lists` (each object once) can
 /// be printed by `-o names` (`flag`, for the message). Checked in
 /// parallel: a plan may hold a million objects.
-pub(super) fn printable<L: AsRef<[ObjId]>>(snapshot: &Snapshot, lists: &[L], flag: &str) -> Result<(), Error> {
+pub fn printable<L: AsRef<[ObjId]>>(snapshot: &Snapshot, lists: &[L], flag: &str) -> Result<(), Refused> {
     let tail = format!(
         "{flag} prints no line that `xargs -L1 kubectl delete` could misread (-o refs prints the references as they are)"
     );
@@ -32,7 +32,7 @@ pub(super) fn printable<L: AsRef<[ObjId]>>(snapshot: &Snapshot, lists: &[L], fla
 /// an object outside the plan. Lines of one namespace (and cluster-scoped
 /// ones, which kubectl reads in no namespace) say the same however they
 /// are joined.
-fn one_namespace<L: AsRef<[ObjId]>>(snapshot: &Snapshot, lists: &[L], flag: &str) -> Result<(), Error> {
+fn one_namespace<L: AsRef<[ObjId]>>(snapshot: &Snapshot, lists: &[L], flag: &str) -> Result<(), Refused> {
     let objects = &snapshot.objects;
     let mut namespaces: Vec<&str> = Vec::new();
     'lists: for ids in lists {
@@ -50,7 +50,7 @@ fn one_namespace<L: AsRef<[ObjId]>>(snapshot: &Snapshot, lists: &[L], flag: &str
     }
     let [first, second, ..] = namespaces.as_slice() else { return Ok(()) };
     let more = if namespaces.len() > 2 { " and more" } else { "" };
-    Err(Error::Usage(format!(
+    Err(Refused::Usage(format!(
         "{flag}: the objects are in more than one namespace (`{}`, `{}`{more}): a plain `xargs kubectl delete` \
          joins lines into one command, and kubectl deletes every object it names in the command's last \
          `-n`, which could be an object outside the plan; {flag} prints the objects of one namespace only \
@@ -64,7 +64,7 @@ fn one_namespace<L: AsRef<[ObjId]>>(snapshot: &Snapshot, lists: &[L], flag: &str
 /// Refuse (exit 2) unless kubectl would read every object of `lists` as
 /// that object when a command (`-o kubectl`, which quotes every word for
 /// the shell) names it by kind, group, name and namespace.
-pub(super) fn nameable<L: AsRef<[ObjId]>>(snapshot: &Snapshot, lists: &[L], flag: &str) -> Result<(), Error> {
+pub fn nameable<L: AsRef<[ObjId]>>(snapshot: &Snapshot, lists: &[L], flag: &str) -> Result<(), Refused> {
     let tail = format!(
         "{flag} prints no command that kubectl could read as another object (-o refs prints the references as they are)"
     );
@@ -80,7 +80,7 @@ fn refuse<L: AsRef<[ObjId]>>(
     flag: &str,
     tail: &str,
     check: fn(&Object) -> Option<String>,
-) -> Result<(), Error> {
+) -> Result<(), Refused> {
     let objects = &snapshot.objects;
     let mut found: Vec<Result<(ObjId, String), Internal>> = Vec::new();
     for ids in lists {
@@ -98,7 +98,7 @@ fn refuse<L: AsRef<[ObjId]>>(
         0 => String::new(),
         n => format!(" ({n} more {} cannot be printed either)", if n == 1 { "object" } else { "objects" }),
     };
-    Err(Error::Usage(format!("{flag}: {} ({}:{line}) {why}{more}; {tail}", shown(&o.reference()), file.name)))
+    Err(Refused::Usage(format!("{flag}: {} ({}:{line}) {why}{more}; {tail}", shown(&o.reference()), file.name)))
 }
 
 /// Why `o` cannot be printed as a `-o names` line, if it cannot: what
@@ -117,7 +117,7 @@ fn problem(o: &Object) -> Option<String> {
 /// name and namespace), could read another object than `o`, or none, if
 /// it could. Whether xargs or a shell passes those words as they are is
 /// not asked here.
-pub(super) fn for_kubectl(o: &Object) -> Option<String> {
+pub fn for_kubectl(o: &Object) -> Option<String> {
     match o.identity() {
         Identity::Id | Identity::Token => {
             if o.name.contains('/') {

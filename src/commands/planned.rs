@@ -1,0 +1,111 @@
+//! The plan a command's settings describe, made from its load: what
+//! `plan`, `explain` and `apply` share.
+
+use super::shared::Voice;
+use crate::analysis::cascade::CascadeMode;
+use crate::cli::InputArgs;
+use crate::error::Error;
+use crate::load::Snapshot;
+use crate::plan::{self, Detail, Mode, Plan};
+use crate::settings::{PlanSettings, Start};
+use crate::usable::{load_usable, refuse_duplicates, say_places, Loading, Reader};
+use std::io::Read;
+
+/// Load the input and make the plan the settings describe. Input that
+/// cannot be read or used stops here (exit 2) unless `--skip-invalid`: a
+/// plan must not miss objects.
+pub(super) fn make(
+    settings: &PlanSettings,
+    input: &InputArgs,
+    detail: Detail,
+    stdin: &mut dyn Read,
+    stderr: &mut Vec<u8>,
+    voice: Voice,
+    read: Option<Reader>,
+) -> Result<(Snapshot, Plan), Error> {
+    let Voice { style, progress, rules, quiet } = voice;
+    let paths = input.paths();
+    let loading = Loading::plain(input.dialect.clone(), settings.skip_invalid, "plan", style, progress, &paths)
+        .saying(rules, quiet)
+        .limited(input.reading())
+        .carrying(detail.places, read);
+    let snapshot = load_usable(&loading, stdin, stderr)?;
+    refuse_duplicates(&snapshot, "plan", style, stderr)?;
+    let mut timer = crate::timing::Timer::start();
+    let (mode, root, declared_in_new, named) = start(settings, &snapshot, &loading, stdin, stderr)?;
+    timer.lap("select");
+    if settings.cascade == CascadeMode::Orphan {
+        plan::mode::orphanable(&snapshot.objects, &mode)?;
+    }
+    let mut finalizer_controllers = Vec::new();
+    for (finalizer, query) in &settings.finalizer_controllers {
+        finalizer_controllers.push((finalizer.clone(), query.select(&snapshot.objects)?));
+    }
+    let options = plan::Options {
+        root,
+        mode,
+        cascade: settings.cascade,
+        multi_owner: settings.multi_owner,
+        allow_cycles: settings.allow_cycles,
+        finalizer_controllers,
+        closed_world: settings.closed_world,
+        declared_in_new,
+        detail,
+        default_rules: if settings.default_rules { crate::model::DefaultRule::ALL.to_vec() } else { Vec::new() },
+        named,
+    };
+    let mut timer = crate::timing::Timer::start();
+    let mut plan = plan::build(&snapshot, &options).inspect_err(|e| say_places(&snapshot, e, style, stderr))?;
+    timer.lap("plan");
+    plan.dialect = input.dialect.clone();
+    Ok((snapshot, plan))
+}
+
+/// Where the plan starts: its mode, the collection's root (`--gc
+/// --root`), which objects `--prune NEW` declares, and the objects
+/// `--delete` names.
+type Started = (Mode, Option<crate::model::ObjId>, Vec<bool>, Vec<crate::model::ObjId>);
+
+fn start(
+    settings: &PlanSettings,
+    snapshot: &Snapshot,
+    loading: &Loading,
+    stdin: &mut dyn Read,
+    stderr: &mut Vec<u8>,
+) -> Result<Started, Error> {
+    Ok(match &settings.start {
+        Start::All => (Mode::All, None, Vec::new(), Vec::new()),
+        Start::Gc { root: None } => (Mode::Gc, None, Vec::new(), Vec::new()),
+        Start::Gc { root: Some(id) } => match crate::dialect::collection_root(&snapshot.objects, id) {
+            Ok(Some(root)) => (Mode::Gc, Some(root), Vec::new(), Vec::new()),
+            Ok(None) => return Err(Error::NoMatch { selector: format!("--root {id}"), suggestions: Vec::new() }),
+            Err(usage) => return Err(Error::Usage(usage)),
+        },
+        Start::Prune(new) => {
+            // Never skipped: an object whose document in NEW is skipped
+            // would look absent from NEW, and be pruned.
+            let what = "plan (in --prune NEW)";
+            let dialect = loading.dialect.clone();
+            let (skip_invalid, digests, may_be_empty) = (false, false, true);
+            let loading = Loading { dialect, skip_invalid, what, digests, paths: new, may_be_empty, ..*loading };
+            let new = load_usable(&loading, stdin, stderr)?;
+            // (A model deleted whole is empty on purpose.)
+            let on_purpose = || new.sources.files.iter().any(|f| crate::dialect::empty_on_purpose(&f.text));
+            if new.objects.is_empty() && !settings.allow_empty_new && !on_purpose() {
+                return Err(Error::EmptyNew);
+            }
+            let (absent, in_new) = plan::absent_from(&snapshot.objects, &new.objects);
+            (Mode::Prune(absent), None, in_new, Vec::new())
+        }
+        Start::Delete(targets) => {
+            let selected = targets.select(&snapshot.objects)?;
+            let mut named = Vec::new();
+            for &id in &selected {
+                if targets.names(id.of(&snapshot.objects)?) {
+                    named.push(id);
+                }
+            }
+            (Mode::Delete(selected), None, Vec::new(), named)
+        }
+    })
+}
