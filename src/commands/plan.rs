@@ -238,7 +238,12 @@ pub(super) fn make(
         may_be_empty: false,
     };
     let snapshot = load_usable(&loading, stdin, stderr)?;
-    refuse_duplicates(&snapshot, "plan", style, stderr)?;
+    // Duplicates stop `--all` and `--gc` at once; a plan from chosen
+    // objects is made, then refused only for those that could change it.
+    let duplicates = super::shared::blocking_duplicates(&snapshot);
+    if !matches!(settings.start, Start::Delete(_) | Start::Prune(_)) {
+        refuse_duplicates(&snapshot, "plan", style, stderr)?;
+    }
     let mut declared_in_new = Vec::new();
     let mut root = None;
     let mut named = Vec::new();
@@ -329,12 +334,19 @@ pub(super) fn make(
     let plan = match plan::build(&snapshot, &options) {
         Ok(plan) => plan,
         Err(e) => {
+            refuse_duplicates(&snapshot, "plan", style, stderr)?;
             say_places(&snapshot, &e, style, stderr);
             return Err(e.into());
         }
     };
     timer.lap("plan");
     let mut plan = plan;
+    if !duplicates.is_empty() {
+        let judged = plan::duplicates::judged(&snapshot, &plan, &duplicates);
+        let bearing = plan::duplicates::bearing_findings(&snapshot, &plan, &judged.bearing);
+        super::shared::refuse_findings(&snapshot, bearing, "plan", style, stderr)?;
+        plan::duplicates::set_aside(&snapshot, &mut plan, &judged.inert);
+    }
     plan.dialect = input.dialect.clone();
     Ok((snapshot, plan))
 }

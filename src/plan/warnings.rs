@@ -300,6 +300,36 @@ pub(super) fn sort(warnings: &mut [Warning], rank: &[u32]) {
     });
 }
 
+/// A finding about the input as a plan's warning, at its place (`None`:
+/// a fatal finding with no place, which stops the plan instead).
+pub(super) fn carried(snapshot: &Snapshot, f: &crate::findings::Finding) -> Option<Warning> {
+    if let Some(l) = &f.primary {
+        let file = snapshot.sources.get(l.span.file);
+        let lc = file.line_col(l.span.start);
+        Some(Warning::Input {
+            rule: f.rule,
+            file: file.name.clone(),
+            line: lc.line,
+            column: lc.column,
+            message: f.message.clone(),
+            refs: f.refs.clone(),
+        })
+    } else if let (Some(file), false) = (&f.file, f.fatal) {
+        // A file or directory not read (a FIFO, a directory without
+        // files): no line to point at; the message names it.
+        Some(Warning::Input {
+            rule: f.rule,
+            file: file.clone(),
+            line: 0,
+            column: 0,
+            message: f.message.clone(),
+            refs: f.refs.clone(),
+        })
+    } else {
+        None
+    }
+}
+
 /// What warnings are found in.
 pub(super) struct Context<'a> {
     pub snapshot: &'a Snapshot,
@@ -318,31 +348,7 @@ pub(super) fn collect(cx: &Context) -> Vec<Warning> {
     let (snapshot, relations, cascade) = (cx.snapshot, cx.relations, cx.cascade);
     let objects = &snapshot.objects;
     let mut warnings = Vec::new();
-    for f in snapshot.findings.iter() {
-        if let Some(l) = &f.primary {
-            let file = snapshot.sources.get(l.span.file);
-            let lc = file.line_col(l.span.start);
-            warnings.push(Warning::Input {
-                rule: f.rule,
-                file: file.name.clone(),
-                line: lc.line,
-                column: lc.column,
-                message: f.message.clone(),
-                refs: f.refs.clone(),
-            });
-        } else if let (Some(file), false) = (&f.file, f.fatal) {
-            // A file or directory not read (a FIFO, a directory without
-            // files): no line to point at; the message names it.
-            warnings.push(Warning::Input {
-                rule: f.rule,
-                file: file.clone(),
-                line: 0,
-                column: 0,
-                message: f.message.clone(),
-                refs: f.refs.clone(),
-            });
-        }
-    }
+    warnings.extend(snapshot.findings.iter().filter_map(|f| carried(snapshot, f)));
     // The findings not listed: how many.
     for (rule, n) in snapshot.omitted.by_rule() {
         let message = crate::findings::Omitted::line(rule, n);

@@ -55,6 +55,8 @@ mod plan_at_a_glance;
 mod plan_cascade_and_order;
 mod plan_controller_cascades;
 mod plan_default_rules;
+// Duplicates that cannot change a plan are its warnings; the others refuse it.
+mod plan_duplicates;
 mod plan_json_explain_and_errors;
 mod plan_kubectl_script;
 mod plan_right_or_refused;
