@@ -110,6 +110,22 @@ impl Warning {
         }
     }
 
+    /// Is it a note about the input (TD014, TD015: what teardown made of
+    /// it, said so that it can be checked) rather than a warning? Notes are
+    /// listed with the warnings, never counted as warnings.
+    pub fn is_note(&self) -> bool {
+        matches!(self, Warning::Input { rule, .. } if rule.default_severity() == crate::findings::Severity::Note)
+    }
+
+    /// `warning[TD012]`, `note[TD014]`, `warning`: how a line about it starts.
+    pub fn head(&self) -> String {
+        let level = if self.is_note() { "note" } else { "warning" };
+        match self.rule() {
+            Some(rule) => format!("{level}[{}]", rule.id()),
+            None => level.to_string(),
+        }
+    }
+
     pub fn rule(&self) -> Option<Rule> {
         match self {
             Warning::Input { rule, .. } => Some(*rule),

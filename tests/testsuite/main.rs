@@ -59,6 +59,8 @@ mod plan_default_rules;
 mod plan_duplicates;
 mod plan_json_explain_and_errors;
 mod plan_kubectl_script;
+// Notes about the input are counted apart from a plan's warnings.
+mod plan_notes_counts;
 mod plan_right_or_refused;
 mod plan_tool_metadata;
 // The public dumps under fixtures/realworld/.
