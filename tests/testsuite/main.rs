@@ -44,6 +44,8 @@ mod input_shapes;
 // Output: SARIF, GitHub, YAML, graph formats, pipes; names and refs, colour.
 mod output_formats;
 mod output_names_refs_colour;
+// SARIF rules explained from their pages, valid against the 2.1.0 schema.
+mod output_sarif_help;
 // Shell pipelines: -o names through xargs, streams on stdin, empty input,
 // the README's Quick start against a fake kubectl, help, selectors, profiles.
 mod pipelines;

@@ -35,7 +35,9 @@ fn the_argo_rollouts_bluegreen_plan_is_made_despite_the_canary_duplicates() {
     assert!(deleted.iter().flatten().all(|r| r.contains("bluegreen-demo")), "{deleted:?}");
     let warned = td002(&plan);
     assert_eq!(warned.len(), 2, "{warned:?}");
-    assert!(warned[0].contains("duplicate object Rollout.argoproj.io/jesse-test/canary-demo: neither copy is in this plan"));
+    assert!(
+        warned[0].contains("duplicate object Rollout.argoproj.io/jesse-test/canary-demo: neither copy is in this plan")
+    );
     assert!(warned[1].contains("ReplicaSet.apps/jesse-test/canary-demo-877894d5b"));
     assert_eq!(plan["summary"]["warnings"], 2);
 
