@@ -30,19 +30,25 @@
 //!    chain of the order runs through it. (Without the exception every
 //!    object of a namespace whose Namespace is in the dump would be joined.)
 //!
+//!    Objects the default rules and Crossplane's Usages read by name are
+//!    joined too (a Service and its callers, a binding and the workloads
+//!    of the ServiceAccounts it names, a Usage and what it names).
+//!
 //! Why that is enough: the cascade, the multi-owner rule, the order and
 //! the warnings read an object's owners, dependents, dependencies and
-//! their content, never an object no relation joins to them; every
+//! their content, never an object no relation (or name, above) joins to
+//! them; every
 //! relation either copy takes part in is in the union of relations the
 //! plan was made with (both copies are in the snapshot), so an identity
 //! outside every joined part that touches the plan keeps that part's
 //! relations the same whichever copy is dropped. A selector sees both
 //! copies, so a copy it selects is a target (rule 3).
 
-use crate::model::kube::calls_services;
+use crate::model::kube::{calls_services, is_binding, pod_spec_at};
 use crate::model::managed::Managed;
 use crate::model::resolve::Duplicate;
 use crate::model::{ObjId, Object, RelKind, Relation};
+use rustc_hash::FxHashMap;
 
 /// Why a duplicate could change the plan.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -116,6 +122,12 @@ pub fn judge(made: &Made, duplicates: &[Duplicate]) -> Judged {
     for &(app, record) in &made.managed.records {
         joined.union(app, record);
     }
+    for u in super::tools::usages(made.objects) {
+        for other in u.of.into_iter().chain(u.by) {
+            joined.union(u.usage, other);
+        }
+    }
+    couple_by_name(made.objects, &mut joined);
     for d in duplicates {
         joined.union(d.first, d.again);
     }
@@ -144,6 +156,42 @@ pub fn judge(made: &Made, duplicates: &[Duplicate]) -> Judged {
         }
     }
     judged
+}
+
+/// What the plan reads by name rather than through a relation, joined: a
+/// Crossplane Usage and what it names (it keeps `of` even without the
+/// tools' order, `--no-default-rules`); a Service and the webhook
+/// configurations and APIServices that call it (its selector picks the
+/// workloads the default rules order them before); a RoleBinding or
+/// ClusterRoleBinding and the workloads that run as a ServiceAccount it
+/// names (it picks the roles ordered after them).
+fn couple_by_name(objects: &[Object], joined: &mut Joined) {
+    type Key<'a> = (&'a str, &'a str);
+    let mut services: FxHashMap<Key, Vec<ObjId>> = FxHashMap::default();
+    let mut runs_as: FxHashMap<Key, Vec<ObjId>> = FxHashMap::default();
+    for (i, o) in objects.iter().enumerate().filter(|(_, o)| o.is_kubernetes()) {
+        let (id, ns) = (ObjId(i as u32), o.namespace.as_deref().unwrap_or(""));
+        if o.group.is_empty() && &*o.kind == "Service" {
+            services.entry((ns, &o.name)).or_default().push(id);
+        }
+        if pod_spec_at(&o.group, &o.kind).is_some() {
+            let account = o.facts.as_deref().and_then(|f| f.service_account.as_deref()).unwrap_or("default");
+            runs_as.entry((ns, account)).or_default().push(id);
+        }
+    }
+    for (i, o) in objects.iter().enumerate().filter(|(_, o)| o.is_kubernetes()) {
+        let (id, Some(f)) = (ObjId(i as u32), o.facts.as_deref()) else { continue };
+        if calls_services(&o.group, &o.kind) {
+            for c in f.calls.iter() {
+                services.get(&(&*c.namespace, &*c.name)).into_iter().flatten().for_each(|&s| joined.union(id, s));
+            }
+        }
+        if is_binding(&o.group, &o.kind) {
+            for (ns, name) in f.subjects.iter() {
+                runs_as.get(&(&**ns, &**name)).into_iter().flatten().for_each(|&w| joined.union(id, w));
+            }
+        }
+    }
 }
 
 /// Rule 2: what a copy is when its content decides for other objects

@@ -1,9 +1,12 @@
 //! A plan made despite duplicates (TD002) is the plan made with every
 //! duplicate resolved, either way (issue 38): over random snapshots of
-//! ConfigMaps in two namespaces (their Namespaces there or not), with owner
-//! references (right uid, another, a copy's), depends-on annotations and
-//! labels, where some objects are written twice with other content (other
-//! owners, dependencies, labels and uid). Whenever `plan --delete` (a name
+//! ConfigMaps, Deployments, Services, Roles and RoleBindings in two
+//! namespaces (their Namespaces there or not; a webhook configuration
+//! calling one of the Services, or not), with owner references (right uid,
+//! another, a copy's), depends-on annotations, labels, ServiceAccounts,
+//! selectors and subjects (what the default rules read), where some
+//! objects are written twice with other content (other owners,
+//! dependencies, labels, accounts, selectors, subjects and uid). Whenever `plan --delete` (a name
 //! or a label) succeeds with duplicates, every choice of one copy per
 //! duplicate gives the same plan: the same steps, reasons, kept, orphaned,
 //! relaxed, cycles, events and warnings, but the duplicates' own.
@@ -18,6 +21,15 @@ use std::fmt::Write as _;
 
 const NAMESPACES: [&str; 2] = ["a", "b"];
 
+/// The kinds of the snapshots: (apiVersion, kind, group, what a selector calls it).
+const KINDS: [(&str, &str, &str, &str); 5] = [
+    ("v1", "ConfigMap", "", "configmap"),
+    ("apps/v1", "Deployment", "apps", "deployment"),
+    ("v1", "Service", "", "service"),
+    ("rbac.authorization.k8s.io/v1", "Role", "rbac.authorization.k8s.io", "role"),
+    ("rbac.authorization.k8s.io/v1", "RoleBinding", "rbac.authorization.k8s.io", "rolebinding"),
+];
+
 /// One document of an object.
 #[derive(Clone, Debug)]
 struct Doc {
@@ -25,11 +37,16 @@ struct Doc {
     owners: Vec<(usize, bool)>,
     deps: Vec<usize>,
     team: bool,
+    /// A Deployment's ServiceAccount and Pod labels, a Service's selector,
+    /// a RoleBinding's subject: `red` or `blue`.
+    red: bool,
 }
 
 #[derive(Clone, Debug)]
 struct Obj {
     ns: usize,
+    /// Index into KINDS.
+    kind: usize,
     doc: Doc,
     /// A second document with other content: a duplicate.
     again: Option<Doc>,
@@ -43,45 +60,65 @@ fn doc(n: usize) -> impl Strategy<Value = Doc> {
         proptest::collection::vec(0..n, 0..2),
         proptest::bool::weighted(0.3),
         proptest::bool::weighted(0.3),
+        any::<bool>(),
     )
-        .prop_map(|(mut owners, owned, mut deps, depends, team)| {
+        .prop_map(|(mut owners, owned, mut deps, depends, team, red)| {
             owners.truncate(if owned { owners.len() } else { 0 });
             deps.truncate(if depends { deps.len() } else { 0 });
-            Doc { owners, deps, team }
+            Doc { owners, deps, team, red }
         })
 }
 
-fn snapshot() -> impl Strategy<Value = (Vec<Obj>, Vec<bool>, usize, bool)> {
+/// Objects, Namespaces present, the target, by label?, the webhook
+/// configuration's Service (and whether it is a target too).
+type Generated = (Vec<Obj>, Vec<bool>, usize, bool, Option<(usize, bool)>);
+
+fn snapshot() -> impl Strategy<Value = Generated> {
     (2usize..12).prop_flat_map(|n| {
-        let obj = (0..NAMESPACES.len(), doc(n), proptest::option::weighted(0.25, doc(n)))
-            .prop_map(|(ns, doc, again)| Obj { ns, doc, again });
+        let obj = (0..NAMESPACES.len(), 0..KINDS.len(), doc(n), proptest::option::weighted(0.25, doc(n)))
+            .prop_map(|(ns, kind, doc, again)| Obj { ns, kind, doc, again });
         (
             proptest::collection::vec(obj, n),
             proptest::collection::vec(any::<bool>(), NAMESPACES.len()),
             0..n,
             proptest::bool::weighted(0.2),
+            proptest::option::weighted(0.3, (0..n, any::<bool>())),
         )
     })
 }
 
+/// An object's reference as a depends-on annotation writes it.
+fn dep_ref(objs: &[Obj], j: usize) -> String {
+    let (_, kind, group, _) = KINDS[objs[j].kind];
+    format!("{group}/namespaces/{}/{kind}/o{j}", NAMESPACES[objs[j].ns])
+}
+
 /// The snapshot as YAML; `copy(i)`: which documents of object `i` to write
-/// (first, second).
-fn yaml(objs: &[Obj], namespaces: &[bool], copy: impl Fn(usize) -> (bool, bool)) -> String {
+/// (first, second); `webhook`: the Service a webhook configuration calls.
+fn yaml(objs: &[Obj], namespaces: &[bool], webhook: Option<usize>, copy: impl Fn(usize) -> (bool, bool)) -> String {
     let mut out = String::new();
     for (i, ns) in NAMESPACES.iter().enumerate() {
         if namespaces[i] {
             let _ = write!(out, "---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: {ns}\n  uid: ns-{ns}\n");
         }
     }
+    if let Some(k) = webhook {
+        let _ = write!(
+            out,
+            "---\napiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingWebhookConfiguration\nmetadata:\n  name: w\n  uid: w\nwebhooks:\n- name: w.example.com\n  failurePolicy: Fail\n  clientConfig:\n    service: {{namespace: {}, name: o{k}}}\n",
+            NAMESPACES[objs[k].ns]
+        );
+    }
     let one = |i: usize, d: &Doc, uid: &str| {
         let o = &objs[i];
         let ns = NAMESPACES[o.ns];
+        let (api, kind, _, _) = KINDS[o.kind];
         let team = if d.team { "red" } else { "blue" };
+        let red = if d.red { "red" } else { "blue" };
         let mut s = format!(
-            "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: o{i}\n  namespace: {ns}\n  uid: {uid}\n  labels: {{team: {team}}}\n"
+            "---\napiVersion: {api}\nkind: {kind}\nmetadata:\n  name: o{i}\n  namespace: {ns}\n  uid: {uid}\n  labels: {{team: {team}}}\n"
         );
-        let deps: Vec<String> =
-            d.deps.iter().map(|&j| format!("/namespaces/{}/ConfigMap/o{j}", NAMESPACES[objs[j].ns])).collect();
+        let deps: Vec<String> = d.deps.iter().map(|&j| dep_ref(objs, j)).collect();
         if !deps.is_empty() {
             let _ = writeln!(s, "  annotations:\n    config.kubernetes.io/depends-on: {}", deps.join(","));
         }
@@ -90,8 +127,27 @@ fn yaml(objs: &[Obj], namespaces: &[bool], copy: impl Fn(usize) -> (bool, bool))
             for &(j, right) in &d.owners {
                 // A wrong uid may be the owner's second copy's.
                 let uid = if right { format!("u{j}") } else { format!("u{j}b") };
-                let _ = writeln!(s, "  - {{apiVersion: v1, kind: ConfigMap, name: o{j}, uid: {uid}}}");
+                let (api, kind, _, _) = KINDS[objs[j].kind];
+                let _ = writeln!(s, "  - {{apiVersion: {api}, kind: {kind}, name: o{j}, uid: {uid}}}");
             }
+        }
+        match kind {
+            "Deployment" => {
+                let _ = writeln!(s, "spec:\n  template:\n    metadata: {{labels: {{app: {red}}}}}\n    spec: {{serviceAccountName: {red}}}");
+            }
+            "Service" => {
+                let _ = writeln!(s, "spec: {{selector: {{app: {red}}}}}");
+            }
+            "RoleBinding" => {
+                // It grants the Role of its first dependency, if that is a Role.
+                let role =
+                    d.deps.first().filter(|&&j| objs[j].kind == 3).map_or("none".to_string(), |j| format!("o{j}"));
+                let _ = writeln!(
+                    s,
+                    "subjects: [{{kind: ServiceAccount, name: {red}, namespace: {ns}}}]\nroleRef: {{apiGroup: rbac.authorization.k8s.io, kind: Role, name: {role}}}"
+                );
+            }
+            _ => {}
         }
         s
     };
@@ -141,13 +197,18 @@ proptest! {
 
     #[test]
     fn a_plan_made_despite_duplicates_is_the_plan_of_either_copy(
-        (objs, namespaces, target, by_label) in snapshot()
+        (objs, namespaces, target, by_label, webhook) in snapshot()
     ) {
         let dir = tempfile::tempdir().unwrap();
-        let all = write(dir.path(), "all.yaml", &yaml(&objs, &namespaces, |_| (true, true)));
+        let service = webhook.map(|(k, _)| k).filter(|&k| objs[k].kind == 2);
+        let all = write(dir.path(), "all.yaml", &yaml(&objs, &namespaces, service, |_| (true, true)));
+        let mut delete = format!("{}/{}/o{target}", KINDS[objs[target].kind].3, NAMESPACES[objs[target].ns]);
+        if service.is_some() && webhook.is_some_and(|(_, also)| also) {
+            delete.push_str(",validatingwebhookconfiguration/w");
+        }
         let select: Vec<String> = match by_label {
             true => vec!["-l".into(), "team=red".into()],
-            false => vec!["--delete".into(), format!("cm/{}/o{target}", NAMESPACES[objs[target].ns])],
+            false => vec!["--delete".into(), delete],
         };
         let plan_of = |file: &std::path::Path| {
             let mut args: Vec<String> = vec!["plan".into(), "-o".into(), "json".into()];
@@ -167,7 +228,7 @@ proptest! {
         // Every choice of one copy per duplicate.
         for choice in 0u32..(1 << twice.len()) {
             let keep_second = |i: usize| twice.iter().position(|&t| t == i).is_some_and(|k| choice & (1 << k) != 0);
-            let text = yaml(&objs, &namespaces, |i| match objs[i].again {
+            let text = yaml(&objs, &namespaces, service, |i| match objs[i].again {
                 Some(_) => (!keep_second(i), keep_second(i)),
                 None => (true, false),
             });

@@ -121,3 +121,41 @@ fn explain_follows_the_plan() {
     let (code, _, err) = run(&["explain", "deploy/shop/web", "--delete", "deploy/shop/web", APART]);
     assert_eq!(code, 1, "{err}");
 }
+
+/// What the default rules read by name joins too: a RoleBinding names the
+/// ServiceAccount a deleted Deployment runs as in one copy only (the Role
+/// it grants goes after the Deployment with that copy: 2 steps, 1 with
+/// the other); a Service selects a deleted Deployment's Pods in one copy
+/// only (the webhook configuration that calls it goes first with that
+/// copy). No relation joins either duplicate to its plan: both refuse.
+#[test]
+fn duplicates_the_rules_read_by_name_refuse() {
+    const BY_NAME: &str = "fixtures/duplicates/by-name.yaml";
+    for (delete, joined) in [
+        ("deploy/shop/web,role/shop/reader", "duplicate object RoleBinding.rbac.authorization.k8s.io/shop/web"),
+        ("validatingwebhookconfiguration/guard,deploy/shop/guard", "duplicate object Service/shop/guard"),
+    ] {
+        let (code, out, err) = run(&["plan", "--delete", delete, BY_NAME]);
+        assert_eq!(code, 1, "{delete}: {out}{err}");
+        assert!(err.contains(joined) && err.contains("it could change this plan: it is joined to"), "{delete}: {err}");
+    }
+    // Each copy alone: two plans.
+    let text = std::fs::read_to_string(BY_NAME).unwrap();
+    let docs: Vec<&str> = text.split("\n---\n").collect();
+    let dir = tempfile::tempdir().unwrap();
+    for (delete, copies) in [
+        ("deploy/shop/web,role/shop/reader", [2, 3]),
+        ("validatingwebhookconfiguration/guard,deploy/shop/guard", [6, 7]),
+    ] {
+        let mut counts = Vec::new();
+        for drop in copies {
+            let file = dir.path().join(format!("without-{drop}.yaml"));
+            let kept: Vec<&str> = (0..docs.len()).filter(|&i| i != drop).map(|i| docs[i]).collect();
+            std::fs::write(&file, kept.join("\n---\n")).unwrap();
+            let (code, plan, err) = try_plan(&["--delete", delete, file.to_str().unwrap()]);
+            assert_eq!(code, 0, "{err}");
+            counts.push(steps(&plan).len());
+        }
+        assert_ne!(counts[0], counts[1], "{delete}: the copies give one plan");
+    }
+}
