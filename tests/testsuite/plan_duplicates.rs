@@ -159,3 +159,29 @@ fn duplicates_the_rules_read_by_name_refuse() {
         assert_ne!(counts[0], counts[1], "{delete}: the copies give one plan");
     }
 }
+
+/// A plan file made despite duplicates applies: `apply` makes the same
+/// plan again (duplicates and all) and removes only its objects.
+#[test]
+fn a_plan_made_despite_duplicates_applies() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(APART, dir.path().join("apart.yaml")).unwrap();
+    let run_in = |args: &[&str]| {
+        let out = crate::common::teardown().current_dir(dir.path()).args(args).output().unwrap();
+        (out.status.code().unwrap(), String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap())
+    };
+    let (code, plan, err) = run_in(&["plan", "--delete", "deploy/shop/api", "-o", "json", "apart.yaml"]);
+    assert_eq!(code, 0, "{err}");
+    std::fs::write(dir.path().join("plan.json"), plan).unwrap();
+    let (code, out, err) = run_in(&["apply", "--no-backup", "plan.json"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let left = std::fs::read_to_string(dir.path().join("apart.yaml")).unwrap();
+    let before = std::fs::read_to_string(APART).unwrap();
+    assert_eq!(
+        left,
+        before.replace(
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: api, namespace: shop, uid: d-api}\n---\n",
+            ""
+        )
+    );
+}
