@@ -153,19 +153,40 @@ pub fn diagnostics(snapshot: &Snapshot, findings: &[Finding], omitted: &Omitted,
     out.extend_from_slice(text.as_bytes());
 }
 
-/// Two different documents that give one object (TD002) stop a plan: which
-/// one is the object? (Exit 1.) The same uid on objects of other
-/// coordinates does not: an owner reference's coordinates decide, and the
-/// plan warns.
+/// Two different documents that give one object (TD002) stop a simulation
+/// or a reconciliation (and `plan --all`, `--gc`): which one is the
+/// object? (Exit 1.) The same uid on objects of other coordinates does
+/// not: an owner reference's coordinates decide, and the plan warns.
 pub fn refuse_duplicates(
     snapshot: &Snapshot,
     what: &'static str,
     style: Style,
     stderr: &mut Vec<u8>,
 ) -> Result<(), Error> {
+    let findings =
+        blocking_duplicates(snapshot).iter().filter_map(|d| checks::duplicate_finding(snapshot, d)).collect();
+    refuse_findings(snapshot, findings, what, style, stderr)
+}
+
+/// The duplicates that stop a command that needs to know which document
+/// is the object: two documents at one identity, or one uid on objects
+/// without coordinates (`plan` sets aside those that cannot change it:
+/// `plan::duplicates`).
+pub fn blocking_duplicates(snapshot: &Snapshot) -> Vec<crate::model::resolve::Duplicate> {
     let objects = &snapshot.objects;
-    let mut findings =
-        checks::duplicate_findings(snapshot, |d| !d.by_uid || d.first.of(objects).is_ok_and(|o| !o.has_coordinates()));
+    let blocks =
+        |d: &&crate::model::resolve::Duplicate| !d.by_uid || d.first.of(objects).is_ok_and(|o| !o.has_coordinates());
+    snapshot.resolved.duplicates.iter().filter(blocks).copied().collect()
+}
+
+/// TD002 findings that stop `what` (exit 1), said on stderr; none: go on.
+pub fn refuse_findings(
+    snapshot: &Snapshot,
+    mut findings: Vec<Finding>,
+    what: &'static str,
+    style: Style,
+    stderr: &mut Vec<u8>,
+) -> Result<(), Error> {
     if findings.is_empty() {
         return Ok(());
     }

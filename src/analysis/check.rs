@@ -151,34 +151,35 @@ fn duplicates(s: &Snapshot, out: &mut Vec<Finding>) {
 /// Two documents that give one identity: TD002 findings, for the
 /// duplicates `which` picks.
 pub fn duplicate_findings(s: &Snapshot, which: impl Fn(&Duplicate) -> bool) -> Vec<Finding> {
-    let mut out = Vec::new();
-    for d in s.resolved.duplicates.iter().filter(|d| which(d)) {
-        let (Some(first), Some(again)) = (object(s, d.first), object(s, d.again)) else { continue };
-        let f = if d.by_uid {
-            Finding::new(
-                Rule::Td002,
-                format!(
-                    "{} has the same uid as {} ({})",
-                    again.reference(),
-                    first.reference(),
-                    again.uid.as_deref().unwrap_or("")
-                ),
-            )
-        } else {
-            Finding::new(Rule::Td002, format!("duplicate object {}", again.reference()))
-        };
-        out.push(
-            f.at(anchor::object(&s.sources, again), "again here")
-                .also(anchor::object(&s.sources, first), "first defined here")
-                .refs([first.reference(), again.reference()])
-                .help(if d.by_uid {
-                    "a uid names one object; remove one of the two"
-                } else {
-                    "the same object written twice with different content: which is current? keep one"
-                }),
-        );
-    }
-    out
+    s.resolved.duplicates.iter().filter(|d| which(d)).filter_map(|d| duplicate_finding(s, d)).collect()
+}
+
+/// The TD002 finding of one duplicate (`None`: not objects of `s`).
+pub fn duplicate_finding(s: &Snapshot, d: &Duplicate) -> Option<Finding> {
+    let (Some(first), Some(again)) = (object(s, d.first), object(s, d.again)) else { return None };
+    let f = if d.by_uid {
+        Finding::new(
+            Rule::Td002,
+            format!(
+                "{} has the same uid as {} ({})",
+                again.reference(),
+                first.reference(),
+                again.uid.as_deref().unwrap_or("")
+            ),
+        )
+    } else {
+        Finding::new(Rule::Td002, format!("duplicate object {}", again.reference()))
+    };
+    Some(
+        f.at(anchor::object(&s.sources, again), "again here")
+            .also(anchor::object(&s.sources, first), "first defined here")
+            .refs([first.reference(), again.reference()])
+            .help(if d.by_uid {
+                "a uid names one object; remove one of the two"
+            } else {
+                "the same object written twice with different content: which is current? keep one"
+            }),
+    )
 }
 
 fn owners(s: &Snapshot, closed_world: bool, out: &mut Vec<Finding>) {

@@ -4,6 +4,7 @@ pub mod candidates;
 pub mod cascade;
 pub mod check;
 pub mod data_loss;
+pub mod duplicates;
 pub mod gc;
 pub mod managed;
 pub mod order;

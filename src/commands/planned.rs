@@ -8,7 +8,9 @@ use crate::error::Error;
 use crate::load::Snapshot;
 use crate::plan::{self, Detail, Mode, Plan};
 use crate::settings::{PlanSettings, Start};
-use crate::usable::{load_usable, refuse_duplicates, say_places, Loading, Reader};
+use crate::usable::{
+    blocking_duplicates, load_usable, refuse_duplicates, refuse_findings, say_places, Loading, Reader,
+};
 use std::io::Read;
 
 /// Load the input and make the plan the settings describe. Input that
@@ -30,7 +32,12 @@ pub(super) fn make(
         .limited(input.reading())
         .carrying(detail.places, read);
     let snapshot = load_usable(&loading, stdin, stderr)?;
-    refuse_duplicates(&snapshot, "plan", style, stderr)?;
+    // Duplicates stop `--all` and `--gc` at once; a plan from chosen
+    // objects is made, then refused only for those that could change it.
+    let duplicates = blocking_duplicates(&snapshot);
+    if !matches!(settings.start, Start::Delete(_) | Start::Prune(_)) {
+        refuse_duplicates(&snapshot, "plan", style, stderr)?;
+    }
     let mut timer = crate::timing::Timer::start();
     let (mode, root, declared_in_new, named) = start(settings, &snapshot, &loading, stdin, stderr)?;
     timer.lap("select");
@@ -55,8 +62,21 @@ pub(super) fn make(
         named,
     };
     let mut timer = crate::timing::Timer::start();
-    let mut plan = plan::build(&snapshot, &options).inspect_err(|e| say_places(&snapshot, e, style, stderr))?;
+    let mut plan = match plan::build(&snapshot, &options) {
+        Ok(plan) => plan,
+        Err(e) => {
+            refuse_duplicates(&snapshot, "plan", style, stderr)?;
+            say_places(&snapshot, &e, style, stderr);
+            return Err(e.into());
+        }
+    };
     timer.lap("plan");
+    if !duplicates.is_empty() {
+        let judged = plan::duplicates::judged(&snapshot, &plan, &duplicates);
+        let bearing = plan::duplicates::bearing_findings(&snapshot, &plan, &judged.bearing);
+        refuse_findings(&snapshot, bearing, "plan", style, stderr)?;
+        plan::duplicates::set_aside(&snapshot, &mut plan, &judged.inert);
+    }
     plan.dialect = input.dialect.clone();
     Ok((snapshot, plan))
 }

@@ -16,6 +16,7 @@
 //! - [`explain`]: one object's chains (`teardown explain`).
 
 pub mod build;
+pub mod duplicates;
 pub mod events;
 pub mod explain;
 pub mod mode;

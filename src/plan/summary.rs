@@ -18,7 +18,8 @@ pub struct Summary {
     pub by_kind: Vec<(String, usize)>,
     /// Objects destroyed for good ([`Plan::data_loss`]).
     pub data_loss: usize,
-    /// The plan's warnings, and the notes about the input (counted apart).
+    /// The plan's warnings, and the notes about the input (counted apart:
+    /// a note is never a warning).
     pub warnings: usize,
     pub notes: usize,
 }
@@ -35,7 +36,8 @@ pub fn kind_of(o: &Object) -> String {
     }
 }
 
-/// The summary of `plan`; `notes`: how many notes reading the input gave.
+/// The summary of `plan`; `notes`: how many notes about the input it
+/// carries.
 pub fn of(plan: &Plan, objects: &[Object], notes: usize) -> Summary {
     let mut kinds: std::collections::BTreeMap<String, usize> = std::collections::BTreeMap::new();
     for o in plan.steps.iter().flatten().filter_map(|id| objects.get(id.index())) {
@@ -50,7 +52,7 @@ pub fn of(plan: &Plan, objects: &[Object], notes: usize) -> Summary {
         by_step: plan.steps.iter().map(Vec::len).collect(),
         by_kind,
         data_loss: plan.data_loss.len(),
-        warnings: plan.warnings.len(),
+        warnings: plan.warnings.iter().filter(|w| !w.is_note()).count(),
         notes,
     }
 }

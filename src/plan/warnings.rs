@@ -110,6 +110,22 @@ impl Warning {
         }
     }
 
+    /// Is it a note about the input (TD014, TD015: what teardown made of
+    /// it, said so that it can be checked) rather than a warning? Notes are
+    /// listed with the warnings, never counted as warnings.
+    pub fn is_note(&self) -> bool {
+        matches!(self, Warning::Input { rule, .. } if rule.default_severity() == crate::findings::Severity::Note)
+    }
+
+    /// `warning[TD012]`, `note[TD014]`, `warning`: how a line about it starts.
+    pub fn head(&self) -> String {
+        let level = if self.is_note() { "note" } else { "warning" };
+        match self.rule() {
+            Some(rule) => format!("{level}[{}]", rule.id()),
+            None => level.to_string(),
+        }
+    }
+
     pub fn rule(&self) -> Option<Rule> {
         match self {
             Warning::Input { rule, .. } => Some(*rule),
@@ -300,6 +316,36 @@ pub(super) fn sort(warnings: &mut [Warning], rank: &[u32]) {
     });
 }
 
+/// A finding about the input as a plan's warning, at its place (`None`:
+/// a fatal finding with no place, which stops the plan instead).
+pub(super) fn carried(snapshot: &Snapshot, f: &crate::findings::Finding) -> Option<Warning> {
+    if let Some(l) = &f.primary {
+        let file = snapshot.sources.get(l.span.file);
+        let lc = file.line_col(l.span.start);
+        Some(Warning::Input {
+            rule: f.rule,
+            file: file.name.clone(),
+            line: lc.line,
+            column: lc.column,
+            message: f.message.clone(),
+            refs: f.refs.clone(),
+        })
+    } else if let (Some(file), false) = (&f.file, f.fatal) {
+        // A file or directory not read (a FIFO, a directory without
+        // files): no line to point at; the message names it.
+        Some(Warning::Input {
+            rule: f.rule,
+            file: file.clone(),
+            line: 0,
+            column: 0,
+            message: f.message.clone(),
+            refs: f.refs.clone(),
+        })
+    } else {
+        None
+    }
+}
+
 /// What warnings are found in.
 pub(super) struct Context<'a> {
     pub snapshot: &'a Snapshot,
@@ -318,31 +364,7 @@ pub(super) fn collect(cx: &Context) -> Vec<Warning> {
     let (snapshot, relations, cascade) = (cx.snapshot, cx.relations, cx.cascade);
     let objects = &snapshot.objects;
     let mut warnings = Vec::new();
-    for f in snapshot.findings.iter() {
-        if let Some(l) = &f.primary {
-            let file = snapshot.sources.get(l.span.file);
-            let lc = file.line_col(l.span.start);
-            warnings.push(Warning::Input {
-                rule: f.rule,
-                file: file.name.clone(),
-                line: lc.line,
-                column: lc.column,
-                message: f.message.clone(),
-                refs: f.refs.clone(),
-            });
-        } else if let (Some(file), false) = (&f.file, f.fatal) {
-            // A file or directory not read (a FIFO, a directory without
-            // files): no line to point at; the message names it.
-            warnings.push(Warning::Input {
-                rule: f.rule,
-                file: file.clone(),
-                line: 0,
-                column: 0,
-                message: f.message.clone(),
-                refs: f.refs.clone(),
-            });
-        }
-    }
+    warnings.extend(snapshot.findings.iter().filter_map(|f| carried(snapshot, f)));
     // The findings not listed: how many.
     for (rule, n) in snapshot.omitted.by_rule() {
         let message = crate::findings::Omitted::line(rule, n);

@@ -160,17 +160,38 @@ struct SarifTool {
 #[serde(rename_all = "camelCase")]
 struct SarifDriver {
     name: &'static str,
+    version: &'static str,
     semantic_version: &'static str,
+    /// The repository (Cargo.toml's `repository`), when it names one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    information_uri: Option<&'static str>,
     rules: Vec<SarifRule>,
 }
 
+/// A rule as code scanning explains it: its page's parts (`rule_docs`).
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct SarifRule {
     id: &'static str,
     name: &'static str,
     short_description: SarifText<'static>,
+    full_description: SarifOwnedText,
+    help: SarifHelp,
+    /// The rule's page in the repository, when Cargo.toml names one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    help_uri: Option<String>,
     default_configuration: SarifConfig,
+}
+
+#[derive(Serialize)]
+struct SarifOwnedText {
+    text: String,
+}
+
+#[derive(Serialize)]
+struct SarifHelp {
+    text: String,
+    markdown: String,
 }
 
 #[derive(Serialize)]
@@ -266,13 +287,29 @@ fn physical(sources: &Sources, l: &Label) -> SarifPhysical {
 }
 
 pub fn sarif(sources: &Sources, findings: &[Finding], omitted: &Omitted) -> String {
+    sarif_of(sources, findings, omitted, super::rule_docs::repository())
+}
+
+/// SARIF with the rules' pages in `repository` (`None`: no URLs).
+pub fn sarif_of(
+    sources: &Sources,
+    findings: &[Finding],
+    omitted: &Omitted,
+    repository: Option<&'static str>,
+) -> String {
     let rules = Rule::ALL
         .iter()
-        .map(|r| SarifRule {
-            id: r.id(),
-            name: r.name(),
-            short_description: SarifText { text: r.description() },
-            default_configuration: SarifConfig { level: level(r.default_severity()) },
+        .map(|&r| {
+            let help = super::rule_docs::help(r, repository);
+            SarifRule {
+                id: r.id(),
+                name: r.name(),
+                short_description: SarifText { text: r.description() },
+                full_description: SarifOwnedText { text: help.full },
+                help: SarifHelp { text: help.text, markdown: help.markdown },
+                help_uri: super::rule_docs::page_url(r, repository),
+                default_configuration: SarifConfig { level: level(r.default_severity()) },
+            }
         })
         .collect();
     let results = findings
@@ -317,7 +354,13 @@ pub fn sarif(sources: &Sources, findings: &[Finding], omitted: &Omitted) -> Stri
         version: "2.1.0",
         runs: vec![SarifRun {
             tool: SarifTool {
-                driver: SarifDriver { name: "teardown", semantic_version: env!("CARGO_PKG_VERSION"), rules },
+                driver: SarifDriver {
+                    name: "teardown",
+                    version: env!("CARGO_PKG_VERSION"),
+                    semantic_version: env!("CARGO_PKG_VERSION"),
+                    information_uri: repository,
+                    rules,
+                },
             },
             results,
             column_kind: "unicodeCodePoints",
@@ -439,4 +482,34 @@ pub fn statistics_json(stats: &[RuleCount], counts: &Counts) -> String {
     let mut text = serde_json::to_string_pretty(&out).unwrap_or_default();
     text.push('\n');
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// With a repository (Cargo.toml names none yet), every rule's page
+    /// URL and the driver's are absolute URIs the SARIF 2.1.0 schema takes.
+    #[test]
+    fn sarif_with_a_repository_names_each_rules_page() {
+        let repository = "https://example.com/platform/teardown";
+        let text = sarif_of(&Sources::default(), &[], &Omitted::default(), Some(repository));
+        let doc: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();
+        let schema: serde_json::Value =
+            serde_json::from_str(include_str!("../../tests/sarif/sarif-schema-2.1.0.json")).unwrap_or_default();
+        let Ok(validator) = jsonschema::options().should_validate_formats(true).build(&schema) else {
+            panic!("the SARIF schema does not build")
+        };
+        let errors: Vec<String> =
+            validator.iter_errors(&doc).map(|e| format!("{e} at {}", e.instance_path())).collect();
+        assert!(errors.is_empty(), "{errors:#?}");
+        let driver = &doc["runs"][0]["tool"]["driver"];
+        assert_eq!(driver["informationUri"], repository);
+        for (rule, r) in Rule::ALL.iter().zip(driver["rules"].as_array().into_iter().flatten()) {
+            assert_eq!(r["helpUri"], format!("{repository}/blob/HEAD/docs/rules/{}.md", rule.id()));
+            let markdown = r["help"]["markdown"].as_str().unwrap_or_default();
+            assert!(!markdown.contains("](.") && !markdown.contains("](TD"), "{rule}: {markdown}");
+        }
+        assert!(text.contains(&format!("({repository}/blob/HEAD/docs/configuration.md)")), "links made absolute");
+    }
 }

@@ -296,7 +296,20 @@ pub fn write_loss(buf: &mut Vec<u8>, depth: usize, l: &LossOut) {
 
 /// The summary of a plan made from `snapshot`.
 pub fn summary_of(snapshot: &crate::load::Snapshot, plan: &Plan) -> Summary {
-    let notes = snapshot.findings.iter().filter(|f| f.severity == crate::findings::Severity::Note).count();
+    // The notes the plan carries (those `--ignore` leaves), each line of
+    // notes not listed for the number it stands for.
+    let unlisted = snapshot.omitted.by_rule();
+    let notes = plan
+        .warnings
+        .iter()
+        .filter(|w| w.is_note())
+        .map(|w| match w {
+            crate::plan::Warning::Input { rule, file, line: 0, .. } if file.is_empty() => {
+                unlisted.iter().find(|(r, _)| r == rule).map_or(1, |(_, n)| *n)
+            }
+            _ => 1,
+        })
+        .sum();
     crate::plan::summary::of(plan, &snapshot.objects, notes)
 }
 
@@ -395,11 +408,15 @@ pub fn markdown(snapshot: &crate::load::Snapshot, plan: &Plan, out: &mut dyn std
     }
     s.push_str("\n</details>\n");
     if !plan.warnings.is_empty() {
-        s.push_str(&format!("\n<details><summary>Warnings ({})</summary>\n\n", plan.warnings.len()));
+        let listed = plan.warnings.iter().filter(|w| !w.is_note()).count();
+        let title = match plan.warnings.len() - listed {
+            0 => format!("Warnings ({listed})"),
+            notes => format!("Warnings ({listed}) and notes ({notes})"),
+        };
+        s.push_str(&format!("\n<details><summary>{title}</summary>\n\n"));
         let mut left = MARKDOWN_BUDGET / 4;
         for (i, w) in plan.warnings.iter().enumerate() {
-            let head = w.rule().map_or(String::from("warning"), |r| format!("warning[{}]", r.id()));
-            let line = format!("- {}: {}\n", head, md(&w.message(&names)));
+            let line = format!("- {}: {}\n", w.head(), md(&w.message(&names)));
             if line.len() > left {
                 s.push_str(&format!("- … and {} more\n", plan.warnings.len() - i));
                 break;

@@ -16,6 +16,7 @@ pub mod parts;
 pub mod plan;
 pub mod printable;
 pub mod reconcile;
+pub mod rule_docs;
 pub mod simulate;
 pub mod tool_order;
 pub mod tracking;

@@ -185,11 +185,8 @@ pub fn warnings_painted(plan: &Plan, style: Style) -> String {
     let names = plan.names();
     let mut out = String::new();
     for w in &plan.warnings {
-        let head = match w.rule() {
-            Some(rule) => format!("warning[{}]", rule.id()),
-            None => String::from("warning"),
-        };
-        style.push(Paint::Warning, &head, &mut out);
+        let paint = if w.is_note() { Paint::Quiet } else { Paint::Warning };
+        style.push(paint, &w.head(), &mut out);
         out.push_str(": ");
         out.push_str(&crate::escape::escape(&w.message(&names)));
         out.push('\n');
@@ -212,7 +209,10 @@ pub fn summary(plan: &Plan, summary: &crate::plan::summary::Summary, style: Styl
     if !plan.hooks.is_empty() {
         line.push_str(&format!(", {} run", count(plan.hooks.len(), "Helm hook", "Helm hooks")));
     }
-    line.push_str(&format!(", {}", count(plan.warnings.len(), "warning", "warnings")));
+    line.push_str(&format!(", {}", count(summary.warnings, "warning", "warnings")));
+    if summary.notes > 0 {
+        line.push_str(&format!(", {}", count(summary.notes, "note", "notes")));
+    }
     out.push_str(&line);
     out.push('\n');
     for l in super::glance::summary_lines(summary, plan) {

@@ -20,6 +20,8 @@ mod apply_round_trip;
 mod cascade_closure;
 // The same bytes whatever order and names the files have.
 mod determinism;
+// A plan made despite duplicates is the plan of either copy of each.
+mod duplicates_set_aside;
 // The YAML fast path answers only what serde_yaml answers, the same.
 mod fast_yaml_vs_serde_yaml;
 // The destruction order over random graphs against an oracle of the comparator.

@@ -44,6 +44,8 @@ mod input_shapes;
 // Output: SARIF, GitHub, YAML, graph formats, pipes; names and refs, colour.
 mod output_formats;
 mod output_names_refs_colour;
+// SARIF rules explained from their pages, valid against the 2.1.0 schema.
+mod output_sarif_help;
 // Shell pipelines: -o names through xargs, streams on stdin, empty input,
 // the README's Quick start against a fake kubectl, help, selectors, profiles.
 mod pipelines;
@@ -55,8 +57,12 @@ mod plan_at_a_glance;
 mod plan_cascade_and_order;
 mod plan_controller_cascades;
 mod plan_default_rules;
+// Duplicates that cannot change a plan are its warnings; the others refuse it.
+mod plan_duplicates;
 mod plan_json_explain_and_errors;
 mod plan_kubectl_script;
+// Notes about the input are counted apart from a plan's warnings.
+mod plan_notes_counts;
 mod plan_right_or_refused;
 mod plan_tool_metadata;
 // The public dumps under fixtures/realworld/.
