@@ -7,6 +7,7 @@ pub mod data_loss;
 pub mod gc;
 pub mod managed;
 pub mod order;
+pub mod packages;
 pub mod reconcile;
 pub mod rules;
 pub mod simulate;

@@ -199,7 +199,7 @@ fn settings_file(args: &PlanArgs, root: &Root) -> Result<Option<crate::config::C
         None => {
             let Some(dir) = root.real() else { return Ok(None) };
             let found = crate::config::find(&dir);
-            let args = crate::cli::ConfigArgs { config: found, isolated: false };
+            let args = crate::cli::ConfigArgs { config: found, isolated: false, beside: Vec::new() };
             match args.config {
                 Some(_) => crate::config::load(&args).map_err(|e| Refusal::Io {
                     path: crate::config::FILE_NAME.into(),

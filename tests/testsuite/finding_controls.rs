@@ -119,7 +119,7 @@ fn an_unknown_rule_is_a_usage_error_naming_the_closest_before_input_is_read() {
     assert!(err.contains("--ignore: unknown rule `owner-not-foud`; closest: TD003 (owner-not-found)"), "{err}");
     let (code, _, err) = run_in(dir.path(), &["check", "--select", "bogus-words-here", "nowhere.yaml"]);
     assert_eq!(code, 2);
-    assert!(err.contains("unknown rule `bogus-words-here`: rules are TD001–TD017"), "{err}");
+    assert!(err.contains("unknown rule `bogus-words-here`: rules are TD001–TD018"), "{err}");
 }
 
 #[test]
