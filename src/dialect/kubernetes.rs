@@ -163,7 +163,9 @@ fn naming_its_object(unit: &Unit, mut finding: Finding) -> Finding {
     });
     let api_version = field(tree, "apiVersion").or_else(|| list.and_then(|(a, _)| a).map(str::to_owned));
     let (Some(kind), Some(name)) = (kind, meta.and_then(|m| field(m, "name"))) else { return finding };
-    if kind.is_empty() || name.is_empty() {
+    // (A name longer than any the API server takes, 253, is not quoted.)
+    let too_long = |s: &str| s.is_empty() || s.len() > 253;
+    if too_long(&kind) || too_long(&name) || meta.and_then(|m| field(m, "namespace")).is_some_and(|n| n.len() > 253) {
         return finding;
     }
     let group = group_of(api_version.as_deref().unwrap_or(""), &kind);
