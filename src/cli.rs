@@ -97,7 +97,7 @@ fn color_flag(args: &[OsString]) -> Option<ColorWhen> {
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Validate a snapshot: parse errors, duplicates, dangling or invalid
-    /// owners, cycles, unresolved dependencies, finalizers (rules TD001–TD017).
+    /// owners, cycles, unresolved dependencies, finalizers (rules TD001–TD018).
     #[command(after_help = "Examples:
   kubectl get -A -o yaml deploy,rs,pods | teardown check  # validate a live cluster's workloads
   teardown check manifests/ --closed-world        # the files are the whole cluster
@@ -169,6 +169,20 @@ pub enum Command {
 }
 
 impl Command {
+    /// The inputs and the settings file's arguments, of a command that
+    /// reads snapshots.
+    pub fn input_mut(&mut self) -> Option<(&mut InputArgs, &mut ConfigArgs)> {
+        match self {
+            Command::Check(a) => Some((&mut a.input, &mut a.config)),
+            Command::Plan(a) => Some((&mut a.input, &mut a.config)),
+            Command::Explain(a) => Some((&mut a.input, &mut a.config)),
+            Command::Simulate(a) => Some((&mut a.input, &mut a.config)),
+            Command::Graph(a) => Some((&mut a.input, &mut a.config)),
+            Command::Reconcile(a) => Some((&mut a.input, &mut a.config)),
+            Command::Apply(_) | Command::Completions { .. } | Command::Man { .. } => None,
+        }
+    }
+
     /// The command's name and the inputs it reads, if it reads snapshots.
     pub fn input(&self) -> Option<(&'static str, &InputArgs)> {
         match self {
@@ -207,6 +221,21 @@ pub struct InputArgs {
     #[arg(short = 'L', long, help_heading = INPUT)]
     pub follow: bool,
 
+    /// Leave out what a directory walk finds with this name or path (a glob:
+    /// `charts`, `*.tmpl.yaml`, `deploy/**/test`), replacing teardown.toml's
+    /// `exclude`; repeatable
+    #[arg(long, value_name = "GLOB", value_delimiter = ',', help_heading = INPUT)]
+    pub exclude: Vec<String>,
+
+    /// Leave out this too, beside teardown.toml's `exclude`; repeatable
+    #[arg(long, value_name = "GLOB", value_delimiter = ',', help_heading = INPUT)]
+    pub extend_exclude: Vec<String>,
+
+    /// What is left out, flags and settings file together (made once the
+    /// settings file is found: `settings::settle`).
+    #[arg(skip)]
+    pub excluded: Option<std::sync::Arc<crate::input::walk::Exclude>>,
+
     #[command(flatten)]
     pub limits: LimitArgs,
 }
@@ -214,7 +243,7 @@ pub struct InputArgs {
 impl InputArgs {
     /// How the inputs are read: the limits, and whether links are followed.
     pub fn reading(&self) -> Limits {
-        Limits { follow: self.follow, ..self.limits.limits() }
+        Limits { follow: self.follow, exclude: self.excluded.clone(), ..self.limits.limits() }
     }
 }
 
@@ -235,7 +264,7 @@ pub struct LimitArgs {
 
 impl LimitArgs {
     pub fn limits(&self) -> Limits {
-        Limits { file_size: self.max_file_size.0, object_size: self.max_object_size.0, follow: false }
+        Limits { file_size: self.max_file_size.0, object_size: self.max_object_size.0, follow: false, exclude: None }
     }
 }
 
@@ -308,9 +337,14 @@ pub enum Deny {
 #[derive(Args, Debug, Clone, Default)]
 pub struct ConfigArgs {
     /// Read settings from this file instead of the teardown.toml found in
-    /// the working directory or above it (up to the repository root).
+    /// the inputs' directory or above it (up to the repository root).
     #[arg(long, value_name = "FILE", conflicts_with = "isolated", help_heading = SETTINGS)]
     pub config: Option<PathBuf>,
+
+    /// Where the settings file is looked for from: the inputs (set once
+    /// the command line is read; none: the working directory).
+    #[arg(skip)]
+    pub beside: Vec<PathBuf>,
 
     /// Read no teardown.toml: flags and defaults only.
     #[arg(long, help_heading = SETTINGS)]
@@ -356,6 +390,13 @@ pub struct CheckArgs {
     #[arg(long = "finalizer-controller", value_name = "FINALIZER=SELECTOR|external")]
     pub finalizer_controller: Vec<String>,
 
+    /// Check each package on its own: every directory named, and every
+    /// directory below holding a Kptfile, kustomization.yaml or Chart.yaml
+    /// (which its parent leaves out); a file named stands for the package
+    /// it is in. Findings of all, one exit code.
+    #[arg(long)]
+    pub packages: bool,
+
     /// Print how many findings of each rule there are instead of the
     /// findings (a Markdown table, or JSON with -o json).
     #[arg(long)]
@@ -365,7 +406,7 @@ pub struct CheckArgs {
     pub rules: RuleArgs,
 
     /// Exit 0 even when there are findings at error level (they are still
-    /// printed); input that cannot be read still exits 2.
+    /// printed); input that cannot be read or used (TD001) still exits 2.
     #[arg(long)]
     pub exit_zero: bool,
 

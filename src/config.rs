@@ -1,9 +1,11 @@
 //! `teardown.toml`: settings a repository keeps beside its manifests, so
 //! that every run in it (and CI's) reports the same rules and knows the same
-//! finalizer controllers. Found in the working directory or the nearest
-//! directory above it, up to the repository root (a directory holding
-//! `.git`) or the filesystem root; `--config FILE` names one, `--isolated`
-//! reads none. Read before any input, whole: a key it does not know, or a
+//! finalizer controllers. Found as ruff finds its settings: in the inputs'
+//! directory (the deepest one holding every input; the working directory
+//! for standard input) or the nearest directory above it, up to the
+//! repository root (a directory holding `.git`) or the filesystem root
+//! (none found there: the one found from the working directory);
+//! `--config FILE` names one, `--isolated` reads none. Read before any input, whole: a key it does not know, or a
 //! value of the wrong type, is an error naming the file and line (exit 2),
 //! never skipped.
 //!
@@ -12,6 +14,7 @@
 //! ignore = ["TD012"]
 //! closed-world = true
 //! deny = ["warnings"]
+//! extend-exclude = ["charts", "test/**"]   # globs, relative to this file
 //!
 //! [finalizer-controllers]
 //! "example.com/cleanup" = "deployment/ops/cleaner"
@@ -29,7 +32,8 @@ use toml::Spanned;
 pub const FILE_NAME: &str = "teardown.toml";
 
 /// The keys a settings file may hold.
-const KEYS: [&str; 5] = ["select", "ignore", "closed-world", "deny", "finalizer-controllers"];
+const KEYS: [&str; 7] =
+    ["select", "ignore", "closed-world", "deny", "finalizer-controllers", "exclude", "extend-exclude"];
 
 /// A settings file, read and checked.
 #[derive(Debug, Default)]
@@ -42,6 +46,12 @@ pub struct Config {
     pub deny_warnings: bool,
     /// `[finalizer-controllers]`, in file order.
     pub finalizers: Vec<(String, Remover)>,
+    /// `exclude` (`--exclude` replaces it) and `extend-exclude`: globs
+    /// relative to the file's directory.
+    pub exclude: Vec<String>,
+    pub extend_exclude: Vec<String>,
+    /// The file's directory (what its globs are relative to).
+    pub dir: PathBuf,
 }
 
 /// The settings file a run reads: `--config FILE`, none with `--isolated`,
@@ -60,11 +70,16 @@ pub fn load(args: &ConfigArgs) -> Result<Option<Config>, Error> {
                     "cannot look for it: the working directory is unknown ({e}); give --config FILE or --isolated"
                 ),
             })?;
-            match find(&cwd) {
+            // The nearest to the inputs wins; none beside them, the
+            // working directory's (ruff's default settings are found so).
+            match find(&inputs_dir(&args.beside, &cwd)).or_else(|| find(&cwd)) {
                 Some(found) => {
-                    let shown = match found.parent() == Some(cwd.as_path()) {
-                        true => FILE_NAME.to_string(),
-                        false => found.display().to_string(),
+                    // Named from the working directory when it lies below it.
+                    let real_cwd = std::fs::canonicalize(&cwd).unwrap_or_else(|_| cwd.clone());
+                    let below = found.strip_prefix(&real_cwd).or_else(|_| found.strip_prefix(&cwd));
+                    let shown = match below {
+                        Ok(relative) => relative.display().to_string(),
+                        Err(_) => found.display().to_string(),
                     };
                     (found, shown)
                 }
@@ -80,7 +95,35 @@ pub fn load(args: &ConfigArgs) -> Result<Option<Config>, Error> {
     if text.len() as u64 > MAX_SIZE {
         return Err(unreadable(format!("not read: larger than {} KiB, which no settings file needs", MAX_SIZE >> 10)));
     }
-    parse(&text, &shown).map(Some)
+    let mut config = parse(&text, &shown)?;
+    config.dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    Ok(Some(config))
+}
+
+/// Where the settings file is looked for from: the deepest directory that
+/// holds every input (a directory named is its own; a file, its
+/// directory's); the working directory for standard input or none.
+pub fn inputs_dir(inputs: &[PathBuf], cwd: &Path) -> PathBuf {
+    let dirs: Vec<PathBuf> = inputs
+        .iter()
+        .filter(|p| p.as_os_str() != "-")
+        .map(|p| {
+            let p = if p.is_absolute() { p.clone() } else { cwd.join(p) };
+            let dir = if p.is_dir() { p } else { p.parent().map(Path::to_path_buf).unwrap_or(p) };
+            std::fs::canonicalize(&dir).unwrap_or(dir)
+        })
+        .collect();
+    let Some(first) = dirs.first() else { return cwd.to_path_buf() };
+    let mut common = first.clone();
+    while !dirs.iter().all(|d| d.starts_with(&common)) {
+        if !common.pop() {
+            break;
+        }
+    }
+    common
 }
 
 /// The largest settings file read (a hostile or mistaken one, say a dump
@@ -158,6 +201,15 @@ pub fn parse(text: &str, path: &str) -> Result<Config, Error> {
                 }
             }
             "finalizer-controllers" => config.finalizers = finalizers(&file, value)?,
+            "exclude" | "extend-exclude" => {
+                let globs =
+                    strings(&file, key.get_ref(), value, "a list of globs, like [\"charts\", \"*.tmpl.yaml\"]")?;
+                let globs = globs.into_iter().map(|g| g.into_inner());
+                match key.get_ref().as_ref() {
+                    "exclude" => config.exclude = globs.collect(),
+                    _ => config.extend_exclude = globs.collect(),
+                }
+            }
             "exit-zero" | "exit_zero" | "quiet" => {
                 return Err(file.error(
                     at,
@@ -284,7 +336,7 @@ mod tests {
     fn errors_point_at_the_line() {
         assert_eq!(
             error("select = [\"TD003\"]\nselct = 1\n"),
-            "t.toml:2:1: unknown key `selct`; did you mean `select`? (teardown.toml holds select, ignore, closed-world, deny, finalizer-controllers)"
+            "t.toml:2:1: unknown key `selct`; did you mean `select`? (teardown.toml holds select, ignore, closed-world, deny, finalizer-controllers, exclude, extend-exclude)"
         );
         assert_eq!(error("closed-world = \"yes\"\n"), "t.toml:1:16: `closed-world` must be true or false");
         assert!(

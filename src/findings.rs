@@ -47,10 +47,11 @@ pub enum Rule {
     Td015,
     Td016,
     Td017,
+    Td018,
 }
 
 impl Rule {
-    pub const ALL: [Rule; 17] = [
+    pub const ALL: [Rule; 18] = [
         Rule::Td001,
         Rule::Td002,
         Rule::Td003,
@@ -68,6 +69,7 @@ impl Rule {
         Rule::Td015,
         Rule::Td016,
         Rule::Td017,
+        Rule::Td018,
     ];
 
     pub fn id(self) -> &'static str {
@@ -161,6 +163,12 @@ impl Rule {
                 Error,
                 "An owner reference the garbage collector cannot resolve (a kind its apiVersion does not serve, a version Kubernetes no longer serves, a type nothing defines): it never collects the object.",
             ),
+            Rule::Td018 => (
+                "TD018",
+                "not-an-object",
+                Note,
+                "A file or document that is no object of any dialect (a Helm chart's metadata or values, a kustomization, a Kptfile, local configuration, an unrendered template) was not read.",
+            ),
         }
     }
 }
@@ -197,8 +205,11 @@ impl RuleSet {
     /// Is this finding reported? Input that could not be read or parsed
     /// always is: it is not a rule's verdict but a run that cannot be
     /// complete (as ruff reports syntax errors whatever is selected).
+    /// Is this finding reported? An input that could not be read at all
+    /// always is; a document that could not be parsed or used (TD001) as
+    /// `--select`/`--ignore` say, like every other finding (issue 38).
     pub fn reports(self, finding: &Finding) -> bool {
-        finding.fatal || self.contains(finding.rule)
+        (finding.fatal && finding.primary.is_none()) || self.contains(finding.rule)
     }
 }
 

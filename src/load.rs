@@ -108,7 +108,7 @@ struct Reader<'s> {
 
 pub fn load(inputs: &[PathBuf], options: &LoadOptions, stdin: &mut dyn Read) -> Snapshot {
     let mut timer = crate::timing::Timer::start();
-    let (sources, problems) = input::read_inputs(inputs, stdin, options.limits);
+    let (sources, problems) = input::read_inputs(inputs, stdin, options.limits.clone());
     timer.lap("read");
     let (objects, resolved, (findings, omitted), copies) = parse(&sources, problems, options, timer);
     Snapshot { sources, objects, resolved, findings, omitted, copies }
@@ -144,6 +144,9 @@ fn parse(
         findings.push(read_problem(sources, &mut skip, problem));
     }
     let forced = options.dialect.as_deref().and_then(dialect::by_name);
+    if forced.is_none() {
+        findings.extend(input::walk::skip_not_objects(sources, &mut skip));
+    }
     let files: Vec<FileId> = sources.ids().zip(&skip).filter(|(_, skip)| !**skip).map(|(id, _)| id).collect();
 
     // Dialects that read whole files.

@@ -230,6 +230,30 @@ pub fn with_controls(settings: &mut PlanSettings, controls: &Controls) {
     settings.closed_world |= controls.closed_world;
 }
 
+/// Before a command reads anything: its settings file is looked for from
+/// its inputs (ruff's rule), and what a directory walk leaves out is made
+/// from the flags and the file: `--exclude` replaces the file's `exclude`,
+/// the file's `extend-exclude` and `--extend-exclude` add to it.
+pub fn settle(command: &mut crate::cli::Command) -> Result<(), Error> {
+    let Some((input, config)) = command.input_mut() else { return Ok(()) };
+    config.beside = input.paths();
+    let file = crate::config::load(config)?;
+    let cwd = std::path::PathBuf::from(".");
+    let mut exclude = crate::input::walk::Exclude::default();
+    match &file {
+        Some(f) if input.exclude.is_empty() => exclude.add(&f.exclude, &f.dir),
+        _ => exclude.add(&input.exclude, &cwd),
+    }
+    if let Some(f) = &file {
+        exclude.add(&f.extend_exclude, &f.dir);
+    }
+    exclude.add(&input.extend_exclude, &cwd);
+    if !exclude.is_empty() {
+        input.excluded = Some(std::sync::Arc::new(exclude));
+    }
+    Ok(())
+}
+
 /// `check`'s flag rules, and its finding controls.
 pub fn check(args: &CheckArgs) -> Result<Controls, Error> {
     if args.statistics && !matches!(args.output, CheckFormat::Table | CheckFormat::Json) {
@@ -478,7 +502,7 @@ pub fn plan_file_config(
         None => {
             let Some(dir) = root.real() else { return Ok(None) };
             let found = crate::config::find(&dir);
-            let args = crate::cli::ConfigArgs { config: found, isolated: false };
+            let args = crate::cli::ConfigArgs { config: found, isolated: false, beside: Vec::new() };
             match args.config {
                 Some(_) => crate::config::load(&args).map_err(|e| Refusal::Io {
                     path: crate::config::FILE_NAME.into(),

@@ -97,8 +97,12 @@ impl<'a> Loading<'a> {
 /// without it would be wrong — unless `--skip-invalid` says to go on without
 /// it (its finding is then a warning).
 pub fn load_usable(how: &Loading, stdin: &mut dyn Read, stderr: &mut Vec<u8>) -> Result<Snapshot, Error> {
-    let options =
-        LoadOptions { dialect: how.dialect.clone(), progress: how.progress, digests: how.digests, limits: how.limits };
+    let options = LoadOptions {
+        dialect: how.dialect.clone(),
+        progress: how.progress,
+        digests: how.digests,
+        limits: how.limits.clone(),
+    };
     let snapshot = match how.read {
         Some(read) => read(how.paths, &options),
         None => load::load(how.paths, &options, stdin),

@@ -27,6 +27,9 @@ pub struct CheckOptions {
 #[derive(Clone, Debug, Default, serde::Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Counts {
+    /// `check --packages`: how many packages were checked.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub packages: usize,
     pub files: usize,
     pub objects: usize,
     pub edges: usize,
@@ -101,7 +104,7 @@ pub fn check(snapshot: &Snapshot, graph: &Graph, options: &CheckOptions) -> Chec
     }
     findings.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
     let mut omitted = snapshot.omitted.clone();
-    omitted.retain(|u| u.fatal || options.rules.contains(u.rule));
+    omitted.retain(|u| (u.fatal && !u.located) || options.rules.contains(u.rule));
     omitted.apply(&options.policy);
     findings::cap(&mut findings, &mut omitted, &mut []);
 
@@ -125,7 +128,10 @@ pub fn check(snapshot: &Snapshot, graph: &Graph, options: &CheckOptions) -> Chec
             Severity::Note => counts.notes += n,
         }
     }
-    CheckReport { fatal: snapshot.has_fatal(), findings, omitted, counts }
+    // Input that cannot be read, parsed or used (TD001, reported) ends the
+    // run with exit 2, as it ends a plan: the README's Exit codes.
+    let fatal = findings.iter().any(|f| f.rule == Rule::Td001) || omitted.count_of(|u| u.rule == Rule::Td001) > 0;
+    CheckReport { fatal, findings, omitted, counts }
 }
 
 // The ids and positions below were made by `resolve` and `cycles` over

@@ -8,6 +8,7 @@ pub mod duplicates;
 pub mod gc;
 pub mod managed;
 pub mod order;
+pub mod packages;
 pub mod reconcile;
 pub mod rules;
 pub mod simulate;

@@ -587,6 +587,7 @@ pub fn smaller(line: Limits, plan: Limits) -> Limits {
         file_size: line.file_size.min(plan.file_size),
         object_size: line.object_size.min(plan.object_size),
         follow: plan.follow,
+        exclude: plan.exclude,
     }
 }
 /// The plan file at `path` (`-`: standard input), read as inputs are,

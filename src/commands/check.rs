@@ -6,6 +6,7 @@ use crate::cli::{CheckArgs, CheckFormat};
 use crate::error::Error;
 use crate::findings::SeverityPolicy;
 use crate::graph::Graph;
+use crate::input::Limits;
 use crate::load::{self, LoadOptions};
 use crate::render;
 use crate::render::diagnostics::Style;
@@ -13,45 +14,43 @@ use crate::settings::Controls;
 
 pub fn run(args: CheckArgs, env: Env, style: Style) -> Result<Status, Error> {
     let controls = crate::settings::check(&args)?;
-    let options = LoadOptions {
-        dialect: args.input.dialect.clone(),
-        progress: env.progress,
-        digests: false,
-        limits: args.input.reading(),
-    };
     let paths = args.input.paths();
-    let mut snapshot = load::load(&paths, &options, env.stdin);
-    if snapshot.holds_nothing() {
-        // What was found instead (an empty file, a directory without
-        // files) is said first.
-        // (As --select and --ignore say: an ignored TD013 is not said.)
-        let said: Vec<_> = snapshot.findings.iter().filter(|f| controls.rules.reports(f)).cloned().collect();
-        if !env.quiet && !said.is_empty() {
-            crate::usable::diagnostics(&snapshot, &said, &snapshot.omitted, style, env.stderr);
-        }
-        return Err(crate::usable::empty_input("check", &paths));
-    }
-    let mut resolved = Vec::new();
-    for (finalizer, query) in &controls.finalizers.named {
-        resolved.push((finalizer.clone(), query.select(&snapshot.objects)?));
-    }
-    // What plan orders by, check analyses: each controller goes after the
-    // objects carrying its finalizer (cycles and conflicts that makes are
-    // findings here too). A controller outside the snapshot orders nothing.
-    let extra = crate::plan::finalizer_relations(&snapshot.objects, &resolved);
-    snapshot.resolved.relations.extend(extra);
+    let options =
+        |limits| LoadOptions { dialect: args.input.dialect.clone(), progress: env.progress, digests: false, limits };
     let mut timer = crate::timing::Timer::start();
-    let graph = Graph::build(&snapshot.objects, &snapshot.resolved.relations);
-    timer.lap("graph");
-    let Controls { rules, closed_world, deny_warnings, finalizers } = controls;
-    let options = CheckOptions {
-        known_finalizers: finalizers.named.into_iter().map(|(f, _)| f).chain(finalizers.external).collect(),
-        policy: SeverityPolicy { closed_world, deny_warnings },
-        rules,
+    let (sources, report) = if args.packages {
+        // Each package a snapshot of its own (issue 38).
+        let exclude = args.input.excluded.as_deref().cloned().unwrap_or_default();
+        let (mut parts, mut any) = (Vec::new(), false);
+        for package in crate::input::walk::packages(&paths, &exclude) {
+            let exclude = Some(std::sync::Arc::new(exclude.clone().with_dirs(&package.nested)));
+            let limits = Limits { exclude, ..args.input.reading() };
+            let mut snapshot = load::load(std::slice::from_ref(&package.root), &options(limits), env.stdin);
+            any |= !snapshot.holds_nothing();
+            let report = check_one(&mut snapshot, &controls, false)?;
+            parts.push((snapshot.sources, report));
+        }
+        if !any {
+            return Err(crate::usable::empty_input("check", &paths));
+        }
+        crate::analysis::packages::merge(parts)
+    } else {
+        let mut snapshot = load::load(&paths, &options(args.input.reading()), env.stdin);
+        if snapshot.holds_nothing() {
+            // What was found instead (an empty file, a directory without
+            // files) is said first.
+            // (As --select and --ignore say: an ignored TD013 is not said.)
+            let said: Vec<_> = snapshot.findings.iter().filter(|f| controls.rules.reports(f)).cloned().collect();
+            if !env.quiet && !said.is_empty() {
+                crate::usable::diagnostics(&snapshot, &said, &snapshot.omitted, style, env.stderr);
+            }
+            return Err(crate::usable::empty_input("check", &paths));
+        }
+        let report = check_one(&mut snapshot, &controls, true)?;
+        (snapshot.sources, report)
     };
-    let report = check::check(&snapshot, &graph, &options);
     timer.lap("check");
-    let sources = &snapshot.sources;
+    let sources = &sources;
     // -q: no summary line under the tables.
     let summary = (!env.quiet).then_some(&report.counts);
     let (findings, omitted) = (&report.findings, &report.omitted);
@@ -84,4 +83,33 @@ pub fn run(args: CheckArgs, env: Env, style: Style) -> Result<Status, Error> {
     } else {
         Status::Success
     })
+}
+
+/// Check one snapshot. `whole`: it is every input, and a finalizer
+/// controller's selector that matches nothing in it is an error; a
+/// package may not hold it (it orders nothing there).
+fn check_one(snapshot: &mut load::Snapshot, controls: &Controls, whole: bool) -> Result<check::CheckReport, Error> {
+    let mut resolved = Vec::new();
+    for (finalizer, query) in &controls.finalizers.named {
+        match query.select(&snapshot.objects) {
+            Ok(found) => resolved.push((finalizer.clone(), found)),
+            Err(e) if whole => return Err(e),
+            Err(_) => {}
+        }
+    }
+    // What plan orders by, check analyses: each controller goes after the
+    // objects carrying its finalizer (cycles and conflicts that makes are
+    // findings here too). A controller outside the snapshot orders nothing.
+    let extra = crate::plan::finalizer_relations(&snapshot.objects, &resolved);
+    snapshot.resolved.relations.extend(extra);
+    let mut timer = crate::timing::Timer::start();
+    let graph = Graph::build(&snapshot.objects, &snapshot.resolved.relations);
+    timer.lap("graph");
+    let finalizers = &controls.finalizers;
+    let options = CheckOptions {
+        known_finalizers: finalizers.named.iter().map(|(f, _)| f.clone()).chain(finalizers.external.clone()).collect(),
+        policy: SeverityPolicy { closed_world: controls.closed_world, deny_warnings: controls.deny_warnings },
+        rules: controls.rules,
+    };
+    Ok(check::check(snapshot, &graph, &options))
 }

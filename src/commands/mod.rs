@@ -20,7 +20,7 @@ use crate::error::Error;
 use crate::render::diagnostics::Style;
 use clap::CommandFactory;
 
-pub fn run(cli: Cli, env: Env) -> Result<Status, Error> {
+pub fn run(mut cli: Cli, env: Env) -> Result<Status, Error> {
     let color = match cli.color {
         ColorWhen::Always => true,
         ColorWhen::Never => false,
@@ -36,6 +36,7 @@ pub fn run(cli: Cli, env: Env) -> Result<Status, Error> {
             )));
         }
     }
+    crate::settings::settle(&mut cli.command)?;
     match cli.command {
         Command::Check(args) => check::run(args, env, style),
         Command::Graph(args) => graph::run(args, env, style),

@@ -107,7 +107,9 @@ fn start(
             let what = "plan (in --prune NEW)";
             let dialect = loading.dialect.clone();
             let (skip_invalid, digests, may_be_empty) = (false, false, true);
-            let loading = Loading { dialect, skip_invalid, what, digests, paths: new, may_be_empty, ..*loading };
+            let limits = loading.limits.clone();
+            let loading =
+                Loading { dialect, skip_invalid, what, digests, paths: new, may_be_empty, limits, ..*loading };
             let new = load_usable(&loading, stdin, stderr)?;
             // (A model deleted whole is empty on purpose.)
             let on_purpose = || new.sources.files.iter().any(|f| crate::dialect::empty_on_purpose(&f.text));

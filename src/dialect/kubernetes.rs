@@ -101,11 +101,11 @@ impl super::api::Dialect for Kubernetes {
     fn read(&self, unit: &Unit, out: &mut Out) {
         let raw: RawObject = match super::api::parse_object(unit) {
             Ok(raw) => raw,
-            Err(finding) => return out.findings.push(not_a_string(unit, finding)),
+            Err(finding) => return out.findings.push(naming_its_object(unit, not_a_string(unit, finding))),
         };
         if !unit.is_json() {
             if let Some(finding) = yaml11::check(&raw, unit) {
-                return out.findings.push(finding);
+                return out.findings.push(naming_its_object(unit, finding));
             }
         }
         let list = match unit.list {
@@ -147,6 +147,37 @@ pub(super) fn own_document<'a>(document: &'a Node, object: &Object) -> Option<&'
     }
     let items = document.as_seq().or_else(|| document.get("items").and_then(Node::as_seq))?;
     items.iter().find(|n| own(n))
+}
+
+/// A document that cannot be read names its object (`Pod/ns/name`) when
+/// its kind and name can be read, even when another field cannot (issue
+/// 38): the finding is found by the object it is about, not only its line.
+fn naming_its_object(unit: &Unit, mut finding: Finding) -> Finding {
+    let Ok(tree) = unit.tree() else { return finding };
+    let list = unit.list.map(|l| (l.outline.str("apiVersion"), l.outline.str("kind")));
+    let field = |node: &Node, key: &str| node.get(key).and_then(Node::as_str).map(str::to_owned);
+    let meta = tree.get("metadata");
+    let kind = field(tree, "kind").or_else(|| {
+        // A typed list's items may leave their kind out (`PodList`).
+        let (_, list_kind) = list?;
+        list_kind?.strip_suffix("List").filter(|k| !k.is_empty()).map(str::to_owned)
+    });
+    let api_version = field(tree, "apiVersion").or_else(|| list.and_then(|(a, _)| a).map(str::to_owned));
+    let (Some(kind), Some(name)) = (kind, meta.and_then(|m| field(m, "name"))) else { return finding };
+    // (A name longer than any the API server takes, 253, is not quoted.)
+    let too_long = |s: &str| s.is_empty() || s.len() > 253;
+    if too_long(&kind) || too_long(&name) || meta.and_then(|m| field(m, "namespace")).is_some_and(|n| n.len() > 253) {
+        return finding;
+    }
+    let group = group_of(api_version.as_deref().unwrap_or(""), &kind);
+    let group = if group.is_empty() { String::new() } else { format!(".{group}") };
+    let reference = match meta.and_then(|m| field(m, "namespace")).filter(|ns| !ns.is_empty()) {
+        Some(ns) => format!("{kind}{group}/{ns}/{name}"),
+        None => format!("{kind}{group}/{name}"),
+    };
+    finding.message = format!("{reference}: {}", finding.message);
+    finding.refs.push(reference);
+    finding
 }
 
 /// A string field written as a number or boolean: say which field, what
@@ -469,8 +500,11 @@ fn named(doc: &Unit) -> bool {
 /// depends-on, KubeVela's shared-by (which Applications share a resource),
 /// and those of the tools whose ordering and keep metadata `plan` reads
 /// (`dialect::tools`).
-pub const KEPT_ANNOTATIONS: [&str; 2] = [DEPENDS_ON, super::tools::KUBEVELA_SHARED_BY];
+pub const KEPT_ANNOTATIONS: [&str; 3] = [DEPENDS_ON, super::tools::KUBEVELA_SHARED_BY, LOCAL_CONFIG];
 pub const DEPENDS_ON: &str = "config.kubernetes.io/depends-on";
+/// kpt's and kustomize's mark of a document that configures the tool (a
+/// function's config, setters) and is never applied to a cluster.
+pub const LOCAL_CONFIG: &str = "config.kubernetes.io/local-config";
 
 /// Whether teardown keeps an annotation with this key.
 pub fn kept_annotation(key: &str) -> bool {
@@ -1128,6 +1162,20 @@ pub fn convert(
     let namespace: Option<Str> = meta.namespace.map(|n| n.0).filter(|n| !n.is_empty()).map(|n| intern(&n));
     if let Some(finding) = refused_name(&group, &kind, &name, namespace.as_deref(), span, text, head) {
         out.push(finding);
+        return None;
+    }
+    // As kpt's `IsLocalConfig`: `Annotations[LocalConfigAnnotation] == "true"`.
+    if meta.annotations.as_ref().and_then(|a| a.get(LOCAL_CONFIG)).is_some_and(|v| v == "true") {
+        let group = if group.is_empty() { String::new() } else { format!(".{group}") };
+        let ns = namespace.as_deref().map(|n| format!("{n}/")).unwrap_or_default();
+        out.push(
+            Finding::new(
+                Rule::Td018,
+                format!("{kind}{group}/{ns}{name} is local configuration ({LOCAL_CONFIG}: \"true\"): not read"),
+            )
+            .at(head, "not an object of the cluster")
+            .help("kpt and kustomize never apply a document so annotated (a function's config, setters); teardown leaves it out of the snapshot"),
+        );
         return None;
     }
     // For messages only: made when one is needed.

@@ -121,7 +121,7 @@ impl std::fmt::Display for ReadProblem {
 
 /// How much teardown reads before it refuses: hostile or broken input
 /// ends in an error naming the file, in bounded time and memory.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Limits {
     /// `--max-file-size`: the largest file (or standard input) read.
     pub file_size: u64,
@@ -131,6 +131,9 @@ pub struct Limits {
     /// `-L/--follow`: follow symbolic links inside the directories named
     /// (only to what lies inside them).
     pub follow: bool,
+    /// What a directory walk leaves out (`--exclude`, teardown.toml's
+    /// `exclude`, a package's nested packages).
+    pub exclude: Option<Arc<super::walk::Exclude>>,
 }
 
 impl Limits {
@@ -144,7 +147,7 @@ impl Limits {
 
 impl Default for Limits {
     fn default() -> Limits {
-        Limits { file_size: Limits::FILE_SIZE, object_size: Limits::OBJECT_SIZE, follow: false }
+        Limits { file_size: Limits::FILE_SIZE, object_size: Limits::OBJECT_SIZE, follow: false, exclude: None }
     }
 }
 
@@ -203,9 +206,6 @@ impl std::str::FromStr for Size {
     }
 }
 
-/// Extensions read when walking a directory.
-const EXTENSIONS: [&str; 3] = ["yaml", "yml", "json"];
-
 /// Read every input. `-` is standard input (read once); a FIFO or device
 /// named on the command line is read the same way. Directories are walked
 /// recursively; their `*.yaml`, `*.yml` and `*.json` files are read in
@@ -244,6 +244,7 @@ pub fn read_inputs(inputs: &[PathBuf], stdin: &mut dyn Read, limits: Limits) -> 
                 let root = std::fs::canonicalize(input).unwrap_or_else(|_| input.clone());
                 let mut walk = Walk {
                     follow: limits.follow,
+                    exclude: limits.exclude.as_deref(),
                     walked: [root.clone()].into(),
                     root,
                     out: Vec::new(),
@@ -258,10 +259,10 @@ pub fn read_inputs(inputs: &[PathBuf], stdin: &mut dyn Read, limits: Limits) -> 
                 files.sort_by(|a, b| a.path.cmp(&b.path));
                 for file in files {
                     let open = Open::InDirectory(file.target.as_deref().unwrap_or(&file.path));
-                    read_file(&mut sources, &mut problems, &mut seen, &file.path, open, limits);
+                    read_file(&mut sources, &mut problems, &mut seen, &file.path, open, &limits);
                 }
             }
-            Ok(_) => read_file(&mut sources, &mut problems, &mut seen, input, Open::Named, limits),
+            Ok(_) => read_file(&mut sources, &mut problems, &mut seen, input, Open::Named, &limits),
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
                 problems.push(ReadProblem::NotFound { name: display(input) })
             }
@@ -287,6 +288,8 @@ struct Found {
 struct Walk<'a> {
     /// `-L/--follow`.
     follow: bool,
+    /// What is left out.
+    exclude: Option<&'a super::walk::Exclude>,
     /// The directory named, canonical: links lead only inside it.
     root: PathBuf,
     /// The directories walked (canonical): a link back to one is not
@@ -323,6 +326,9 @@ impl Walk<'_> {
                 continue;
             }
             let (path, real) = (shown.join(entry.file_name()), real.join(entry.file_name()));
+            if self.exclude.is_some_and(|e| e.excludes(&path)) {
+                continue;
+            }
             // The entry itself, not what a link leads to.
             let Ok(file_type) = entry.file_type() else { continue };
             if file_type.is_symlink() {
@@ -382,9 +388,7 @@ impl Walk<'_> {
     }
 }
 
-pub(crate) fn has_known_extension(path: &Path) -> bool {
-    path.extension().and_then(|e| e.to_str()).is_some_and(|e| EXTENSIONS.iter().any(|k| k.eq_ignore_ascii_case(e)))
-}
+pub(crate) use super::walk::has_known_extension;
 
 /// What a file that is not regular and not a directory is, if it is one.
 fn special(t: std::fs::FileType) -> Option<&'static str> {
@@ -442,7 +446,7 @@ fn read_file(
     seen: &mut Seen,
     path: &Path,
     open: Open,
-    limits: Limits,
+    limits: &Limits,
 ) {
     let name = || display(path);
     let file = match open {
@@ -538,7 +542,7 @@ fn read_small(
     file: &std::fs::File,
     path: &Path,
     regular: Option<u64>,
-    limits: Limits,
+    limits: &Limits,
 ) {
     let name = || display(path);
     let mut reader = file;

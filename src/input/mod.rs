@@ -13,6 +13,7 @@ pub mod source;
 pub mod split;
 pub mod tree;
 pub mod unit;
+pub mod walk;
 pub mod yaml;
 
 pub use files::{read_inputs, Limits, ReadProblem, Size};

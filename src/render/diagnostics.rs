@@ -360,9 +360,14 @@ pub fn summary(c: &Counts) -> String {
         n if c.errors == 0 && c.warnings == 0 => count(n, "note", "notes"),
         n => format!("{findings}, {}", count(n, "note", "notes")),
     };
+    let packages = match c.packages {
+        0 => String::new(),
+        n => format!("{} (", count(n, "package", "packages")),
+    };
     format!(
-        "checked {}: {}, {}; {findings}",
+        "checked {packages}{}{}: {}, {}; {findings}",
         count(c.files, "file", "files"),
+        if c.packages > 0 { ")" } else { "" },
         count(c.objects, "object", "objects"),
         count(c.edges, "edge", "edges"),
     )

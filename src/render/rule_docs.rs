@@ -32,6 +32,7 @@ pub fn page(rule: Rule) -> &'static str {
         Rule::Td015 => include_str!("../../docs/rules/TD015.md"),
         Rule::Td016 => include_str!("../../docs/rules/TD016.md"),
         Rule::Td017 => include_str!("../../docs/rules/TD017.md"),
+        Rule::Td018 => include_str!("../../docs/rules/TD018.md"),
     }
 }
 

@@ -9,7 +9,7 @@ fn td001_object_without_kind() {
     let (code, r) = check_json(&["fixtures/check/td001-no-kind.yaml"]);
     assert_eq!(findings(&r), vec![f("TD001", "error", 7, 1)]);
     assert_eq!(r["findings"][0]["message"], "object has no `kind`");
-    assert_eq!(code, 1, "an unusable object is an error-level finding, not a parse error");
+    assert_eq!(code, 2, "an unusable object exits 2, as it stops a plan (README: Exit codes)");
 }
 
 #[test]

@@ -125,30 +125,78 @@ fn the_workflow_uploads_findings_and_fails_on_errors() {
     assert_eq!(ran[0].code, 2);
 }
 
+/// Both hooks (`language: rust`, built on first use, and `language:
+/// system`, the teardown on PATH) run on the staged files, and check each
+/// one's package whole (issue 38): not `.`, not the files alone.
 #[test]
-fn the_pre_commit_hook_checks_the_tree() {
+fn the_pre_commit_hooks_check_the_staged_files_packages() {
     let text = std::fs::read_to_string(repo().join(".pre-commit-hooks.yaml")).unwrap();
     let hooks: Value = serde_yaml::from_str(&text).unwrap();
-    let hook = &hooks[0];
-    assert_eq!(hook["id"].as_str(), Some("teardown-check"));
-    assert_eq!(hook["language"].as_str(), Some("rust"), "pre-commit builds it with cargo");
-    assert_eq!(hook["pass_filenames"].as_bool(), Some(false), "the whole tree, not the changed files");
-    let entry = hook["entry"].as_str().unwrap();
-    let args: Vec<&str> = hook["args"].as_sequence().unwrap().iter().map(|a| a.as_str().unwrap()).collect();
-    let files = hook["files"].as_str().unwrap();
-    assert_eq!(files, r"\.(ya?ml|json)$", "runs when a YAML or JSON file changes");
+    let hooks = hooks.as_sequence().unwrap();
+    let languages: Vec<&str> = hooks.iter().map(|h| h["language"].as_str().unwrap()).collect();
+    assert_eq!(languages, ["rust", "system"], "built with cargo, or installed once");
+    let ids: Vec<&str> = hooks.iter().map(|h| h["id"].as_str().unwrap()).collect();
+    assert_eq!(ids, ["teardown-check", "teardown-check-system"]);
+
+    // A repository of two kpt packages: `shop` whole is clean (its
+    // Deployment depends on a Secret in another file), `broken`'s
+    // dependency is missing.
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::create_dir(root.join(".git")).unwrap();
+    let write = |name: &str, text: &str| {
+        let path = root.join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    let kptfile = |name: &str| format!("apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: {name}\n");
+    write("shop/Kptfile", &kptfile("shop"));
+    write(
+        "shop/app/web.yaml",
+        &std::fs::read_to_string(repo().join("fixtures/check/td010-dependency-missing.yaml")).unwrap(),
+    );
+    write("shop/secret.yaml", "apiVersion: v1\nkind: Secret\nmetadata:\n  name: db-password\n  namespace: default\n");
+    write("broken/Kptfile", &kptfile("broken"));
+    write(
+        "broken/web.yaml",
+        &std::fs::read_to_string(repo().join("fixtures/check/td010-dependency-missing.yaml")).unwrap(),
+    );
 
     let bin = bin_dir();
     let path = format!("{}:{}", bin.path().display(), std::env::var("PATH").unwrap_or_default());
-    // pre-commit runs `entry args…` in the root of the repository that uses the hook.
-    let run = |dir: &Path| {
-        let mut words = entry.split_whitespace();
-        let mut cmd = Command::new(words.next().unwrap());
-        cmd.args(words).args(&args).current_dir(dir).env("PATH", &path).stdin(std::process::Stdio::null());
-        cmd.output().unwrap().status.code().unwrap()
-    };
-    let clean = checkout(&["fixtures/check/td003-owner-missing.yaml"]);
-    assert_eq!(run(clean.path()), 0);
-    let broken = checkout(&["fixtures/check/td010-dependency-missing.yaml"]);
-    assert_eq!(run(broken.path()), 1, "an error fails the commit");
+    for hook in hooks {
+        assert_eq!(hook["pass_filenames"].as_bool(), Some(true), "the staged files, not the tree");
+        let files = regex_lite(hook["files"].as_str().unwrap());
+        let entry = hook["entry"].as_str().unwrap();
+        let args: Vec<&str> =
+            hook["args"].as_sequence().map(|a| a.iter().map(|a| a.as_str().unwrap()).collect()).unwrap_or_default();
+        // pre-commit runs `entry args… FILES…` in the repository's root,
+        // the staged files that match `files`.
+        let run = |staged: &[&str]| {
+            let staged: Vec<&str> = staged.iter().copied().filter(|f| files(f)).collect();
+            assert!(!staged.is_empty());
+            let mut words = entry.split_whitespace();
+            let mut cmd = Command::new(words.next().unwrap());
+            cmd.args(words).args(&args).args(&staged).current_dir(root).env("PATH", &path);
+            cmd.stdin(std::process::Stdio::null());
+            let out = cmd.output().unwrap();
+            (out.status.code().unwrap(), String::from_utf8_lossy(&out.stdout).into_owned())
+        };
+        let (code, out) = run(&["shop/app/web.yaml"]);
+        assert_eq!(code, 0, "the Secret of its package is found; `broken` is not checked: {out}");
+        assert_eq!(run(&["shop/Kptfile"]).0, 0, "a Kptfile staged checks its package");
+        let (code, out) = run(&["broken/web.yaml", "shop/secret.yaml"]);
+        assert_eq!(code, 1, "an error fails the commit: {out}");
+        assert!(out.contains("broken/web.yaml") && !out.contains("shop/app/web.yaml"), "{out}");
+    }
+}
+
+/// The hooks' `files` pattern, for the names used above: a YAML or JSON
+/// file, or a Kptfile.
+fn regex_lite(pattern: &str) -> impl Fn(&str) -> bool {
+    assert_eq!(pattern, r"(\.(ya?ml|json)|(^|/)(Kptfile|Kustomization))$", "the pattern this test reads");
+    |f: &str| {
+        [".yaml", ".yml", ".json"].iter().any(|e| f.ends_with(e))
+            || ["Kptfile", "Kustomization"].iter().any(|n| f == *n || f.ends_with(&format!("/{n}")))
+    }
 }

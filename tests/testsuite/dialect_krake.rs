@@ -123,7 +123,7 @@ fn the_real_bootstrap_files_load_as_krake_resources_without_findings() {
         }
         // Read as Kubernetes objects they would be unusable: they are Krake's.
         let (code, report) = check_json(&["--dialect", "kubernetes", &path]);
-        assert_eq!(code, 1, "{file}");
+        assert_eq!(code, 2, "{file}: unusable input exits 2, as it does a plan");
         assert!(report["findings"].as_array().unwrap().iter().all(|f| f["rule"] == "TD001"), "{file}");
     }
 }
@@ -133,7 +133,7 @@ fn an_owner_written_as_a_string_is_refused_at_its_line() {
     let input =
         "api: kubernetes\nkind: Application\nmetadata:\n  name: a\n  owners: [/kubernetes/namespaces/p/clusters/c]\n";
     let (code, out, err) = common::run_stdin(&["check", "-o", "json", "-"], input);
-    assert_eq!(code, 1, "{err}");
+    assert_eq!(code, 2, "{err}");
     let report: Value = serde_json::from_str(&out).unwrap();
     let f = &report["findings"][0];
     assert_eq!(f["rule"], "TD001");
@@ -145,7 +145,7 @@ fn an_owner_written_as_a_string_is_refused_at_its_line() {
 fn a_kubernetes_object_with_api_for_apiversion_is_not_read_as_krake() {
     let input = "api: v1\nkind: ConfigMap\nmetadata: {name: x}\n";
     let (code, out, err) = common::run_stdin(&["check", "-o", "json", "-"], input);
-    assert_eq!(code, 1, "{err}");
+    assert_eq!(code, 2, "{err}");
     let report: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(report["findings"][0]["rule"], "TD001");
     assert!(report["findings"][0]["message"].as_str().unwrap().contains("apiVersion"), "{report}");

@@ -179,7 +179,7 @@ fn no_input_on_a_terminal_says_what_it_needs() {
     let (code, _) = on_terminal("teardown check fixtures/shop", &[]).unwrap_or_default();
     assert_eq!(code, 0);
     let (code, shown) = on_terminal("echo 'kind: Namespace' | teardown check", &[]).unwrap_or_default();
-    assert!(code == 1 && shown.contains("TD001"), "a pipe is read: {shown}");
+    assert!(code == 2 && shown.contains("TD001"), "a pipe is read: {shown}");
 }
 
 #[test]

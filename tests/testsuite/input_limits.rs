@@ -570,7 +570,7 @@ fn unusable_documents_are_counted_past_the_first_thousand() {
     let p = write(d.path(), "braces.json", "{}\n".repeat(200_000));
     let p_ = p.to_string_lossy();
     let r = bounded(&["check", &p_]);
-    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert_eq!(r.code, 2, "{}", r.stderr);
     assert_eq!(r.stdout.matches("TD001 unusable-input: object has no `kind`").count(), 1000);
     assert!(
         r.stdout.contains(
@@ -731,7 +731,7 @@ fn kubernetes_names_the_api_server_refuses_are_unusable() {
         let p = write(d.path(), file, &text);
         let p_ = p.to_string_lossy();
         let r = bounded(&["check", &p_]);
-        assert_eq!(r.code, 1, "{file}: {}", r.stdout);
+        assert_eq!(r.code, 2, "{file}: {}", r.stdout);
         assert!(r.stdout.contains("TD001") && r.stdout.contains(says), "{file}: {}", r.stdout);
         assert!(raw_control(&r.stdout).is_none(), "{file}: {}", r.stdout);
         let r = bounded(&["plan", "--all", &p_]);

@@ -49,13 +49,14 @@ fn an_unusable_document_stops_the_plan() {
     assert_eq!(code, 0, "{err}");
     let plan: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(plan["warnings"][0]["rule"], "TD001");
-    assert!(plan["warnings"][0]["message"].as_str().unwrap().starts_with(&format!("{p}:22:3: YAML: metadata.labels")));
+    let message = plan["warnings"][0]["message"].as_str().unwrap();
+    assert!(message.starts_with(&format!("{p}:22:3: Pod/default/p2: YAML: metadata.labels")), "{message}");
     let (code, out, _) = run(&["graph", "--skip-invalid", &p]);
     assert_eq!(code, 0);
     assert!(out.contains("Pod/default/p1"));
-    // check reports it as before (exit 1: an error-level finding, not a syntax error).
+    // check reports it, and exits 2 as the plan does (issue 38).
     let (code, r) = check_json(&[&p]);
-    assert_eq!((code, findings(&r)), (1, vec![f("TD001", "error", 22, 3)]));
+    assert_eq!((code, findings(&r)), (2, vec![f("TD001", "error", 22, 3)]));
 }
 
 #[test]
@@ -95,7 +96,7 @@ fn numbers_and_booleans_are_not_names() {
     for (value, what) in [("0x10", "a number"), ("1e3", "a number"), ("true", "a boolean")] {
         let p = write(&d, "n.yaml", &format!("apiVersion: v1\nkind: Pod\nmetadata:\n  name: {value}\n"));
         let (code, r) = check_json(&[&p]);
-        assert_eq!((code, findings(&r)), (1, vec![f("TD001", "error", 4, 9)]), "{value}");
+        assert_eq!((code, findings(&r)), (2, vec![f("TD001", "error", 4, 9)]), "{value}");
         assert_eq!(
             r["findings"][0]["message"],
             format!("YAML: metadata.name: `{value}` is {what} where a string belongs; kubectl refuses it")
@@ -112,7 +113,7 @@ fn numbers_and_booleans_are_not_names() {
             &format!("apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n  labels:\n    v: {value}\n"),
         );
         let (code, r) = check_json(&[&p]);
-        assert_eq!((code, findings(&r)), (1, vec![f("TD001", "error", 6, 8)]), "{value}");
+        assert_eq!((code, findings(&r)), (2, vec![f("TD001", "error", 6, 8)]), "{value}");
         let m = r["findings"][0]["message"].as_str().unwrap();
         assert!(m.contains(&format!("`{value}` is {what} to kubectl")), "{m}");
     }
@@ -123,7 +124,7 @@ fn numbers_and_booleans_are_not_names() {
     // JSON: the field is named too.
     let p = write(&d, "n.json", "{\"apiVersion\": \"v1\", \"kind\": \"Pod\", \"metadata\": {\"name\": 16}}");
     let (code, r) = check_json(&[&p]);
-    assert_eq!(code, 1);
+    assert_eq!(code, 2);
     assert_eq!(r["findings"][0]["message"], "JSON: name: `16` is a number where a string belongs; kubectl refuses it");
 }
 

@@ -117,7 +117,7 @@ fn a_scalar_document_is_unusable_not_fatal() {
     let (code, v) = check_json(&[&path(&d, "s.yaml")]);
     assert_eq!(findings(&v), vec![f("TD001", "error", 1, 1), f("TD001", "error", 3, 1)]);
     assert_eq!(v["findings"][0]["message"], "document is a scalar, not an object");
-    assert_eq!(code, 1);
+    assert_eq!(code, 2);
 }
 
 #[test]
@@ -132,7 +132,7 @@ fn an_owner_reference_without_uid_is_reported_and_resolved_by_name() {
     let (code, v) = check_json(&[&path(&d, "o.yaml")]);
     assert_eq!(findings(&v), vec![f("TD001", "error", 15, 11)]);
     assert_eq!(v["summary"]["edges"], 1);
-    assert_eq!(code, 1);
+    assert_eq!(code, 2);
 }
 
 #[test]
@@ -217,10 +217,10 @@ fn json_syntax_errors_point_into_the_file() {
 fn forced_dialect() {
     // A `resources:` document is native unless told otherwise.
     let (code, v) = check_json(&["--dialect", "kubernetes", "fixtures/formats/native.yaml"]);
-    assert_eq!(code, 1);
+    assert_eq!(code, 2);
     assert_eq!(findings(&v), vec![f("TD001", "error", 2, 1)]);
     let (code, v) = check_json(&["--dialect", "native", "fixtures/formats/list.yaml"]);
-    assert_eq!(code, 1);
+    assert_eq!(code, 2);
     assert_eq!(v["findings"][0]["message"], "not a native document: no top-level `resources:` list");
 }
 
@@ -257,24 +257,24 @@ fn a_bad_list_item_is_reported_and_spares_the_others() {
     )
     .unwrap();
     let (code, v) = check_json(&[&path(&d, "l.yaml")]);
-    assert_eq!(code, 1);
+    assert_eq!(code, 2);
     assert_eq!(v["summary"]["objects"], 2);
     assert_eq!(findings(&v), vec![f("TD001", "error", 7, 3), f("TD001", "error", 12, 22)]);
     assert_eq!(v["findings"][0]["message"], "YAML: invalid type: integer `5`, expected an object");
     assert_eq!(
         v["findings"][1]["message"],
-        "YAML: metadata.ownerReferences: invalid type: integer `7`, expected a sequence"
+        "Pod/c: YAML: metadata.ownerReferences: invalid type: integer `7`, expected a sequence"
     );
 
     fs::write(d.path().join("n.yaml"), "resources:\n- id: a\n- 5\n- id: c\n").unwrap();
     let (code, v) = check_json(&[&path(&d, "n.yaml")]);
-    assert_eq!(code, 1);
+    assert_eq!(code, 2);
     assert_eq!(v["summary"]["objects"], 2);
     assert_eq!(findings(&v), vec![f("TD001", "error", 3, 3)]);
 
     fs::write(d.path().join("s.yaml"), "- apiVersion: v1\n  kind: Pod\n  metadata: {name: a}\n- 5\n").unwrap();
     let (code, v) = check_json(&[&path(&d, "s.yaml")]);
-    assert_eq!(code, 1);
+    assert_eq!(code, 2);
     assert_eq!(v["summary"]["objects"], 1);
     assert_eq!(findings(&v), vec![f("TD001", "error", 4, 3)]);
 }
@@ -294,12 +294,12 @@ fn well_formed_but_unusual_yaml_is_not_a_syntax_error() {
     let (code, v) = check_json(&[&path(&d, "deep.yaml"), &path(&d, "big.yaml")]);
     // Deep nesting in a field teardown skips is fine; a label value written
     // as a (huge) number is refused as kubectl refuses it — not a syntax error.
-    assert_eq!(code, 1, "{v}");
+    assert_eq!(code, 2, "{v}");
     assert_eq!(v["summary"]["objects"], 1);
     assert_eq!(findings(&v), vec![f("TD001", "error", 6, 8)]);
     assert_eq!(
         v["findings"][0]["message"],
-        "YAML: metadata.labels.n: `999999999999999999999999999999` is a number where a string belongs; kubectl refuses it"
+        "ConfigMap/big: YAML: metadata.labels.n: `999999999999999999999999999999` is a number where a string belongs; kubectl refuses it"
     );
 }
 
@@ -339,7 +339,7 @@ fn an_owner_reference_with_empty_kind_and_name_is_unusable() {
     )
     .unwrap();
     let (code, v) = check_json(&[&path(&d, "e.yaml")]);
-    assert_eq!(code, 1);
+    assert_eq!(code, 2);
     assert_eq!(findings(&v), vec![f("TD001", "error", 5, 3)]);
     assert_eq!(v["findings"][0]["message"], "owner reference #1 of Pod/p has no `kind` or no `name`");
 }

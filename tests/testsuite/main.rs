@@ -22,6 +22,8 @@ mod apply;
 // `teardown check`: one fixture per rule, and TD011's candidates.
 mod check_finalizer_candidates;
 mod check_rules;
+// CI on real repositories: packages, files that are not objects, exclude, settings beside the inputs.
+mod ci_packages;
 // The CI recipes of docs/ci.md, run as CI runs them.
 mod ci_recipes;
 // The dialects that have more than the Kubernetes reading.

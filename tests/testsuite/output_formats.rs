@@ -24,7 +24,7 @@ fn sarif_has_what_github_code_scanning_requires() {
     let run = &v["runs"][0];
     assert_eq!(run["tool"]["driver"]["name"], "teardown");
     let rules = run["tool"]["driver"]["rules"].as_array().unwrap();
-    assert_eq!(rules.len(), 17);
+    assert_eq!(rules.len(), 18);
     assert_eq!(rules[2]["id"], "TD003");
     assert_eq!(rules[2]["defaultConfiguration"]["level"], "warning");
     assert_eq!(rules[13]["id"], "TD014");

@@ -218,7 +218,7 @@ fn a_broken_document_of_a_stream_is_named_by_file_and_line() {
     let text =
         format!("{DEPLOY}{{\"apiVersion\": \"v1\", \"kind\": \"Pod\",\n \"metadata\": {{\"name\": 7}}}}\n{POD_NDJSON}");
     let (code, out, _) = run_stdin(&["check", "-o", "json", "-"], &text);
-    assert_eq!(code, 1, "{out}");
+    assert_eq!(code, 2, "{out}");
     let report: serde_json::Value = serde_json::from_str(&out).unwrap();
     let f = &report["findings"][0];
     assert_eq!((f["rule"].as_str(), f["file"].as_str()), (Some("TD001"), Some("<stdin>")), "{f}");
