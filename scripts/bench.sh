@@ -1,24 +1,38 @@
 #!/usr/bin/env bash
-# The benchmark: generates inputs with the cluster snapshot generator
-# gen_cluster.py, which is not part of this repository (GEN=PATH; by default
-# ../shared/bench/gen_cluster.py beside the clone), cached in bench-data/, times teardown against its floors with hyperfine, and
-# prints the ratios the scale issue asks for.
+# The benchmark: generates its inputs with this repository's own generators
+# (scripts/gen_cluster.py and the others beside it: Python 3, standard
+# library only), cached in bench-data/, times teardown against its floors
+# and prints the ratios the scale issues ask for.
 #
-#   scripts/bench.sh          100k-object snapshots, linearity, a million pairs
-#   scripts/bench.sh --full   also the million-object snapshot (1.1 GB; time and peak RSS)
+#   scripts/bench.sh                  100k-object snapshots, linearity, a million pairs
+#   scripts/bench.sh --full           also the million-object snapshot (1.1 GB: time, peak RSS)
+#   scripts/bench.sh --instructions   also instruction counts (callgrind, one thread) on
+#                                     20k-object snapshots and 100k pairs: steady where
+#                                     wall times are not
 #
-# Needs: hyperfine, python3 (with PyYAML for the YAML snapshot), tsort.
+# RUNS=N (default 9): each command runs N times, the commands taking turns
+# (one run of each, then the next round), so that a slow minute of a shared
+# machine falls on all of them; the figures are medians. BIN=PATH times
+# another build of teardown (the floors are built from this checkout).
+#
+# Needs: python3, tsort (coreutils); valgrind for --instructions.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 full=false
-[ "${1:-}" = "--full" ] && full=true
-
-gen=${GEN:-../shared/bench/gen_cluster.py}
-[ -f "$gen" ] || [ -s bench-data/c200k.json ] || { echo "scripts/bench.sh: no snapshot generator at $gen; set GEN=path/to/gen_cluster.py" >&2; exit 2; }
+instructions=false
+for a in "$@"; do
+  case $a in
+    --full) full=true ;;
+    --instructions) instructions=true ;;
+    *) echo "usage: scripts/bench.sh [--full] [--instructions]" >&2; exit 2 ;;
+  esac
+done
+runs=${RUNS:-9}
 data=bench-data
 mkdir -p "$data"
+
 make() { # file resources format
-  [ -s "$data/$1" ] || { echo "generating $data/$1" >&2; python3 "$gen" --resources "$2" --format "$3" --out "$data/$1"; }
+  [ -s "$data/$1" ] || { echo "generating $data/$1" >&2; python3 scripts/gen_cluster.py --resources "$2" --format "$3" --out "$data/$1"; }
 }
 make c100k.json 100000 json
 make c100k.yaml 100000 yaml
@@ -33,60 +47,133 @@ n = 200000
 sys.stdout.write("resources:\n- id: o0\n" + "".join("- id: o%d\n  owners: [o%d]\n" % (i, i - 1) for i in range(1, n)))
 ' > "$data/chain200k.yaml"
 $full && make c1m.json 1000000 json
+if $instructions; then
+  make c20k.json 20000 json
+  make c20k.yaml 20000 yaml
+  [ -s "$data/pairs100k50k.txt" ] || python3 scripts/gen_pairs.py 100000 50000 1 > "$data/pairs100k50k.txt"
+fi
 
 cargo build --release --quiet --bins --examples
-td=target/release/teardown
+td=${BIN:-target/release/teardown}
 floor=target/release/examples/json_floor
 
-hyperfine --warmup 2 --runs 10 -N --export-json "$data/bench.json" \
-  -n floor "$floor $data/c100k.json" \
-  -n check-json "$td check -o json $data/c100k.json" \
-  -n check "$td check $data/c100k.json" \
-  -n plan-all "$td plan --all $data/c100k.json" \
-  -n plan-ns "$td plan --delete ns/team-1 $data/c100k.json" \
-  -n plan-json "$td plan --all -o json $data/c100k.json" \
-  -n gc-20k "$td plan --gc --closed-world -o json $data/orphans20k.json" \
-  -n gc-60k "$td plan --gc --closed-world -o json $data/orphans60k.json" \
-  -n check-yaml "$td check -o json $data/c100k.yaml" \
-  -n check-200k "$td check -o json $data/c200k.json" \
-  -n tsort "tsort $data/pairs1m500k.txt" \
-  -n pairs "$td plan --all --dialect pairs -o names $data/pairs1m500k.txt" \
-  -n krake-plan "$td plan --delete globalcloud/cloud $data/krake100k.json" \
-  -n krake-sim "$td simulate --delete globalcloud/cloud --controller krake $data/krake100k.json" \
-  -n krake-sim-json "$td simulate --delete globalcloud/cloud --controller krake -o json $data/krake100k.json" \
-  >&2
+# name <TAB> command (`> FILE` at the end: stdout to that file, else to /dev/null).
+cat > "$data/commands.tsv" <<EOF
+floor	$floor $data/c100k.json
+check-json	$td check -o json $data/c100k.json
+check	$td check $data/c100k.json
+plan-all	$td plan --all $data/c100k.json
+plan-ns	$td plan --delete ns/team-1 $data/c100k.json
+plan-json	$td plan --all -o json $data/c100k.json > $data/plan.json
+check-yaml	$td check -o json $data/c100k.yaml
+serde-yaml	env TEARDOWN_NO_FAST_YAML=1 $td check -o json $data/c100k.yaml
+check-200k	$td check -o json $data/c200k.json
+gc-20k	$td plan --gc --closed-world -o json $data/orphans20k.json
+gc-60k	$td plan --gc --closed-world -o json $data/orphans60k.json
+tsort	tsort $data/pairs1m500k.txt
+pairs	$td plan --all --dialect pairs -o names $data/pairs1m500k.txt
+krake-plan	$td plan --delete globalcloud/cloud $data/krake100k.json
+krake-sim	$td simulate --delete globalcloud/cloud --controller krake $data/krake100k.json
+krake-sim-json	$td simulate --delete globalcloud/cloud --controller krake -o json $data/krake100k.json
+EOF
 
-python3 - "$data/bench.json" <<'EOF'
-import json, sys
-r = {x["command"]: x["median"] for x in json.load(open(sys.argv[1]))["results"]}
-ms = lambda k: "%7.0f ms" % (r[k] * 1000)
+python3 - "$data" "$runs" <<'EOF'
+import os, resource, shlex, statistics, subprocess, sys, time
+data, runs = sys.argv[1], int(sys.argv[2])
+cmds = [l.rstrip("\n").split("\t") for l in open(os.path.join(data, "commands.tsv")) if l.strip()]
+wall = {n: [] for n, _ in cmds}
+user = {n: [] for n, _ in cmds}
+for r in range(runs):
+    print("round %d of %d" % (r + 1, runs), file=sys.stderr)
+    for name, cmd in cmds:
+        argv = shlex.split(cmd)
+        out = "/dev/null"
+        if len(argv) > 2 and argv[-2] == ">":
+            argv, out = argv[:-2], argv[-1]
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        t = time.perf_counter()
+        with open(out, "wb") as fh:
+            rc = subprocess.call(argv, stdout=fh, stderr=subprocess.DEVNULL)
+        wall[name].append(time.perf_counter() - t)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        user[name].append(after.ru_utime - before.ru_utime)
+        if rc not in (0, 1):  # check exits 1 when it finds errors
+            sys.exit("scripts/bench.sh: `%s` exited %d" % (cmd, rc))
+w = {n: statistics.median(v) for n, v in wall.items()}
+u = {n: statistics.median(v) for n, v in user.items()}
+ms = lambda k: "%7.0f ms" % (w[k] * 1000)
+x = lambda a, b: "%.2f x %s" % (w[a] / w[b], b)
 rows = [
-    ("serde_json floor, 100k JSON", ms("floor"), ""),
-    ("check -o json, 100k JSON", ms("check-json"), "%.2f x floor (target <= 1.3)" % (r["check-json"] / r["floor"])),
-    ("check, 100k JSON", ms("check"), "%.2f x floor" % (r["check"] / r["floor"])),
-    ("plan --all, 100k JSON", ms("plan-all"), "%+.0f%% over check (target <= +10%%)" % (100 * (r["plan-all"] / r["check"] - 1))),
-    ("plan --delete ns, 100k JSON", ms("plan-ns"), "%+.0f%% over check" % (100 * (r["plan-ns"] / r["check"] - 1))),
-    ("plan --all -o json, 100k JSON", ms("plan-json"), "%.2f x check -o json (target <= 1.1)" % (r["plan-json"] / r["check-json"])),
-    ("plan --gc, 20k missing owners", ms("gc-20k"), ""),
-    ("plan --gc, 60k missing owners", ms("gc-60k"), "%.2f x the 20k time (linear: about 3)" % (r["gc-60k"] / r["gc-20k"])),
-    ("check -o json, 100k YAML", ms("check-yaml"), "target <= 1500 ms"),
-    ("check -o json, 200k JSON", ms("check-200k"), "%.2f x the 100k time (target <= 2.3)" % (r["check-200k"] / r["check-json"])),
-    ("tsort, 1M pairs over 500k tokens", ms("tsort"), ""),
-    ("plan --all --dialect pairs -o names", ms("pairs"), "%.2f x tsort (target <= 0.25)" % (r["pairs"] / r["tsort"])),
-    ("plan --delete, Krake 100k", ms("krake-plan"), ""),
-    ("simulate --controller krake, 100k", ms("krake-sim"), "%.2f x plan (1.1M trace lines)" % (r["krake-sim"] / r["krake-plan"])),
-    ("simulate -o json, Krake 100k", ms("krake-sim-json"), "%.2f x plan" % (r["krake-sim-json"] / r["krake-plan"])),
+    ("serde_json floor, 100k JSON (108 MB)", "floor", ""),
+    ("check -o json, 100k JSON", "check-json", x("check-json", "floor") + " (target <= 1.15)"),
+    ("check, 100k JSON", "check", x("check", "floor")),
+    ("plan --all, 100k JSON", "plan-all", "%+.0f%% over check" % (100 * (w["plan-all"] / w["check"] - 1))),
+    ("plan --delete ns, 100k JSON", "plan-ns", "%+.0f%% over check" % (100 * (w["plan-ns"] / w["check"] - 1))),
+    ("plan --all -o json > file, 100k JSON", "plan-json", x("plan-json", "check-json") + " (target <= 1.2)"),
+    ("check -o json, 100k YAML (75 MB)", "check-yaml", x("check-yaml", "serde-yaml") + " (target <= 0.25)"),
+    ("the same, TEARDOWN_NO_FAST_YAML=1", "serde-yaml", "serde_yaml for every document"),
+    ("check -o json, 200k JSON", "check-200k", "%.2f x the 100k time (linear: 2)" % (w["check-200k"] / w["check-json"])),
+    ("plan --gc, 20k missing owners", "gc-20k", ""),
+    ("plan --gc, 60k missing owners", "gc-60k", "%.2f x the 20k time (linear: 3)" % (w["gc-60k"] / w["gc-20k"])),
+    ("tsort, 1M pairs over 500k tokens", "tsort", ""),
+    ("plan --all --dialect pairs -o names", "pairs", x("pairs", "tsort") + " (target <= 0.2)"),
+    ("plan --delete, Krake 100k", "krake-plan", ""),
+    ("simulate --controller krake, 100k", "krake-sim", x("krake-sim", "krake-plan")),
+    ("simulate -o json, Krake 100k", "krake-sim-json", x("krake-sim-json", "krake-plan")),
 ]
-for name, t, note in rows:
-    print("%-38s %s  %s" % (name, t, note))
+# A Markdown table: docs/contributing.md's is this output.
+print("| what (medians of %d alternating runs) | wall | user CPU | against |" % runs)
+print("|---|---|---|---|")
+for label, k, note in rows:
+    print("| %s | %s | %5.0f ms | %s |" % (label, ms(k).strip(), u[k] * 1000, note))
 EOF
 
 /usr/bin/time -f "%e s, peak RSS %M KB" -o "$data/time.txt" $td explain id:o0 --delete id:o0 "$data/chain200k.yaml" > "$data/explain.txt" 2>/dev/null || true
-printf '%-38s %s, %s bytes out\n' "explain, head of a 200k chain" "$(cat "$data/time.txt")" "$(wc -c < "$data/explain.txt")"
+printf '| %s | %s, %s bytes out | | |\n' "explain, head of a 200k chain" "$(cat "$data/time.txt")" "$(wc -c < "$data/explain.txt")"
 
 if $full; then
   for cmd in "check" "plan --all" "plan --all -o json"; do
-    /usr/bin/time -f "%e s, peak RSS %M KB" -o "$data/time.txt" $td $cmd "$data/c1m.json" > /dev/null 2>&1 || true
-    printf '%-38s %s\n' "$cmd, 1M JSON" "$(cat "$data/time.txt")"
+    for i in 1 2 3; do
+      /usr/bin/time -f "%e s, peak RSS %M KB" -o "$data/time.txt" $td $cmd "$data/c1m.json" > "$data/out.txt" 2>/dev/null || true
+      printf '| %s | %s | | target <= 2 GB |\n' "$cmd, 1M JSON" "$(cat "$data/time.txt")"
+    done
   done
+  rm -f "$data/out.txt"
+fi
+
+if $instructions; then
+  ir() { # name command...: instructions executed, one thread
+    local f="$data/callgrind.$1"
+    shift
+    RAYON_NUM_THREADS=1 valgrind --tool=callgrind --callgrind-out-file="$f" "$@" > /dev/null 2>&1 || true
+    awk '/^summary:/ { print $2 }' "$f"
+  }
+  f=$(ir floor "$floor" "$data/c20k.json")
+  c=$(ir check-json "$td" check -o json "$data/c20k.json")
+  p=$(ir plan-json "$td" plan --all -o json "$data/c20k.json")
+  y=$(ir check-yaml "$td" check -o json "$data/c20k.yaml")
+  s=$(TEARDOWN_NO_FAST_YAML=1 ir serde-yaml "$td" check -o json "$data/c20k.yaml")
+  t=$(ir tsort tsort "$data/pairs100k50k.txt")
+  q=$(ir pairs "$td" plan --all --dialect pairs -o names "$data/pairs100k50k.txt")
+  python3 - "$f" "$c" "$p" "$y" "$s" "$t" "$q" <<'EOF'
+import sys
+f, c, p, y, s, t, q = (int(v) for v in sys.argv[1:])
+M = lambda n: "%9.1f M" % (n / 1e6)
+print()
+print("| instructions (callgrind, RAYON_NUM_THREADS=1) | Ir | against |")
+print("|---|---|---|")
+for label, n, note in [
+    ("serde_json floor, 20k JSON", f, ""),
+    ("check -o json, 20k JSON", c, "%.2f x floor" % (c / f)),
+    # (Under valgrind sha2 finds no SHA extensions: the input's digest,
+    # computed on a thread of its own, costs about 52 instructions a byte
+    # here, a few natively.)
+    ("plan --all -o json, 20k JSON", p, "%.2f x check -o json (with a software sha256 of the input)" % (p / c)),
+    ("check -o json, 20k YAML", y, "%.2f x serde_yaml" % (y / s)),
+    ("the same, TEARDOWN_NO_FAST_YAML=1", s, ""),
+    ("tsort, 100k pairs over 50k tokens", t, ""),
+    ("plan --all --dialect pairs -o names", q, "%.2f x tsort" % (q / t)),
+]:
+    print("| %s | %s | %s |" % (label, M(n).strip(), note))
+EOF
 fi

@@ -114,6 +114,14 @@ pub fn load(inputs: &[PathBuf], options: &LoadOptions, stdin: &mut dyn Read) -> 
     Snapshot { sources, objects, resolved, findings, omitted, copies }
 }
 
+/// The end of a command that loaded `snapshot`: the process ends next and
+/// its memory goes back at once, whereas freeing the objects one by one
+/// costs 3 % of the instructions of `check -o json`, all on one thread
+/// after everything else (issue 40).
+pub fn let_go(snapshot: Snapshot) {
+    std::mem::forget(snapshot);
+}
+
 /// Load sources already in memory (`apply` reads what it wrote back).
 pub fn load_sources(sources: Sources, options: &LoadOptions) -> Snapshot {
     load_read(sources, Vec::new(), options)

@@ -75,14 +75,16 @@ pub fn run(args: CheckArgs, env: Env, style: Style) -> Result<Status, Error> {
     };
     timer.lap("render");
     env.stdout.write_all(text.as_bytes()).map_err(Error::Output)?;
-    Ok(if report.fatal {
+    let status = if report.fatal {
         // Input that could not be read: not a finding --exit-zero forgives.
         Status::InputFailed
     } else if report.counts.errors > 0 && !args.exit_zero {
         Status::Findings
     } else {
         Status::Success
-    })
+    };
+    load::let_go(snapshot);
+    Ok(status)
 }
 
 /// Check one snapshot. `whole`: it is every input, and a finalizer

@@ -55,6 +55,7 @@ pub fn run(args: PlanArgs, env: Env, style: Style) -> Result<Status, Error> {
             render::plan::warnings_painted(&plan, style)
         }
     };
+    crate::load::let_go(snapshot);
     if !env.quiet {
         env.stderr.extend_from_slice(said.as_bytes());
     }

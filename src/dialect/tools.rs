@@ -67,6 +67,12 @@ pub struct Subject<'a> {
 /// Read the tools' metadata of one object. `span` is its document in
 /// `text` (to point findings at a value).
 pub fn read(subject: &Subject, annotations: &[(Str, Str)], span: Span, text: &str, out: &mut Vec<Finding>) -> Tools {
+    // Read only when there is something to read (issue 40): an object with
+    // no kept annotation and none of the labels below has no tool's
+    // metadata, which the one look at its labels tells.
+    if annotations.is_empty() && !subject.labels.iter().any(|(k, _)| read_label(k)) {
+        return Tools::default();
+    }
     let annotations = Annotations(annotations);
     let label = |k: &str| subject.labels.iter().find(|(key, _)| &**key == k).map(|(_, v)| &**v);
     let reference = || format!("{}/{}", subject.kind, subject.name);
@@ -195,6 +201,16 @@ pub fn read(subject: &Subject, annotations: &[(Str, Str)], span: Span, text: &st
     t.kubevela_shared_by = annotations.get(KUBEVELA_SHARED_BY).filter(|v| !v.is_empty()).map(Str::from);
     t.managed = super::controllers::marks::read(annotations.0, subject.labels, subject.namespace);
     t
+}
+
+/// Whether `read` (or `controllers::marks::read`) looks at a label with
+/// this key: Argo CD's and Helm's instance and managed-by labels, kapp's
+/// and Flux's own.
+fn read_label(key: &str) -> bool {
+    key == INSTANCE_LABEL
+        || key == MANAGED_BY_LABEL
+        || key.starts_with("kapp.k14s.io/")
+        || key.starts_with("kustomize.toolkit.fluxcd.io/")
 }
 
 /// A Crossplane Usage's spec. A namespaced `Usage` (Crossplane v2's
@@ -392,6 +408,29 @@ mod tests {
         assert!(parse_kapp_rule("upsert after x").is_none());
         assert!(parse_kapp_rule("upsert after upserting a b").is_none());
         assert!(parse_kapp_rule("remove after upserting a").is_none());
+    }
+
+    /// Without annotations, the labels alone still say what they say (the
+    /// early return of `read` looks at every label a reading looks at).
+    #[test]
+    fn labels_alone_are_read() {
+        let read_labels = |labels: &[(&str, &str)]| {
+            let labels: Vec<(Str, Str)> = labels.iter().map(|&(k, v)| (intern(k), intern(v))).collect();
+            let s =
+                Subject { group: "", kind: "ConfigMap", namespace: Some("ns"), name: "c", crd: None, labels: &labels };
+            read(&s, &[], Span::new(crate::span::FileId(0), 0..0), "", &mut Vec::new())
+        };
+        assert_eq!(read_labels(&[("app", "web")]), Tools::default());
+        assert_eq!(read_labels(&[(INSTANCE_LABEL, "shop")]).argocd_app.as_deref(), Some("shop"));
+        let helm = read_labels(&[(MANAGED_BY_LABEL, "Helm"), (INSTANCE_LABEL, "rel")]).helm_release;
+        assert_eq!(helm.map(|(ns, name)| (ns.to_string(), name.to_string())), Some(("ns".into(), "rel".into())));
+        assert_eq!(read_labels(&[(KAPP_APP_LABEL, "123")]).kapp_app.as_deref(), Some("123"));
+        let flux = read_labels(&[(FLUX_NAMESPACE_LABEL, "flux-system"), (FLUX_NAME_LABEL, "apps")]).flux_owner;
+        assert_eq!(
+            flux.map(|(ns, name)| (ns.to_string(), name.to_string())),
+            Some(("flux-system".into(), "apps".into()))
+        );
+        assert!(read_labels(&[("kustomize.toolkit.fluxcd.io/prune", "Disabled")]).managed.is_some());
     }
 
     #[test]

@@ -115,8 +115,8 @@ pub fn is_dns1035_label(s: &str) -> bool {
 /// Why the API server would refuse `name` for an object of `kind` in
 /// `group`, if it would (the words follow its messages).
 pub fn name_problem(group: &str, kind: &str, name: &str) -> Option<String> {
-    if let Some(c) = name.chars().find(|&c| crate::escape::needs(c)) {
-        return Some(format!("holds {}", character(c)));
+    if let Some(problem) = kind_problem(name) {
+        return Some(problem);
     }
     let (ok, what) = match rule(group, kind) {
         NameRule::Subdomain => (
@@ -155,6 +155,10 @@ pub fn namespace_problem(namespace: &str) -> Option<String> {
 /// Why `kind` is no kind of a cluster, if it is not: it holds a character
 /// no output could show as it is.
 pub fn kind_problem(kind: &str) -> Option<String> {
+    // (Printable ASCII, the usual case, is told in one pass: `escape::any`.)
+    if !crate::escape::any(kind) {
+        return None;
+    }
     kind.chars().find(|&c| crate::escape::needs(c)).map(|c| format!("holds {}", character(c)))
 }
 
