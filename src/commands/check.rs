@@ -47,7 +47,9 @@ pub fn run(args: CheckArgs, env: Env, style: Style) -> Result<Status, Error> {
             return Err(crate::usable::empty_input("check", &paths));
         }
         let report = check_one(&mut snapshot, &controls, true)?;
-        (snapshot.sources, report)
+        let sources = std::mem::take(&mut snapshot.sources);
+        load::let_go(snapshot);
+        (sources, report)
     };
     timer.lap("check");
     let sources = &sources;
@@ -83,7 +85,6 @@ pub fn run(args: CheckArgs, env: Env, style: Style) -> Result<Status, Error> {
     } else {
         Status::Success
     };
-    load::let_go(snapshot);
     Ok(status)
 }
 
