@@ -161,12 +161,11 @@ fn lines(text: &str) -> Option<Vec<Line<'_>>> {
         let body = raw.trim_start_matches(' ');
         let indent = raw.len() - body.len();
         if body.starts_with('\t') {
-            // Tabs may not indent. A blank or comment line may hold them.
-            let rest = body.trim_start_matches([' ', '\t']);
-            if rest.is_empty() || rest.starts_with('#') {
-                comment |= rest.starts_with('#');
-                continue;
-            }
+            // Tabs may not indent, and a line that starts with one (after
+            // spaces) is refused by libyaml's scanner even when blank or a
+            // comment ("found character that cannot start any token": a tab
+            // is skipped only where no simple key may start) unless it
+            // continues a scalar or a flow collection: serde_yaml decides.
             return None;
         }
         let body = body.trim_end_matches(' ');
@@ -1575,6 +1574,9 @@ mod tests {
             "a: 1\na: 2\n",
             "<<: {a: 1}\n",
             "a: &x 1\nb: *x\n",
+            "a:\n  - \"x\"\n\t\nb: c\n",
+            "a: b\n\t# c\nd: e\n",
+            "a: b\n  \t\nd: e\n",
             "a: !!str 1\n",
         ] {
             declines(text);
