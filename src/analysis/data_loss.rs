@@ -37,8 +37,9 @@ pub enum What {
     /// A PersistentVolume with reclaim policy `Delete`: its storage is deleted.
     Volume { capacity: Option<Str>, storage_class: Option<Str>, via: Via },
     /// A PersistentVolume with reclaim policy `Recycle` whose `claim` the
-    /// plan deletes: the object stays, its contents are scrubbed.
-    RecycledVolume { capacity: Option<Str>, storage_class: Option<Str>, claim: ObjId },
+    /// plan deletes: its contents are scrubbed; the object stays unless
+    /// the plan deletes it too (`deleted`).
+    RecycledVolume { capacity: Option<Str>, storage_class: Option<Str>, claim: ObjId, deleted: bool },
     /// A PersistentVolumeClaim bound to `volume`, which the snapshot lacks.
     ClaimOfUnknownVolume { volume: Str, capacity: Option<Str>, storage_class: Option<Str> },
     /// A CustomResourceDefinition: every object of its kind goes
@@ -187,6 +188,7 @@ pub fn of(objects: &[Object], relations: &[Relation], cascade: &Cascade, deleted
                     capacity: facts.and_then(|f| f.capacity.clone()),
                     storage_class: facts.and_then(|f| f.storage_class.clone()),
                     claim: id,
+                    deleted: ids().any(|d| d == volume),
                 };
                 out.push(Loss { object: volume, what });
                 continue;

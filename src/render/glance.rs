@@ -39,10 +39,14 @@ pub fn loss_message(loss: &Loss, names: &Names) -> String {
             };
             format!("{volume}, reclaim policy Delete: {how}")
         }
-        What::RecycledVolume { capacity, storage_class, claim } => format!(
-            "{}, reclaim policy Recycle: once its claim {} is deleted, the volume controller's recycler deletes every file on it; the volume stays, empty",
+        What::RecycledVolume { capacity, storage_class, claim, deleted } => format!(
+            "{}, reclaim policy Recycle: once its claim {} is deleted, the volume controller's recycler deletes every file on it; {}",
             size(capacity.as_deref(), storage_class.as_deref()),
-            names.of(*claim)
+            names.of(*claim),
+            match deleted {
+                true => "the plan then deletes the volume, which its policy does not free: the storage stays, possibly emptied",
+                false => "the volume stays, empty",
+            }
         ),
         What::ClaimOfUnknownVolume { volume, capacity, storage_class } => format!(
             "claim of a {} bound to PersistentVolume/{volume}, which the snapshot lacks: its reclaim policy cannot be told (a dynamically provisioned volume's is its StorageClass's, Delete unless it says otherwise)",
