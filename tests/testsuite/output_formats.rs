@@ -196,36 +196,34 @@ fn output_is_deterministic() {
 
 #[test]
 fn broken_pipe_is_not_an_error() {
-    use std::process::{Command, Stdio};
-    let bin = assert_cmd::cargo::cargo_bin("teardown");
-    let mut child = Command::new(bin)
-        .args(["graph", "fixtures/realworld/kubernetes"])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    // Close the read end at once: every write fails with EPIPE.
-    drop(child.stdout.take());
-    let status = child.wait().unwrap();
-    assert_eq!(status.code(), Some(0));
-    // Every plan format. Before: -o yaml exited 2 ("cannot write output").
-    // (More output than one buffer, so that the renderer itself meets the closed pipe.)
-    let bin = std::env::var_os("TEARDOWN_BIN").map_or(assert_cmd::cargo::cargo_bin("teardown"), Into::into);
-    let dir = tempfile::tempdir().unwrap();
-    let pairs = dir.path().join("chain.txt");
-    std::fs::write(&pairs, (0..20_000).map(|i| format!("t{i} t{}\n", i + 1)).collect::<String>()).unwrap();
-    for format in ["table", "json", "yaml", "names", "refs", "dot", "mermaid"] {
-        let mut child = Command::new(&bin)
-            .args(["plan", "--all", "--dialect", "pairs", "-o", format])
-            .arg(&pairs)
+    // The exit code of teardown run with `args` whose standard output is
+    // closed at once: every write fails with EPIPE.
+    fn with_closed_stdout(args: &[&std::ffi::OsStr]) -> Option<i32> {
+        use std::process::{Command, Stdio};
+        let bin = std::env::var_os("TEARDOWN_BIN").map_or(assert_cmd::cargo::cargo_bin("teardown"), Into::into);
+        let mut child = Command::new(bin)
+            .args(args)
             .current_dir(env!("CARGO_MANIFEST_DIR"))
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
             .unwrap();
         drop(child.stdout.take());
-        assert_eq!(child.wait().unwrap().code(), Some(0), "-o {format}");
+        child.wait().unwrap().code()
+    }
+    fn os<'a>(args: &[&'a str]) -> Vec<&'a std::ffi::OsStr> {
+        args.iter().map(|&a| std::ffi::OsStr::new(a)).collect()
+    }
+    assert_eq!(with_closed_stdout(&os(&["graph", "fixtures/realworld/kubernetes"])), Some(0));
+    // Every plan format. Before: -o yaml exited 2 ("cannot write output").
+    // (More output than one buffer, so that the renderer itself meets the closed pipe.)
+    let dir = tempfile::tempdir().unwrap();
+    let pairs = dir.path().join("chain.txt");
+    std::fs::write(&pairs, (0..20_000).map(|i| format!("t{i} t{}\n", i + 1)).collect::<String>()).unwrap();
+    for format in ["table", "json", "yaml", "names", "refs", "dot", "mermaid"] {
+        let mut args = os(&["plan", "--all", "--dialect", "pairs", "-o", format]);
+        args.push(pairs.as_os_str());
+        assert_eq!(with_closed_stdout(&args), Some(0), "-o {format}");
     }
 }
 
