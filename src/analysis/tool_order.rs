@@ -73,7 +73,7 @@
     reason = "object ids of the plan's snapshot index its per-object tables; members, batches, units and levels are numbered here"
 )]
 
-use crate::dialect::tools::keep_mark;
+use crate::dialect::tools::{kapp_bound_group, keep_mark, KAPP_APPCR, KAPP_CRDS, KAPP_PACKAGEINSTALL};
 use crate::graph::Csr;
 use crate::model::kube::{builtin_namespaced, HelmHook, KappAction, KappWhen, KeepMark, Tools};
 use crate::model::{Link, ObjId, Object, RelKind, Relation, Str};
@@ -154,12 +154,6 @@ pub const FLUX_FIRST: [&str; 23] = [
 
 /// Flux's `ReconcileOrder.Last`.
 pub const FLUX_LAST: [&str; 2] = ["MutatingWebhookConfiguration", "ValidatingWebhookConfiguration"];
-
-/// kapp's built-in change groups its delete rules name
-/// (`change-groups.kapp.k14s.io/…`).
-pub const KAPP_CRDS: &str = "change-groups.kapp.k14s.io/crds";
-pub const KAPP_APPCR: &str = "change-groups.kapp.k14s.io/appcr";
-pub const KAPP_PACKAGEINSTALL: &str = "change-groups.kapp.k14s.io/packageinstall";
 
 /// What the analysis reads of a plan.
 pub struct Input<'a> {
@@ -704,11 +698,8 @@ fn kapp<'t>(
         if crd {
             mine.push(g_crds);
         }
-        if (g, kind) == ("kappctrl.k14s.io", "App") {
-            mine.push(g_appcr);
-        }
-        if (g, kind) == ("packaging.carvel.dev", "PackageInstall") {
-            mine.push(g_pkgi);
+        if let Some(bound) = kapp_bound_group(g, kind) {
+            mine.push(group(&Str::from(bound), &mut group_ids, &mut group_members));
         }
         mine.sort_unstable();
         mine.dedup();
