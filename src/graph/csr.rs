@@ -131,6 +131,11 @@ impl Rows {
     pub fn successors(&self, v: u32) -> &[u32] {
         self.out.row(v as usize)
     }
+
+    /// The predecessors of `v`, in edge order (empty for a node outside).
+    pub fn predecessors(&self, v: u32) -> &[u32] {
+        self.inn.row(v as usize)
+    }
 }
 
 /// Which nodes a walk has seen (petgraph's `VisitMap` for [`Rows`]).
