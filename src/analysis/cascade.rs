@@ -450,8 +450,7 @@ pub fn cascade(
     opts: &Options,
     rank: &[u32],
 ) -> Cascade {
-    let n = objects.len();
-    let mut cause: Vec<Option<Cause>> = vec![None; n];
+    let mut cause: Vec<Option<Cause>> = vec![None; objects.len()];
     for &(id, c) in seeds {
         if cause[id.index()].is_none() {
             cause[id.index()] = Some(c);
@@ -463,266 +462,384 @@ pub fn cascade(
     if cause.iter().all(Option::is_some) && !spare.iter().any(soft) {
         return everything(cause, spare);
     }
-    let mut spared = vec![false; n];
-    cause.iter_mut().for_each(|c| *c = None);
-    let live_owner = |r: &Relation| r.link == Link::Solid && objects[r.from.index()].deletion_timestamp.is_none();
-    let owning = |r: &Relation| matches!(r.kind, RelKind::Owns | RelKind::Manages);
-    // Live solid owners of each object (owners not being deleted).
-    let mut alive = vec![0u32; n];
-    // Objects whose deletion makes a controller delete what points at them
-    // (a Service, a bound claim): their incoming edges are looked at too.
-    let mut takes_back = vec![false; n];
-    // Cluster-scoped objects with a namespaced owner, and objects with an
-    // owner reference the collector cannot resolve: it never takes them
-    // through ownership, whatever their other owners.
-    let mut never = never_collected(objects, rels);
-    for (n, u) in never.iter_mut().zip(&opts.unresolvable) {
-        *n |= u.is_some();
+    let mut spread = Spread::new(Context { objects, rels, graph, spare, opts, rank });
+    spread.seed(seeds);
+    spread.run();
+    spread.finish()
+}
+
+/// What a cascade reads: the snapshot, what the plan spares, the options,
+/// each object's place in reference order.
+struct Context<'a> {
+    objects: &'a [Object],
+    rels: &'a [Relation],
+    graph: &'a Graph,
+    spare: &'a [Option<KeptBy>],
+    opts: &'a Options,
+    rank: &'a [u32],
+}
+
+/// A cascade as it spreads from its seeds, breadth first.
+struct Spread<'a> {
+    cx: Context<'a>,
+    /// Cluster-scoped objects with a namespaced owner, and objects with an
+    /// owner reference the collector cannot resolve: it never takes them
+    /// through ownership, whatever their other owners.
+    never: Vec<bool>,
+    /// Objects whose deletion makes a controller delete what points at them
+    /// (a Service, a bound claim): their incoming edges are looked at too.
+    takes_back: Vec<bool>,
+    /// Objects that others own (by their uid): the collector deletes them in
+    /// the foreground when an owner waits for its dependents.
+    has_dependents: Vec<bool>,
+    /// Live solid owners of each object (owners not being deleted).
+    alive: Vec<u32>,
+    cause: Vec<Option<Cause>>,
+    spared: Vec<bool>,
+    /// The propagation policy each object of the set is deleted with, and
+    /// whether an owner whose deletion is not an orphaning one takes it.
+    prop: Vec<CascadeMode>,
+    taken: Vec<Option<u32>>,
+    reached: Vec<bool>,
+    target: Vec<bool>,
+    orphaned: Vec<(ObjId, u32)>,
+    /// Reached from an object that does not cascade: the collector is done
+    /// with it through this relation.
+    done: Vec<Option<u32>>,
+    released: Vec<Option<KeptBy>>,
+    queue: VecDeque<ObjId>,
+}
+
+/// An owner of the collector's (an ownerReference, an application's
+/// managed set).
+fn owning(r: &Relation) -> bool {
+    matches!(r.kind, RelKind::Owns | RelKind::Manages)
+}
+
+impl<'a> Spread<'a> {
+    /// Nothing reached yet; what each object is, from its relations.
+    fn new(cx: Context<'a>) -> Spread<'a> {
+        let n = cx.objects.len();
+        let mut never = never_collected(cx.objects, cx.rels);
+        for (n, u) in never.iter_mut().zip(&cx.opts.unresolvable) {
+            *n |= u.is_some();
+        }
+        let mut s = Spread {
+            never,
+            takes_back: vec![false; n],
+            has_dependents: vec![false; n],
+            alive: vec![0u32; n],
+            cause: vec![None; n],
+            spared: vec![false; n],
+            prop: vec![CascadeMode::Background; n],
+            taken: vec![None; n],
+            reached: vec![false; n],
+            target: vec![false; n],
+            orphaned: Vec::new(),
+            done: vec![None; n],
+            released: vec![None; n],
+            queue: VecDeque::new(),
+            cx,
+        };
+        for (ri, r) in s.cx.rels.iter().enumerate() {
+            if owning(r) && s.live_owner(r) && s.counts(ri) {
+                s.alive[r.to.index()] += 1;
+            }
+            if r.kind.controller().is_some_and(|e| e.taken_by_to()) {
+                s.takes_back[r.to.index()] = true;
+            }
+            if r.kind == RelKind::Owns && r.link != Link::UidMismatch && r.from != r.to {
+                s.has_dependents[r.from.index()] = true;
+            }
+        }
+        s
     }
-    // (A gated relation whose `from` is no owner at all counts for nothing.)
-    let counts = |ri: usize| opts.gates.get(ri).copied().flatten().is_none_or(|g| g.owner);
-    // Objects that others own (by their uid): the collector deletes them in
-    // the foreground when an owner waits for its dependents.
-    let mut has_dependents = vec![false; n];
-    for (ri, r) in rels.iter().enumerate() {
-        if owning(r) && live_owner(r) && counts(ri) {
-            alive[r.to.index()] += 1;
-        }
-        if r.kind.controller().is_some_and(|e| e.taken_by_to()) {
-            takes_back[r.to.index()] = true;
-        }
-        if r.kind == RelKind::Owns && r.link != Link::UidMismatch && r.from != r.to {
-            has_dependents[r.from.index()] = true;
-        }
+
+    /// A solid owner not being deleted.
+    fn live_owner(&self, r: &Relation) -> bool {
+        r.link == Link::Solid && self.cx.objects[r.from.index()].deletion_timestamp.is_none()
     }
-    // The propagation policy each object of the set is deleted with, and
-    // whether an owner whose deletion is not an orphaning one takes it.
-    let mut prop = vec![CascadeMode::Background; n];
-    let mut taken: Vec<Option<u32>> = vec![None; n];
-    let mut reached = vec![false; n];
-    let mut target = vec![false; n];
-    let mut orphaned = Vec::new();
-    let mut queue = VecDeque::new();
-    let at = |id: ObjId| rank.get(id.index()).copied().unwrap_or(u32::MAX);
-    // Namespaces and CRDs first: what they hold goes with them whatever
-    // its owners, the reason that holds in any case.
-    let holds = |id: ObjId| {
-        let o = &objects[id.index()];
-        o.is_kubernetes()
-            && matches!((&*o.group, &*o.kind), ("", "Namespace") | ("apiextensions.k8s.io", "CustomResourceDefinition"))
-    };
-    let mut seeds = seeds.to_vec();
-    seeds.sort_by_key(|&(id, _)| (!holds(id), at(id)));
-    // Relations in the order of the objects at their other ends.
-    let by_rank = |buf: &mut Vec<u32>, end: fn(&Relation) -> ObjId| {
+
+    /// Does relation `ri` count as an owner? (A gated relation whose `from`
+    /// is no owner at all counts for nothing.)
+    fn counts(&self, ri: usize) -> bool {
+        self.cx.opts.gates.get(ri).copied().flatten().is_none_or(|g| g.owner)
+    }
+
+    fn at(&self, id: ObjId) -> u32 {
+        self.cx.rank.get(id.index()).copied().unwrap_or(u32::MAX)
+    }
+
+    /// Relations in the order of the objects at their other ends.
+    fn by_rank(&self, buf: &mut [u32], end: fn(&Relation) -> ObjId) {
         buf.sort_by_key(|&ri| {
-            let r = &rels[ri as usize];
-            (at(end(r)), r.kind, ri)
+            let r = &self.cx.rels[ri as usize];
+            (self.at(end(r)), r.kind, ri)
         })
-    };
-    for &(id, c) in &seeds {
-        if spare[id.index()].is_some() {
-            spared[id.index()] = true;
-            continue;
-        }
-        if cause[id.index()].is_none() {
-            cause[id.index()] = Some(c);
-            target[id.index()] = true;
-            // A target goes as the user says; the collector's garbage as
-            // its finalizers say.
-            prop[id.index()] = match c {
-                Cause::Target => opts.cascade,
-                _ => honoured(&objects[id.index()]),
-            };
-            queue.push_back(id);
-        }
     }
-    let mut buf = Vec::new();
-    let mut back = Vec::new();
-    let mut done: Vec<Option<u32>> = vec![None; n];
-    let mut released: Vec<Option<KeptBy>> = vec![None; n];
-    while let Some(d) = queue.pop_front() {
-        if !objects[d.index()].cascades() {
-            graph.dependents_into(d, &mut buf);
-            by_rank(&mut buf, |r| r.to);
-            for &ri in &buf {
-                let r = &rels[ri as usize];
-                if owning(r) && r.link == Link::Solid {
-                    reached[r.to.index()] = true;
-                    done[r.to.index()].get_or_insert(ri);
-                }
+
+    /// The seeds, Namespaces and CRDs first: what they hold goes with them
+    /// whatever its owners, the reason that holds in any case.
+    fn seed(&mut self, seeds: &[(ObjId, Cause)]) {
+        let objects = self.cx.objects;
+        let holds = |id: ObjId| {
+            let o = &objects[id.index()];
+            o.is_kubernetes()
+                && matches!(
+                    (&*o.group, &*o.kind),
+                    ("", "Namespace") | ("apiextensions.k8s.io", "CustomResourceDefinition")
+                )
+        };
+        let mut seeds = seeds.to_vec();
+        seeds.sort_by_key(|&(id, _)| (!holds(id), self.at(id)));
+        for &(id, c) in &seeds {
+            if self.cx.spare[id.index()].is_some() {
+                self.spared[id.index()] = true;
+                continue;
             }
-            continue;
-        }
-        if takes_back[d.index()] {
-            // What a controller deletes once `d` is gone: Endpoints of a
-            // Service, a claim's volume (or, kept by its reclaim policy,
-            // reached only).
-            graph.dependencies_into(d, &mut back);
-            by_rank(&mut back, |r| r.from);
-            for &ri in &back {
-                let r = &rels[ri as usize];
-                let Some(e) = r.kind.controller().filter(|e| e.taken_by_to()) else { continue };
-                let c = r.from;
-                reached[c.index()] = true;
-                if !e.cascades() {
-                    released[c.index()].get_or_insert(KeptBy::Reclaim(ri));
-                } else if cause[c.index()].is_none() && !protected(spare[c.index()]) {
-                    cause[c.index()] = Some(Cause::Relation(ri));
-                    queue.push_back(c);
-                }
-            }
-        }
-        graph.dependents_into(d, &mut buf);
-        by_rank(&mut buf, |r| r.to);
-        for &ri in &buf {
-            let r = &rels[ri as usize];
-            let c = r.to;
-            // The relation the object is taken through (another, when an
-            // orphaning owner's reference was the last that kept it).
-            let mut via = ri;
-            if let Some(gate) = opts.gates.get(ri as usize).copied().flatten() {
-                if gate.unless_deleted.is_none_or(|x| cause[x.index()].is_none()) {
-                    reached[c.index()] = true;
-                    released[c.index()].get_or_insert(gate.kept);
-                    continue;
-                }
-            }
-            match r.kind {
-                RelKind::DestroyAfter
-                | RelKind::Finalizer
-                | RelKind::ComponentOrder
-                | RelKind::Rule(_)
-                | RelKind::Tool(_) => continue,
-                // Followed from the other end (above).
-                RelKind::Controller(e) if e.taken_by_to() => continue,
-                // A controller's cascade (the pod garbage collector takes a
-                // Node's Pods) happens whatever the propagation policy and
-                // other owners, and whatever the plan would spare: the
-                // cluster does it.
-                RelKind::Controller(_) => {
-                    reached[c.index()] = true;
-                    if cause[c.index()].is_none() && !protected(spare[c.index()]) {
-                        cause[c.index()] = Some(Cause::Relation(ri));
-                        queue.push_back(c);
-                    }
-                    continue;
-                }
-                // A Namespace's and a CRD's contents go with them, whatever
-                // the propagation policy.
-                RelKind::Contains | RelKind::Defines => {}
-                RelKind::Owns | RelKind::Manages => {
-                    // Deleted with propagation Orphan: `--cascade orphan` on
-                    // a target, or the `orphan` finalizer the collector
-                    // honours (on ownerReferences only). The reference is
-                    // removed; another owner's deletion may still take it.
-                    // (An application controller's managed set is never
-                    // orphaned: its finalizer deletes it whatever the policy.)
-                    let orphaning = prop[d.index()] == CascadeMode::Orphan
-                        && (target[d.index()] && opts.cascade == CascadeMode::Orphan || r.kind == RelKind::Owns)
-                        && !(r.kind == RelKind::Manages && r.controller);
-                    if orphaning {
-                        orphaned.push((c, ri));
-                        if r.link == Link::Solid && live_owner(r) && counts(ri as usize) {
-                            alive[c.index()] -= 1;
-                        }
-                        // Taken by an owner deleted earlier, whose relation
-                        // is the cause.
-                        match taken[c.index()].filter(|_| r.link == Link::Solid && cause[c.index()].is_none()) {
-                            Some(t) => via = t,
-                            None => continue,
-                        }
-                    }
-                    match r.link {
-                        Link::Solid => {
-                            if !orphaning {
-                                if live_owner(r) && counts(ri as usize) {
-                                    alive[c.index()] -= 1;
-                                }
-                                reached[c.index()] = true;
-                                taken[c.index()].get_or_insert(ri);
-                            }
-                            if never[c.index()]
-                                || (!opts.multi_owner.any_owner(&objects[c.index()]) && alive[c.index()] > 0)
-                            {
-                                continue;
-                            }
-                        }
-                        // Not a real owner: the collector looks the reference up
-                        // by uid in the dependent's namespace, where this object
-                        // is not; deleting it changes nothing for the dependent.
-                        Link::UidMismatch => continue,
-                        // (The collector finds it by the uid, and cannot
-                        // resolve it: kept, and listed with why.)
-                        Link::CrossNamespace | Link::OtherCoordinates => {
-                            if opts.unresolvable.get(c.index()).is_some_and(Option::is_some) {
-                                reached[c.index()] = true;
-                            }
-                            continue;
-                        }
-                        Link::ClusterScopedDependent => {
-                            reached[c.index()] = true;
-                            continue;
-                        }
-                    }
-                }
-            }
-            // An owner the snapshot lacks keeps its dependent from the
-            // collector, not from the namespace controller or the CRD's
-            // deletion, which take everything they hold
-            // (tests/props_cascade.rs).
-            let held = matches!(r.kind, RelKind::Contains | RelKind::Defines) && collector_only(spare[c.index()]);
-            if spare[c.index()].is_some() && !held {
-                spared[c.index()] = true;
-            } else if cause[c.index()].is_none() {
-                let by = &rels[via as usize];
-                cause[c.index()] = Some(Cause::Relation(via));
-                prop[c.index()] =
-                    reached_with(&objects[c.index()], by.kind, prop[by.from.index()], has_dependents[c.index()]);
-                queue.push_back(c);
+            if self.cause[id.index()].is_none() {
+                self.cause[id.index()] = Some(c);
+                self.target[id.index()] = true;
+                // A target goes as the user says; the collector's garbage as
+                // its finalizers say.
+                self.prop[id.index()] = match c {
+                    Cause::Target => self.cx.opts.cascade,
+                    _ => honoured(&objects[id.index()]),
+                };
+                self.queue.push_back(id);
             }
         }
     }
 
-    // Reached but kept: name what keeps each one.
-    let crds = namespaced_crds(objects);
-    let mut kept = Vec::new();
-    for i in 0..n {
-        if spared[i] && cause[i].is_none() {
-            if let Some(by) = spare[i] {
-                kept.push((ObjId(i as u32), by));
+    /// Each object taken, in turn: what it takes with it.
+    fn run(&mut self) {
+        let (mut buf, mut back) = (Vec::new(), Vec::new());
+        while let Some(d) = self.queue.pop_front() {
+            if !self.cx.objects[d.index()].cascades() {
+                self.reach_only(d, &mut buf);
+                continue;
             }
-            continue;
-        }
-        if !reached[i] || cause[i].is_some() {
-            continue;
-        }
-        let id = ObjId(i as u32);
-        let owners: Vec<u32> = graph.dependencies(id).into_iter().filter(|&r| owning(&rels[r as usize])).collect();
-        let keeper = owners
-            .iter()
-            .copied()
-            .find(|&r| {
-                live_owner(&rels[r as usize]) && cause[rels[r as usize].from.index()].is_none() && counts(r as usize)
-            })
-            .map(KeptBy::SolidOwner)
-            .or_else(|| {
-                owners
-                    .iter()
-                    .copied()
-                    .find(|&r| rels[r as usize].link == Link::ClusterScopedDependent)
-                    .map(KeptBy::NamespacedOwner)
-            })
-            .or_else(|| namespaced_owner_ref(&objects[i], &crds).map(KeptBy::NamespacedOwnerRef))
-            .or_else(|| opts.unresolvable.get(i).copied().flatten().map(KeptBy::UnresolvableOwner))
-            .or(released[i])
-            .or(done[i].map(KeptBy::CollectorDone));
-        if let Some(k) = keeper {
-            kept.push((id, k));
+            if self.takes_back[d.index()] {
+                self.take_back(d, &mut back);
+            }
+            self.cx.graph.dependents_into(d, &mut buf);
+            self.by_rank(&mut buf, |r| r.to);
+            for &ri in &buf {
+                self.follow(d, ri);
+            }
         }
     }
-    orphaned.retain(|(c, _)| cause[c.index()].is_none());
-    orphaned.sort_unstable();
-    orphaned.dedup();
-    Cascade { cause, kept, orphaned }
+
+    /// An object that does not cascade: its dependents are reached, and
+    /// the collector is done with them.
+    fn reach_only(&mut self, d: ObjId, buf: &mut Vec<u32>) {
+        self.cx.graph.dependents_into(d, buf);
+        self.by_rank(buf, |r| r.to);
+        let rels = self.cx.rels;
+        for &ri in buf.iter() {
+            let r = &rels[ri as usize];
+            if owning(r) && r.link == Link::Solid {
+                self.reached[r.to.index()] = true;
+                self.done[r.to.index()].get_or_insert(ri);
+            }
+        }
+    }
+
+    /// What a controller deletes once `d` is gone: Endpoints of a Service,
+    /// a claim's volume (or, kept by its reclaim policy, reached only).
+    fn take_back(&mut self, d: ObjId, back: &mut Vec<u32>) {
+        self.cx.graph.dependencies_into(d, back);
+        self.by_rank(back, |r| r.from);
+        let rels = self.cx.rels;
+        for &ri in back.iter() {
+            let r = &rels[ri as usize];
+            let Some(e) = r.kind.controller().filter(|e| e.taken_by_to()) else { continue };
+            let c = r.from;
+            self.reached[c.index()] = true;
+            if !e.cascades() {
+                self.released[c.index()].get_or_insert(KeptBy::Reclaim(ri));
+            } else if self.cause[c.index()].is_none() && !protected(self.cx.spare[c.index()]) {
+                self.cause[c.index()] = Some(Cause::Relation(ri));
+                self.queue.push_back(c);
+            }
+        }
+    }
+
+    /// Relation `ri` out of `d`, which is taken: does it take its `to`?
+    fn follow(&mut self, d: ObjId, ri: u32) {
+        let rels = self.cx.rels;
+        let r = &rels[ri as usize];
+        let c = r.to;
+        if let Some(gate) = self.cx.opts.gates.get(ri as usize).copied().flatten() {
+            if gate.unless_deleted.is_none_or(|x| self.cause[x.index()].is_none()) {
+                self.reached[c.index()] = true;
+                self.released[c.index()].get_or_insert(gate.kept);
+                return;
+            }
+        }
+        // The relation the object is taken through (another, when an
+        // orphaning owner's reference was the last that kept it).
+        let via = match r.kind {
+            RelKind::DestroyAfter
+            | RelKind::Finalizer
+            | RelKind::ComponentOrder
+            | RelKind::Rule(_)
+            | RelKind::Tool(_) => return,
+            // Followed from the other end (above).
+            RelKind::Controller(e) if e.taken_by_to() => return,
+            // A controller's cascade (the pod garbage collector takes a
+            // Node's Pods) happens whatever the propagation policy and
+            // other owners, and whatever the plan would spare: the
+            // cluster does it.
+            RelKind::Controller(_) => {
+                self.reached[c.index()] = true;
+                if self.cause[c.index()].is_none() && !protected(self.cx.spare[c.index()]) {
+                    self.cause[c.index()] = Some(Cause::Relation(ri));
+                    self.queue.push_back(c);
+                }
+                return;
+            }
+            // A Namespace's and a CRD's contents go with them, whatever
+            // the propagation policy.
+            RelKind::Contains | RelKind::Defines => ri,
+            RelKind::Owns | RelKind::Manages => match self.through_owner(d, ri) {
+                Some(via) => via,
+                None => return,
+            },
+        };
+        // An owner the snapshot lacks keeps its dependent from the
+        // collector, not from the namespace controller or the CRD's
+        // deletion, which take everything they hold
+        // (tests/props_cascade.rs).
+        let held = matches!(r.kind, RelKind::Contains | RelKind::Defines) && collector_only(self.cx.spare[c.index()]);
+        if self.cx.spare[c.index()].is_some() && !held {
+            self.spared[c.index()] = true;
+        } else if self.cause[c.index()].is_none() {
+            let by = &rels[via as usize];
+            self.cause[c.index()] = Some(Cause::Relation(via));
+            self.prop[c.index()] = reached_with(
+                &self.cx.objects[c.index()],
+                by.kind,
+                self.prop[by.from.index()],
+                self.has_dependents[c.index()],
+            );
+            self.queue.push_back(c);
+        }
+    }
+
+    /// Ownership `ri` out of `d`, which is taken: the relation its
+    /// dependent is taken through, or `None` when it stays.
+    fn through_owner(&mut self, d: ObjId, ri: u32) -> Option<u32> {
+        let (rels, opts) = (self.cx.rels, self.cx.opts);
+        let r = &rels[ri as usize];
+        let c = r.to;
+        let mut via = ri;
+        // Deleted with propagation Orphan: `--cascade orphan` on
+        // a target, or the `orphan` finalizer the collector
+        // honours (on ownerReferences only). The reference is
+        // removed; another owner's deletion may still take it.
+        // (An application controller's managed set is never
+        // orphaned: its finalizer deletes it whatever the policy.)
+        let orphaning = self.prop[d.index()] == CascadeMode::Orphan
+            && (self.target[d.index()] && opts.cascade == CascadeMode::Orphan || r.kind == RelKind::Owns)
+            && !(r.kind == RelKind::Manages && r.controller);
+        if orphaning {
+            self.orphaned.push((c, ri));
+            if r.link == Link::Solid && self.live_owner(r) && self.counts(ri as usize) {
+                self.alive[c.index()] -= 1;
+            }
+            // Taken by an owner deleted earlier, whose relation
+            // is the cause.
+            via = self.taken[c.index()].filter(|_| r.link == Link::Solid && self.cause[c.index()].is_none())?;
+        }
+        match r.link {
+            Link::Solid => {
+                if !orphaning {
+                    if self.live_owner(r) && self.counts(ri as usize) {
+                        self.alive[c.index()] -= 1;
+                    }
+                    self.reached[c.index()] = true;
+                    self.taken[c.index()].get_or_insert(ri);
+                }
+                let any = opts.multi_owner.any_owner(&self.cx.objects[c.index()]);
+                if self.never[c.index()] || (!any && self.alive[c.index()] > 0) {
+                    return None;
+                }
+            }
+            // Not a real owner: the collector looks the reference up
+            // by uid in the dependent's namespace, where this object
+            // is not; deleting it changes nothing for the dependent.
+            Link::UidMismatch => return None,
+            // (The collector finds it by the uid, and cannot
+            // resolve it: kept, and listed with why.)
+            Link::CrossNamespace | Link::OtherCoordinates => {
+                if opts.unresolvable.get(c.index()).is_some_and(Option::is_some) {
+                    self.reached[c.index()] = true;
+                }
+                return None;
+            }
+            Link::ClusterScopedDependent => {
+                self.reached[c.index()] = true;
+                return None;
+            }
+        }
+        Some(via)
+    }
+
+    /// The cascade: what each object is taken through, what is kept (and
+    /// why), what is orphaned.
+    fn finish(self) -> Cascade {
+        let kept = self.kept();
+        let Spread { cause, mut orphaned, .. } = self;
+        orphaned.retain(|(c, _)| cause[c.index()].is_none());
+        orphaned.sort_unstable();
+        orphaned.dedup();
+        Cascade { cause, kept, orphaned }
+    }
+
+    /// Reached but kept: name what keeps each one.
+    fn kept(&self) -> Vec<(ObjId, KeptBy)> {
+        let (cx, cause) = (&self.cx, &self.cause);
+        let (objects, rels) = (cx.objects, cx.rels);
+        let crds = namespaced_crds(objects);
+        let mut kept = Vec::new();
+        for i in 0..objects.len() {
+            if self.spared[i] && cause[i].is_none() {
+                if let Some(by) = cx.spare[i] {
+                    kept.push((ObjId(i as u32), by));
+                }
+                continue;
+            }
+            if !self.reached[i] || cause[i].is_some() {
+                continue;
+            }
+            let id = ObjId(i as u32);
+            let owners: Vec<u32> =
+                cx.graph.dependencies(id).into_iter().filter(|&r| owning(&rels[r as usize])).collect();
+            let keeper = owners
+                .iter()
+                .copied()
+                .find(|&r| {
+                    self.live_owner(&rels[r as usize])
+                        && cause[rels[r as usize].from.index()].is_none()
+                        && self.counts(r as usize)
+                })
+                .map(KeptBy::SolidOwner)
+                .or_else(|| {
+                    owners
+                        .iter()
+                        .copied()
+                        .find(|&r| rels[r as usize].link == Link::ClusterScopedDependent)
+                        .map(KeptBy::NamespacedOwner)
+                })
+                .or_else(|| namespaced_owner_ref(&objects[i], &crds).map(KeptBy::NamespacedOwnerRef))
+                .or_else(|| cx.opts.unresolvable.get(i).copied().flatten().map(KeptBy::UnresolvableOwner))
+                .or(self.released[i])
+                .or(self.done[i].map(KeptBy::CollectorDone));
+            if let Some(k) = keeper {
+                kept.push((id, k));
+            }
+        }
+        kept
+    }
 }

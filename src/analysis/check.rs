@@ -528,8 +528,8 @@ fn conflicts(s: &Snapshot, graph: &Graph, out: &mut Vec<Finding>) {
     // dependencies; most snapshots have none, and then there is nothing to order.
     let rels = &s.resolved.relations;
     let orders = |r: &crate::model::Relation| r.kind.orders() && (r.kind.is_destruction() || r.link == Link::Solid);
-    let csr = crate::graph::scc::Csr::from_edges(
-        graph.g.node_count(),
+    let csr = crate::graph::Rows::from_edges(
+        graph.node_count(),
         rels.iter().filter(|r| orders(r)).map(|r| (r.from.0, r.to.0)),
     );
     let mut component = vec![usize::MAX; s.objects.len()];

@@ -50,6 +50,7 @@
     reason = "object ids of one snapshot index its per-object tables; nodes, edges, groups and offsets are numbered here as their tables are made"
 )]
 
+use crate::graph::{scc, Csr, Rows};
 use crate::model::{HubEnd, Link, ObjId, RelKind, Relation, RuleEdge};
 use rayon::prelude::*;
 use std::collections::VecDeque;
@@ -161,112 +162,180 @@ struct Edge {
 /// The cycles (components of two or more nodes, or one with a self-loop)
 /// of the graph on `0..node_count` given by `edges`.
 fn cycles_of(node_count: usize, edges: impl Iterator<Item = (u32, u32)> + Clone) -> Vec<Vec<u32>> {
-    crate::graph::scc::cycles(&crate::graph::scc::Csr::from_edges(node_count, edges))
+    scc::cycles(&Rows::from_edges(node_count, edges))
+}
+
+/// The layering graph as it is made: one node per object of the set
+/// (numbered first), an ownership and a destruction copy per outside object
+/// as needed, a barrier per namespace, a node per hub; and its edges.
+struct Net {
+    /// Each object's [ownership, destruction] node (the same one for an
+    /// object of the set; `u32::MAX`: none yet).
+    node_of: Vec<[u32; 2]>,
+    /// 1 for a node of an object of the set, 0 for one that takes no step.
+    weight: Vec<u8>,
+    /// Each node's place in reference order (ties and determinism).
+    rank: Vec<u64>,
+    objects_of: Vec<Option<ObjId>>,
+    /// A namespace's barrier node, by the object that names it.
+    barrier_of: rustc_hash::FxHashMap<usize, u32>,
+    /// The node of each hub of other tools' group orders, by number.
+    hub_node: Vec<u32>,
+    edges: Vec<Edge>,
+}
+
+impl Net {
+    /// The nodes of the objects of the set; no edges yet.
+    fn new(input: &Input) -> Net {
+        let n = input.in_set.len();
+        let mut net = Net {
+            node_of: vec![[u32::MAX; 2]; n],
+            weight: Vec::with_capacity(n),
+            rank: Vec::with_capacity(n),
+            objects_of: Vec::with_capacity(n),
+            barrier_of: rustc_hash::FxHashMap::default(),
+            hub_node: Vec::new(),
+            edges: Vec::with_capacity(input.relations.len()),
+        };
+        for i in (0..n).filter(|&i| input.in_set[i]) {
+            let x = net.push(1, input.rank[i] as u64, Some(ObjId(i as u32)));
+            net.node_of[i] = [x; 2];
+        }
+        net
+    }
+
+    fn push(&mut self, weight: u8, rank: u64, object: Option<ObjId>) -> u32 {
+        self.weight.push(weight);
+        self.rank.push(rank);
+        self.objects_of.push(object);
+        self.weight.len() as u32 - 1
+    }
+
+    /// The node of object `i` for an edge of one kind (`hard`: destruction).
+    fn copy(&mut self, input: &Input, i: usize, hard: bool) -> u32 {
+        let k = usize::from(hard);
+        if self.node_of[i][k] == u32::MAX {
+            let n = input.in_set.len() as u64;
+            self.node_of[i][k] = self.push(0, (1 + k as u64) * n + input.rank[i] as u64, None);
+        }
+        self.node_of[i][k]
+    }
+
+    /// A namespace's barrier: a node of its own, after the namespace's Pods
+    /// and before the rest of it, that takes no step.
+    fn barrier(&mut self, input: &Input, i: usize) -> u32 {
+        if let Some(&b) = self.barrier_of.get(&i) {
+            return b;
+        }
+        let b = self.push(0, 3 * (input.in_set.len() as u64) + input.rank[i] as u64, None);
+        self.barrier_of.insert(i, b);
+        b
+    }
+
+    /// The node of hub `h`: a node of no object.
+    fn hub(&mut self, input: &Input, h: u32) -> u32 {
+        let h = h as usize;
+        if self.hub_node.len() <= h {
+            self.hub_node.resize(h + 1, u32::MAX);
+        }
+        if self.hub_node[h] == u32::MAX {
+            self.hub_node[h] = self.push(0, 4 * (input.in_set.len() as u64) + h as u64, None);
+        }
+        self.hub_node[h]
+    }
+
+    /// The layering graph of the relations that order something.
+    fn of(input: &Input) -> Net {
+        let mut net = Net::new(input);
+        for (ri, r) in input.relations.iter().enumerate() {
+            // An owner link Kubernetes ignores (TD004–TD006) orders nothing,
+            // nor does a released volume's binding (`RelKind::orders`).
+            // (Nor a managed-by relation whose application object does not wait.)
+            if (r.kind.is_ownership() && r.link != Link::Solid) || !r.kind.orders() || !super::managed::orders(r) {
+                continue;
+            }
+            let ruled = r.kind.rule();
+            let rule = ruled.is_some();
+            let hard = r.kind.is_destruction();
+            let at_hub = r.kind.tool().map_or(HubEnd::None, |t| t.hub);
+            let from = match (at_hub, ruled.is_some_and(RuleEdge::from_is_barrier)) {
+                (HubEnd::From, _) => net.hub(input, r.decl),
+                (_, true) => net.barrier(input, r.from.index()),
+                _ => net.copy(input, r.from.index(), hard),
+            };
+            let to = match (at_hub, ruled.is_some_and(RuleEdge::to_is_barrier)) {
+                (HubEnd::To, _) => net.hub(input, r.decl),
+                (_, true) => net.barrier(input, r.to.index()),
+                _ => net.copy(input, r.to.index(), hard),
+            };
+            net.edges.push(Edge { from, to, rel: ri as u32, hard, rule, skip: false, derived: false });
+        }
+        net
+    }
+
+    /// The objects of the set among `nodes`, in reference order.
+    fn members(&self, input: &Input, nodes: &[u32]) -> Vec<ObjId> {
+        let mut m: Vec<ObjId> = nodes.iter().filter_map(|&x| self.objects_of[x as usize]).collect();
+        m.sort_by_key(|o| input.rank[o.index()]);
+        m
+    }
+}
+
+/// Merge `rest` into the group of `first` (of `nodes`).
+fn merge(groups: &mut Groups, nodes: &[u32]) {
+    if let Some((&first, rest)) = nodes.split_first() {
+        for &x in rest {
+            groups.union(first, x);
+        }
+    }
 }
 
 pub fn order(input: &Input) -> Result<Order, OwnershipCycle> {
-    let n = input.in_set.len();
-    let rels = input.relations;
-    // Layering nodes: one per object of the set, numbered first; an outside
-    // object gets an ownership copy and a destruction copy as needed.
-    let mut node_of = vec![[u32::MAX; 2]; n];
-    let mut weight: Vec<u8> = Vec::with_capacity(n);
-    let mut rank: Vec<u64> = Vec::with_capacity(n);
-    let mut objects_of: Vec<Option<ObjId>> = Vec::with_capacity(n);
-    for (i, slot) in node_of.iter_mut().enumerate() {
-        if input.in_set[i] {
-            *slot = [weight.len() as u32; 2];
-            weight.push(1);
-            rank.push(input.rank[i] as u64);
-            objects_of.push(Some(ObjId(i as u32)));
-        }
-    }
-    let mut node =
-        |i: usize, hard: bool, weight: &mut Vec<u8>, rank: &mut Vec<u64>, objects_of: &mut Vec<Option<ObjId>>| {
-            let k = usize::from(hard);
-            if node_of[i][k] == u32::MAX {
-                node_of[i][k] = weight.len() as u32;
-                weight.push(0);
-                rank.push((1 + k as u64) * (n as u64) + input.rank[i] as u64);
-                objects_of.push(None);
-            }
-            node_of[i][k]
-        };
-    // A namespace's barrier: a node of its own, after the namespace's Pods
-    // and before the rest of it, that takes no step.
-    let mut barrier_of: rustc_hash::FxHashMap<usize, u32> = rustc_hash::FxHashMap::default();
-    let mut barrier =
-        |i: usize, weight: &mut Vec<u8>, rank: &mut Vec<u64>, objects_of: &mut Vec<Option<ObjId>>| -> u32 {
-            *barrier_of.entry(i).or_insert_with(|| {
-                weight.push(0);
-                rank.push(3 * (n as u64) + input.rank[i] as u64);
-                objects_of.push(None);
-                weight.len() as u32 - 1
-            })
-        };
-    // Hubs of other tools' group orders, by number: nodes of no object.
-    let mut hub_node: Vec<u32> = Vec::new();
-    let mut hub = |h: u32, weight: &mut Vec<u8>, rank: &mut Vec<u64>, objects_of: &mut Vec<Option<ObjId>>| {
-        let h = h as usize;
-        if hub_node.len() <= h {
-            hub_node.resize(h + 1, u32::MAX);
-        }
-        if hub_node[h] == u32::MAX {
-            hub_node[h] = weight.len() as u32;
-            weight.push(0);
-            rank.push(4 * (n as u64) + h as u64);
-            objects_of.push(None);
-        }
-        hub_node[h]
-    };
-    let mut edges = Vec::with_capacity(rels.len());
-    for (ri, r) in rels.iter().enumerate() {
-        // An owner link Kubernetes ignores (TD004–TD006) orders nothing,
-        // nor does a released volume's binding (`RelKind::orders`).
-        // (Nor a managed-by relation whose application object does not wait.)
-        if (r.kind.is_ownership() && r.link != Link::Solid) || !r.kind.orders() || !super::managed::orders(r) {
-            continue;
-        }
-        let ruled = r.kind.rule();
-        let rule = ruled.is_some();
-        let hard = r.kind.is_destruction();
-        let at_hub = r.kind.tool().map_or(HubEnd::None, |t| t.hub);
-        let from = match (at_hub, ruled.is_some_and(RuleEdge::from_is_barrier)) {
-            (HubEnd::From, _) => hub(r.decl, &mut weight, &mut rank, &mut objects_of),
-            (_, true) => barrier(r.from.index(), &mut weight, &mut rank, &mut objects_of),
-            _ => node(r.from.index(), hard, &mut weight, &mut rank, &mut objects_of),
-        };
-        let to = match (at_hub, ruled.is_some_and(RuleEdge::to_is_barrier)) {
-            (HubEnd::To, _) => hub(r.decl, &mut weight, &mut rank, &mut objects_of),
-            (_, true) => barrier(r.to.index(), &mut weight, &mut rank, &mut objects_of),
-            _ => node(r.to.index(), hard, &mut weight, &mut rank, &mut objects_of),
-        };
-        edges.push(Edge { from, to, rel: ri as u32, hard, rule, skip: false, derived: false });
-    }
-    let count = weight.len();
+    let mut net = Net::of(input);
+    let count = net.weight.len();
     let mut is_barrier = vec![false; count];
-    for &b in barrier_of.values() {
+    for &b in net.barrier_of.values() {
         is_barrier[b as usize] = true;
     }
-    let mut groups = Groups { parent: (0..count as u32).collect() };
-    let mut found: Vec<Group> = Vec::new();
-    let members_of = |nodes: &[u32], objects_of: &[Option<ObjId>]| -> Vec<ObjId> {
-        let mut m: Vec<ObjId> = nodes.iter().filter_map(|&x| objects_of[x as usize]).collect();
-        m.sort_by_key(|o| input.rank[o.index()]);
-        m
-    };
-
     // Most graphs have no cycle at all: layer them as they are.
-    if let Some(plain) = layer_acyclic(count, &edges, &weight, &rank) {
-        return Ok(finish(input, &node_of, &edges, &is_barrier, plain, Vec::new()));
+    if let Some(plain) = layer_acyclic(count, &net.edges, &net.weight, &net.rank) {
+        return Ok(finish(input, &net.node_of, &net.edges, &is_barrier, plain, Vec::new()));
     }
+    let mut groups = Groups { parent: (0..count as u32).collect() };
+    let mut found = ownership_cycles(input, &net, &mut groups)?;
+    let (mut destruction_cycles, split) = destruction_cycles(input, &net, &mut groups, &mut found);
+    let mut pass = is_barrier.clone();
+    let mut cycle_of = vec![u32::MAX; count];
+    if !split.is_empty() {
+        let mut tables = Tables { pass: &mut pass, is_barrier: &mut is_barrier, cycle_of: &mut cycle_of };
+        through_split_cycles(input, &mut net, &mut groups, &split, &mut tables);
+    }
+    let count = net.weight.len();
 
-    // 1. Cycles of ownership alone. Without --allow-cycles, the error names
-    // the one whose first object comes first in reference order, whatever
-    // order the inputs were read in (tests/props_determinism.rs).
+    // 3. Kahn's algorithm over the groups, relaxing ownership when stalled.
+    let rep: Vec<u32> = (0..count as u32).map(|x| groups.find(x)).collect();
+    let cycle_of: Vec<u32> = (0..count).map(|g| cycle_of[rep[g] as usize]).collect();
+    let out_hub: Vec<bool> = pass.iter().zip(&is_barrier).map(|(&p, &b)| p && !b).collect();
+    let nodes =
+        Nodes { weight: &net.weight, rank: &net.rank, barrier: &is_barrier, cycle_of: &cycle_of, out_hub: &out_hub };
+    let lay = layer(count, &mut net.edges, rep, &nodes);
+    let mut order = finish(input, &net.node_of, &net.edges, &pass, lay, found);
+    destruction_cycles.sort_by_key(|m| m.first().map(|o| input.rank[o.index()]));
+    order.destruction_cycles = destruction_cycles;
+    Ok(order)
+}
+
+/// Step 1, cycles of ownership alone: each merged into one group (with
+/// `--allow-cycles`, a group of the plan when it holds objects of the set).
+/// Without --allow-cycles, one that touches the set is the error, and the
+/// error names the one whose first object comes first in reference order,
+/// whatever order the inputs were read in (tests/props_determinism.rs).
+fn ownership_cycles(input: &Input, net: &Net, groups: &mut Groups) -> Result<Vec<Group>, OwnershipCycle> {
+    let count = net.weight.len();
+    let mut found: Vec<Group> = Vec::new();
     let mut refused: Option<Vec<ObjId>> = None;
-    for cycle in cycles_of(count, edges.iter().filter(|e| !e.hard && !e.rule).map(|e| (e.from, e.to))) {
-        let members = members_of(&cycle, &objects_of);
+    for cycle in cycles_of(count, net.edges.iter().filter(|e| !e.hard && !e.rule).map(|e| (e.from, e.to))) {
+        let members = net.members(input, &cycle);
         if !members.is_empty() {
             if !input.allow_cycles {
                 let first = |m: &[ObjId]| m.first().map(|o| input.rank[o.index()]);
@@ -277,28 +346,35 @@ pub fn order(input: &Input) -> Result<Order, OwnershipCycle> {
             }
             found.push(Group { kind: GroupKind::Ownership, members });
         }
-        if let Some((&first, rest)) = cycle.split_first() {
-            for &x in rest {
-                groups.union(first, x);
-            }
-        }
+        merge(groups, &cycle);
     }
-    if let Some(members) = refused {
-        return Err(OwnershipCycle { members });
+    match refused {
+        Some(members) => Err(OwnershipCycle { members }),
+        None => Ok(found),
     }
-    // 2. Cycles of destruction dependencies (between the groups so far).
-    // Their members depend on each other, so the comparator's first branch
-    // orders none of them; its ELSE IF still does: ownership among them
-    // (directly or through others) splits a cycle into levels, owned
-    // first, and each level is one group. A cycle of one level is one
-    // group, as it always was.
+}
+
+/// Step 2, cycles of destruction dependencies (between the groups so far).
+/// Their members depend on each other, so the comparator's first branch
+/// orders none of them; its ELSE IF still does: ownership among them
+/// (directly or through others) splits a cycle into levels, owned first,
+/// and each level is one group. A cycle of one level is one group, as it
+/// always was. Gives the objects of the set in each cycle (two or more),
+/// and the cycles split into levels (their elements: groups of step 1).
+fn destruction_cycles(
+    input: &Input,
+    net: &Net,
+    groups: &mut Groups,
+    found: &mut Vec<Group>,
+) -> (Vec<Vec<ObjId>>, Vec<Vec<u32>>) {
+    let (count, edges) = (net.weight.len(), &net.edges);
     let hard_edges: Vec<(u32, u32)> =
         edges.iter().filter(|e| e.hard).map(|e| (groups.find(e.from), groups.find(e.to))).collect();
     let hard_cycles = cycles_of(count, hard_edges.iter().copied());
     drop(hard_edges);
     let mut by_rep: Vec<Vec<u32>> = Vec::new();
     // Ownership between the groups so far, for the levels.
-    let mut owned_by = crate::graph::scc::Csr::from_edges(0, std::iter::empty());
+    let mut owned_by = Csr::from_edges(0, std::iter::empty());
     if !hard_cycles.is_empty() {
         by_rep = vec![Vec::new(); count];
         for x in 0..count as u32 {
@@ -311,20 +387,19 @@ pub fn order(input: &Input) -> Result<Order, OwnershipCycle> {
             .map(|e| (groups.find(e.from), groups.find(e.to)))
             .filter(|(f, t)| f != t)
             .collect();
-        owned_by = crate::graph::scc::Csr::from_edges(count, own.iter().copied());
+        owned_by = Csr::from_edges(count, own.iter().copied());
     }
     // A finalizer's controller removes the finalizer of an object that
     // carries it: deleted before that object, it leaves the object hanging
     // (the plan is refused). Per cycle, its finalizer edges between objects
     // of the set, as (controller, holder) positions in the cycle.
-    let held = finalizers_in(&hard_cycles, &edges, rels, &objects_of, &mut groups);
+    let held = finalizers_in(&hard_cycles, edges, input.relations, &net.objects_of, groups);
     let mut destruction_cycles: Vec<Vec<ObjId>> = Vec::new();
-    // Cycles split into levels: their elements (groups of step 1).
     let mut split: Vec<Vec<u32>> = Vec::new();
     for (c, cycle) in hard_cycles.into_iter().enumerate() {
         // Members of ownership groups merged in step 1 come along.
         let nodes: Vec<u32> = cycle.iter().flat_map(|&g| by_rep[g as usize].iter().copied()).collect();
-        let members = members_of(&nodes, &objects_of);
+        let members = net.members(input, &nodes);
         if members.len() > 1 {
             destruction_cycles.push(members.clone());
         }
@@ -345,129 +420,120 @@ pub fn order(input: &Input) -> Result<Order, OwnershipCycle> {
                 found.retain(|f| !f.members.iter().any(|m| members.contains(m)));
                 found.push(Group { kind: GroupKind::Destruction, members });
             }
-            if let Some((&first, rest)) = cycle.split_first() {
-                for &x in rest {
-                    groups.union(first, x);
-                }
-            }
+            merge(groups, &cycle);
             continue;
         }
         for l in 1..=top {
             let at: Vec<u32> = cycle.iter().zip(&level).filter(|(_, &k)| k == l).map(|(&g, _)| g).collect();
             let nodes: Vec<u32> = at.iter().flat_map(|&g| by_rep[g as usize].iter().copied()).collect();
-            let members = members_of(&nodes, &objects_of);
+            let members = net.members(input, &nodes);
             if at.len() > 1 && !members.is_empty() {
                 found.retain(|f| !f.members.iter().any(|m| members.contains(m)));
                 found.push(Group { kind: GroupKind::Destruction, members });
             }
-            if let Some((&first, rest)) = at.split_first() {
-                for &x in rest {
-                    groups.union(first, x);
-                }
-            }
+            merge(groups, &at);
         }
         split.push(cycle);
     }
-    // A split cycle's dependencies inside it order nothing; what one member
-    // depends on outside, every member does (through the others), and what
-    // depends on one member depends on all: through two nodes of its own
-    // that take no step, one after every level ("out"), one before every
-    // level ("in").
-    let mut pass = is_barrier.clone();
-    let mut cycle_of = vec![u32::MAX; count];
-    if !split.is_empty() {
-        for (c, cycle) in split.iter().enumerate() {
-            for &g in cycle {
-                cycle_of[groups.find(g) as usize] = c as u32;
-            }
+    (destruction_cycles, split)
+}
+
+/// Per layering node, what `through_split_cycles` extends as it adds nodes.
+struct Tables<'a> {
+    /// A node that takes no step and that a chain passes (a barrier, a
+    /// split cycle's "out" node).
+    pass: &'a mut Vec<bool>,
+    is_barrier: &'a mut Vec<bool>,
+    /// The node's split cycle (`u32::MAX`: none).
+    cycle_of: &'a mut Vec<u32>,
+}
+
+/// Step 2b: a split cycle's dependencies inside it order nothing; what one
+/// member depends on outside, every member does (through the others), and
+/// what depends on one member depends on all: through two nodes of its own
+/// that take no step, one after every level ("out"), one before every
+/// level ("in").
+fn through_split_cycles(input: &Input, net: &mut Net, groups: &mut Groups, split: &[Vec<u32>], t: &mut Tables) {
+    let rels = input.relations;
+    for (c, cycle) in split.iter().enumerate() {
+        for &g in cycle {
+            t.cycle_of[groups.find(g) as usize] = c as u32;
         }
-        // Per cycle: its hubs ("out", "in"), and per level the relation
-        // of its first edge out and in, in reference order (not the order
-        // the inputs were read in).
-        let mut hubs: Vec<[u32; 2]> = vec![[u32::MAX; 2]; split.len()];
-        let mut first: rustc_hash::FxHashMap<(u32, u32, bool), u32> = rustc_hash::FxHashMap::default();
-        let key = |r: u32| {
-            let rel = &rels[r as usize];
-            (input.rank[rel.from.index()], input.rank[rel.to.index()], r)
-        };
-        let keep = |first: &mut rustc_hash::FxHashMap<(u32, u32, bool), u32>, at: (u32, u32, bool), r: u32| {
-            let slot = first.entry(at).or_insert(r);
-            if key(r) < key(*slot) {
-                *slot = r;
-            }
-        };
-        for e in edges.iter_mut().filter(|e| e.hard) {
-            let (f, t) = (cycle_of[groups.find(e.from) as usize], cycle_of[groups.find(e.to) as usize]);
-            if f != u32::MAX && f == t {
-                e.skip = true;
-                let level = groups.find(e.to);
-                keep(&mut first, (f, level, false), e.rel);
+    }
+    // Per cycle: its hubs ("out", "in"), and per level the relation
+    // of its first edge out and in, in reference order (not the order
+    // the inputs were read in).
+    let mut hubs: Vec<[u32; 2]> = vec![[u32::MAX; 2]; split.len()];
+    let mut first: rustc_hash::FxHashMap<(u32, u32, bool), u32> = rustc_hash::FxHashMap::default();
+    let key = |r: u32| {
+        let rel = &rels[r as usize];
+        (input.rank[rel.from.index()], input.rank[rel.to.index()], r)
+    };
+    let keep = |first: &mut rustc_hash::FxHashMap<(u32, u32, bool), u32>, at: (u32, u32, bool), r: u32| {
+        let slot = first.entry(at).or_insert(r);
+        if key(r) < key(*slot) {
+            *slot = r;
+        }
+    };
+    let Net { edges, weight, rank, objects_of, .. } = net;
+    for e in edges.iter_mut().filter(|e| e.hard) {
+        let (f, to) = (t.cycle_of[groups.find(e.from) as usize], t.cycle_of[groups.find(e.to) as usize]);
+        if f != u32::MAX && f == to {
+            e.skip = true;
+            let level = groups.find(e.to);
+            keep(&mut first, (f, level, false), e.rel);
+            continue;
+        }
+        for (c, k, end) in [(f, 0usize, e.from), (to, 1, e.to)] {
+            if c == u32::MAX {
                 continue;
             }
-            for (c, k, end) in [(f, 0usize, e.from), (t, 1, e.to)] {
-                if c == u32::MAX {
-                    continue;
-                }
-                let level = groups.find(end);
-                keep(&mut first, (c, level, k == 0), e.rel);
-                let hub = &mut hubs[c as usize][k];
-                if *hub == u32::MAX {
-                    // Ranked after everything else, by the cycle's first node.
-                    let low = split[c as usize].iter().map(|&g| rank[g as usize]).min().unwrap_or(0);
-                    *hub = weight.len() as u32;
-                    weight.push(0);
-                    rank.push((1 << 40) + 2 * low + k as u64);
-                    objects_of.push(None);
-                    groups.parent.push(*hub);
-                    pass.push(k == 0);
-                    is_barrier.push(false);
-                    cycle_of.push(u32::MAX);
-                }
-                if k == 0 {
-                    e.from = *hub;
-                } else {
-                    e.to = *hub;
-                }
+            let level = groups.find(end);
+            keep(&mut first, (c, level, k == 0), e.rel);
+            let hub = &mut hubs[c as usize][k];
+            if *hub == u32::MAX {
+                // Ranked after everything else, by the cycle's first node.
+                let low = split[c as usize].iter().map(|&g| rank[g as usize]).min().unwrap_or(0);
+                *hub = weight.len() as u32;
+                weight.push(0);
+                rank.push((1 << 40) + 2 * low + k as u64);
+                objects_of.push(None);
+                groups.parent.push(*hub);
+                t.pass.push(k == 0);
+                t.is_barrier.push(false);
+                t.cycle_of.push(u32::MAX);
             }
-        }
-        for (c, cycle) in split.iter().enumerate() {
-            let mut levels: Vec<u32> = cycle.iter().map(|&g| groups.find(g)).collect();
-            levels.sort_unstable();
-            levels.dedup();
-            let any = |out: bool| {
-                levels.iter().filter_map(|&l| first.get(&(c as u32, l, out)).copied()).min_by_key(|&r| key(r))
-            };
-            for &l in &levels {
-                let [out, inn] = hubs[c];
-                if out != u32::MAX {
-                    let rel = first.get(&(c as u32, l, true)).copied().or_else(|| any(true)).unwrap_or(0);
-                    edges.push(Edge { from: l, to: out, rel, hard: true, rule: false, skip: false, derived: false });
-                }
-                if inn != u32::MAX {
-                    let rel = first.get(&(c as u32, l, false)).copied().or_else(|| any(false)).unwrap_or(0);
-                    edges.push(Edge { from: inn, to: l, rel, hard: true, rule: false, skip: false, derived: false });
-                }
+            if k == 0 {
+                e.from = *hub;
+            } else {
+                e.to = *hub;
             }
         }
     }
-    let count = weight.len();
-
-    // 3. Kahn's algorithm over the groups, relaxing ownership when stalled.
-    let rep: Vec<u32> = (0..count as u32).map(|x| groups.find(x)).collect();
-    let cycle_of: Vec<u32> = (0..count).map(|g| cycle_of[rep[g] as usize]).collect();
-    let out_hub: Vec<bool> = pass.iter().zip(&is_barrier).map(|(&p, &b)| p && !b).collect();
-    let nodes = Nodes { weight: &weight, rank: &rank, barrier: &is_barrier, cycle_of: &cycle_of, out_hub: &out_hub };
-    let lay = layer(count, &mut edges, rep, &nodes);
-    let mut order = finish(input, &node_of, &edges, &pass, lay, found);
-    destruction_cycles.sort_by_key(|m| m.first().map(|o| input.rank[o.index()]));
-    order.destruction_cycles = destruction_cycles;
-    Ok(order)
+    for (c, cycle) in split.iter().enumerate() {
+        let mut levels: Vec<u32> = cycle.iter().map(|&g| groups.find(g)).collect();
+        levels.sort_unstable();
+        levels.dedup();
+        let any =
+            |out: bool| levels.iter().filter_map(|&l| first.get(&(c as u32, l, out)).copied()).min_by_key(|&r| key(r));
+        for &l in &levels {
+            let [out, inn] = hubs[c];
+            if out != u32::MAX {
+                let rel = first.get(&(c as u32, l, true)).copied().or_else(|| any(true)).unwrap_or(0);
+                edges.push(Edge { from: l, to: out, rel, hard: true, rule: false, skip: false, derived: false });
+            }
+            if inn != u32::MAX {
+                let rel = first.get(&(c as u32, l, false)).copied().or_else(|| any(false)).unwrap_or(0);
+                edges.push(Edge { from: inn, to: l, rel, hard: true, rule: false, skip: false, derived: false });
+            }
+        }
+    }
 }
 
 /// Each element's level in a destruction-dependency cycle (its groups): 1
 /// and the largest level of the elements it owns, directly or through
 /// groups outside the cycle (`owned_by`: ownership between groups, acyclic).
-fn levels(cycle: &[u32], owned_by: &crate::graph::scc::Csr) -> Vec<u32> {
+fn levels(cycle: &[u32], owned_by: &Csr) -> Vec<u32> {
     let inside: rustc_hash::FxHashSet<u32> = cycle.iter().copied().collect();
     // Longest path counting the cycle's elements: depth first, iterative.
     let mut value: rustc_hash::FxHashMap<u32, u32> = rustc_hash::FxHashMap::default();
@@ -479,7 +545,7 @@ fn levels(cycle: &[u32], owned_by: &crate::graph::scc::Csr) -> Vec<u32> {
         }
         stack.push((start, 0));
         while let Some(&mut (v, ref mut at)) = stack.last_mut() {
-            let next = owned_by.successors(v as usize).get(*at).copied();
+            let next = owned_by.row(v as usize).get(*at).copied();
             if let Some(w) = next {
                 *at += 1;
                 // (Acyclic: nothing open is reached again; the check only
@@ -491,7 +557,7 @@ fn levels(cycle: &[u32], owned_by: &crate::graph::scc::Csr) -> Vec<u32> {
             }
             stack.pop();
             open.remove(&v);
-            let below = owned_by.successors(v as usize).iter().filter_map(|w| value.get(w)).max().copied();
+            let below = owned_by.row(v as usize).iter().filter_map(|w| value.get(w)).max().copied();
             value.insert(v, u32::from(inside.contains(&v)) + below.unwrap_or(0));
         }
     }
@@ -588,7 +654,7 @@ struct Layering {
 
 /// An edge as the walk sees it from one end: the group at the other end,
 /// and the edge's index with `HARD` set for a destruction dependency.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Default)]
 struct Adj {
     group: u32,
     edge: u32,
@@ -610,51 +676,15 @@ impl Adj {
     }
 }
 
-/// Adjacency lists packed in one array (compressed sparse rows): the walk
-/// touches each edge once, in order, without chasing indices.
-struct Csr {
-    start: Vec<u32>,
-    adj: Vec<Adj>,
-}
-
-impl Csr {
-    fn of(&self, g: usize) -> &[Adj] {
-        &self.adj[self.start[g] as usize..self.start[g + 1] as usize]
-    }
-}
-
-/// Out- and in-lists of the edges between distinct groups.
-fn csr(count: usize, edges: &[Edge], rep: &[u32]) -> (Csr, Csr) {
-    let mut out_start = vec![0u32; count + 1];
-    let mut in_start = vec![0u32; count + 1];
-    for e in edges.iter().filter(|e| !e.skip) {
+/// Out- and in-rows of the edges between distinct groups (the walk
+/// touches each edge once, in order, without chasing indices).
+fn csr(count: usize, edges: &[Edge], rep: &[u32]) -> (Csr<Adj>, Csr<Adj>) {
+    let between = edges.iter().zip(0u32..).filter_map(|(e, n)| {
         let (f, t) = (rep[e.from as usize], rep[e.to as usize]);
-        if f != t {
-            out_start[f as usize + 1] += 1;
-            in_start[t as usize + 1] += 1;
-        }
-    }
-    for i in 0..count {
-        out_start[i + 1] += out_start[i];
-        in_start[i + 1] += in_start[i];
-    }
-    let total = out_start[count] as usize;
-    let mut out = vec![Adj { group: 0, edge: 0 }; total];
-    let mut inn = vec![Adj { group: 0, edge: 0 }; total];
-    let mut o = out_start.clone();
-    let mut i = in_start.clone();
-    for (n, e) in edges.iter().enumerate() {
-        let (f, t) = (rep[e.from as usize], rep[e.to as usize]);
-        if f == t || e.skip {
-            continue;
-        }
-        let edge = n as u32 | if e.hard { HARD } else { 0 } | if e.rule { RULE } else { 0 };
-        out[o[f as usize] as usize] = Adj { group: t, edge };
-        o[f as usize] += 1;
-        inn[i[t as usize] as usize] = Adj { group: f, edge };
-        i[t as usize] += 1;
-    }
-    (Csr { start: out_start, adj: out }, Csr { start: in_start, adj: inn })
+        let edge = n | if e.hard { HARD } else { 0 } | if e.rule { RULE } else { 0 };
+        (f != t && !e.skip).then_some((f, t, Adj { group: t, edge }, Adj { group: f, edge }))
+    });
+    Csr::both_ways(count, between)
 }
 
 /// Longest-path layering of a graph without cycles, by depth-first search
@@ -665,21 +695,8 @@ fn csr(count: usize, edges: &[Edge], rep: &[u32]) -> (Csr, Csr) {
 /// (reference order, not the order the inputs were read in), then the one
 /// written first, is remembered.
 fn layer_acyclic(count: usize, edges: &[Edge], weight: &[u8], rank: &[u64]) -> Option<Layering> {
-    let mut start = vec![0u32; count + 1];
-    for e in edges {
-        start[e.from as usize + 1] += 1;
-    }
-    for i in 0..count {
-        start[i + 1] += start[i];
-    }
     // (target, edge) side by side: the walk reads them in order.
-    let mut at = start.clone();
-    let mut adj = vec![(0u32, 0u32); edges.len()];
-    for (n, e) in edges.iter().enumerate() {
-        adj[at[e.from as usize] as usize] = (e.to, n as u32);
-        at[e.from as usize] += 1;
-    }
-    drop(at);
+    let adj = Csr::from_edges(count, edges.iter().zip(0u32..).map(|(e, n)| (e.from, (e.to, n))));
     const NEW: u8 = 0;
     const OPEN: u8 = 1;
     const DONE: u8 = 2;
@@ -692,16 +709,16 @@ fn layer_acyclic(count: usize, edges: &[Edge], weight: &[u8], rank: &[u64]) -> O
             continue;
         }
         state[root] = OPEN;
-        stack.push((root as u32, start[root]));
+        stack.push((root as u32, adj.bounds(root).0));
         while let Some(&mut (v, ref mut pos)) = stack.last_mut() {
             let vi = v as usize;
-            if *pos < start[vi + 1] {
-                let t = adj[*pos as usize].0 as usize;
+            if *pos < adj.bounds(vi).1 {
+                let t = adj.item(*pos).0 as usize;
                 *pos += 1;
                 match state[t] {
                     NEW => {
                         state[t] = OPEN;
-                        stack.push((t as u32, start[t]));
+                        stack.push((t as u32, adj.bounds(t).0));
                     }
                     OPEN => return None,
                     _ => {}
@@ -711,7 +728,7 @@ fn layer_acyclic(count: usize, edges: &[Edge], weight: &[u8], rank: &[u64]) -> O
             stack.pop();
             state[vi] = DONE;
             let mut best: Option<(u32, u64, usize)> = None;
-            for &(t, e) in &adj[start[vi] as usize..start[vi + 1] as usize] {
+            for &(t, e) in adj.row(vi) {
                 let (s, r) = (step[t as usize], rank[t as usize]);
                 if best.is_none_or(|(bs, br, be)| s > bs || (s == bs && (r, e as usize) < (br, be))) {
                     best = Some((s, r, e as usize));
@@ -743,6 +760,169 @@ struct Nodes<'a> {
     out_hub: &'a [bool],
 }
 
+/// Kahn's walk as it goes: what is done, each group's step and what goes
+/// right before it, what each group still waits for, the edges relaxed.
+struct Walk {
+    done: Vec<bool>,
+    step: Vec<u32>,
+    after_edge: Vec<Option<usize>>,
+    relaxed_edge: Vec<bool>,
+    relaxed_because: Vec<Option<usize>>,
+    pending_hard: Vec<u32>,
+    pending_soft: Vec<u32>,
+    ready: VecDeque<usize>,
+    /// Derived edges between groups, as the walk adds them.
+    extra: Extra,
+}
+
+/// Each group's weight (the largest of its nodes') and rank (the first).
+fn group_tables(count: usize, rep: &[u32], nodes: &Nodes) -> (Vec<u8>, Vec<u64>) {
+    let mut g_weight = vec![0u8; count];
+    let mut g_rank = vec![u64::MAX; count];
+    for ((&g, &w), &r) in rep.iter().zip(nodes.weight).zip(nodes.rank) {
+        let g = g as usize;
+        g_weight[g] = g_weight[g].max(w);
+        g_rank[g] = g_rank[g].min(r);
+    }
+    (g_weight, g_rank)
+}
+
+impl Walk {
+    /// Nothing done; the groups that wait for nothing are ready.
+    fn new(count: usize, edges: usize, out: &Csr<Adj>, is_group: impl Fn(usize) -> bool) -> Walk {
+        let mut pending_hard = vec![0u32; count];
+        let mut pending_soft = vec![0u32; count];
+        for g in 0..count {
+            for a in out.row(g) {
+                if a.hard() {
+                    pending_hard[g] += 1;
+                } else {
+                    pending_soft[g] += 1;
+                }
+            }
+        }
+        let ready = (0..count).filter(|&g| is_group(g) && pending_hard[g] == 0 && pending_soft[g] == 0).collect();
+        Walk {
+            done: vec![false; count],
+            step: vec![0u32; count],
+            after_edge: vec![None; count],
+            relaxed_edge: vec![false; edges],
+            relaxed_because: vec![None; edges],
+            pending_hard,
+            pending_soft,
+            ready,
+            extra: Extra::default(),
+        }
+    }
+
+    /// Relax the edges `unblock` freed, each one alone: the derived edges
+    /// it leaves are drawn (and appended to `edges`), and what no longer
+    /// waits is ready.
+    fn relax(&mut self, freed: Vec<Relax>, edges: &mut Vec<Edge>, owned: &mut Owned, at: (&[u32], &Csr<Adj>, &Nodes)) {
+        let (rep, out, nodes) = at;
+        let mut touched = Vec::new();
+        // Relaxed edges whose derived edges are still to be drawn.
+        let mut work: Vec<usize> = Vec::new();
+        for relax in freed {
+            for (x, e) in relax.edges {
+                if self.relaxed_edge[e] {
+                    continue;
+                }
+                self.relaxed_edge[e] = true;
+                self.relaxed_because[e] = relax.because;
+                self.pending_soft[x] -= 1;
+                touched.push(x);
+                if !edges[e].rule {
+                    work.push(e);
+                }
+            }
+        }
+        while let Some(e) = work.pop() {
+            for d in owned.around(edges, e, &self.relaxed_edge, rep) {
+                let n = edges.len();
+                let (f, t) = (rep[d.from as usize], rep[d.to as usize]);
+                owned.add(&d, n as u32);
+                edges.push(d);
+                self.relaxed_edge.push(false);
+                self.relaxed_because.push(None);
+                // (What waits on a stalled group is not done.)
+                if f == t || self.done[f as usize] {
+                    continue;
+                }
+                if self.done[t as usize] {
+                    self.extra.add(f, t, n as u32);
+                    continue;
+                }
+                // A pair the comparator turns round (the owned group
+                // depends on its owner, within a few steps) gives way
+                // now, not one stall later: a chain of them would
+                // otherwise stall once per link.
+                let turned = depends_on(out, &self.done, t as usize, f as usize, TURN_LOOKUP);
+                if turned && !same_cycle(nodes.cycle_of, f as usize, t as usize) {
+                    self.relaxed_edge[n] = true;
+                    work.push(n);
+                    continue;
+                }
+                self.extra.add(f, t, n as u32);
+                self.pending_soft[f as usize] += 1;
+            }
+        }
+        for x in touched {
+            if !self.done[x] && self.pending_hard[x] == 0 && self.pending_soft[x] == 0 {
+                self.ready.push_back(x);
+            }
+        }
+    }
+
+    /// Group `g` is done: its step is its weight plus the largest step
+    /// before it, and what waited only for it is ready.
+    fn settle(
+        &mut self,
+        g: usize,
+        edges: &[Edge],
+        rows: (&Csr<Adj>, &Csr<Adj>),
+        groups: (&[u8], &[u64]),
+        nodes: &Nodes,
+    ) {
+        let ((out, inn), (g_weight, g_rank)) = (rows, groups);
+        // The largest step before it; of equals, the edge to the group
+        // first in reference order, then to the node first in reference
+        // order (of a group of several: which member is named behind it),
+        // then the edge written first. (Not the edge written first among
+        // a group's members: that follows the order the inputs were read
+        // in, tests/props_determinism.rs.)
+        let mut best: Option<(u32, (u64, u64), usize)> = None;
+        for a in out.row(g).iter().chain(self.extra.out(g)) {
+            let e = a.index();
+            if self.relaxed_edge[e] {
+                continue;
+            }
+            let to = edges[e].to as usize;
+            let (s, r) = (self.step[a.group as usize], (g_rank[a.group as usize], nodes.rank[to]));
+            if best.is_none_or(|(bs, br, be)| s > bs || (s == bs && (r, e) < (br, be))) {
+                best = Some((s, r, e));
+            }
+        }
+        let best = best.map(|(s, _, e)| (s, e));
+        self.step[g] = u32::from(g_weight[g]) + best.map(|b| b.0).unwrap_or(0);
+        self.after_edge[g] = best.filter(|b| b.0 > 0).map(|b| b.1);
+        for a in inn.row(g).iter().chain(self.extra.inn(g)) {
+            let f = a.group as usize;
+            if self.done[f] || self.relaxed_edge[a.index()] {
+                continue;
+            }
+            if a.hard() {
+                self.pending_hard[f] -= 1;
+            } else {
+                self.pending_soft[f] -= 1;
+            }
+            if self.pending_hard[f] == 0 && self.pending_soft[f] == 0 {
+                self.ready.push_back(f);
+            }
+        }
+    }
+}
+
 /// Kahn's algorithm over the groups `rep` defines: each group's step is its
 /// weight plus the largest step of what must go before it. When stalled,
 /// relax ownership edges — each one alone: what the relaxed object owns
@@ -752,54 +932,25 @@ struct Nodes<'a> {
 /// split by ownership (`u32::MAX`: none); ownership inside one is never
 /// relaxed (its members depend on each other: the ELSE IF decides).
 fn layer(count: usize, edges: &mut Vec<Edge>, rep: Vec<u32>, nodes: &Nodes) -> Layering {
-    let mut g_weight = vec![0u8; count];
-    let mut g_rank = vec![u64::MAX; count];
-    for ((&g, &w), &r) in rep.iter().zip(nodes.weight).zip(nodes.rank) {
-        let g = g as usize;
-        g_weight[g] = g_weight[g].max(w);
-        g_rank[g] = g_rank[g].min(r);
-    }
+    let (g_weight, g_rank) = group_tables(count, &rep, nodes);
     let (out, inn) = csr(count, edges, &rep);
-    // Derived edges between groups, as the walk adds them.
-    let mut extra = Extra::default();
     let is_group = |g: usize| rep[g] as usize == g;
-    let mut pending_hard = vec![0u32; count];
-    let mut pending_soft = vec![0u32; count];
-    for g in 0..count {
-        for a in out.of(g) {
-            if a.hard() {
-                pending_hard[g] += 1;
-            } else {
-                pending_soft[g] += 1;
-            }
-        }
-    }
-    let mut done = vec![false; count];
-    let mut relaxed_edge = vec![false; edges.len()];
-    let mut relaxed_because: Vec<Option<usize>> = vec![None; edges.len()];
-    let mut step = vec![0u32; count];
-    let mut after_edge: Vec<Option<usize>> = vec![None; count];
-    let mut ready: VecDeque<usize> = VecDeque::new();
+    let mut w = Walk::new(count, edges.len(), &out, is_group);
     let total = (0..count).filter(|&g| is_group(g)).count();
-    for g in (0..count).filter(|&g| is_group(g)) {
-        if pending_hard[g] == 0 && pending_soft[g] == 0 {
-            ready.push_back(g);
-        }
-    }
     // Ownership by layering node, made at the first stall.
     let mut owned: Option<Owned> = None;
     let mut processed = 0;
     while processed < total {
-        let Some(g) = ready.pop_front() else {
+        let Some(g) = w.ready.pop_front() else {
             // Stalled: what is left waits in cycles that mix both kinds.
             let freed = unblock(&Stall {
                 count,
                 out: &out,
-                extra: &extra,
-                done: &done,
-                relaxed: &relaxed_edge,
-                pending_hard: &pending_hard,
-                pending_soft: &pending_soft,
+                extra: &w.extra,
+                done: &w.done,
+                relaxed: &w.relaxed_edge,
+                pending_hard: &w.pending_hard,
+                pending_soft: &w.pending_soft,
                 rank: &g_rank,
                 is_group: &is_group,
                 barrier: nodes.barrier,
@@ -811,101 +962,17 @@ fn layer(count: usize, edges: &mut Vec<Edge>, rep: Vec<u32>, nodes: &Nodes) -> L
                 break;
             }
             let owned = owned.get_or_insert_with(|| Owned::new(count, edges));
-            let mut touched = Vec::new();
-            // Relaxed edges whose derived edges are still to be drawn.
-            let mut work: Vec<usize> = Vec::new();
-            for relax in freed {
-                for (x, e) in relax.edges {
-                    if relaxed_edge[e] {
-                        continue;
-                    }
-                    relaxed_edge[e] = true;
-                    relaxed_because[e] = relax.because;
-                    pending_soft[x] -= 1;
-                    touched.push(x);
-                    if !edges[e].rule {
-                        work.push(e);
-                    }
-                }
-            }
-            while let Some(e) = work.pop() {
-                for d in owned.around(edges, e, &relaxed_edge, &rep) {
-                    let n = edges.len();
-                    let (f, t) = (rep[d.from as usize], rep[d.to as usize]);
-                    owned.add(&d, n as u32);
-                    edges.push(d);
-                    relaxed_edge.push(false);
-                    relaxed_because.push(None);
-                    // (What waits on a stalled group is not done.)
-                    if f == t || done[f as usize] {
-                        continue;
-                    }
-                    if done[t as usize] {
-                        extra.add(f, t, n as u32);
-                        continue;
-                    }
-                    // A pair the comparator turns round (the owned group
-                    // depends on its owner, within a few steps) gives way
-                    // now, not one stall later: a chain of them would
-                    // otherwise stall once per link.
-                    let turned = depends_on(&out, &done, t as usize, f as usize, TURN_LOOKUP);
-                    if turned && !same_cycle(nodes.cycle_of, f as usize, t as usize) {
-                        relaxed_edge[n] = true;
-                        work.push(n);
-                        continue;
-                    }
-                    extra.add(f, t, n as u32);
-                    pending_soft[f as usize] += 1;
-                }
-            }
-            for x in touched {
-                if !done[x] && pending_hard[x] == 0 && pending_soft[x] == 0 {
-                    ready.push_back(x);
-                }
-            }
+            w.relax(freed, edges, owned, (&rep, &out, nodes));
             continue;
         };
-        if done[g] {
+        if w.done[g] {
             continue;
         }
-        done[g] = true;
+        w.done[g] = true;
         processed += 1;
-        // The largest step before it; of equals, the edge to the group
-        // first in reference order, then to the node first in reference
-        // order (of a group of several: which member is named behind it),
-        // then the edge written first. (Not the edge written first among
-        // a group's members: that follows the order the inputs were read
-        // in, tests/props_determinism.rs.)
-        let mut best: Option<(u32, (u64, u64), usize)> = None;
-        for a in out.of(g).iter().chain(extra.out(g)) {
-            let e = a.index();
-            if relaxed_edge[e] {
-                continue;
-            }
-            let to = edges[e].to as usize;
-            let (s, r) = (step[a.group as usize], (g_rank[a.group as usize], nodes.rank[to]));
-            if best.is_none_or(|(bs, br, be)| s > bs || (s == bs && (r, e) < (br, be))) {
-                best = Some((s, r, e));
-            }
-        }
-        let best = best.map(|(s, _, e)| (s, e));
-        step[g] = u32::from(g_weight[g]) + best.map(|b| b.0).unwrap_or(0);
-        after_edge[g] = best.filter(|b| b.0 > 0).map(|b| b.1);
-        for a in inn.of(g).iter().chain(extra.inn(g)) {
-            let f = a.group as usize;
-            if done[f] || relaxed_edge[a.index()] {
-                continue;
-            }
-            if a.hard() {
-                pending_hard[f] -= 1;
-            } else {
-                pending_soft[f] -= 1;
-            }
-            if pending_hard[f] == 0 && pending_soft[f] == 0 {
-                ready.push_back(f);
-            }
-        }
+        w.settle(g, edges, (&out, &inn), (&g_weight, &g_rank), nodes);
     }
+    let Walk { step, after_edge, relaxed_edge, relaxed_because, .. } = w;
     Layering { rep, step, after_edge, relaxed_edge, relaxed_because }
 }
 
@@ -915,11 +982,11 @@ const TURN_LOOKUP: usize = 64;
 
 /// Does group `from` reach group `to` by destruction dependencies alone
 /// (edges to groups not done), looking at `limit` groups at most?
-fn depends_on(out: &Csr, done: &[bool], from: usize, to: usize, limit: usize) -> bool {
+fn depends_on(out: &Csr<Adj>, done: &[bool], from: usize, to: usize, limit: usize) -> bool {
     let mut seen = rustc_hash::FxHashSet::default();
     let mut queue = VecDeque::from([from]);
     while let Some(g) = queue.pop_front() {
-        for a in out.of(g).iter().filter(|a| a.hard() && !done[a.group as usize]) {
+        for a in out.row(g).iter().filter(|a| a.hard() && !done[a.group as usize]) {
             let t = a.group as usize;
             if t == to {
                 return true;
@@ -1091,7 +1158,7 @@ fn finish(
 /// What `unblock` looks at when Kahn's walk stalls.
 struct Stall<'a, F: Fn(usize) -> bool> {
     count: usize,
-    out: &'a Csr,
+    out: &'a Csr<Adj>,
     extra: &'a Extra,
     done: &'a [bool],
     relaxed: &'a [bool],
@@ -1130,7 +1197,7 @@ fn unblock<F: Fn(usize) -> bool>(s: &Stall<F>) -> Vec<Relax> {
     let live = |g: usize| (s.is_group)(g) && !s.done[g];
     let pending = |g: usize| {
         s.out
-            .of(g)
+            .row(g)
             .iter()
             .chain(s.extra.out(g))
             .copied()
@@ -1140,30 +1207,7 @@ fn unblock<F: Fn(usize) -> bool>(s: &Stall<F>) -> Vec<Relax> {
     // other: ownership between them is the comparator's ELSE IF, never
     // relaxed.
     let same_cycle = |x: usize, a: usize| same_cycle(s.cycle_of, x, a);
-    // The graph of what is left, numbered densely.
-    let mut index = vec![u32::MAX; s.count];
-    let mut groups = Vec::new();
-    for g in (0..s.count).filter(|&g| live(g)) {
-        index[g] = groups.len() as u32;
-        groups.push(g);
-    }
-    let index = &index;
-    let left = crate::graph::scc::Csr::from_edges(
-        groups.len(),
-        groups.iter().flat_map(|&g| pending(g).map(move |a| (index[g], index[a.group as usize]))),
-    );
-    let (comp, _) = crate::graph::scc::components(&left);
-    let mut component = vec![usize::MAX; s.count];
-    let mut by_component: Vec<Vec<usize>> = Vec::new();
-    for (i, &g) in groups.iter().enumerate() {
-        let c = comp[i] as usize;
-        component[g] = c;
-        if by_component.len() <= c {
-            by_component.resize(c + 1, Vec::new());
-        }
-        by_component[c].push(g);
-    }
-    let sccs: Vec<Vec<usize>> = by_component;
+    let (component, sccs) = left_components(s.count, live, &pending);
     let mut freed = Vec::new();
     for (c, members) in sccs.iter().enumerate() {
         if members.len() < 2 {
@@ -1251,6 +1295,41 @@ fn unblock<F: Fn(usize) -> bool>(s: &Stall<F>) -> Vec<Relax> {
     }
     freed
 }
+/// The strongly connected components of what is left of the walk (the
+/// groups `live` holds, over the edges they still wait on, `pending`),
+/// numbered densely: each group's component (`usize::MAX`: none), and the
+/// groups of each component.
+fn left_components<P, I>(count: usize, live: impl Fn(usize) -> bool, pending: &P) -> (Vec<usize>, Vec<Vec<usize>>)
+where
+    P: Fn(usize) -> I,
+    I: Iterator<Item = Adj> + Clone,
+{
+    // The graph of what is left, numbered densely.
+    let mut index = vec![u32::MAX; count];
+    let mut groups = Vec::new();
+    for g in (0..count).filter(|&g| live(g)) {
+        index[g] = groups.len() as u32;
+        groups.push(g);
+    }
+    let index = &index;
+    let left = Rows::from_edges(
+        groups.len(),
+        groups.iter().flat_map(|&g| pending(g).map(move |a| (index[g], index[a.group as usize]))),
+    );
+    let (comp, _) = scc::components(&left);
+    let mut component = vec![usize::MAX; count];
+    let mut by_component: Vec<Vec<usize>> = Vec::new();
+    for (i, &g) in groups.iter().enumerate() {
+        let c = comp[i] as usize;
+        component[g] = c;
+        if by_component.len() <= c {
+            by_component.resize(c + 1, Vec::new());
+        }
+        by_component[c].push(g);
+    }
+    (component, by_component)
+}
+
 /// Ownership edges x → a of a stalled component (a sink) whose owner x the
 /// owned group a depends on, through destruction dependencies alone: the
 /// comparator orders that pair a after x (its first branch), so the edge

@@ -323,10 +323,38 @@ pub fn custom_resources(input: &Input) -> Vec<ObjId> {
 
 /// The decisions, or what in the input stops them.
 pub fn reconcile(input: &Input) -> Result<Reconciliation, Vec<(Problem, ObjId)>> {
-    let objects = input.objects;
     let mut problems = Vec::new();
-    // Every custom resource, and every one a sub-resource names: each gets
-    // its place in the result, so that no sub-resource is left without one.
+    let (crs, live_subs) = controlled(input, &mut problems);
+    let found = match &input.desired {
+        Some(desired) => counterparts(input, desired, &live_subs),
+        None => Counterparts::default(),
+    };
+    let Counterparts { counterpart, missing, mut unplaced } = found;
+    let mut resources = custom_resource_facts(input, &crs, &mut problems);
+    let subs = Subs { live: live_subs, counterpart, missing };
+    attach(input, subs, &mut resources, &mut problems);
+    if !problems.is_empty() {
+        problems.sort_by_key(|p| p.1);
+        problems.dedup();
+        return Err(problems);
+    }
+    let mut resources = decide(resources);
+    resources.sort_by(|a, b| {
+        a.object.reference.cmp(&b.object.reference).then(a.absence.is_some().cmp(&b.absence.is_some()))
+    });
+    unplaced.sort();
+    Ok(Reconciliation { resources, unplaced })
+}
+
+/// Every custom resource (and every one a sub-resource names, with why it
+/// is absent), and each live sub-resource's custom resource: each custom
+/// resource gets its place in the result, so that no sub-resource is left
+/// without one.
+fn controlled(
+    input: &Input,
+    problems: &mut Vec<(Problem, ObjId)>,
+) -> (HashMap<Owner, Option<Absence>>, HashMap<ObjId, Owner>) {
+    let objects = input.objects;
     let mut crs: HashMap<Owner, Option<Absence>> = HashMap::new();
     for id in custom_resources(input) {
         crs.insert(Owner::Present(id), None);
@@ -367,56 +395,74 @@ pub fn reconcile(input: &Input) -> Result<Reconciliation, Vec<(Problem, ObjId)>>
         };
         live_subs.insert(id, owner);
     }
+    (crs, live_subs)
+}
 
-    // The desired objects: each live sub-resource's counterpart, and those
-    // missing from the snapshot.
+/// The desired objects: each live sub-resource's counterpart, those
+/// missing from the snapshot (with their custom resource), and those no
+/// custom resource controls.
+#[derive(Default)]
+struct Counterparts {
+    counterpart: HashMap<ObjId, ObjId>,
+    missing: Vec<(Owner, ObjId)>,
+    unplaced: Vec<String>,
+}
+
+fn counterparts(input: &Input, desired: &DesiredSet, live_subs: &HashMap<ObjId, Owner>) -> Counterparts {
+    let objects = input.objects;
     let mut counterpart: HashMap<ObjId, ObjId> = HashMap::new();
     let mut missing: Vec<(Owner, ObjId)> = Vec::new();
     let mut unplaced = Vec::new();
-    if let Some(desired) = &input.desired {
-        let live_by_ref: HashMap<String, ObjId> =
-            live_subs.keys().filter_map(|&id| Some((objects.get(id.index())?.reference(), id))).collect();
-        let all_live: std::collections::HashSet<String> =
-            objects.iter().filter(|o| o.has_coordinates()).map(Object::reference).collect();
-        // Kubernetes objects by group, kind and name, in input order: where
-        // an absent sub-resource's custom resource is looked for.
-        let mut by_name: HashMap<(&str, &str, &str), Vec<ObjId>> = HashMap::new();
-        for (i, o) in objects.iter().enumerate().filter(|(_, o)| o.is_kubernetes()) {
-            by_name.entry((&*o.group, &*o.kind, &*o.name)).or_default().push(ObjId(i as u32));
+    let live_by_ref: HashMap<String, ObjId> =
+        live_subs.keys().filter_map(|&id| Some((objects.get(id.index())?.reference(), id))).collect();
+    let all_live: std::collections::HashSet<String> =
+        objects.iter().filter(|o| o.has_coordinates()).map(Object::reference).collect();
+    // Kubernetes objects by group, kind and name, in input order: where
+    // an absent sub-resource's custom resource is looked for.
+    let mut by_name: HashMap<(&str, &str, &str), Vec<ObjId>> = HashMap::new();
+    for (i, o) in objects.iter().enumerate().filter(|(_, o)| o.is_kubernetes()) {
+        by_name.entry((&*o.group, &*o.kind, &*o.name)).or_default().push(ObjId(i as u32));
+    }
+    for (i, d) in desired.objects.iter().enumerate() {
+        let did = ObjId(i as u32);
+        if !d.is_kubernetes() || (input.custom)(&d.group, &d.kind) {
+            continue;
         }
-        for (i, d) in desired.objects.iter().enumerate() {
-            let did = ObjId(i as u32);
-            if !d.is_kubernetes() || (input.custom)(&d.group, &d.kind) {
-                continue;
-            }
-            let reference = d.reference();
-            if let Some(&live) = live_by_ref.get(&reference) {
-                counterpart.insert(live, did);
-                continue;
-            }
-            if all_live.contains(&reference) {
-                continue; // there, but no custom resource's sub-resource
-            }
-            let controller = d.owners.iter().find(|r| r.controller && (input.custom)(&r.group, &r.kind));
-            let Some(r) = controller else {
-                unplaced.push(reference);
-                continue;
-            };
-            let present = by_name.get(&(&*r.group, &*r.kind, &*r.name)).and_then(|ids| {
-                ids.iter().copied().find(|id| {
-                    objects.get(id.index()).is_some_and(|o| o.namespace.is_none() || o.namespace == d.namespace)
-                })
-            });
-            // Neither the custom resource nor the sub-resource exists: nothing to do.
-            if let Some(cr) = present {
-                missing.push((Owner::Present(cr), did));
-            }
+        let reference = d.reference();
+        if let Some(&live) = live_by_ref.get(&reference) {
+            counterpart.insert(live, did);
+            continue;
+        }
+        if all_live.contains(&reference) {
+            continue; // there, but no custom resource's sub-resource
+        }
+        let controller = d.owners.iter().find(|r| r.controller && (input.custom)(&r.group, &r.kind));
+        let Some(r) = controller else {
+            unplaced.push(reference);
+            continue;
+        };
+        let present = by_name.get(&(&*r.group, &*r.kind, &*r.name)).and_then(|ids| {
+            ids.iter()
+                .copied()
+                .find(|id| objects.get(id.index()).is_some_and(|o| o.namespace.is_none() || o.namespace == d.namespace))
+        });
+        // Neither the custom resource nor the sub-resource exists: nothing to do.
+        if let Some(cr) = present {
+            missing.push((Owner::Present(cr), did));
         }
     }
+    Counterparts { counterpart, missing, unplaced }
+}
 
-    // The custom resources' own facts.
+/// The custom resources' own facts, each with its place.
+fn custom_resource_facts(
+    input: &Input,
+    crs: &HashMap<Owner, Option<Absence>>,
+    problems: &mut Vec<(Problem, ObjId)>,
+) -> Vec<(Owner, CustomResource)> {
+    let objects = input.objects;
     let mut resources = Vec::new();
-    for (owner, absence) in &crs {
+    for (owner, absence) in crs {
         let (object, desired, status) = match owner {
             Owner::Present(id) => {
                 // (An id that names no object is unreadable: its finding cannot be made either.)
@@ -453,6 +499,21 @@ pub fn reconcile(input: &Input) -> Result<Reconciliation, Vec<(Problem, ObjId)>>
             CustomResource { object, absence: *absence, desired, status, subs: Vec::new(), change: None },
         ));
     }
+    resources
+}
+
+/// The sub-resources: live ones with their custom resource, their
+/// counterparts among the desired objects, the desired ones missing.
+struct Subs {
+    live: HashMap<ObjId, Owner>,
+    counterpart: HashMap<ObjId, ObjId>,
+    missing: Vec<(Owner, ObjId)>,
+}
+
+/// Each sub-resource's facts, under its custom resource.
+fn attach(input: &Input, subs: Subs, resources: &mut [(Owner, CustomResource)], problems: &mut Vec<(Problem, ObjId)>) {
+    let objects = input.objects;
+    let Subs { live: live_subs, counterpart, missing } = subs;
     let at: HashMap<Owner, usize> = resources.iter().enumerate().map(|(i, (o, _))| (o.clone(), i)).collect();
 
     // Each sub-resource's facts and decision.
@@ -516,12 +577,11 @@ pub fn reconcile(input: &Input) -> Result<Reconciliation, Vec<(Problem, ObjId)>>
             }
         }
     }
+}
 
-    if !problems.is_empty() {
-        problems.sort_by_key(|p| p.1);
-        problems.dedup();
-        return Err(problems);
-    }
+/// Each sub-resource's matching rules and action, each custom resource's
+/// state change.
+fn decide(resources: Vec<(Owner, CustomResource)>) -> Vec<CustomResource> {
     let mut resources: Vec<CustomResource> = resources.into_iter().map(|(_, cr)| cr).collect();
     for cr in &mut resources {
         cr.subs.sort_by(|a, b| a.object.reference.cmp(&b.object.reference));
@@ -539,11 +599,7 @@ pub fn reconcile(input: &Input) -> Result<Reconciliation, Vec<(Problem, ObjId)>>
         }
         cr.change = state_change(&cr.subs);
     }
-    resources.sort_by(|a, b| {
-        a.object.reference.cmp(&b.object.reference).then(a.absence.is_some().cmp(&b.absence.is_some()))
-    });
-    unplaced.sort();
-    Ok(Reconciliation { resources, unplaced })
+    resources
 }
 
 /// Where controller reference `r` of `o` points, when nothing solid is there.

@@ -42,6 +42,7 @@
 )]
 
 use super::cascade::CascadeMode;
+use crate::graph::Csr;
 use crate::model::{ControllerEdge, Link, ObjId, Object, RelKind, Relation, Str};
 use std::collections::VecDeque;
 
@@ -260,120 +261,8 @@ struct World<'a> {
 }
 
 pub fn simulate(input: &Input) -> Simulation {
-    let objects = input.objects;
-    let n = objects.len();
-    let mut owners = vec![Vec::new(); n];
-    let mut dependents = vec![Vec::new(); n];
-    let mut contents = vec![Vec::new(); n];
-    let mut containers = vec![Vec::new(); n];
-    let mut content_finalizer = vec![None; n];
-    let mut takes = vec![Vec::new(); n];
-    for r in input.relations {
-        if let (Some(e), Some((by, taken)), Controller::Kubernetes) =
-            (r.kind.controller(), r.reaches(), input.controller)
-        {
-            if e.cascades() && by != taken {
-                takes[by.index()].push((taken, e));
-            }
-        }
-        if r.kind == RelKind::Owns && r.link == Link::Solid && r.from != r.to {
-            owners[r.to.index()].push(r.from);
-            dependents[r.from.index()].push(r.to);
-        }
-        if matches!(r.kind, RelKind::Contains | RelKind::Defines) && input.controller == Controller::Kubernetes {
-            contents[r.from.index()].push(r.to);
-            containers[r.to.index()].push(r.from);
-            content_finalizer[r.from.index()] = Some(Str::from(match r.kind {
-                RelKind::Contains => NAMESPACE_FINALIZER,
-                _ => CRD_FINALIZER,
-            }));
-        }
-    }
-    if input.controller == Controller::Kubernetes {
-        managed_contents(input, &mut contents, &mut containers, &mut content_finalizer);
-    }
-    for c in contents.iter_mut() {
-        c.sort_by_key(|d| input.rank[d.index()]);
-        c.dedup();
-    }
-    for t in takes.iter_mut() {
-        t.sort_by_key(|(d, _)| input.rank[d.index()]);
-        t.dedup();
-    }
-    let mut finalizers: Vec<Vec<Str>> = objects.iter().map(|o| o.finalizers.to_vec()).collect();
-    // A Namespace and a CRD carry their controller's finalizer from the start.
-    for (i, f) in content_finalizer.iter().enumerate() {
-        if let Some(f) = f {
-            if !finalizers[i].iter().any(|x| x == f) {
-                finalizers[i].insert(0, f.clone());
-            }
-        }
-    }
-    let mut blocking = vec![Vec::new(); n];
-    for (i, deps) in dependents.iter_mut().enumerate() {
-        deps.sort_by_key(|d| input.rank[d.index()]);
-        deps.dedup();
-        blocking[i] = deps
-            .iter()
-            .map(|d| {
-                let o = &objects[d.index()];
-                o.owners.iter().any(|r| r.block_owner_deletion && refers_to(r, &objects[i]))
-            })
-            .collect();
-    }
-    for o in owners.iter_mut() {
-        o.sort_by_key(|d| input.rank[d.index()]);
-        o.dedup();
-    }
-    let mut w = World {
-        input,
-        deleted: objects.iter().map(|o| o.deletion_timestamp.is_some()).collect(),
-        finalizers,
-        gone: vec![false; n],
-        owners,
-        dependents,
-        blocking,
-        dropped: vec![Vec::new(); n],
-        contents,
-        containers,
-        content_finalizer,
-        takes,
-        queued: vec![false; n],
-        requested: vec![false; n],
-        sim: Simulation {
-            controller: input.controller,
-            names: Vec::new(),
-            cascade: input.cascade,
-            targets: input.targets.to_vec(),
-            entries: Vec::new(),
-            calls: [0; 3],
-            events: [0; 2],
-            rounds: 0,
-            removed: Vec::new(),
-            stalled: Vec::new(),
-        },
-        round: 1,
-        now: VecDeque::new(),
-        next: VecDeque::new(),
-    };
-    // About a dozen entries an object the deletion reaches.
-    let next_of: Vec<Vec<ObjId>> = (0..n)
-        .map(|i| w.dependents[i].iter().chain(&w.contents[i]).copied().chain(w.takes[i].iter().map(|t| t.0)).collect())
-        .collect();
-    let reach = reachable(&next_of, input.targets);
-    drop(next_of);
-    // About a dozen entries an object the deletion reaches.
-    w.sim.entries.reserve(12 * reach.iter().filter(|r| **r).count());
-    for &t in input.targets {
-        w.now.push_back(Task::Delete { object: t, by: Actor::User, policy: Some(input.cascade) });
-    }
-    // What the deletion reaches and is being deleted already: the collector
-    // (or the controller whose finalizer is next) takes it up when it
-    // starts, as it does every object it lists.
-    let pending: Vec<ObjId> = (0..n).filter(|&i| reach[i] && w.deleted[i]).map(|i| ObjId(i as u32)).collect();
-    for id in pending {
-        w.on_modified(id);
-    }
+    let mut w = World::new(input);
+    let reach = w.start();
     loop {
         while let Some(task) = w.now.pop_front() {
             w.run(task);
@@ -385,13 +274,169 @@ pub fn simulate(input: &Input) -> Simulation {
         w.round += 1;
     }
     w.sim.rounds = w.sim.entries.iter().map(|e| e.round).max().unwrap_or(0);
-    let stalled: Vec<usize> = (0..n).filter(|&i| reach[i] && w.deleted[i] && !w.gone[i]).collect();
+    let stalled: Vec<usize> = (0..input.objects.len()).filter(|&i| reach[i] && w.deleted[i] && !w.gone[i]).collect();
     for i in stalled {
         let waits = w.finalizers[i].clone();
         let waits = waits.iter().map(|f| w.name(f)).collect();
         w.sim.stalled.push((ObjId(i as u32), waits));
     }
     w.sim
+}
+
+/// The relations the controllers follow, by object: owners, dependents,
+/// what a Namespace or CRD holds (and its finalizer), what a controller's
+/// cascade takes; each list in reference order.
+struct Links {
+    owners: Vec<Vec<ObjId>>,
+    dependents: Vec<Vec<ObjId>>,
+    contents: Vec<Vec<ObjId>>,
+    containers: Vec<Vec<ObjId>>,
+    content_finalizer: Vec<Option<Str>>,
+    takes: Vec<Vec<(ObjId, ControllerEdge)>>,
+}
+
+impl Links {
+    fn of(input: &Input) -> Links {
+        let n = input.objects.len();
+        let mut owners = vec![Vec::new(); n];
+        let mut dependents = vec![Vec::new(); n];
+        let mut contents = vec![Vec::new(); n];
+        let mut containers = vec![Vec::new(); n];
+        let mut content_finalizer = vec![None; n];
+        let mut takes = vec![Vec::new(); n];
+        for r in input.relations {
+            if let (Some(e), Some((by, taken)), Controller::Kubernetes) =
+                (r.kind.controller(), r.reaches(), input.controller)
+            {
+                if e.cascades() && by != taken {
+                    takes[by.index()].push((taken, e));
+                }
+            }
+            if r.kind == RelKind::Owns && r.link == Link::Solid && r.from != r.to {
+                owners[r.to.index()].push(r.from);
+                dependents[r.from.index()].push(r.to);
+            }
+            if matches!(r.kind, RelKind::Contains | RelKind::Defines) && input.controller == Controller::Kubernetes {
+                contents[r.from.index()].push(r.to);
+                containers[r.to.index()].push(r.from);
+                content_finalizer[r.from.index()] = Some(Str::from(match r.kind {
+                    RelKind::Contains => NAMESPACE_FINALIZER,
+                    _ => CRD_FINALIZER,
+                }));
+            }
+        }
+        if input.controller == Controller::Kubernetes {
+            managed_contents(input, &mut contents, &mut containers, &mut content_finalizer);
+        }
+        for c in contents.iter_mut() {
+            c.sort_by_key(|d| input.rank[d.index()]);
+            c.dedup();
+        }
+        for t in takes.iter_mut() {
+            t.sort_by_key(|(d, _)| input.rank[d.index()]);
+            t.dedup();
+        }
+        for o in owners.iter_mut() {
+            o.sort_by_key(|d| input.rank[d.index()]);
+            o.dedup();
+        }
+        for deps in dependents.iter_mut() {
+            deps.sort_by_key(|d| input.rank[d.index()]);
+            deps.dedup();
+        }
+        Links { owners, dependents, contents, containers, content_finalizer, takes }
+    }
+}
+
+impl<'a> World<'a> {
+    /// The world before the deletion: every object as the snapshot has it.
+    fn new(input: &'a Input<'a>) -> World<'a> {
+        let objects = input.objects;
+        let n = objects.len();
+        let Links { owners, dependents, contents, containers, content_finalizer, takes } = Links::of(input);
+        let mut finalizers: Vec<Vec<Str>> = objects.iter().map(|o| o.finalizers.to_vec()).collect();
+        // A Namespace and a CRD carry their controller's finalizer from the start.
+        for (i, f) in content_finalizer.iter().enumerate() {
+            if let Some(f) = f {
+                if !finalizers[i].iter().any(|x| x == f) {
+                    finalizers[i].insert(0, f.clone());
+                }
+            }
+        }
+        let mut blocking = vec![Vec::new(); n];
+        for (i, deps) in dependents.iter().enumerate() {
+            blocking[i] = deps
+                .iter()
+                .map(|d| {
+                    let o = &objects[d.index()];
+                    o.owners.iter().any(|r| r.block_owner_deletion && refers_to(r, &objects[i]))
+                })
+                .collect();
+        }
+        World {
+            input,
+            deleted: objects.iter().map(|o| o.deletion_timestamp.is_some()).collect(),
+            finalizers,
+            gone: vec![false; n],
+            owners,
+            dependents,
+            blocking,
+            dropped: vec![Vec::new(); n],
+            contents,
+            containers,
+            content_finalizer,
+            takes,
+            queued: vec![false; n],
+            requested: vec![false; n],
+            sim: Simulation {
+                controller: input.controller,
+                names: Vec::new(),
+                cascade: input.cascade,
+                targets: input.targets.to_vec(),
+                entries: Vec::new(),
+                calls: [0; 3],
+                events: [0; 2],
+                rounds: 0,
+                removed: Vec::new(),
+                stalled: Vec::new(),
+            },
+            round: 1,
+            now: VecDeque::new(),
+            next: VecDeque::new(),
+        }
+    }
+
+    /// The user's deletion of the targets, and what the deletion reaches
+    /// that is being deleted already; gives what the deletion reaches.
+    fn start(&mut self) -> Vec<bool> {
+        let (input, n) = (self.input, self.input.objects.len());
+        let w = self;
+        // What the deletion of each object leads to: its dependents, what
+        // it holds, what a controller's cascade takes.
+        let (dependents, contents, takes) = (&w.dependents, &w.contents, &w.takes);
+        let next_of = Csr::from_edges(
+            n,
+            (0..n).flat_map(|i| {
+                let next = dependents[i].iter().chain(&contents[i]).copied().chain(takes[i].iter().map(|t| t.0));
+                next.map(move |d| (i as u32, d.0))
+            }),
+        );
+        let reach = reachable(&next_of, input.targets);
+        drop(next_of);
+        // About a dozen entries an object the deletion reaches.
+        w.sim.entries.reserve(12 * reach.iter().filter(|r| **r).count());
+        for &t in input.targets {
+            w.now.push_back(Task::Delete { object: t, by: Actor::User, policy: Some(input.cascade) });
+        }
+        // What the deletion reaches and is being deleted already: the collector
+        // (or the controller whose finalizer is next) takes it up when it
+        // starts, as it does every object it lists.
+        let pending: Vec<ObjId> = (0..n).filter(|&i| reach[i] && w.deleted[i]).map(|i| ObjId(i as u32)).collect();
+        for id in pending {
+            w.on_modified(id);
+        }
+        reach
+    }
 }
 
 /// The objects the targets reach through ownership (and the cascades of
@@ -420,12 +465,13 @@ fn managed_contents(
     }
 }
 
-fn reachable(dependents: &[Vec<ObjId>], targets: &[ObjId]) -> Vec<bool> {
-    let mut seen = vec![false; dependents.len()];
-    let mut stack = targets.to_vec();
+/// What the deletion of `targets` reaches, following `next_of`.
+fn reachable(next_of: &Csr, targets: &[ObjId]) -> Vec<bool> {
+    let mut seen = vec![false; next_of.len()];
+    let mut stack: Vec<u32> = targets.iter().map(|t| t.0).collect();
     while let Some(id) = stack.pop() {
-        if !std::mem::replace(&mut seen[id.index()], true) {
-            stack.extend_from_slice(&dependents[id.index()]);
+        if !std::mem::replace(&mut seen[id as usize], true) {
+            stack.extend_from_slice(next_of.row(id as usize));
         }
     }
     seen

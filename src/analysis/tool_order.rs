@@ -73,7 +73,8 @@
     reason = "object ids of the plan's snapshot index its per-object tables; members, batches, units and levels are numbered here"
 )]
 
-use crate::dialect::tools::keep_mark;
+use crate::dialect::tools::{kapp_bound_group, keep_mark, KAPP_APPCR, KAPP_CRDS, KAPP_PACKAGEINSTALL};
+use crate::graph::Csr;
 use crate::model::kube::{builtin_namespaced, HelmHook, KappAction, KappWhen, KeepMark, Tools};
 use crate::model::{Link, ObjId, Object, RelKind, Relation, Str};
 use rustc_hash::FxHashMap;
@@ -154,12 +155,6 @@ pub const FLUX_FIRST: [&str; 23] = [
 /// Flux's `ReconcileOrder.Last`.
 pub const FLUX_LAST: [&str; 2] = ["MutatingWebhookConfiguration", "ValidatingWebhookConfiguration"];
 
-/// kapp's built-in change groups its delete rules name
-/// (`change-groups.kapp.k14s.io/…`).
-pub const KAPP_CRDS: &str = "change-groups.kapp.k14s.io/crds";
-pub const KAPP_APPCR: &str = "change-groups.kapp.k14s.io/appcr";
-pub const KAPP_PACKAGEINSTALL: &str = "change-groups.kapp.k14s.io/packageinstall";
-
 /// What the analysis reads of a plan.
 pub struct Input<'a> {
     pub objects: &'a [Object],
@@ -212,19 +207,46 @@ enum Place {
 }
 
 pub fn order(input: &Input, tool: Tool) -> ToolOrder {
-    let Input { objects, relations, relaxed, step, refs } = *input;
-    let n = objects.len();
-    let planned = |i: usize| step.get(i).is_some_and(|&s| s > 0);
-    let none = Tools::default();
-    let tools = |i: usize| objects[i].tools().unwrap_or(&none);
+    let (owner, holder) = carriers(input);
+    let (unit_names, mut place) = places(input, tool, &owner, &holder);
+    let (units, members) = units_of(input, unit_names, &mut place);
+    let (batches, cycle) = batches_of(input, tool, &members);
+    let at = Where::new(input, &place, &units, &batches);
+    let findings = breaches(input, tool, &at);
+    let mut others: Vec<(ObjId, Other)> = place
+        .iter()
+        .enumerate()
+        .filter_map(|(i, p)| match p {
+            Some(Place::Other(o)) => Some((ObjId(i as u32), o.clone())),
+            _ => None,
+        })
+        .collect();
+    others.sort_by(|a, b| input.refs[a.0.index()].cmp(&input.refs[b.0.index()]));
+    ToolOrder { tool, units, batches, others, findings, cycle }
+}
 
-    // What carries each object: an owner of the plan (the garbage
-    // collector), a Namespace or CRD of the plan (their controllers).
-    let mut owner: Vec<Option<(ObjId, RelKind)>> = vec![None; n];
-    let mut holder: Vec<Option<(ObjId, RelKind)>> = vec![None; n];
-    for r in relations {
+impl Input<'_> {
+    fn planned(&self, i: usize) -> bool {
+        self.step.get(i).is_some_and(|&s| s > 0)
+    }
+
+    /// The plan's order: by step, then by reference.
+    fn plan_order(&self, a: usize, b: usize) -> std::cmp::Ordering {
+        self.step[a].cmp(&self.step[b]).then_with(|| self.refs[a].cmp(&self.refs[b]))
+    }
+}
+
+/// What carries each object of the plan: an owner of the plan (the
+/// garbage collector), a Namespace or CRD of the plan (their controllers).
+type Carriers = Vec<Option<(ObjId, RelKind)>>;
+
+fn carriers(input: &Input) -> (Carriers, Carriers) {
+    let n = input.objects.len();
+    let mut owner: Carriers = vec![None; n];
+    let mut holder: Carriers = vec![None; n];
+    for r in input.relations {
         let (f, t) = (r.from.index(), r.to.index());
-        if f == t || !planned(f) || !planned(t) || r.link != Link::Solid {
+        if f == t || !input.planned(f) || !input.planned(t) || r.link != Link::Solid {
             continue;
         }
         match r.kind {
@@ -237,10 +259,18 @@ pub fn order(input: &Input, tool: Tool) -> ToolOrder {
             _ => {}
         }
     }
+    (owner, holder)
+}
 
-    // The units the objects name; when none does, the plan is one.
+/// Where each object of the plan is for the tool, and the names of its
+/// units as first met (when no object names one, the plan is one).
+fn places(input: &Input, tool: Tool, owner: &Carriers, holder: &Carriers) -> (Vec<Option<Str>>, Vec<Option<Place>>) {
+    let objects = input.objects;
+    let n = objects.len();
+    let none = Tools::default();
+    let tools = |i: usize| objects[i].tools().unwrap_or(&none);
     let named: Vec<Option<Str>> = (0..n)
-        .map(|i| match planned(i) && owner[i].is_none() {
+        .map(|i| match input.planned(i) && owner[i].is_none() {
             true => unit_of(tool, tools(i)),
             false => None,
         })
@@ -248,7 +278,7 @@ pub fn order(input: &Input, tool: Tool) -> ToolOrder {
     let any_named = named.iter().any(Option::is_some);
     let mut unit_names: Vec<Option<Str>> = Vec::new();
     let mut place: Vec<Option<Place>> = vec![None; n];
-    for i in (0..n).filter(|&i| planned(i)) {
+    for i in (0..n).filter(|&i| input.planned(i)) {
         let o = &objects[i];
         let t = tools(i);
         let p = if let Some((carrier, how)) = owner[i] {
@@ -276,7 +306,11 @@ pub fn order(input: &Input, tool: Tool) -> ToolOrder {
         };
         place[i] = Some(p);
     }
-    // Units by name; their objects in plan order.
+    (unit_names, place)
+}
+
+/// Units by name (`place` renumbered to match); their objects in plan order.
+fn units_of(input: &Input, unit_names: Vec<Option<Str>>, place: &mut [Option<Place>]) -> (Vec<Unit>, Vec<Vec<usize>>) {
     let mut by_name: Vec<usize> = (0..unit_names.len()).collect();
     by_name.sort_by(|&a, &b| unit_names[a].cmp(&unit_names[b]));
     let mut renumber = vec![0u32; unit_names.len()];
@@ -291,12 +325,18 @@ pub fn order(input: &Input, tool: Tool) -> ToolOrder {
             members[*u as usize].push(i);
         }
     }
-    let plan_order = |a: &usize, b: &usize| step[*a].cmp(&step[*b]).then_with(|| refs[*a].cmp(&refs[*b]));
     for m in &mut members {
-        m.sort_by(plan_order);
+        m.sort_by(|a, b| input.plan_order(*a, *b));
     }
+    (units, members)
+}
 
-    // Each unit's batches, in the tool's order.
+/// Each unit's batches, in the tool's order; and the objects kapp's
+/// change rules put in a cycle, in plan order.
+fn batches_of(input: &Input, tool: Tool, members: &[Vec<usize>]) -> (Vec<Batch>, Vec<ObjId>) {
+    let (objects, refs) = (input.objects, input.refs);
+    let none = Tools::default();
+    let tools = |i: usize| objects[i].tools().unwrap_or(&none);
     let mut batches: Vec<Batch> = Vec::new();
     let mut cycle: Vec<ObjId> = Vec::new();
     for (u, m) in members.iter().enumerate() {
@@ -312,7 +352,7 @@ pub fn order(input: &Input, tool: Tool) -> ToolOrder {
             Tool::Flux => flux(m, objects),
         };
         for (rank, (key, mut objs)) in made.into_iter().enumerate() {
-            objs.sort_by(plan_order);
+            objs.sort_by(|a, b| input.plan_order(*a, *b));
             batches.push(Batch {
                 unit: u as u32,
                 rank: rank as u32 + 1,
@@ -321,58 +361,85 @@ pub fn order(input: &Input, tool: Tool) -> ToolOrder {
             });
         }
     }
-    cycle.sort_by(|a, b| plan_order(&a.index(), &b.index()));
+    cycle.sort_by(|a, b| input.plan_order(a.index(), b.index()));
+    (batches, cycle)
+}
 
-    let mut batch_of: Vec<Option<u32>> = vec![None; n];
-    for (bi, b) in batches.iter().enumerate() {
-        for o in &b.objects {
-            batch_of[o.index()] = Some(bi as u32);
-        }
-    }
-    // What each object goes with, to the object the tool deletes or leaves
-    // (memoised; a loop of carriers ends where it closes).
-    let mut root: Vec<u32> = vec![u32::MAX; n];
-    for i in (0..n).filter(|&i| planned(i)) {
-        let mut path = vec![i];
-        let mut x = i;
-        let r = loop {
-            if root[x] != u32::MAX {
-                break root[x] as usize;
+/// Where each object of the plan ends up with the tool: the object it goes
+/// with (its root), and that root's batch or why the tool leaves it.
+struct Where<'a> {
+    place: &'a [Option<Place>],
+    units: &'a [Unit],
+    batches: &'a [Batch],
+    batch_of: Vec<Option<u32>>,
+    root: Vec<u32>,
+}
+
+impl<'a> Where<'a> {
+    fn new(input: &Input, place: &'a [Option<Place>], units: &'a [Unit], batches: &'a [Batch]) -> Where<'a> {
+        let n = input.objects.len();
+        let mut batch_of: Vec<Option<u32>> = vec![None; n];
+        for (bi, b) in batches.iter().enumerate() {
+            for o in &b.objects {
+                batch_of[o.index()] = Some(bi as u32);
             }
-            match &place[x] {
-                Some(Place::Other(Other::With { carrier, .. })) if !path.contains(&carrier.index()) => {
-                    x = carrier.index();
-                    path.push(x);
+        }
+        // What each object goes with, to the object the tool deletes or
+        // leaves (memoised; a loop of carriers ends where it closes).
+        let mut root: Vec<u32> = vec![u32::MAX; n];
+        for i in (0..n).filter(|&i| input.planned(i)) {
+            let mut path = vec![i];
+            let mut x = i;
+            let r = loop {
+                if root[x] != u32::MAX {
+                    break root[x] as usize;
                 }
-                _ => break x,
+                match &place[x] {
+                    Some(Place::Other(Other::With { carrier, .. })) if !path.contains(&carrier.index()) => {
+                        x = carrier.index();
+                        path.push(x);
+                    }
+                    _ => break x,
+                }
+            };
+            for p in path {
+                root[p] = r as u32;
             }
-        };
-        for p in path {
-            root[p] = r as u32;
         }
+        Where { place, units, batches, batch_of, root }
     }
-    let root_of = |i: usize| root.get(i).copied().filter(|&r| r != u32::MAX).map_or(i, |r| r as usize);
-    let pos = |i: usize| -> Option<Pos> {
-        let r = root_of(i);
-        let b = &batches[batch_of[r]? as usize];
+
+    fn root_of(&self, i: usize) -> usize {
+        self.root.get(i).copied().filter(|&r| r != u32::MAX).map_or(i, |r| r as usize)
+    }
+
+    /// Where the tool deletes it (through what it goes with).
+    fn pos(&self, i: usize) -> Option<Pos> {
+        let r = self.root_of(i);
+        let b = &self.batches[self.batch_of[r]? as usize];
         Some(Pos {
-            unit: units[b.unit as usize].name.clone(),
+            unit: self.units[b.unit as usize].name.clone(),
             rank: b.rank,
             key: b.key.clone(),
             with: (r != i).then_some(ObjId(r as u32)),
         })
-    };
-    let left = |i: usize| match &place[root_of(i)] {
-        Some(Place::Other(o)) => Some(o.clone()),
-        _ => None,
-    };
-    // Does `t` go with `f` (through its carriers)? The walk ends at `t`'s
-    // root: where its carriers end, or where a loop of them closes.
-    let carried_by = |t: usize, f: usize| {
-        let end = root_of(t);
+    }
+
+    /// Why the tool leaves it (through what it goes with).
+    fn left(&self, i: usize) -> Option<Other> {
+        match &self.place[self.root_of(i)] {
+            Some(Place::Other(o)) => Some(o.clone()),
+            _ => None,
+        }
+    }
+
+    /// Does `t` go with `f` (through its carriers)? The walk ends at `t`'s
+    /// root: where its carriers end, or where a loop of them closes.
+    fn carried_by(&self, t: usize, f: usize) -> bool {
+        let end = self.root_of(t);
         let mut x = t;
         while x != end {
-            match &place[x] {
+            match &self.place[x] {
                 Some(Place::Other(Other::With { carrier, .. })) => {
                     if carrier.index() == f {
                         return true;
@@ -383,10 +450,13 @@ pub fn order(input: &Input, tool: Tool) -> ToolOrder {
             }
         }
         false
-    };
+    }
+}
 
-    // The constraints of the plan the tool's order breaks, grouped by the
-    // object deleted too early, the breach and the kind of relation.
+/// The constraints of the plan the tool's order breaks, grouped by the
+/// object deleted too early, the breach and the kind of relation.
+fn breaches(input: &Input, tool: Tool, at: &Where) -> Vec<ToolFinding> {
+    let Input { relations, relaxed, step, refs, .. } = *input;
     let mut is_relaxed = vec![false; relations.len()];
     for &r in relaxed {
         if let Some(x) = is_relaxed.get_mut(r as usize) {
@@ -396,7 +466,7 @@ pub fn order(input: &Input, tool: Tool) -> ToolOrder {
     let mut groups: BTreeMap<(usize, Breach, RelKind), ToolFinding> = BTreeMap::new();
     for (ri, r) in relations.iter().enumerate() {
         let (f, t) = (r.from.index(), r.to.index());
-        if f == t || !planned(f) || !planned(t) || is_relaxed[ri] {
+        if f == t || !input.planned(f) || !input.planned(t) || is_relaxed[ri] {
             continue;
         }
         // An owner deleted before what it owns is the garbage collector's
@@ -407,25 +477,26 @@ pub fn order(input: &Input, tool: Tool) -> ToolOrder {
             continue;
         }
         // Only what the plan itself keeps: `from` in a later step.
-        if step[f] <= step[t] || carried_by(t, f) {
+        if step[f] <= step[t] || at.carried_by(t, f) {
             continue;
         }
         // The tool must delete `from` (a hook is run, not deleted).
-        let Some(first_at) = pos(f) else { continue };
+        let Some(first_at) = at.pos(f) else { continue };
         if first_at.key.is_hook() {
             continue;
         }
-        let (breach, at) = match pos(t) {
+        let (breach, needed_at) = match at.pos(t) {
             // A hook of another event has run already (at install or
             // upgrade): what it needed then is not needed now.
-            None if matches!(left(t), Some(Other::OtherHook)) => continue,
+            None if matches!(at.left(t), Some(Other::OtherHook)) => continue,
             None => (Breach::Leaves, None),
-            Some(at) if at.unit != first_at.unit => (Breach::Unordered, Some(at)),
-            Some(at) if first_at.rank < at.rank => (Breach::Before, Some(at)),
-            Some(at) if first_at.rank == at.rank => (Breach::Together, Some(at)),
+            Some(p) if p.unit != first_at.unit => (Breach::Unordered, Some(p)),
+            Some(p) if first_at.rank < p.rank => (Breach::Before, Some(p)),
+            Some(p) if first_at.rank == p.rank => (Breach::Together, Some(p)),
             Some(_) => continue,
         };
-        let needing = Needing { object: r.to, left: at.is_none().then(|| left(t)).flatten(), at };
+        let left = needed_at.is_none().then(|| at.left(t)).flatten();
+        let needing = Needing { object: r.to, left, at: needed_at };
         groups
             .entry((f, breach, r.kind))
             .or_insert_with(|| ToolFinding {
@@ -439,10 +510,10 @@ pub fn order(input: &Input, tool: Tool) -> ToolOrder {
             .needed_by
             .push(needing);
     }
-    let unit_index = |name: &Option<Str>| units.iter().position(|u| u.name == *name).unwrap_or(0);
+    let unit_index = |name: &Option<Str>| at.units.iter().position(|u| u.name == *name).unwrap_or(0);
     let mut findings: Vec<ToolFinding> = groups.into_values().collect();
     for f in &mut findings {
-        f.needed_by.sort_by(|a, b| plan_order(&a.object.index(), &b.object.index()));
+        f.needed_by.sort_by(|a, b| input.plan_order(a.object.index(), b.object.index()));
         f.needed_by.dedup_by_key(|x| x.object);
     }
     findings.sort_by(|a, b| {
@@ -454,17 +525,70 @@ pub fn order(input: &Input, tool: Tool) -> ToolOrder {
             b.relation.kind,
         ))
     });
+    findings
+}
 
-    let mut others: Vec<(ObjId, Other)> = place
-        .iter()
-        .enumerate()
-        .filter_map(|(i, p)| match p {
-            Some(Place::Other(o)) => Some((ObjId(i as u32), o.clone())),
-            _ => None,
-        })
-        .collect();
-    others.sort_by(|a, b| refs[a.0.index()].cmp(&refs[b.0.index()]));
-    ToolOrder { tool, units, batches, others, findings, cycle }
+/// A kapp change rule: (object position, group, before?, built-in rule?).
+type KappRule = (usize, usize, bool, bool);
+
+/// Each of the `m` objects' level under kapp's change groups and rules
+/// (the objects' own, and with `with_builtin` kapp's built-in ones), or
+/// the objects on a cycle.
+fn kapp_levels(
+    m: usize,
+    group_members: &[Vec<usize>],
+    rules: &[KappRule],
+    with_builtin: bool,
+) -> Result<Vec<u32>, Vec<usize>> {
+    // Nodes: the objects, then per group a node before its members and
+    // one after them. Edges (from, to, weight).
+    let groups = group_members.len();
+    let nodes = m + 2 * groups;
+    let before = |g: usize| m + 2 * g;
+    let after = |g: usize| m + 2 * g + 1;
+    let mut edges: Vec<(usize, usize, u32)> = Vec::new();
+    for (g, ms) in group_members.iter().enumerate() {
+        for &x in ms {
+            edges.push((before(g), x, 0));
+            edges.push((x, after(g), 1));
+        }
+    }
+    for &(x, g, is_before, builtin) in rules {
+        if builtin && !with_builtin {
+            continue;
+        }
+        let own = group_members[g].contains(&x);
+        match (is_before, own) {
+            (true, false) => edges.push((x, before(g), 1)),
+            (false, false) => edges.push((after(g), x, 0)),
+            // A change does not wait for itself: the others of its group.
+            (true, true) => edges.extend(group_members[g].iter().filter(|&&y| y != x).map(|&y| (x, y, 1))),
+            (false, true) => edges.extend(group_members[g].iter().filter(|&&y| y != x).map(|&y| (y, x, 1))),
+        }
+    }
+    let mut indegree = vec![0u32; nodes];
+    for &(_, b, _) in &edges {
+        indegree[b] += 1;
+    }
+    let out = Csr::from_edges(nodes, edges.iter().map(|&(a, b, w)| (a as u32, (b as u32, w))));
+    let mut level = vec![0u32; nodes];
+    let mut queue: Vec<usize> = (0..nodes).filter(|&v| indegree[v] == 0).collect();
+    let mut seen = 0;
+    while let Some(v) = queue.pop() {
+        seen += 1;
+        for &(w, weight) in out.row(v) {
+            let w = w as usize;
+            level[w] = level[w].max(level[v] + weight);
+            indegree[w] -= 1;
+            if indegree[w] == 0 {
+                queue.push(w);
+            }
+        }
+    }
+    match seen == nodes {
+        true => Ok(level.iter().take(m).copied().collect()),
+        false => Err((0..m).filter(|&x| indegree[x] > 0).collect()),
+    }
 }
 
 /// Helm: pre-delete hooks one by one (weight, then name), the release's
@@ -563,8 +687,7 @@ fn kapp<'t>(
     let g_crds = group(&crds, &mut group_ids, &mut group_members);
     let g_appcr = group(&appcr, &mut group_ids, &mut group_members);
     let g_pkgi = group(&pkgi, &mut group_ids, &mut group_members);
-    // (object position, group, before?, built-in rule?)
-    let mut rules: Vec<(usize, usize, bool, bool)> = Vec::new();
+    let mut rules: Vec<KappRule> = Vec::new();
     for (k, &i) in members.iter().enumerate() {
         let o = &objects[i];
         let (g, kind) = (o.group.as_ref(), o.kind.as_ref());
@@ -575,11 +698,8 @@ fn kapp<'t>(
         if crd {
             mine.push(g_crds);
         }
-        if (g, kind) == ("kappctrl.k14s.io", "App") {
-            mine.push(g_appcr);
-        }
-        if (g, kind) == ("packaging.carvel.dev", "PackageInstall") {
-            mine.push(g_pkgi);
+        if let Some(bound) = kapp_bound_group(g, kind) {
+            mine.push(group(&Str::from(bound), &mut group_ids, &mut group_members));
         }
         mine.sort_unstable();
         mine.dedup();
@@ -604,57 +724,7 @@ fn kapp<'t>(
         }
     }
     let m = members.len();
-    let levels = |with_builtin: bool| -> Result<Vec<u32>, Vec<usize>> {
-        // Nodes: the objects, then per group a node before its members and
-        // one after them. Edges (from, to, weight).
-        let groups = group_members.len();
-        let nodes = m + 2 * groups;
-        let before = |g: usize| m + 2 * g;
-        let after = |g: usize| m + 2 * g + 1;
-        let mut edges: Vec<(usize, usize, u32)> = Vec::new();
-        for (g, ms) in group_members.iter().enumerate() {
-            for &x in ms {
-                edges.push((before(g), x, 0));
-                edges.push((x, after(g), 1));
-            }
-        }
-        for &(x, g, is_before, builtin) in &rules {
-            if builtin && !with_builtin {
-                continue;
-            }
-            let own = group_members[g].contains(&x);
-            match (is_before, own) {
-                (true, false) => edges.push((x, before(g), 1)),
-                (false, false) => edges.push((after(g), x, 0)),
-                // A change does not wait for itself: the others of its group.
-                (true, true) => edges.extend(group_members[g].iter().filter(|&&y| y != x).map(|&y| (x, y, 1))),
-                (false, true) => edges.extend(group_members[g].iter().filter(|&&y| y != x).map(|&y| (y, x, 1))),
-            }
-        }
-        let mut indegree = vec![0u32; nodes];
-        let mut out: Vec<Vec<(usize, u32)>> = vec![Vec::new(); nodes];
-        for &(a, b, w) in &edges {
-            out[a].push((b, w));
-            indegree[b] += 1;
-        }
-        let mut level = vec![0u32; nodes];
-        let mut queue: Vec<usize> = (0..nodes).filter(|&v| indegree[v] == 0).collect();
-        let mut seen = 0;
-        while let Some(v) = queue.pop() {
-            seen += 1;
-            for &(w, weight) in &out[v] {
-                level[w] = level[w].max(level[v] + weight);
-                indegree[w] -= 1;
-                if indegree[w] == 0 {
-                    queue.push(w);
-                }
-            }
-        }
-        match seen == nodes {
-            true => Ok(level.iter().take(m).copied().collect()),
-            false => Err((0..m).filter(|&x| indegree[x] > 0).collect()),
-        }
-    };
+    let levels = |with_builtin: bool| kapp_levels(m, &group_members, &rules, with_builtin);
     // Built-in rules are `ignoreIfCyclical`; the objects' own are not.
     let (level, cyclic) = match levels(true).or_else(|_| levels(false)) {
         Ok(level) => (level, Vec::new()),

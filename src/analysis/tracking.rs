@@ -280,281 +280,359 @@ fn other_sharers<'a>(shared: &'a str, key: &str) -> Option<Vec<&'a str>> {
 /// refuses to list.
 pub fn collect(objects: &[Object], rels: &[Relation], gc: bool, closed_world: bool) -> Result<Collection, Unknowable> {
     let mut out = Collection { gates: vec![None; rels.len()], ..Collection::default() };
-    // Relation and object ids are positions in `rels` and `objects`, which
-    // made them: every `get` finds its entry.
-    let object = |id: ObjId| objects.get(id.index());
-    let relation = |ri: u32| rels.get(ri as usize);
-    // Each tracker's Application, and what each tracker manages (relation indexes).
-    let mut app: FxHashMap<ObjId, ObjId> = FxHashMap::default();
-    let mut manages: FxHashMap<ObjId, Vec<u32>> = FxHashMap::default();
-    let mut managers: FxHashMap<ObjId, Vec<ObjId>> = FxHashMap::default();
-    for (ri, r) in rels.iter().enumerate() {
-        if r.kind != RelKind::Manages {
-            continue;
-        }
-        if r.decl == u32::MAX {
-            app.insert(r.to, r.from);
-        } else {
-            manages.entry(r.from).or_default().push(ri as u32);
-            managers.entry(r.to).or_default().push(r.from);
-        }
-    }
-    let tracker = |id: ObjId| object(id).and_then(tracker_of);
-
-    // The Applications of the snapshot with their trackers.
-    let mut apps: FxHashMap<ObjId, App> = FxHashMap::default();
-    for (i, o) in objects.iter().enumerate() {
-        let id = ObjId(i as u32);
-        let Some(&a) = app.get(&id).filter(|_| tracker_of(o).is_some()) else { continue };
-        let (Some(ao), Some(spec)) = (object(a), object(a).and_then(app_of)) else { continue };
-        let marks = match &spec.workflow {
-            Workflow::Succeeded => true,
-            Workflow::Failed => spec.policy.continue_on_failure,
-            Workflow::Pending(_) | Workflow::Unknown => false,
-        };
-        apps.entry(a)
-            .or_insert_with(|| App {
-                spec,
-                object: ao,
-                trackers: Vec::new(),
-                marks: marks || ao.deletion_timestamp.is_some(),
-            })
-            .trackers
-            .push(id);
-    }
-    // In reference order, whatever order the input was read in: what is
-    // found first (the tracker a message names) does not depend on it.
-    let reference = |id: &ObjId| object(*id).map(Object::reference);
-    let mut app_ids: Vec<ObjId> = apps.keys().copied().collect();
-    app_ids.sort_by_cached_key(reference);
-    for info in apps.values_mut() {
-        info.trackers.sort_by_cached_key(reference);
-    }
-
-    // Listing: which versioned trackers are current, and what the keeper refuses.
-    let mut current: FxHashSet<ObjId> = FxHashSet::default();
-    for a in &app_ids {
-        let Some(info) = apps.get(a) else { continue };
-        let versioned = || {
-            info.trackers
-                .iter()
-                .filter_map(|&t| Some((t, tracker(t)?)))
-                .filter(|(_, t)| t.kind == TrackerKind::Versioned)
-        };
-        let foreign = info.trackers.iter().find_map(|&t| {
-            let uid = tracker(t)?.app_uid.clone()?;
-            (info.object.uid.as_deref() != Some(&*uid)).then(|| Broken::ForeignTracker {
-                app: *a,
-                tracker: t,
-                uid,
-                app_uid: info.object.uid.clone(),
-            })
-        });
-        let mut broken = foreign;
-        let first = match &info.spec.publish_version {
-            Some(v) => versioned().find(|(_, t)| t.publish_version.as_deref() == Some(&**v)),
-            None => match info.spec.generation {
-                Some(g) => versioned().find(|(_, t)| t.generation.unwrap_or(0) == g),
-                None => None,
-            },
-        };
-        for (t, spec) in versioned() {
-            let is_current = match (&info.spec.publish_version, info.spec.generation) {
-                (Some(v), _) => spec.publish_version.as_deref() == Some(&**v),
-                (None, Some(g)) => spec.generation.unwrap_or(0) == g,
-                (None, None) => false,
-            };
-            if is_current {
-                current.insert(t);
-            }
-        }
-        if let (None, Some((t, spec))) = (&broken, first) {
-            let generation = spec.generation.unwrap_or(0);
-            let newer = versioned()
-                .filter(|(x, _)| !current.contains(x))
-                .map(|(_, s)| s.generation.unwrap_or(0))
-                .max()
-                .filter(|&n| n > generation);
-            if let Some(newer) = newer {
-                let version = info.spec.publish_version.clone();
-                broken = Some(Broken::StalePublishVersion { app: *a, tracker: t, version, generation, newer });
-            }
-        }
-        if let Some(b) = broken {
-            if gc {
-                return Err(Unknowable::Listing(b));
-            }
-            out.broken.push(b);
-        }
-    }
-
-    // The newest tracker of each resource, as the keeper registers them
-    // (`registerResourceTrackers`): outdated by generation, then the
-    // current one, then the root tracker.
-    let rank = |t: ObjId| -> (u8, u64) {
-        let spec = tracker(t);
-        match spec.map(|s| s.kind) {
-            Some(TrackerKind::Root) => (3, 0),
-            Some(_) if current.contains(&t) => (2, 0),
-            Some(_) => (1, spec.and_then(|s| s.generation).unwrap_or(0)),
-            None => (0, 0),
-        }
-    };
-
-    // Mark.
-    for (i, o) in objects.iter().enumerate() {
-        let Some(t) = tracker_of(o).filter(|_| gc) else { continue };
-        let id = ObjId(i as u32);
-        let a = app.get(&id).copied();
-        let info = a.and_then(|a| apps.get(&a));
-        let mark = if o.deletion_timestamp.is_some() {
-            Mark::AlreadyMarked
-        } else if let (Some(a), true) = (a, info.is_some_and(App::deleted)) {
-            Mark::AppDeleted(a)
-        } else if a.is_none() {
-            match closed_world {
-                true => Mark::AppAbsent,
-                false => Mark::AppNotInSnapshot,
-            }
-        } else {
-            match (t.kind, info) {
-                (TrackerKind::Root, _) => Mark::Root,
-                (TrackerKind::ComponentRevision, _) => Mark::Revisions,
-                (TrackerKind::Versioned, _) if current.contains(&id) => Mark::Current,
-                (TrackerKind::Versioned, None) => Mark::AppNotInSnapshot,
-                (TrackerKind::Versioned, Some(info)) => {
-                    if info.spec.publish_version.is_none() && info.spec.generation.is_none() {
-                        let trackers = info.trackers.len() as u32;
-                        return Err(Unknowable::NoGeneration { app: a.unwrap_or(id), trackers });
-                    }
-                    let outdated = match (&info.spec.publish_version, info.spec.generation) {
-                        (Some(v), _) => Mark::OtherVersion { version: t.publish_version.clone(), current: v.clone() },
-                        (None, g) => Mark::Outdated { generation: t.generation.unwrap_or(0), current: g.unwrap_or(0) },
-                    };
-                    if !info.marks {
-                        Mark::WorkflowPending(info.spec.workflow.clone())
-                    } else if info.spec.policy.keep_legacy {
-                        let owner = |r: ObjId| object(r).is_some_and(|ro| owned_by(ro, &app_key(t), info.orphan()));
-                        let mine = |m: ObjId| app.get(&m).copied() == a;
-                        legacy(id, t, manages.get(&id), rels, &managers, &rank, &mine, &owner, objects, closed_world)
-                            .unwrap_or(outdated)
-                    } else {
-                        outdated
-                    }
-                }
-            }
-        };
-        if mark.marked() && o.deletion_timestamp.is_none() {
-            out.seeds.push((id, Garbage::Tracker));
-        }
-        out.trackers.push((id, a, mark));
-    }
-
-    // Gates: what the keeper releases, or takes for not the Application's.
-    let mut tracker_ids: Vec<&ObjId> = manages.keys().collect();
-    tracker_ids.sort_unstable();
-    for &t_id in tracker_ids {
-        let Some(t) = tracker(t_id) else { continue };
-        let a = app.get(&t_id).copied();
-        let info = a.and_then(|a| apps.get(&a));
-        let spec = a.and_then(object).and_then(app_of);
-        let orphan = info.is_some_and(App::orphan);
-        let key = app_key(t);
-        for &ri in manages.get(&t_id).map(Vec::as_slice).unwrap_or(&[]) {
-            let Some(r) = relation(ri) else { continue };
-            let (Some(m), Some(res)) = (t.managed.get(r.decl as usize), object(r.to)) else { continue };
-            if t.kind == TrackerKind::ComponentRevision {
-                continue;
-            }
-            let released = |keep: Keep| Gate {
-                unless_deleted: None,
-                kept: KeptBy::Released { relation: ri, app: a, keep },
-                owner: true,
-            };
-            let gate = if !owned_by(res, &key, orphan) {
-                match res.versioned {
-                    // Not the Application's only for the orphan finalizer.
-                    false => Some(released(Keep::OrphanFinalizer)),
-                    true => Some(Gate { owner: false, ..released(Keep::NotOwned) }),
-                }
-            } else if shared_by(res).and_then(|s| other_sharers(s, &key)).is_some_and(|others| {
-                // A sharer whose trackers do not record it here stays one.
-                others.iter().any(|s| {
-                    !managers.get(&r.to).into_iter().flatten().any(|&x| tracker(x).is_some_and(|x| app_key(x) == *s))
-                })
-            }) {
-                Some(released(Keep::Shared))
-            } else if m.skip_gc {
-                Some(released(Keep::SkipGc))
-            } else if orphan {
-                Some(released(Keep::OrphanFinalizer))
-            } else {
-                spec.and_then(|s| find_propagation(s, &facts(m, Some(s), Some(res))))
-                    .filter(|(_, p)| *p == Propagation::Orphan)
-                    .map(|(rule, _)| released(Keep::Orphan { rule }))
-            };
-            if let (Some(gate), Some(slot)) = (gate, out.gates.get_mut(ri as usize)) {
-                *slot = Some(gate);
-            }
-            // What the policy would have recorded, against the record.
-            if let (Some(s), false) = (spec, m.deleted) {
-                let found = find_strategy(s, &facts(m, Some(s), Some(res)));
-                let strategy = found.and_then(|(_, s)| s);
-                let (root, skip) = match strategy {
-                    Some(Strategy::Never) => (true, true),
-                    Some(Strategy::OnAppDelete) => (true, false),
-                    Some(Strategy::OnAppUpdate) | None => (false, false),
-                };
-                if root != (t.kind == TrackerKind::Root) || skip != m.skip_gc {
-                    out.disagreements.push(Disagreement { relation: ri, rule: found.map(|(i, _)| i), strategy });
-                }
-            }
-        }
-    }
-
-    // Component revisions: in use while a tracker of the Application that
-    // stays records their component (`GarbageCollectComponentRevisionResourceTracker`).
-    let marked: FxHashSet<ObjId> = out.trackers.iter().filter(|(_, _, m)| m.marked()).map(|(id, _, _)| *id).collect();
-    for a in &app_ids {
-        let Some(info) = apps.get(a) else { continue };
-        let mut users: FxHashMap<(Option<&str>, &str), Vec<ObjId>> = FxHashMap::default();
-        for &t in &info.trackers {
-            let Some(spec) = tracker(t).filter(|s| s.kind != TrackerKind::ComponentRevision) else { continue };
-            for m in spec.managed.iter() {
-                if let Some(c) = m.component.as_deref() {
-                    let list = users.entry((m.cluster.as_deref(), c)).or_default();
-                    if list.last() != Some(&t) {
-                        list.push(t);
-                    }
-                }
-            }
-        }
-        let collects = gc && !info.deleted() && info.spec.workflow == Workflow::Succeeded;
-        for &cr in &info.trackers {
-            let Some(spec) = tracker(cr).filter(|s| s.kind == TrackerKind::ComponentRevision) else { continue };
-            for &ri in manages.get(&cr).map(Vec::as_slice).unwrap_or(&[]) {
-                let Some(r) = relation(ri) else { continue };
-                let Some(m) = spec.managed.get(r.decl as usize) else { continue };
-                let Some(c) = m.component.as_deref() else { continue };
-                let used = users.get(&(m.cluster.as_deref(), c)).map(Vec::as_slice).unwrap_or(&[]);
-                for &u in used {
-                    // (Not where the tracker records the revision itself: that order is the other way.)
-                    if !managers.get(&r.to).is_some_and(|ms| ms.contains(&u)) {
-                        out.after.push((r.to, u, cr));
-                    }
-                }
-                let live = object(r.to).is_some_and(|o| o.deletion_timestamp.is_none());
-                if collects && live && !marked.contains(&cr) && used.iter().all(|u| marked.contains(u)) {
-                    out.seeds.push((r.to, Garbage::UnusedRevision));
-                }
-            }
-        }
-    }
+    let keeper = Keeper::of(objects, rels);
+    let current = keeper.listing(gc, &mut out)?;
+    keeper.mark(gc, closed_world, &current, &mut out)?;
+    keeper.gates(&mut out);
+    keeper.revisions(gc, &mut out);
     out.seeds.sort_by_key(|&(id, _)| id);
     out.seeds.dedup_by_key(|&mut (id, _)| id);
     out.after.sort_unstable();
     out.after.dedup();
     Ok(out)
+}
+
+/// The snapshot as the keeper sees it: Applications, their trackers, and
+/// what each tracker manages.
+struct Keeper<'a> {
+    objects: &'a [Object],
+    rels: &'a [Relation],
+    /// Each tracker's Application.
+    app: FxHashMap<ObjId, ObjId>,
+    /// What each tracker manages (relation indexes).
+    manages: FxHashMap<ObjId, Vec<u32>>,
+    /// The trackers that manage each resource.
+    managers: FxHashMap<ObjId, Vec<ObjId>>,
+    /// The Applications of the snapshot with their trackers.
+    apps: FxHashMap<ObjId, App<'a>>,
+    /// The Applications in reference order, whatever order the input was
+    /// read in: what is found first (the tracker a message names) does not
+    /// depend on it.
+    app_ids: Vec<ObjId>,
+}
+
+impl<'a> Keeper<'a> {
+    fn of(objects: &'a [Object], rels: &'a [Relation]) -> Keeper<'a> {
+        let mut app: FxHashMap<ObjId, ObjId> = FxHashMap::default();
+        let mut manages: FxHashMap<ObjId, Vec<u32>> = FxHashMap::default();
+        let mut managers: FxHashMap<ObjId, Vec<ObjId>> = FxHashMap::default();
+        for (ri, r) in rels.iter().enumerate() {
+            if r.kind != RelKind::Manages {
+                continue;
+            }
+            if r.decl == u32::MAX {
+                app.insert(r.to, r.from);
+            } else {
+                manages.entry(r.from).or_default().push(ri as u32);
+                managers.entry(r.to).or_default().push(r.from);
+            }
+        }
+        // Relation and object ids are positions in `rels` and `objects`,
+        // which made them: every `get` finds its entry.
+        let object = |id: ObjId| objects.get(id.index());
+        let mut apps: FxHashMap<ObjId, App> = FxHashMap::default();
+        for (i, o) in objects.iter().enumerate() {
+            let id = ObjId(i as u32);
+            let Some(&a) = app.get(&id).filter(|_| tracker_of(o).is_some()) else { continue };
+            let (Some(ao), Some(spec)) = (object(a), object(a).and_then(app_of)) else { continue };
+            let marks = match &spec.workflow {
+                Workflow::Succeeded => true,
+                Workflow::Failed => spec.policy.continue_on_failure,
+                Workflow::Pending(_) | Workflow::Unknown => false,
+            };
+            apps.entry(a)
+                .or_insert_with(|| App {
+                    spec,
+                    object: ao,
+                    trackers: Vec::new(),
+                    marks: marks || ao.deletion_timestamp.is_some(),
+                })
+                .trackers
+                .push(id);
+        }
+        let reference = |id: &ObjId| object(*id).map(Object::reference);
+        let mut app_ids: Vec<ObjId> = apps.keys().copied().collect();
+        app_ids.sort_by_cached_key(reference);
+        for info in apps.values_mut() {
+            info.trackers.sort_by_cached_key(reference);
+        }
+        Keeper { objects, rels, app, manages, managers, apps, app_ids }
+    }
+
+    fn object(&self, id: ObjId) -> Option<&'a Object> {
+        self.objects.get(id.index())
+    }
+
+    fn tracker(&self, id: ObjId) -> Option<&'a TrackerSpec> {
+        self.object(id).and_then(tracker_of)
+    }
+
+    /// Listing: which versioned trackers are current, and what the keeper
+    /// refuses (an error under `gc`, else listed as broken).
+    fn listing(&self, gc: bool, out: &mut Collection) -> Result<FxHashSet<ObjId>, Unknowable> {
+        let mut current: FxHashSet<ObjId> = FxHashSet::default();
+        for a in &self.app_ids {
+            let Some(info) = self.apps.get(a) else { continue };
+            let versioned = || {
+                info.trackers
+                    .iter()
+                    .filter_map(|&t| Some((t, self.tracker(t)?)))
+                    .filter(|(_, t)| t.kind == TrackerKind::Versioned)
+            };
+            let foreign = info.trackers.iter().find_map(|&t| {
+                let uid = self.tracker(t)?.app_uid.clone()?;
+                (info.object.uid.as_deref() != Some(&*uid)).then(|| Broken::ForeignTracker {
+                    app: *a,
+                    tracker: t,
+                    uid,
+                    app_uid: info.object.uid.clone(),
+                })
+            });
+            let mut broken = foreign;
+            let first = match &info.spec.publish_version {
+                Some(v) => versioned().find(|(_, t)| t.publish_version.as_deref() == Some(&**v)),
+                None => match info.spec.generation {
+                    Some(g) => versioned().find(|(_, t)| t.generation.unwrap_or(0) == g),
+                    None => None,
+                },
+            };
+            for (t, spec) in versioned() {
+                let is_current = match (&info.spec.publish_version, info.spec.generation) {
+                    (Some(v), _) => spec.publish_version.as_deref() == Some(&**v),
+                    (None, Some(g)) => spec.generation.unwrap_or(0) == g,
+                    (None, None) => false,
+                };
+                if is_current {
+                    current.insert(t);
+                }
+            }
+            if let (None, Some((t, spec))) = (&broken, first) {
+                let generation = spec.generation.unwrap_or(0);
+                let newer = versioned()
+                    .filter(|(x, _)| !current.contains(x))
+                    .map(|(_, s)| s.generation.unwrap_or(0))
+                    .max()
+                    .filter(|&n| n > generation);
+                if let Some(newer) = newer {
+                    let version = info.spec.publish_version.clone();
+                    broken = Some(Broken::StalePublishVersion { app: *a, tracker: t, version, generation, newer });
+                }
+            }
+            if let Some(b) = broken {
+                if gc {
+                    return Err(Unknowable::Listing(b));
+                }
+                out.broken.push(b);
+            }
+        }
+        Ok(current)
+    }
+
+    /// Mark (under `gc`): each tracker's mark, and the marked ones as seeds.
+    fn mark(
+        &self,
+        gc: bool,
+        closed_world: bool,
+        current: &FxHashSet<ObjId>,
+        out: &mut Collection,
+    ) -> Result<(), Unknowable> {
+        if !gc {
+            return Ok(());
+        }
+        for (i, o) in self.objects.iter().enumerate() {
+            let Some(t) = tracker_of(o) else { continue };
+            let id = ObjId(i as u32);
+            let a = self.app.get(&id).copied();
+            let info = a.and_then(|a| self.apps.get(&a));
+            let mark = if o.deletion_timestamp.is_some() {
+                Mark::AlreadyMarked
+            } else if let (Some(a), true) = (a, info.is_some_and(App::deleted)) {
+                Mark::AppDeleted(a)
+            } else if a.is_none() {
+                match closed_world {
+                    true => Mark::AppAbsent,
+                    false => Mark::AppNotInSnapshot,
+                }
+            } else {
+                match (t.kind, info) {
+                    (TrackerKind::Root, _) => Mark::Root,
+                    (TrackerKind::ComponentRevision, _) => Mark::Revisions,
+                    (TrackerKind::Versioned, _) if current.contains(&id) => Mark::Current,
+                    (TrackerKind::Versioned, None) => Mark::AppNotInSnapshot,
+                    (TrackerKind::Versioned, Some(info)) => self.outdated(id, t, a, info, current, closed_world)?,
+                }
+            };
+            if mark.marked() && o.deletion_timestamp.is_none() {
+                out.seeds.push((id, Garbage::Tracker));
+            }
+            out.trackers.push((id, a, mark));
+        }
+        Ok(())
+    }
+
+    /// The mark of versioned tracker `id` (`t`) of Application `a`
+    /// (`info`), not the current one.
+    fn outdated(
+        &self,
+        id: ObjId,
+        t: &TrackerSpec,
+        a: Option<ObjId>,
+        info: &App,
+        current: &FxHashSet<ObjId>,
+        closed_world: bool,
+    ) -> Result<Mark, Unknowable> {
+        if info.spec.publish_version.is_none() && info.spec.generation.is_none() {
+            let trackers = info.trackers.len() as u32;
+            return Err(Unknowable::NoGeneration { app: a.unwrap_or(id), trackers });
+        }
+        let outdated = match (&info.spec.publish_version, info.spec.generation) {
+            (Some(v), _) => Mark::OtherVersion { version: t.publish_version.clone(), current: v.clone() },
+            (None, g) => Mark::Outdated { generation: t.generation.unwrap_or(0), current: g.unwrap_or(0) },
+        };
+        if !info.marks {
+            return Ok(Mark::WorkflowPending(info.spec.workflow.clone()));
+        }
+        if !info.spec.policy.keep_legacy {
+            return Ok(outdated);
+        }
+        // The newest tracker of each resource, as the keeper registers them
+        // (`registerResourceTrackers`): outdated by generation, then the
+        // current one, then the root tracker.
+        let rank = |t: ObjId| -> (u8, u64) {
+            let spec = self.tracker(t);
+            match spec.map(|s| s.kind) {
+                Some(TrackerKind::Root) => (3, 0),
+                Some(_) if current.contains(&t) => (2, 0),
+                Some(_) => (1, spec.and_then(|s| s.generation).unwrap_or(0)),
+                None => (0, 0),
+            }
+        };
+        let owner = |r: ObjId| self.object(r).is_some_and(|ro| owned_by(ro, &app_key(t), info.orphan()));
+        let mine = |m: ObjId| self.app.get(&m).copied() == a;
+        let (rels, managers, objects) = (self.rels, &self.managers, self.objects);
+        Ok(legacy(id, t, self.manages.get(&id), rels, managers, &rank, &mine, &owner, objects, closed_world)
+            .unwrap_or(outdated))
+    }
+
+    /// Gates: what the keeper releases, or takes for not the Application's;
+    /// and where the policy and the record disagree.
+    fn gates(&self, out: &mut Collection) {
+        let mut tracker_ids: Vec<&ObjId> = self.manages.keys().collect();
+        tracker_ids.sort_unstable();
+        for &t_id in tracker_ids {
+            let Some(t) = self.tracker(t_id) else { continue };
+            let a = self.app.get(&t_id).copied();
+            let info = a.and_then(|a| self.apps.get(&a));
+            let spec = a.and_then(|a| self.object(a)).and_then(app_of);
+            let orphan = info.is_some_and(App::orphan);
+            let key = app_key(t);
+            for &ri in self.manages.get(&t_id).map(Vec::as_slice).unwrap_or(&[]) {
+                let Some(r) = self.rels.get(ri as usize) else { continue };
+                let (Some(m), Some(res)) = (t.managed.get(r.decl as usize), self.object(r.to)) else { continue };
+                if t.kind == TrackerKind::ComponentRevision {
+                    continue;
+                }
+                let released = |keep: Keep| Gate {
+                    unless_deleted: None,
+                    kept: KeptBy::Released { relation: ri, app: a, keep },
+                    owner: true,
+                };
+                let gate = if !owned_by(res, &key, orphan) {
+                    match res.versioned {
+                        // Not the Application's only for the orphan finalizer.
+                        false => Some(released(Keep::OrphanFinalizer)),
+                        true => Some(Gate { owner: false, ..released(Keep::NotOwned) }),
+                    }
+                } else if self.other_sharer_stays(res, r.to, &key) {
+                    Some(released(Keep::Shared))
+                } else if m.skip_gc {
+                    Some(released(Keep::SkipGc))
+                } else if orphan {
+                    Some(released(Keep::OrphanFinalizer))
+                } else {
+                    spec.and_then(|s| find_propagation(s, &facts(m, Some(s), Some(res))))
+                        .filter(|(_, p)| *p == Propagation::Orphan)
+                        .map(|(rule, _)| released(Keep::Orphan { rule }))
+                };
+                if let (Some(gate), Some(slot)) = (gate, out.gates.get_mut(ri as usize)) {
+                    *slot = Some(gate);
+                }
+                // What the policy would have recorded, against the record.
+                if let (Some(s), false) = (spec, m.deleted) {
+                    let found = find_strategy(s, &facts(m, Some(s), Some(res)));
+                    let strategy = found.and_then(|(_, s)| s);
+                    let (root, skip) = match strategy {
+                        Some(Strategy::Never) => (true, true),
+                        Some(Strategy::OnAppDelete) => (true, false),
+                        Some(Strategy::OnAppUpdate) | None => (false, false),
+                    };
+                    if root != (t.kind == TrackerKind::Root) || skip != m.skip_gc {
+                        out.disagreements.push(Disagreement { relation: ri, rule: found.map(|(i, _)| i), strategy });
+                    }
+                }
+            }
+        }
+    }
+
+    /// Does another sharer of resource `res` (`id`) than `key` stay? A
+    /// sharer whose trackers do not record it here stays one.
+    fn other_sharer_stays(&self, res: &Object, id: ObjId, key: &str) -> bool {
+        shared_by(res).and_then(|s| other_sharers(s, key)).is_some_and(|others| {
+            others.iter().any(|s| {
+                !self
+                    .managers
+                    .get(&id)
+                    .into_iter()
+                    .flatten()
+                    .any(|&x| self.tracker(x).is_some_and(|x| app_key(x) == *s))
+            })
+        })
+    }
+
+    /// Component revisions: in use while a tracker of the Application that
+    /// stays records their component
+    /// (`GarbageCollectComponentRevisionResourceTracker`).
+    fn revisions(&self, gc: bool, out: &mut Collection) {
+        let marked: FxHashSet<ObjId> =
+            out.trackers.iter().filter(|(_, _, m)| m.marked()).map(|(id, _, _)| *id).collect();
+        for a in &self.app_ids {
+            let Some(info) = self.apps.get(a) else { continue };
+            let mut users: FxHashMap<(Option<&str>, &str), Vec<ObjId>> = FxHashMap::default();
+            for &t in &info.trackers {
+                let Some(spec) = self.tracker(t).filter(|s| s.kind != TrackerKind::ComponentRevision) else { continue };
+                for m in spec.managed.iter() {
+                    if let Some(c) = m.component.as_deref() {
+                        let list = users.entry((m.cluster.as_deref(), c)).or_default();
+                        if list.last() != Some(&t) {
+                            list.push(t);
+                        }
+                    }
+                }
+            }
+            let collects = gc && !info.deleted() && info.spec.workflow == Workflow::Succeeded;
+            for &cr in &info.trackers {
+                let Some(spec) = self.tracker(cr).filter(|s| s.kind == TrackerKind::ComponentRevision) else {
+                    continue;
+                };
+                for &ri in self.manages.get(&cr).map(Vec::as_slice).unwrap_or(&[]) {
+                    let Some(r) = self.rels.get(ri as usize) else { continue };
+                    let Some(m) = spec.managed.get(r.decl as usize) else { continue };
+                    let Some(c) = m.component.as_deref() else { continue };
+                    let used = users.get(&(m.cluster.as_deref(), c)).map(Vec::as_slice).unwrap_or(&[]);
+                    for &u in used {
+                        // (Not where the tracker records the revision itself: that order is the other way.)
+                        if !self.managers.get(&r.to).is_some_and(|ms| ms.contains(&u)) {
+                            out.after.push((r.to, u, cr));
+                        }
+                    }
+                    let live = self.object(r.to).is_some_and(|o| o.deletion_timestamp.is_none());
+                    if collects && live && !marked.contains(&cr) && used.iter().all(|u| marked.contains(u)) {
+                        out.seeds.push((r.to, Garbage::UnusedRevision));
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// `keepLegacyResource` (`scan`, passive): `None` when the outdated

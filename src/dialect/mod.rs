@@ -165,6 +165,7 @@ mod wire {
                 "meta.helm.sh/",
                 "argocd.argoproj.io/",
                 "kapp.k14s.io/",
+                "change-groups.kapp.k14s.io/",
                 "kustomize.toolkit.fluxcd.io/",
                 "client.lifecycle.config.k8s.io/",
                 "config.kubernetes.io/apply-time-mutation",

@@ -49,6 +49,23 @@ pub const FLUX_NAME_LABEL: &str = "kustomize.toolkit.fluxcd.io/name";
 pub const FLUX_NAMESPACE_LABEL: &str = "kustomize.toolkit.fluxcd.io/namespace";
 pub const CLI_UTILS_DELETION: &str = "client.lifecycle.config.k8s.io/deletion";
 pub const CLI_UTILS_MUTATION: &str = "config.kubernetes.io/apply-time-mutation";
+/// kapp's built-in change groups its built-in delete rules name
+/// (carvel-dev/kapp `pkg/kapp/config/default.go`).
+pub const KAPP_CRDS: &str = "change-groups.kapp.k14s.io/crds";
+pub const KAPP_APPCR: &str = "change-groups.kapp.k14s.io/appcr";
+pub const KAPP_PACKAGEINSTALL: &str = "change-groups.kapp.k14s.io/packageinstall";
+
+/// The built-in change group kapp binds an object of this API group and
+/// kind to, besides the CRDs' (kapp-controller's App CRs, Carvel's
+/// PackageInstalls).
+pub fn kapp_bound_group(group: &str, kind: &str) -> Option<&'static str> {
+    match (group, kind) {
+        ("kappctrl.k14s.io", "App") => Some(KAPP_APPCR),
+        ("packaging.carvel.dev", "PackageInstall") => Some(KAPP_PACKAGEINSTALL),
+        _ => None,
+    }
+}
+
 /// KubeVela: the Applications (`namespace/name`, comma-separated, the
 /// first the owner) that share a resource (its `shared-resource` policy).
 pub const KUBEVELA_SHARED_BY: &str = "app.oam.dev/shared-by";

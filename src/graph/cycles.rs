@@ -2,9 +2,9 @@
 //! shortest cycle — one with no shortcut, which names every edge a user has
 //! to look at.
 
-use crate::graph::{node, obj, Graph};
+use super::scc;
+use super::{Graph, Rows};
 use crate::model::{ObjId, Object, Relation};
-use petgraph::visit::EdgeRef;
 use std::collections::{HashMap, VecDeque};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -49,20 +49,18 @@ fn find_ordered<R: Ord + Clone>(
     keep: impl Fn(&Relation) -> bool,
     rank: impl Fn(&[ObjId]) -> Vec<R>,
 ) -> Vec<Cycle> {
-    let n = graph.g.node_count();
     let kept = relations.iter().filter(|r| keep(r)).map(|r| (r.from.0, r.to.0));
-    let csr = super::scc::Csr::from_edges(n, kept);
+    let csr = Rows::from_edges(graph.node_count(), kept);
     let mut out: Vec<(R, Cycle)> = Vec::new();
-    for scc in super::scc::cycles(&csr) {
+    for scc in scc::cycles(&csr) {
         let mut component: Vec<ObjId> = scc.into_iter().map(ObjId).collect();
         component.sort_unstable();
         if let [only] = component[..] {
-            let n = node(only);
             let self_loop = graph
-                .g
-                .edges(n)
-                .filter(|e| e.target() == n && relations.get(*e.weight() as usize).is_some_and(&keep))
-                .map(|e| *e.weight())
+                .out_of(only)
+                .iter()
+                .copied()
+                .filter(|&r| relations.get(r as usize).is_some_and(|r| r.to == only && keep(r)))
                 .min();
             if let Some(r) = self_loop {
                 let first = rank(&component).into_iter().next();
@@ -114,10 +112,9 @@ fn shortest_through<'a, R: Ord + 'a>(
     let mut queue = VecDeque::from([start]);
     while let Some(at) = queue.pop_front() {
         let mut edges: Vec<(u32, ObjId)> = graph
-            .g
-            .edges(node(at))
-            .filter(|e| relations.get(*e.weight() as usize).is_some_and(keep))
-            .map(|e| (*e.weight(), obj(e.target())))
+            .out_of(at)
+            .iter()
+            .filter_map(|&r| relations.get(r as usize).filter(|rel| keep(rel)).map(|rel| (r, rel.to)))
             .filter(|(_, t)| inside(*t))
             .collect();
         edges.sort_by(|a, b| rank_of(a.1).cmp(&rank_of(b.1)).then(a.cmp(b)));
@@ -165,14 +162,7 @@ mod tests {
     }
 
     fn graph(n: usize, rels: &[Relation]) -> Graph {
-        let mut g = petgraph::graph::DiGraph::new();
-        for _ in 0..n {
-            g.add_node(());
-        }
-        for (i, r) in rels.iter().enumerate() {
-            g.add_edge(node(r.from), node(r.to), i as u32);
-        }
-        Graph { g }
+        Graph::with_nodes(n, rels)
     }
 
     #[test]

@@ -3,16 +3,28 @@
 //! Node `i` is object `ObjId(i)`; each edge carries the index of its
 //! [`Relation`]. Every edge points from the object destroyed later to the one
 //! destroyed earlier (owner → dependent, depended-on → dependent).
+//!
+//! One representation, [`Csr`] (rows packed in one array), for every graph
+//! here and in `analysis/`: the snapshot's relations ([`Graph`]), the
+//! subgraphs whose strongly connected components [`scc`] finds (as
+//! [`Rows`], which implements petgraph's visit traits, so that
+//! `petgraph::algo` runs on it), the cycles [`cycles`] names, and the
+//! layering graph of `analysis::order`.
 
+pub mod csr;
 pub mod cycles;
 pub mod scc;
 
-use crate::model::{ObjId, Object, Relation};
-use petgraph::graph::{DiGraph, EdgeIndex, NodeIndex};
-use petgraph::Direction;
+pub use csr::{Csr, Rows};
 
+use crate::model::{ObjId, Object, Relation};
+
+/// The relations of a snapshot as rows: out of each object (the relations
+/// it is the `from` of: its dependents) and into it (its owners and what it
+/// is destroyed before), each row in relation order.
 pub struct Graph {
-    pub g: DiGraph<(), u32>,
+    out: Csr<u32>,
+    inn: Csr<u32>,
 }
 
 impl Graph {
@@ -22,74 +34,55 @@ impl Graph {
 
     /// The graph of `nodes` objects (ids `0..nodes`) and `relations`.
     pub fn with_nodes(nodes: usize, relations: &[Relation]) -> Graph {
-        let mut g = DiGraph::with_capacity(nodes, relations.len());
-        for _ in 0..nodes {
-            g.add_node(());
-        }
-        for (i, r) in relations.iter().enumerate() {
-            g.add_edge(node(r.from), node(r.to), i as u32);
-        }
-        Graph { g }
+        let edges = relations.iter().zip(0u32..).map(|(r, i)| (r.from.0, r.to.0, i, i));
+        let (out, inn) = Csr::both_ways(nodes, edges);
+        Graph { out, inn }
+    }
+
+    /// How many objects.
+    pub fn node_count(&self) -> usize {
+        self.out.len()
     }
 
     /// Relation indices of edges leaving `id` (what goes before it: its
     /// dependents), in the order the relations were made.
     pub fn dependents(&self, id: ObjId) -> Vec<u32> {
-        self.edges(id, Direction::Outgoing)
+        self.out.row(id.index()).to_vec()
     }
 
     /// Relation indices of edges entering `id` (what goes after it: its
     /// owners and what it must be destroyed before), in relation order.
     pub fn dependencies(&self, id: ObjId) -> Vec<u32> {
-        self.edges(id, Direction::Incoming)
-    }
-
-    fn edges(&self, id: ObjId, dir: Direction) -> Vec<u32> {
-        let mut v = Vec::new();
-        self.edges_into(id, dir, &mut v);
-        v
+        self.inn.row(id.index()).to_vec()
     }
 
     /// `dependencies`, into a buffer the caller reuses.
     pub fn dependencies_into(&self, id: ObjId, buf: &mut Vec<u32>) {
-        self.edges_into(id, Direction::Incoming, buf)
+        buf.clear();
+        buf.extend_from_slice(self.inn.row(id.index()));
     }
 
     /// `dependents`, into a buffer the caller reuses (no allocation per object).
     pub fn dependents_into(&self, id: ObjId, buf: &mut Vec<u32>) {
-        self.edges_into(id, Direction::Outgoing, buf)
-    }
-
-    fn edges_into(&self, id: ObjId, dir: Direction, buf: &mut Vec<u32>) {
         buf.clear();
-        buf.extend(self.g.edges_directed(node(id), dir).map(|e| *e.weight()));
-        buf.sort_unstable();
+        buf.extend_from_slice(self.out.row(id.index()));
     }
 
-    /// Relation indices of all edges at `id`, both ways, in no set order
-    /// (for lookups that do not care, without allocating).
+    /// The relation indices of `dependents`, without a copy.
+    pub fn out_of(&self, id: ObjId) -> &[u32] {
+        self.out.row(id.index())
+    }
+
+    /// Relation indices of all edges at `id`, both ways: leaving it, then
+    /// entering it, each latest relation first (a self-loop twice). Lookups
+    /// that take the first match rely on this order.
     pub fn around(&self, id: ObjId) -> impl Iterator<Item = u32> + '_ {
-        self.g
-            .edges_directed(node(id), Direction::Outgoing)
-            .chain(self.g.edges_directed(node(id), Direction::Incoming))
-            .map(|e| *e.weight())
+        self.out.row(id.index()).iter().rev().chain(self.inn.row(id.index()).iter().rev()).copied()
     }
 
     pub fn edge_count(&self) -> usize {
-        self.g.edge_count()
+        self.out.edge_count()
     }
-
-    pub fn relation_of(&self, e: EdgeIndex) -> u32 {
-        self.g[e]
-    }
-}
-
-pub fn node(id: ObjId) -> NodeIndex {
-    NodeIndex::new(id.index())
-}
-
-pub fn obj(n: NodeIndex) -> ObjId {
-    ObjId(n.index() as u32)
 }
 
 /// A graph built the first time it is asked for: a plan of everything in
