@@ -139,23 +139,18 @@ pub fn load_read(sources: Sources, problems: Vec<ReadProblem>, options: &LoadOpt
 /// objects are written again (see [`Snapshot::copies`]).
 type Parsed = (Vec<Object>, Resolved, (Vec<Finding>, Omitted), Vec<(ObjId, Span)>);
 
-/// Everything after reading: documents into objects, then resolved.
+/// Everything after reading, in phases: which files to read
+/// ([`files_to_read`]); whole-file dialects; documents into objects
+/// ([`read_documents`]), put back in input order ([`assemble`]); then
+/// resolved ([`resolve_objects`]).
 fn parse(
     sources: &Sources,
     problems: Vec<input::ReadProblem>,
     options: &LoadOptions,
     mut timer: crate::timing::Timer,
 ) -> Parsed {
-    let mut findings = Vec::new();
-    let mut skip = vec![false; sources.files.len()];
-    for problem in problems {
-        findings.push(read_problem(sources, &mut skip, problem));
-    }
     let forced = options.dialect.as_deref().and_then(dialect::by_name);
-    if forced.is_none() {
-        findings.extend(input::walk::skip_not_objects(sources, &mut skip));
-    }
-    let files: Vec<FileId> = sources.ids().zip(&skip).filter(|(_, skip)| !**skip).map(|(id, _)| id).collect();
+    let (mut findings, files) = files_to_read(sources, problems, forced);
 
     // Dialects that read whole files.
     if let Some(read) = forced.and_then(|f| REGISTRY.get(f)?.read_files(sources, &files)) {
@@ -173,6 +168,80 @@ fn parse(
         return (read.objects, resolved, (findings, omitted), Vec::new());
     }
 
+    let size: usize = files.iter().map(|&id| sources.get(id).text.len()).sum();
+    let bar = (options.progress && size >= PROGRESS_AT).then(|| progress_bar(size));
+    let reader = Reader { sources, forced, bar, max_object: options.limits.object_size };
+    let read = read_documents(&reader, &files, &mut findings, &mut timer);
+    let (mut objects, mut omitted) = assemble(read, &mut findings);
+    findings::cap(&mut findings, &mut omitted, &mut []);
+    timer.lap("assemble");
+    if options.digests {
+        // A plan file records each input's digest. Computed on a thread of
+        // its own while objects are resolved and the plan is made (work that
+        // leaves a core free), it costs no wall time; whoever asks for a
+        // digest first waits for it (`SourceFile::sha256`).
+        let files = sources.files.clone();
+        std::thread::spawn(move || files.iter().for_each(|f| _ = f.sha256()));
+    }
+    if let Some(bar) = &reader.bar {
+        bar.set_message("resolving");
+    }
+    resolve::assign_scopes(&mut objects);
+    timer.lap("scopes");
+    let (mut resolved, written_again) = resolve_objects(sources, &mut objects);
+    // Application controllers' managed sets (issue 35): relations of
+    // their own, made once the objects are final.
+    let (apps, external) = crate::dialect::controllers::read(sources, &objects);
+    if !apps.is_empty() {
+        resolved.managed = crate::analysis::managed::add(&objects, &mut resolved.relations, apps);
+    }
+    resolved.managed.external_kept = external;
+    timer.lap("resolve");
+    if let Some(bar) = reader.bar {
+        bar.finish_and_clear();
+    }
+    (objects, resolved, (findings, omitted), written_again)
+}
+
+/// The files to read (those that could be read, and, unless a dialect is
+/// forced, hold objects at all), and what reading found.
+fn files_to_read(
+    sources: &Sources,
+    problems: Vec<input::ReadProblem>,
+    forced: Option<usize>,
+) -> (Vec<Finding>, Vec<FileId>) {
+    let mut findings = Vec::new();
+    let mut skip = vec![false; sources.files.len()];
+    for problem in problems {
+        findings.push(read_problem(sources, &mut skip, problem));
+    }
+    if forced.is_none() {
+        findings.extend(input::walk::skip_not_objects(sources, &mut skip));
+    }
+    let files = sources.ids().zip(&skip).filter(|(_, skip)| !**skip).map(|(id, _)| id).collect();
+    (findings, files)
+}
+
+/// What [`read_documents`] read: documents in batches (marking where the
+/// items of their lists, and large lists read in runs, go), the items, and
+/// the large lists.
+struct ReadDocs {
+    batches: Vec<Batch>,
+    items: std::vec::IntoIter<Out>,
+    runs: std::vec::IntoIter<Out>,
+}
+
+/// Read every document of `files` into objects, in parallel: large lists
+/// first, each in parallel runs (a file whose runs do not check out is
+/// read the general way); then documents, in batches; then the items of
+/// their lists.
+fn read_documents(
+    reader: &Reader,
+    files: &[FileId],
+    findings: &mut Vec<Finding>,
+    timer: &mut crate::timing::Timer,
+) -> ReadDocs {
+    let sources = reader.sources;
     let per_file: Vec<(FileId, Pieces)> =
         files.par_iter().map(|&id| (id, split_file(sources.get(id), rayon::current_num_threads()))).collect();
     for (id, pieces) in &per_file {
@@ -181,12 +250,6 @@ fn parse(
         }
     }
     timer.lap("split");
-    let size: usize = files.iter().map(|&id| sources.get(id).text.len()).sum();
-    let bar = (options.progress && size >= PROGRESS_AT).then(|| progress_bar(size));
-    let reader = Reader { sources, forced, bar, max_object: options.limits.object_size };
-
-    // Large lists first, each in parallel runs; a file whose runs do not
-    // check out is read the general way.
     let mut runs_out: Vec<Out> = Vec::new();
     // (file, its documents, whether it was read in runs)
     let mut general: Vec<(FileId, Vec<UnitSpec>, bool)> = Vec::new();
@@ -236,7 +299,7 @@ fn parse(
         .collect();
     // (In runs of items, each keeping at most `findings::LISTED_PER_RULE`
     // findings of a rule.)
-    let mut item_outs = items
+    let item_outs = items
         .par_chunks(4096)
         .flat_map_iter(|chunk| {
             let (mut listed, mut outs) = ([0usize; Rule::ALL.len()], Vec::with_capacity(chunk.len()));
@@ -256,16 +319,19 @@ fn parse(
             }
             outs
         })
-        .collect::<Vec<Out>>()
-        .into_iter();
+        .collect::<Vec<Out>>();
     timer.lap("parse");
+    ReadDocs { batches, items: item_outs.into_iter(), runs: runs_out.into_iter() }
+}
 
-    // In input order.
+/// The objects and findings read, in input order (each batch's documents,
+/// with the items of their lists and the large lists where they were).
+fn assemble(read: ReadDocs, findings: &mut Vec<Finding>) -> (Vec<Object>, Omitted) {
+    let ReadDocs { batches, items: mut item_outs, runs: mut runs_out } = read;
     let total = batches.iter().map(|b| b.out.objects.len()).sum::<usize>()
-        + item_outs.as_slice().iter().chain(&runs_out).map(|o| o.objects.len()).sum::<usize>();
+        + item_outs.as_slice().iter().chain(runs_out.as_slice()).map(|o| o.objects.len()).sum::<usize>();
     let mut objects: Vec<Object> = Vec::new();
     let mut omitted = Omitted::default();
-    let mut runs_out = runs_out.into_iter();
     for batch in batches {
         omitted.merge(&batch.out.omitted);
         let (mut objs, mut finds) = (batch.out.objects.into_iter(), batch.out.findings.into_iter());
@@ -287,73 +353,54 @@ fn parse(
                 }
                 findings.extend(out.findings);
                 omitted.merge(&out.omitted);
-                findings::cap_often(&mut findings, &mut omitted, &mut []);
+                findings::cap_often(findings, &mut omitted, &mut []);
             }
         }
         append(&mut objects, total, objs);
         findings.extend(finds);
-        findings::cap_often(&mut findings, &mut omitted, &mut []);
+        findings::cap_often(findings, &mut omitted, &mut []);
     }
-    findings::cap(&mut findings, &mut omitted, &mut []);
-    timer.lap("assemble");
-    if options.digests {
-        // A plan file records each input's digest. Computed on a thread of
-        // its own while objects are resolved and the plan is made (work that
-        // leaves a core free), it costs no wall time; whoever asks for a
-        // digest first waits for it (`SourceFile::sha256`).
-        let files = sources.files.clone();
-        std::thread::spawn(move || files.iter().for_each(|f| _ = f.sha256()));
-    }
-    if let Some(bar) = &reader.bar {
-        bar.set_message("resolving");
-    }
-    resolve::assign_scopes(&mut objects);
-    timer.lap("scopes");
-    let mut resolved = resolve::resolve(&objects);
+    (objects, omitted)
+}
+
+/// Resolve the objects' references; the same object given twice
+/// (overlapping dumps) is one object, and where it is written again is
+/// kept (see [`Snapshot::copies`]). Different documents with one identity
+/// stay duplicates (TD002).
+fn resolve_objects(sources: &Sources, objects: &mut Vec<Object>) -> (Resolved, Vec<(ObjId, Span)>) {
+    let resolved = resolve::resolve(objects);
     let mut written_again = Vec::new();
-    if !resolved.duplicates.is_empty() {
-        // The same object given twice (overlapping dumps) is one object;
-        // different documents with one identity stay duplicates (TD002).
-        let copies = copies(sources, &objects, &resolved);
-        if !copies.is_empty() {
-            // Each copy belongs to the object it repeats (itself not a
-            // copy); ids shift down by the copies before them.
-            let mut first_of = rustc_hash::FxHashMap::default();
-            for d in &resolved.duplicates {
-                if let Some(&of) = copies.get(&d.again.index()) {
-                    let first = *first_of.get(&of).unwrap_or(&of);
-                    first_of.insert(d.again.index(), first);
-                }
-            }
-            let mut dropped: Vec<usize> = copies.keys().copied().collect();
-            dropped.sort_unstable();
-            for (&again, &first) in &first_of {
-                // `again` is a duplicate `resolve` found among these objects.
-                let Some(copy) = objects.get(again) else { continue };
-                let kept = ObjId((first - dropped.partition_point(|&c| c < first)) as u32);
-                written_again.push((kept, copy.span));
-            }
-            written_again.sort_unstable_by_key(|(id, span)| (*id, span.file, span.range().start));
-            let mut n = 0;
-            objects.retain(|_| {
-                n += 1;
-                !copies.contains_key(&(n - 1))
-            });
-            resolved = resolve::resolve(&objects);
+    if resolved.duplicates.is_empty() {
+        return (resolved, written_again);
+    }
+    let copies = copies(sources, objects, &resolved);
+    if copies.is_empty() {
+        return (resolved, written_again);
+    }
+    // Each copy belongs to the object it repeats (itself not a copy); ids
+    // shift down by the copies before them.
+    let mut first_of = rustc_hash::FxHashMap::default();
+    for d in &resolved.duplicates {
+        if let Some(&of) = copies.get(&d.again.index()) {
+            let first = *first_of.get(&of).unwrap_or(&of);
+            first_of.insert(d.again.index(), first);
         }
     }
-    // Application controllers' managed sets (issue 35): relations of
-    // their own, made once the objects are final.
-    let (apps, external) = crate::dialect::controllers::read(sources, &objects);
-    if !apps.is_empty() {
-        resolved.managed = crate::analysis::managed::add(&objects, &mut resolved.relations, apps);
+    let mut dropped: Vec<usize> = copies.keys().copied().collect();
+    dropped.sort_unstable();
+    for (&again, &first) in &first_of {
+        // `again` is a duplicate `resolve` found among these objects.
+        let Some(copy) = objects.get(again) else { continue };
+        let kept = ObjId((first - dropped.partition_point(|&c| c < first)) as u32);
+        written_again.push((kept, copy.span));
     }
-    resolved.managed.external_kept = external;
-    timer.lap("resolve");
-    if let Some(bar) = reader.bar {
-        bar.finish_and_clear();
-    }
-    (objects, resolved, (findings, omitted), written_again)
+    written_again.sort_unstable_by_key(|(id, span)| (*id, span.file, span.range().start));
+    let mut n = 0;
+    objects.retain(|_| {
+        n += 1;
+        !copies.contains_key(&(n - 1))
+    });
+    (resolve::resolve(objects), written_again)
 }
 
 /// The objects that repeat an earlier one with the same identity and the
@@ -543,16 +590,17 @@ impl Reader<'_> {
                         break;
                     }
                     let unit = Unit::streamed(file, id, pos, Some(&header));
-                    let mut item = Out::default();
-                    self.read_item(&unit, &mut item);
+                    // Read into the run's own vectors (no vector an item, no
+                    // copy of its object)…
+                    let before = (run.out.objects.len(), run.out.findings.len());
+                    self.read_item(&unit, &mut run.out);
                     let end = unit.skip()?;
-                    // Its size is known once it is read: what it gave goes.
-                    match self.oversized(&unit, end - pos) {
-                        Some(finding) => run.out.findings.push(finding),
-                        None => {
-                            run.out.objects.append(&mut item.objects);
-                            run.out.findings.append(&mut item.findings);
-                        }
+                    // …but its size is known only once it is read: if too
+                    // large, what it gave goes.
+                    if let Some(finding) = self.oversized(&unit, end - pos) {
+                        run.out.objects.truncate(before.0);
+                        run.out.findings.truncate(before.1);
+                        run.out.findings.push(finding);
                     }
                     findings::cap_often(&mut run.out.findings, &mut run.out.omitted, &mut []);
                     match jsonruns::after_item(b, end) {

@@ -66,6 +66,12 @@ pub struct Text(pub Str);
 /// The same check, for a value that is not kept.
 pub struct IsText;
 
+/// A [`Text`] that repeats across objects (a label, a finalizer), stored
+/// once ([`crate::model::intern`]): interned as it is read, never first
+/// copied on its own.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Interned(pub Str);
+
 /// The visitor arms of a string field that refuse numbers and booleans.
 macro_rules! refuse_non_strings {
     ($t:ty) => {
@@ -133,6 +139,7 @@ macro_rules! strict_text {
 
 strict_text!(Text, |v: &str| Text(v.into()), true);
 strict_text!(IsText, |_: &str| IsText, false);
+strict_text!(Interned, |v: &str| Interned(crate::model::intern::intern(v)), true);
 
 /// A map key that must be a string, borrowed from the input when it can be.
 pub struct TextKey<'de>(pub std::borrow::Cow<'de, str>);
@@ -161,7 +168,7 @@ impl<'de> Deserialize<'de> for TextKey<'de> {
 }
 
 /// Label-like map of strings (`null` values become empty strings); keys
-/// and values are [`Text`].
+/// and values are [`Text`], interned ([`Interned`]).
 #[derive(Clone, Debug, Default)]
 pub struct StrMap(pub Vec<(Str, Str)>);
 
@@ -178,9 +185,9 @@ impl<'de> Deserialize<'de> for StrMap {
             }
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<StrMap, A::Error> {
                 let mut out: Vec<(Str, Str)> = Vec::with_capacity(map.size_hint().unwrap_or(4));
-                while let Some(k) = map.next_key::<Text>()? {
-                    let v = map.next_value::<Option<Text>>()?;
-                    out.push((k.0, v.map(|v| v.0).unwrap_or_default()));
+                while let Some(k) = map.next_key::<Interned>()? {
+                    let v = map.next_value::<Option<Interned>>()?;
+                    out.push((k.0, v.map_or_else(|| crate::model::intern::intern(""), |v| v.0)));
                 }
                 match duplicate(out.iter().map(|(k, _)| &**k)) {
                     Some(key) => Err(de::Error::custom(format_args!("duplicate key `{key}`"))),

@@ -11,7 +11,7 @@
 //! their spec.
 
 use super::api::{List, Out};
-use super::fields::{IsText, Key, LenientBool, LenientStr, StrMap, Text, TextKey, NOT_A_STRING};
+use super::fields::{Interned, IsText, Key, LenientBool, LenientStr, StrMap, Text, TextKey, NOT_A_STRING};
 use super::tools::parse_depends_on;
 use crate::findings::{quoted, Finding, Rule};
 use crate::input::outline::Value;
@@ -482,11 +482,10 @@ mod yaml11 {
 /// Does an object that names no kind have a CustomResourceDefinition's
 /// shape? Its spec has a group, `names.kind` and `names.plural`, and its
 /// name is `<plural>.<group>` (the API server requires that of CRDs).
-fn crd_by_shape(raw: &RawObject) -> Option<()> {
-    let spec = &raw.spec;
+fn crd_by_shape(spec: &LenientSpec, meta: &RawMeta) -> Option<()> {
     let (group, plural) = (spec.group.as_deref()?, spec.names_plural.as_deref()?);
     spec.names_kind.as_ref()?;
-    let name = raw.metadata.as_ref()?.name.as_ref()?;
+    let name = meta.name.as_ref()?;
     (name.0.strip_suffix(group)?.strip_suffix('.')? == plural).then_some(())
 }
 
@@ -1005,7 +1004,7 @@ pub struct RawMeta {
     pub annotations: Option<KeptAnnotations>,
     #[serde(rename = "ownerReferences")]
     pub owner_references: Option<Vec<RawOwnerRef>>,
-    pub finalizers: Option<Vec<Text>>,
+    pub finalizers: Option<Vec<Interned>>,
     #[serde(rename = "deletionTimestamp")]
     pub deletion_timestamp: Option<Text>,
     #[serde(default, rename = "resourceVersion")]
@@ -1020,8 +1019,9 @@ pub struct RawObject {
     pub api_version: Option<Text>,
     pub kind: Option<Text>,
     pub metadata: Option<RawMeta>,
-    #[serde(default)]
-    pub spec: LenientSpec,
+    /// Boxed: an object is moved several times while it is read, and a
+    /// spec is most of its size (`None`: none written, or `null`).
+    pub spec: Option<Box<LenientSpec>>,
     /// A binding's subjects (the default rules read its ServiceAccounts).
     #[serde(default)]
     pub subjects: LenientSubjects,
@@ -1058,9 +1058,6 @@ impl<'a> ListContext<'a> {
     }
 }
 
-/// Turn one parsed object into a model object. Problems are reported as TD001
-/// findings; an object without a kind or a name is dropped (it cannot be
-/// identified), any other problem keeps the object.
 /// TD001 for an object whose kind, name or namespace the API server would
 /// refuse (`model::naming`): it is no object of a cluster, and a plan
 /// could not name it.
@@ -1098,6 +1095,14 @@ fn refused_name(
     )
 }
 
+/// Turn one parsed object into a model object, in phases: who it is
+/// ([`identify`]), whether it is an object of the cluster at all (kpt's
+/// local configuration), its owners ([`owner_refs`]), what it depends on
+/// ([`dependencies`]), other tools' metadata (`dialect::tools`), what the
+/// default rules read ([`facts`]) and, for a CRD, what it defines
+/// ([`crd_def`]). Problems are reported as TD001 findings; an object
+/// without a kind or a name is dropped (it cannot be identified), any
+/// other problem keeps the object.
 pub fn convert(
     mut raw: RawObject,
     span: Span,
@@ -1106,8 +1111,135 @@ pub fn convert(
     out: &mut Vec<Finding>,
 ) -> Option<Object> {
     let head = Span::new(span.file, locate::head(text, span.range()));
-    let crd_shape = crd_by_shape(&raw);
-    let kind: Str = match (raw.kind, list.item_kind) {
+    let at = Where { span, text, head };
+    let meta = raw.metadata.take().unwrap_or_default();
+    let mut spec = raw.spec.take().map(|s| *s).unwrap_or_default();
+    let written = (raw.kind.take(), raw.api_version.take());
+    let Named { kind, api_version, group, name, namespace } = identify(written, &spec, &meta, list, at, out)?;
+    let annotations = meta.annotations.unwrap_or_default();
+    // As kpt's `IsLocalConfig`: `Annotations[LocalConfigAnnotation] == "true"`.
+    if annotations.get(LOCAL_CONFIG) == Some("true") {
+        let group = if group.is_empty() { String::new() } else { format!(".{group}") };
+        let ns = namespace.as_deref().map(|n| format!("{n}/")).unwrap_or_default();
+        out.push(
+            Finding::new(
+                Rule::Td018,
+                format!("{kind}{group}/{ns}{name} is local configuration ({LOCAL_CONFIG}: \"true\"): not read"),
+            )
+            .at(head, "not an object of the cluster")
+            .help("kpt and kustomize never apply a document so annotated (a function's config, setters); teardown leaves it out of the snapshot"),
+        );
+        return None;
+    }
+    // For messages only: made when one is needed.
+    let reference = || format!("{kind}/{name}");
+    let owners = owner_refs(meta.owner_references.unwrap_or_default(), &reference, at, out);
+    let mut deps = depends_on(&annotations, &reference, at, out);
+    let labels: Box<[(Str, Str)]> = meta.labels.map(|l| l.0).unwrap_or_default().into();
+    let subject = super::tools::Subject {
+        group: &group,
+        kind: &kind,
+        namespace: namespace.as_deref(),
+        name: &name,
+        crd: spec.group.as_deref().zip(spec.names_kind.as_deref()),
+        labels: &labels,
+    };
+    let tools = super::tools::read(&subject, &annotations.0, span, text, out);
+    // cli-utils' apply-time-mutation: a dependency on each source, resolved
+    // and reported (TD010) as depends-on is.
+    for target in tools.iter().flat_map(|t| t.mutation_sources.iter()) {
+        let text = match target {
+            DepTarget::Object { group, kind, namespace: Some(ns), name } => {
+                format!("{group}/namespaces/{ns}/{kind}/{name}")
+            }
+            DepTarget::Object { group, kind, namespace: None, name } => format!("{group}/{kind}/{name}"),
+            DepTarget::Id(id) => id.to_string(),
+        };
+        deps.push(DepDecl { target: target.clone(), kind: DepKind::ApplyTimeMutation, text: text.into() });
+    }
+    let mut facts = facts(
+        &group,
+        &kind,
+        namespace.as_ref(),
+        &mut spec,
+        Wire {
+            subjects: &mut raw.subjects,
+            role_ref: &mut raw.role_ref,
+            webhooks: &mut raw.webhooks,
+            rules: &mut raw.rules,
+            secret_type: &mut raw.secret_type,
+        },
+        tools,
+    );
+    // Written at a version Kubernetes no longer serves: kept, as evidence
+    // that the cluster it was read from served it. (Every removed version
+    // is an alpha or a beta: the table is asked only for those.)
+    let pre_release = |v: &str| {
+        let stem = v.trim_end_matches(|c: char| c.is_ascii_digit());
+        stem.ends_with("beta") || stem.ends_with("alpha")
+    };
+    if pre_release(&api_version)
+        && matches!(crate::model::served::builtin(&api_version, &kind), crate::model::served::Builtin::Removed(_))
+    {
+        facts.get_or_insert_with(Default::default).unserved_api_version = Some(intern(&api_version));
+    }
+    let crd = crd_def(&group, &kind, &mut spec);
+    Some(Object {
+        facts,
+        origin: &ORIGIN,
+        group,
+        kind,
+        namespace_written: namespace.is_some(),
+        scope_known: false,
+        versioned: meta.resource_version.0,
+        namespace,
+        name,
+        uid: meta.uid.map(|u| u.0).filter(|u| !u.is_empty()),
+        labels,
+        owners: owners.into(),
+        deps: deps.into(),
+        finalizers: meta.finalizers.unwrap_or_default().into_iter().map(|f| f.0).collect(),
+        deletion_timestamp: meta.deletion_timestamp.map(|d| d.0).filter(|d| !d.is_empty()),
+        crd,
+        member: None,
+        tracking: None,
+        desired_state: spec.state,
+        span,
+    })
+}
+
+/// Who an object is: its kind, apiVersion, group, name and namespace.
+struct Named {
+    kind: Str,
+    api_version: Str,
+    group: Str,
+    name: Str,
+    namespace: Option<Str>,
+}
+
+/// Where an object is written, for findings about it: its span, the file's
+/// text, and the object's first line.
+#[derive(Clone, Copy)]
+struct Where<'t> {
+    span: Span,
+    text: &'t str,
+    head: Span,
+}
+
+/// Who the object is, or `None` (with a finding) when it cannot be named:
+/// no kind (none implied by a typed list, no CRD's shape), no name, or a
+/// kind, name or namespace the API server would refuse.
+fn identify(
+    (kind, api_version): (Option<Text>, Option<Text>),
+    spec: &LenientSpec,
+    meta: &RawMeta,
+    list: ListContext,
+    w: Where,
+    out: &mut Vec<Finding>,
+) -> Option<Named> {
+    let Where { span, text, head } = w;
+    let crd_shape = crd_by_shape(spec, meta);
+    let kind: Str = match (kind, list.item_kind) {
         (Some(k), _) if !k.0.is_empty() => k.0,
         (_, Some(k)) => k.into(),
         _ if crd_shape.is_some() => {
@@ -1129,7 +1261,7 @@ pub fn convert(
             return None;
         }
     };
-    let api_version: Str = match (raw.api_version, list.api_version) {
+    let api_version: Str = match (api_version, list.api_version) {
         (Some(v), _) if !v.0.is_empty() => v.0,
         (_, Some(v)) => v.into(),
         _ if crd_shape.is_some() && &*kind == "CustomResourceDefinition" => "apiextensions.k8s.io/v1".into(),
@@ -1142,9 +1274,8 @@ pub fn convert(
             "".into()
         }
     };
-    let meta = raw.metadata.unwrap_or_default();
-    let name: Str = match meta.name {
-        Some(n) if !n.0.is_empty() => n.0,
+    let name: Str = match &meta.name {
+        Some(n) if !n.0.is_empty() => n.0.clone(),
         _ => {
             let help = if meta.generate_name.is_some() {
                 "`generateName` objects get their name from the API server; a snapshot needs the name"
@@ -1159,35 +1290,31 @@ pub fn convert(
     };
     let group = group_of(&api_version, &kind);
     let kind = intern(&kind);
-    let namespace: Option<Str> = meta.namespace.map(|n| n.0).filter(|n| !n.is_empty()).map(|n| intern(&n));
+    let namespace: Option<Str> = meta.namespace.as_ref().map(|n| &n.0).filter(|n| !n.is_empty()).map(|n| intern(n));
     if let Some(finding) = refused_name(&group, &kind, &name, namespace.as_deref(), span, text, head) {
         out.push(finding);
         return None;
     }
-    // As kpt's `IsLocalConfig`: `Annotations[LocalConfigAnnotation] == "true"`.
-    if meta.annotations.as_ref().and_then(|a| a.get(LOCAL_CONFIG)).is_some_and(|v| v == "true") {
-        let group = if group.is_empty() { String::new() } else { format!(".{group}") };
-        let ns = namespace.as_deref().map(|n| format!("{n}/")).unwrap_or_default();
-        out.push(
-            Finding::new(
-                Rule::Td018,
-                format!("{kind}{group}/{ns}{name} is local configuration ({LOCAL_CONFIG}: \"true\"): not read"),
-            )
-            .at(head, "not an object of the cluster")
-            .help("kpt and kustomize never apply a document so annotated (a function's config, setters); teardown leaves it out of the snapshot"),
-        );
-        return None;
-    }
-    // For messages only: made when one is needed.
-    let reference = || format!("{kind}/{name}");
+    Some(Named { kind, api_version, group, name, namespace })
+}
 
-    let mut owners = Vec::new();
+/// The owner references, as written; one without a kind or a name is a
+/// TD001 (and left out), one without a uid a TD001 (and kept: resolved by
+/// kind and name).
+fn owner_refs(
+    written: Vec<RawOwnerRef>,
+    reference: &dyn Fn() -> String,
+    w: Where,
+    out: &mut Vec<Finding>,
+) -> Vec<OwnerRef> {
+    let Where { span, text, head } = w;
+    let mut owners = Vec::with_capacity(written.len());
     // Where the references are written; each is looked for after the one
     // found before it (one pass over an object with 200,000 of them).
     // (After `anchor::MISSES` searches that found nothing, no more.)
     let list = OnceCell::new();
     let (mut from, mut misses) = (None, 0);
-    for (i, r) in meta.owner_references.unwrap_or_default().into_iter().enumerate() {
+    for (i, r) in written.into_iter().enumerate() {
         let mut at = |needle: Option<&str>| -> Span {
             let list = list.get_or_init(|| locate::key_after(text, span.range(), "ownerReferences"));
             let start = from.or(list.as_ref().map(|l| l.end)).filter(|_| misses < anchor::MISSES);
@@ -1240,9 +1367,19 @@ pub fn convert(
             namespace: None,
         });
     }
+    owners
+}
 
+/// What the object declares it depends on in cli-utils' `depends-on`
+/// annotation; each reference that cannot be read is a TD001.
+fn depends_on(
+    annotations: &KeptAnnotations,
+    reference: &dyn Fn() -> String,
+    w: Where,
+    out: &mut Vec<Finding>,
+) -> Vec<DepDecl> {
+    let Where { span, text, head } = w;
     let mut deps = Vec::new();
-    let annotations = meta.annotations.unwrap_or_default();
     if let Some(value) = annotations.get(DEPENDS_ON) {
         for item in value.split(',').map(str::trim).filter(|s| !s.is_empty()) {
             match parse_depends_on(item) {
@@ -1264,103 +1401,26 @@ pub fn convert(
             }
         }
     }
+    deps
+}
 
-    let labels: Box<[(Str, Str)]> =
-        meta.labels.map(|l| l.0).unwrap_or_default().into_iter().map(|(k, v)| (intern(&k), intern(&v))).collect();
-    let subject = super::tools::Subject {
-        group: &group,
-        kind: &kind,
-        namespace: namespace.as_deref(),
-        name: &name,
-        crd: raw.spec.group.as_deref().zip(raw.spec.names_kind.as_deref()),
-        labels: &labels,
-    };
-    let tools = super::tools::read(&subject, &annotations.0, span, text, out);
-    // cli-utils' apply-time-mutation: a dependency on each source, resolved
-    // and reported (TD010) as depends-on is.
-    for target in tools.mutation_sources.iter() {
-        let text = match target {
-            DepTarget::Object { group, kind, namespace: Some(ns), name } => {
-                format!("{group}/namespaces/{ns}/{kind}/{name}")
-            }
-            DepTarget::Object { group, kind, namespace: None, name } => format!("{group}/{kind}/{name}"),
-            DepTarget::Id(id) => id.to_string(),
-        };
-        deps.push(DepDecl { target: target.clone(), kind: DepKind::ApplyTimeMutation, text: text.into() });
+/// What a CustomResourceDefinition defines: group, kind, scope and the
+/// versions it serves (`versions`, else v1beta1's single `version`).
+fn crd_def(group: &str, kind: &str, spec: &mut LenientSpec) -> Option<Box<CrdDef>> {
+    if kind != "CustomResourceDefinition" || group != "apiextensions.k8s.io" {
+        return None;
     }
-    let facts = facts(
-        &group,
-        &kind,
-        namespace.as_ref(),
-        &mut raw.spec,
-        Wire {
-            subjects: &mut raw.subjects,
-            role_ref: &mut raw.role_ref,
-            webhooks: &mut raw.webhooks,
-            rules: &mut raw.rules,
-            secret_type: &mut raw.secret_type,
-        },
-        tools,
-    );
-
-    // Written at a version Kubernetes no longer serves: kept, as evidence
-    // that the cluster it was read from served it. (Every removed version
-    // is an alpha or a beta: the table is asked only for those.)
-    let mut facts = facts;
-    let pre_release = |v: &str| {
-        let stem = v.trim_end_matches(|c: char| c.is_ascii_digit());
-        stem.ends_with("beta") || stem.ends_with("alpha")
+    let (Some(g), Some(k)) = (spec.group.take(), spec.names_kind.take()) else { return None };
+    let versions: Box<[(Str, bool)]> = match (spec.versions.0.is_empty(), spec.version.take()) {
+        (true, Some(v)) => Box::new([(intern(&v), true)]),
+        _ => std::mem::take(&mut spec.versions)
+            .0
+            .into_iter()
+            .filter_map(|v| Some((intern(&v.name.0?), v.served.0.unwrap_or(true))))
+            .collect(),
     };
-    if pre_release(&api_version)
-        && matches!(crate::model::served::builtin(&api_version, &kind), crate::model::served::Builtin::Removed(_))
-    {
-        facts.get_or_insert_with(Default::default).unserved_api_version = Some(intern(&api_version));
-    }
-
-    let crd = if &*kind == "CustomResourceDefinition" && &*group == "apiextensions.k8s.io" {
-        match (raw.spec.group, raw.spec.names_kind) {
-            (Some(g), Some(k)) => {
-                let versions: Box<[(Str, bool)]> = match (raw.spec.versions.0.is_empty(), raw.spec.version) {
-                    (true, Some(v)) => Box::new([(intern(&v), true)]),
-                    _ => raw
-                        .spec
-                        .versions
-                        .0
-                        .into_iter()
-                        .filter_map(|v| Some((intern(&v.name.0?), v.served.0.unwrap_or(true))))
-                        .collect(),
-                };
-                let namespaced = raw.spec.scope.as_deref() != Some("Cluster");
-                Some(Box::new(CrdDef { group: g, kind: k, namespaced, versions }))
-            }
-            _ => None,
-        }
-    } else {
-        None
-    };
-
-    Some(Object {
-        facts,
-        origin: &ORIGIN,
-        group,
-        kind,
-        namespace_written: namespace.is_some(),
-        scope_known: false,
-        versioned: meta.resource_version.0,
-        namespace,
-        name,
-        uid: meta.uid.map(|u| u.0).filter(|u| !u.is_empty()),
-        labels,
-        owners: owners.into(),
-        deps: deps.into(),
-        finalizers: meta.finalizers.unwrap_or_default().into_iter().map(|f| intern(&f.0)).collect(),
-        deletion_timestamp: meta.deletion_timestamp.map(|d| d.0).filter(|d| !d.is_empty()),
-        crd,
-        member: None,
-        tracking: None,
-        desired_state: raw.spec.state,
-        span,
-    })
+    let namespaced = spec.scope.as_deref() != Some("Cluster");
+    Some(Box::new(CrdDef { group: g, kind: k, namespaced, versions }))
 }
 
 /// The top-level fields (beside `spec`) the default rules read.
@@ -1373,102 +1433,41 @@ struct Wire<'a> {
 }
 
 /// What the default ordering rules read of an object of a kind they look
-/// at; `None` for other kinds, or when nothing is written.
+/// at, and other tools' metadata; `None` for other kinds without tools'
+/// metadata (nothing is built for them), or when nothing is written.
 fn facts(
     group: &str,
     kind: &str,
     namespace: Option<&Str>,
     spec: &mut LenientSpec,
     wire: Wire,
-    mut tools: crate::model::kube::Tools,
+    mut tools: Option<crate::model::kube::Tools>,
 ) -> Option<Box<Facts>> {
-    use crate::model::kube::{calls_services, is_binding, is_role, pod_spec_at, PodSpecAt, FLUX_DEPENDENT_KINDS};
+    use crate::model::kube::{calls_services, is_binding, is_role, is_usage, pod_spec_at, FLUX_DEPENDENT_KINDS};
     let Wire { subjects, role_ref, webhooks, rules, secret_type } = wire;
-    let mut f = Facts::default();
-    if let Some(at) = pod_spec_at(group, kind) {
-        let template = match at {
-            PodSpecAt::Pod => None,
-            PodSpecAt::Template => Some(std::mem::take(&mut spec.template)),
-            PodSpecAt::JobTemplate => Some(std::mem::take(&mut spec.job_template.spec.template)),
-        };
-        let pod = match template {
-            Some(t) => {
-                f.template_labels = t.metadata.labels.0.unwrap_or_default().into();
-                t.spec
-            }
-            None => std::mem::take(&mut spec.pod),
-        };
-        f.service_account = pod.account().map(|s| intern(&s));
-        if group == "apps" && kind == "StatefulSet" {
-            let when = std::mem::take(&mut spec.claim_retention).when_deleted.0;
-            f.claims_deleted_with_set = when.as_deref() == Some("Delete");
-        }
-        if at == PodSpecAt::Pod {
-            f.node_name = spec.node_name.take().filter(|s| !s.is_empty()).map(|s| intern(&s));
-        }
+    let mut f = if let Some(at) = pod_spec_at(group, kind) {
+        pod_facts(group, kind, at, spec)
     } else if group.is_empty() && kind == "Service" {
-        f.selector = std::mem::take(&mut spec.selector).0.unwrap_or_default().into();
-        f.selects = !f.selector.is_empty();
+        let selector: Box<[(Str, Str)]> = std::mem::take(&mut spec.selector).0.unwrap_or_default().into();
+        Facts { selects: !selector.is_empty(), selector, ..Facts::default() }
     } else if calls_services(group, kind) {
-        let mut calls: Vec<ServiceCall> = Vec::new();
-        let mut call = |service: LenientServiceRef, fails_closed: bool| {
-            let (Some(ns), Some(name)) = (service.namespace.0, service.name.0) else { return };
-            if ns.is_empty() || name.is_empty() {
-                return;
-            }
-            match calls.iter_mut().find(|c| *c.namespace == *ns && *c.name == *name) {
-                Some(c) => c.fails_closed |= fails_closed,
-                None => calls.push(ServiceCall { namespace: intern(&ns), name, fails_closed }),
-            }
-        };
-        if kind == "APIService" {
-            call(std::mem::take(&mut spec.service), true);
-        } else {
-            for w in std::mem::take(webhooks).0 {
-                // Not written: `Fail`, admissionregistration.k8s.io/v1's default.
-                let fails_closed = w.failure_policy.0.as_deref() != Some("Ignore");
-                call(w.client_config.service, fails_closed);
-            }
-        }
-        f.calls = calls.into();
+        Facts { calls: service_calls(kind, spec, webhooks), ..Facts::default() }
     } else if group.is_empty() && kind == "PersistentVolumeClaim" {
-        f.volume_name = spec.volume_name.take().filter(|s| !s.is_empty());
-        f.storage_class = spec.storage_class_name.take().filter(|s| !s.is_empty()).map(|s| intern(&s));
-        f.capacity = std::mem::take(&mut spec.resources).requests.storage.0.filter(|s| !s.is_empty());
+        Facts {
+            volume_name: spec.volume_name.take().filter(|s| !s.is_empty()),
+            storage_class: spec.storage_class_name.take().filter(|s| !s.is_empty()).map(|s| intern(&s)),
+            capacity: std::mem::take(&mut spec.resources).requests.storage.0.filter(|s| !s.is_empty()),
+            ..Facts::default()
+        }
     } else if group.is_empty() && kind == "PersistentVolume" {
-        let claim = std::mem::take(&mut spec.claim_ref);
-        f.claim_ref = match (claim.namespace.0, claim.name.0) {
-            (Some(ns), Some(name)) if !ns.is_empty() && !name.is_empty() => Some((intern(&ns), name)),
-            _ => None,
-        };
-        f.claim_uid = claim.uid.0.filter(|u| !u.is_empty() && f.claim_ref.is_some());
-        f.reclaim_policy = spec.reclaim_policy.take().map(|s| intern(&s));
-        f.storage_class = spec.storage_class_name.take().filter(|s| !s.is_empty()).map(|s| intern(&s));
-        f.capacity = std::mem::take(&mut spec.capacity).storage.0.filter(|s| !s.is_empty());
+        volume_facts(spec)
     } else if group.is_empty() && kind == "Secret" {
-        f.secret_type = std::mem::take(secret_type).0.filter(|s| !s.is_empty()).map(|s| intern(&s));
+        Facts {
+            secret_type: std::mem::take(secret_type).0.filter(|s| !s.is_empty()).map(|s| intern(&s)),
+            ..Facts::default()
+        }
     } else if is_binding(group, kind) {
-        let role = std::mem::take(role_ref);
-        f.role_ref = match (role.kind.0, role.name.0) {
-            (Some(k), Some(n)) if !k.is_empty() && !n.is_empty() => Some((intern(&k), n)),
-            _ => None,
-        };
-        f.subjects = std::mem::take(subjects)
-            .0
-            .into_iter()
-            .filter(|s| s.kind.0.as_deref() == Some("ServiceAccount"))
-            .filter_map(|s| {
-                let name = s.name.0.filter(|n| !n.is_empty())?;
-                // A RoleBinding's ServiceAccount is in its own namespace unless
-                // it says otherwise (`default` when none is written).
-                let own = || match kind {
-                    "RoleBinding" => Some(namespace.cloned().unwrap_or_else(|| intern("default"))),
-                    _ => None,
-                };
-                let ns = s.namespace.0.filter(|n| !n.is_empty()).or_else(own)?;
-                Some((intern(&ns), name))
-            })
-            .collect();
+        binding_facts(kind, namespace, role_ref, subjects)
     } else if is_role(group, kind) {
         let mut groups: Vec<Str> = std::mem::take(rules)
             .0
@@ -1479,28 +1478,142 @@ fn facts(
             .collect();
         groups.sort_unstable();
         groups.dedup();
-        f.updates_groups = groups.into();
-    } else if FLUX_DEPENDENT_KINDS.contains(&(group, kind)) {
-        // An item without a namespace names one in the object's own.
-        let own = namespace.cloned().unwrap_or_else(|| intern("default"));
-        tools.flux_depends_on = std::mem::take(&mut spec.depends_on)
-            .0
-            .into_iter()
-            .filter_map(|d| {
-                let name = d.name.0.filter(|n| !n.is_empty())?;
-                let ns = d.namespace.0.filter(|n| !n.is_empty()).map(|n| intern(&n));
-                Some((ns.unwrap_or_else(|| own.clone()), name))
-            })
-            .collect();
-    }
-    if crate::model::kube::is_usage(group, kind) {
+        Facts { updates_groups: groups.into(), ..Facts::default() }
+    } else {
+        if FLUX_DEPENDENT_KINDS.contains(&(group, kind)) {
+            tools.get_or_insert_with(Default::default).flux_depends_on = flux_depends_on(namespace, spec);
+        }
+        if tools.is_none() && !is_usage(group, kind) {
+            return None;
+        }
+        Facts::default()
+    };
+    if is_usage(group, kind) {
         let (of, by) = (std::mem::take(&mut spec.of), std::mem::take(&mut spec.by));
-        tools.usage = super::tools::usage(kind, namespace, of.side(), by.side(), spec.reason.take());
+        tools.get_or_insert_with(Default::default).usage =
+            super::tools::usage(kind, namespace, of.side(), by.side(), spec.reason.take());
     }
-    if tools != crate::model::kube::Tools::default() {
-        f.tools = Some(Box::new(tools));
-    }
+    f.tools = tools.filter(|t| *t != crate::model::kube::Tools::default()).map(Box::new);
     (f != Facts::default()).then(|| Box::new(f))
+}
+
+/// A Pod's, or a Pod template's: the ServiceAccount it runs as, the
+/// template's labels; a Pod's node; whether a StatefulSet's claims go
+/// with it.
+fn pod_facts(group: &str, kind: &str, at: crate::model::kube::PodSpecAt, spec: &mut LenientSpec) -> Facts {
+    use crate::model::kube::PodSpecAt;
+    let mut f = Facts::default();
+    let template = match at {
+        PodSpecAt::Pod => None,
+        PodSpecAt::Template => Some(std::mem::take(&mut spec.template)),
+        PodSpecAt::JobTemplate => Some(std::mem::take(&mut spec.job_template.spec.template)),
+    };
+    let pod = match template {
+        Some(t) => {
+            f.template_labels = t.metadata.labels.0.unwrap_or_default().into();
+            t.spec
+        }
+        None => std::mem::take(&mut spec.pod),
+    };
+    f.service_account = pod.account().map(|s| intern(&s));
+    if group == "apps" && kind == "StatefulSet" {
+        let when = std::mem::take(&mut spec.claim_retention).when_deleted.0;
+        f.claims_deleted_with_set = when.as_deref() == Some("Delete");
+    }
+    if at == PodSpecAt::Pod {
+        f.node_name = spec.node_name.take().filter(|s| !s.is_empty()).map(|s| intern(&s));
+    }
+    f
+}
+
+/// The Services a webhook configuration's webhooks or an APIService call,
+/// each once, in written order; a Service fails closed when one call of
+/// it does.
+fn service_calls(kind: &str, spec: &mut LenientSpec, webhooks: &mut LenientList<LenientWebhook>) -> Box<[ServiceCall]> {
+    let mut calls: Vec<ServiceCall> = Vec::new();
+    let mut call = |service: LenientServiceRef, fails_closed: bool| {
+        let (Some(ns), Some(name)) = (service.namespace.0, service.name.0) else { return };
+        if ns.is_empty() || name.is_empty() {
+            return;
+        }
+        match calls.iter_mut().find(|c| *c.namespace == *ns && *c.name == *name) {
+            Some(c) => c.fails_closed |= fails_closed,
+            None => calls.push(ServiceCall { namespace: intern(&ns), name, fails_closed }),
+        }
+    };
+    if kind == "APIService" {
+        call(std::mem::take(&mut spec.service), true);
+    } else {
+        for w in std::mem::take(webhooks).0 {
+            // Not written: `Fail`, admissionregistration.k8s.io/v1's default.
+            let fails_closed = w.failure_policy.0.as_deref() != Some("Ignore");
+            call(w.client_config.service, fails_closed);
+        }
+    }
+    calls.into()
+}
+
+/// A PersistentVolume's claim, reclaim policy, class and capacity.
+fn volume_facts(spec: &mut LenientSpec) -> Facts {
+    let claim = std::mem::take(&mut spec.claim_ref);
+    let claim_ref = match (claim.namespace.0, claim.name.0) {
+        (Some(ns), Some(name)) if !ns.is_empty() && !name.is_empty() => Some((intern(&ns), name)),
+        _ => None,
+    };
+    Facts {
+        claim_uid: claim.uid.0.filter(|u| !u.is_empty() && claim_ref.is_some()),
+        claim_ref,
+        reclaim_policy: spec.reclaim_policy.take().map(|s| intern(&s)),
+        storage_class: spec.storage_class_name.take().filter(|s| !s.is_empty()).map(|s| intern(&s)),
+        capacity: std::mem::take(&mut spec.capacity).storage.0.filter(|s| !s.is_empty()),
+        ..Facts::default()
+    }
+}
+
+/// A RoleBinding's or ClusterRoleBinding's role and ServiceAccount subjects.
+fn binding_facts(
+    kind: &str,
+    namespace: Option<&Str>,
+    role_ref: &mut LenientRoleRef,
+    subjects: &mut LenientSubjects,
+) -> Facts {
+    let role = std::mem::take(role_ref);
+    let role_ref = match (role.kind.0, role.name.0) {
+        (Some(k), Some(n)) if !k.is_empty() && !n.is_empty() => Some((intern(&k), n)),
+        _ => None,
+    };
+    let subjects = std::mem::take(subjects)
+        .0
+        .into_iter()
+        .filter(|s| s.kind.0.as_deref() == Some("ServiceAccount"))
+        .filter_map(|s| {
+            let name = s.name.0.filter(|n| !n.is_empty())?;
+            // A RoleBinding's ServiceAccount is in its own namespace unless
+            // it says otherwise (`default` when none is written).
+            let own = || match kind {
+                "RoleBinding" => Some(namespace.cloned().unwrap_or_else(|| intern("default"))),
+                _ => None,
+            };
+            let ns = s.namespace.0.filter(|n| !n.is_empty()).or_else(own)?;
+            Some((intern(&ns), name))
+        })
+        .collect();
+    Facts { role_ref, subjects, ..Facts::default() }
+}
+
+/// A Flux Kustomization's or HelmRelease's `dependsOn`: an item without a
+/// namespace names one in the object's own.
+fn flux_depends_on(namespace: Option<&Str>, spec: &mut LenientSpec) -> Box<[(Str, Str)]> {
+    let own = namespace.cloned().unwrap_or_else(|| intern("default"));
+    std::mem::take(&mut spec.depends_on)
+        .0
+        .into_iter()
+        .filter_map(|d| {
+            let name = d.name.0.filter(|n| !n.is_empty())?;
+            let ns = d.namespace.0.filter(|n| !n.is_empty()).map(|n| intern(&n));
+            Some((ns.unwrap_or_else(|| own.clone()), name))
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -1511,10 +1624,11 @@ mod tests {
     #[test]
     fn spec_is_lenient() {
         let o: RawObject = serde_yaml::from_str("kind: X\nspec:\n  group: [1]\n  names: 3\n  scope: Cluster").unwrap();
-        assert_eq!(o.spec.group, None);
-        assert_eq!(o.spec.scope.as_deref(), Some("Cluster"));
+        let spec = o.spec.unwrap();
+        assert_eq!(spec.group, None);
+        assert_eq!(spec.scope.as_deref(), Some("Cluster"));
         let o: RawObject = serde_json::from_str(r#"{"spec": "text"}"#).unwrap();
-        assert!(o.spec.group.is_none());
+        assert!(o.spec.unwrap().group.is_none());
     }
 
     #[test]

@@ -82,142 +82,187 @@ pub struct Subject<'a> {
 }
 
 /// Read the tools' metadata of one object. `span` is its document in
-/// `text` (to point findings at a value).
-pub fn read(subject: &Subject, annotations: &[(Str, Str)], span: Span, text: &str, out: &mut Vec<Finding>) -> Tools {
-    // Read only when there is something to read (issue 40): an object with
-    // no kept annotation and none of the labels below has no tool's
-    // metadata, which the one look at its labels tells.
+/// `text` (to point findings at a value). `None`: the object has none (no
+/// kept annotation, none of the labels read here), which the one look at
+/// its labels tells (issue 40: nothing more is read or built).
+pub fn read(
+    subject: &Subject,
+    annotations: &[(Str, Str)],
+    span: Span,
+    text: &str,
+    out: &mut Vec<Finding>,
+) -> Option<Tools> {
     if annotations.is_empty() && !subject.labels.iter().any(|(k, _)| read_label(k)) {
-        return Tools::default();
+        return None;
     }
-    let annotations = Annotations(annotations);
-    let label = |k: &str| subject.labels.iter().find(|(key, _)| &**key == k).map(|(_, v)| &**v);
-    let reference = || format!("{}/{}", subject.kind, subject.name);
-    let mut bad = |key: &str, value: &str, what: &str, help: &str| {
+    let mut r = Reader { annotations: Annotations(annotations), subject, span, text, out };
+    let mut t = Tools::default();
+    r.argocd(&mut t);
+    r.kapp(&mut t);
+    r.helm(&mut t);
+    r.flux(&mut t);
+    r.cli_utils(&mut t);
+    // KubeVela: kept as written (its resource keeper splits it on commas).
+    t.kubevela_shared_by = r.annotations.get(KUBEVELA_SHARED_BY).filter(|v| !v.is_empty()).map(Str::from);
+    t.managed = super::controllers::marks::read(annotations, subject.labels, subject.namespace);
+    Some(t)
+}
+
+/// One object's annotations and labels being read, and where to say what
+/// a tool would misread.
+struct Reader<'a, 'o> {
+    annotations: Annotations<'a>,
+    subject: &'a Subject<'a>,
+    span: Span,
+    text: &'a str,
+    out: &'o mut Vec<Finding>,
+}
+
+impl<'a> Reader<'a, '_> {
+    fn label(&self, k: &str) -> Option<&'a str> {
+        self.subject.labels.iter().find(|(key, _)| &**key == k).map(|(_, v)| &**v)
+    }
+
+    /// A value a tool would misread: a TD001 at its line.
+    fn bad(&mut self, key: &str, value: &str, what: &str, help: &str) {
+        let (span, text) = (self.span, self.text);
+        let reference = format!("{}/{}", self.subject.kind, self.subject.name);
         let range = locate::value_after(text, span.range(), &["annotations", key], value)
             .or_else(|| locate::key_after(text, span.range(), key))
             .unwrap_or(span.range());
-        out.push(
+        self.out.push(
             Finding::new(
                 Rule::Td001,
-                format!("{}: annotation `{key}: {}` {what}", reference(), crate::findings::quoted(value)),
+                format!("{reference}: annotation `{key}: {}` {what}", crate::findings::quoted(value)),
             )
             .at(Span::new(span.file, range), "this value")
-            .refs([reference()])
+            .refs([reference])
             .help(help.to_string()),
         );
-    };
-    let mut t = Tools::default();
-
-    // Argo CD. The wave is an integer (Argo CD parses it with Atoi and
-    // falls back to the Helm hook weight, then 0, on anything else: a
-    // misspelt wave silently moves the object, so it is refused here).
-    if let Some(v) = annotations.get(ARGOCD_SYNC_WAVE) {
-        match v.trim().parse::<i32>() {
-            Ok(w) => t.sync_wave = Some(w),
-            Err(_) => bad(
-                ARGOCD_SYNC_WAVE,
-                v,
-                "is not an integer",
-                "Argo CD would put this object in the Helm hook weight's wave, or 0",
-            ),
-        }
     }
-    t.argocd_hook = annotations.get(ARGOCD_HOOK).is_some();
-    if let Some(v) = annotations.get(ARGOCD_SYNC_OPTIONS) {
-        for option in v.split(',').map(str::trim) {
-            match option {
-                "Delete=false" => t.argocd_no_delete = true,
-                "Prune=false" => t.argocd_no_prune = true,
-                _ => {}
+
+    /// Argo CD. The wave is an integer (Argo CD parses it with Atoi and
+    /// falls back to the Helm hook weight, then 0, on anything else: a
+    /// misspelt wave silently moves the object, so it is refused here).
+    fn argocd(&mut self, t: &mut Tools) {
+        let annotations = self.annotations;
+        if let Some(v) = annotations.get(ARGOCD_SYNC_WAVE) {
+            match v.trim().parse::<i32>() {
+                Ok(w) => t.sync_wave = Some(w),
+                Err(_) => self.bad(
+                    ARGOCD_SYNC_WAVE,
+                    v,
+                    "is not an integer",
+                    "Argo CD would put this object in the Helm hook weight's wave, or 0",
+                ),
             }
         }
+        t.argocd_hook = annotations.get(ARGOCD_HOOK).is_some();
+        if let Some(v) = annotations.get(ARGOCD_SYNC_OPTIONS) {
+            for option in v.split(',').map(str::trim) {
+                match option {
+                    "Delete=false" => t.argocd_no_delete = true,
+                    "Prune=false" => t.argocd_no_prune = true,
+                    _ => {}
+                }
+            }
+        }
+        // The tracking id is `<app>:<group>/<kind>:<namespace>/<name>`; the
+        // instance label is Argo CD's default tracking method.
+        t.argocd_app = annotations
+            .get(ARGOCD_TRACKING_ID)
+            .and_then(|id| id.split_once(':'))
+            .map(|(app, _)| app)
+            .or_else(|| self.label(INSTANCE_LABEL))
+            .filter(|a| !a.is_empty())
+            .map(intern);
     }
-    // The tracking id is `<app>:<group>/<kind>:<namespace>/<name>`; the
-    // instance label is Argo CD's default tracking method.
-    t.argocd_app = annotations
-        .get(ARGOCD_TRACKING_ID)
-        .and_then(|id| id.split_once(':'))
-        .map(|(app, _)| app)
-        .or_else(|| label(INSTANCE_LABEL))
-        .filter(|a| !a.is_empty())
-        .map(intern);
 
-    // kapp: `change-group` and `change-group.<anything>` (as many as one
-    // likes), the same for `change-rule`.
-    for (key, value) in annotations.0 {
-        let suffixed = |base: &str| key.strip_prefix(base).is_some_and(|rest| rest.is_empty() || rest.starts_with('.'));
-        if suffixed(KAPP_CHANGE_GROUP) {
-            t.kapp_groups.push(intern(&expand_placeholders(value, subject)));
-        } else if suffixed(KAPP_CHANGE_RULE) {
-            match parse_kapp_rule(value) {
-                Some(rule) => t.kapp_rules.push(rule),
-                None => bad(
-                    key,
-                    value,
-                    "is not a kapp change rule",
-                    "write `(upsert|delete) (before|after) (upserting|deleting) <change group>`",
+    /// kapp: `change-group` and `change-group.<anything>` (as many as one
+    /// likes), the same for `change-rule`.
+    fn kapp(&mut self, t: &mut Tools) {
+        let annotations = self.annotations;
+        for (key, value) in annotations.0 {
+            let suffixed =
+                |base: &str| key.strip_prefix(base).is_some_and(|rest| rest.is_empty() || rest.starts_with('.'));
+            if suffixed(KAPP_CHANGE_GROUP) {
+                t.kapp_groups.push(intern(&expand_placeholders(value, self.subject)));
+            } else if suffixed(KAPP_CHANGE_RULE) {
+                match parse_kapp_rule(value) {
+                    Some(rule) => t.kapp_rules.push(rule),
+                    None => self.bad(
+                        key,
+                        value,
+                        "is not a kapp change rule",
+                        "write `(upsert|delete) (before|after) (upserting|deleting) <change group>`",
+                    ),
+                }
+            }
+        }
+        t.kapp_orphan = annotations.get(KAPP_DELETE_STRATEGY) == Some("orphan");
+        t.kapp_app = self.label(KAPP_APP_LABEL).filter(|a| !a.is_empty()).map(intern);
+    }
+
+    /// Helm. A hook's weight is an integer (Helm sorts by it, 0 when absent).
+    fn helm(&mut self, t: &mut Tools) {
+        let annotations = self.annotations;
+        if let Some(v) = annotations.get(HELM_HOOK) {
+            for hook in v.split(',').map(str::trim) {
+                match hook {
+                    "pre-delete" => t.helm_hooks.push(HelmHook::PreDelete),
+                    "post-delete" => t.helm_hooks.push(HelmHook::PostDelete),
+                    _ => t.helm_hooks.push(HelmHook::Other),
+                }
+            }
+        }
+        if let Some(v) = annotations.get(HELM_HOOK_WEIGHT) {
+            match v.trim().parse::<i32>() {
+                Ok(w) => t.hook_weight = w,
+                Err(_) => self.bad(HELM_HOOK_WEIGHT, v, "is not an integer", "Helm orders hooks by this weight"),
+            }
+        }
+        t.helm_keep = annotations.get(HELM_RESOURCE_POLICY) == Some("keep");
+        // The release: Helm's ownership annotations (Helm 3.2+), else the
+        // chart convention's labels (`managed-by: Helm` and `instance`), in the
+        // object's namespace.
+        let namespace = self.subject.namespace;
+        t.helm_release = match (annotations.get(HELM_RELEASE_NAME), annotations.get(HELM_RELEASE_NAMESPACE)) {
+            (Some(name), ns) if !name.is_empty() => {
+                Some((intern(ns.filter(|n| !n.is_empty()).or(namespace).unwrap_or("default")), intern(name)))
+            }
+            _ if self.label(MANAGED_BY_LABEL) == Some("Helm") => self
+                .label(INSTANCE_LABEL)
+                .filter(|n| !n.is_empty())
+                .map(|name| (intern(namespace.unwrap_or("default")), intern(name))),
+            _ => None,
+        };
+    }
+
+    /// Flux: pruning disabled, and the Kustomization that applied it.
+    fn flux(&mut self, t: &mut Tools) {
+        t.flux_prune_disabled = self.annotations.get(FLUX_PRUNE) == Some("disabled");
+        t.flux_owner = match (self.label(FLUX_NAMESPACE_LABEL), self.label(FLUX_NAME_LABEL)) {
+            (Some(ns), Some(name)) if !ns.is_empty() && !name.is_empty() => Some((intern(ns), intern(name))),
+            _ => None,
+        };
+    }
+
+    /// cli-utils: detached objects, apply-time-mutation sources.
+    fn cli_utils(&mut self, t: &mut Tools) {
+        let annotations = self.annotations;
+        t.detach = annotations.get(CLI_UTILS_DELETION) == Some("detach");
+        if let Some(v) = annotations.get(CLI_UTILS_MUTATION) {
+            match mutation_sources(v) {
+                Some(sources) => t.mutation_sources = sources,
+                None => self.bad(
+                    CLI_UTILS_MUTATION,
+                    v.lines().next().unwrap_or(""),
+                    "is not a list of substitutions with a `sourceRef` (kind and name)",
+                    "see cli-utils' apply-time-mutation: `- sourceRef: {group: …, kind: …, name: …, namespace: …}`",
                 ),
             }
         }
     }
-    t.kapp_orphan = annotations.get(KAPP_DELETE_STRATEGY) == Some("orphan");
-    t.kapp_app = label(KAPP_APP_LABEL).filter(|a| !a.is_empty()).map(intern);
-
-    // Helm. A hook's weight is an integer (Helm sorts by it, 0 when absent).
-    if let Some(v) = annotations.get(HELM_HOOK) {
-        for hook in v.split(',').map(str::trim) {
-            match hook {
-                "pre-delete" => t.helm_hooks.push(HelmHook::PreDelete),
-                "post-delete" => t.helm_hooks.push(HelmHook::PostDelete),
-                _ => t.helm_hooks.push(HelmHook::Other),
-            }
-        }
-    }
-    if let Some(v) = annotations.get(HELM_HOOK_WEIGHT) {
-        match v.trim().parse::<i32>() {
-            Ok(w) => t.hook_weight = w,
-            Err(_) => bad(HELM_HOOK_WEIGHT, v, "is not an integer", "Helm orders hooks by this weight"),
-        }
-    }
-    t.helm_keep = annotations.get(HELM_RESOURCE_POLICY) == Some("keep");
-    // The release: Helm's ownership annotations (Helm 3.2+), else the
-    // chart convention's labels (`managed-by: Helm` and `instance`), in the
-    // object's namespace.
-    t.helm_release = match (annotations.get(HELM_RELEASE_NAME), annotations.get(HELM_RELEASE_NAMESPACE)) {
-        (Some(name), ns) if !name.is_empty() => {
-            Some((intern(ns.filter(|n| !n.is_empty()).or(subject.namespace).unwrap_or("default")), intern(name)))
-        }
-        _ if label(MANAGED_BY_LABEL) == Some("Helm") => label(INSTANCE_LABEL)
-            .filter(|n| !n.is_empty())
-            .map(|name| (intern(subject.namespace.unwrap_or("default")), intern(name))),
-        _ => None,
-    };
-
-    // Flux.
-    t.flux_prune_disabled = annotations.get(FLUX_PRUNE) == Some("disabled");
-    t.flux_owner = match (label(FLUX_NAMESPACE_LABEL), label(FLUX_NAME_LABEL)) {
-        (Some(ns), Some(name)) if !ns.is_empty() && !name.is_empty() => Some((intern(ns), intern(name))),
-        _ => None,
-    };
-
-    // cli-utils.
-    t.detach = annotations.get(CLI_UTILS_DELETION) == Some("detach");
-    if let Some(v) = annotations.get(CLI_UTILS_MUTATION) {
-        match mutation_sources(v) {
-            Some(sources) => t.mutation_sources = sources,
-            None => bad(
-                CLI_UTILS_MUTATION,
-                v.lines().next().unwrap_or(""),
-                "is not a list of substitutions with a `sourceRef` (kind and name)",
-                "see cli-utils' apply-time-mutation: `- sourceRef: {group: …, kind: …, name: …, namespace: …}`",
-            ),
-        }
-    }
-    // KubeVela: kept as written (its resource keeper splits it on commas).
-    t.kubevela_shared_by = annotations.get(KUBEVELA_SHARED_BY).filter(|v| !v.is_empty()).map(Str::from);
-    t.managed = super::controllers::marks::read(annotations.0, subject.labels, subject.namespace);
-    t
 }
 
 /// Whether `read` (or `controllers::marks::read`) looks at a label with
@@ -277,10 +322,11 @@ pub struct UsageSide {
 }
 
 /// An object's kept annotations, looked up by key.
+#[derive(Clone, Copy)]
 struct Annotations<'a>(&'a [(Str, Str)]);
 
-impl Annotations<'_> {
-    fn get(&self, key: &str) -> Option<&str> {
+impl<'a> Annotations<'a> {
+    fn get(&self, key: &str) -> Option<&'a str> {
         self.0.iter().find(|(k, _)| &**k == key).map(|(_, v)| &**v)
     }
 }
@@ -437,7 +483,9 @@ mod tests {
                 Subject { group: "", kind: "ConfigMap", namespace: Some("ns"), name: "c", crd: None, labels: &labels };
             read(&s, &[], Span::new(crate::span::FileId(0), 0..0), "", &mut Vec::new())
         };
-        assert_eq!(read_labels(&[("app", "web")]), Tools::default());
+        // No label a tool reads and no annotation: nothing read, nothing built.
+        assert_eq!(read_labels(&[("app", "web")]), None);
+        let read_labels = |labels: &[(&str, &str)]| read_labels(labels).unwrap_or_default();
         assert_eq!(read_labels(&[(INSTANCE_LABEL, "shop")]).argocd_app.as_deref(), Some("shop"));
         let helm = read_labels(&[(MANAGED_BY_LABEL, "Helm"), (INSTANCE_LABEL, "rel")]).helm_release;
         assert_eq!(helm.map(|(ns, name)| (ns.to_string(), name.to_string())), Some(("ns".into(), "rel".into())));

@@ -1020,139 +1020,23 @@ impl<'a> De<'a, '_> {
     /// content is on the raw lines below (blank and comment-like lines
     /// included). Returns the value (empty unless `build`).
     fn block_scalar(&mut self, header: &str, parent: usize, build: bool) -> R<Cow<'a, str>> {
-        let literal = header.starts_with('|');
-        let mut chomp = 'c';
-        let mut rest = header.get(1..).ok_or(Declined)?;
-        if let Some(c) = rest.chars().next().filter(|c| matches!(c, '+' | '-')) {
-            chomp = c;
-            rest = rest.get(1..).ok_or(Declined)?;
-        }
-        if rest.starts_with(|c: char| c.is_ascii_digit()) {
-            return Err(Declined); // an explicit indentation indicator
-        }
-        let trimmed = rest.trim_start_matches(' ');
-        if !(trimmed.is_empty() || (trimmed.starts_with('#') && trimmed.len() < rest.len())) {
-            return Err(Declined);
-        }
+        let (literal, chomp) = block_header(header)?;
         // The header's line is the one before `self.i`.
         let header_line = self.i.checked_sub(1).and_then(|h| self.lines.get(h)).copied().ok_or(Declined)?;
         let text = self.text;
-        let b = text.as_bytes();
-        let after_header = b.get(header_line.start..).ok_or(Declined)?;
+        let after_header = text.as_bytes().get(header_line.start..).ok_or(Declined)?;
         let Some(nl) = memchr::memchr(b'\n', after_header).map(|n| header_line.start + n) else {
             return Ok(Cow::Borrowed("")); // the document ends on the header line
         };
-        // Raw lines: (start, end without '\r', indent, blank).
-        let parent_indent = if parent == usize::MAX { 0 } else { parent + 1 };
-        let mut pos = nl + 1;
-        let mut content_indent: Option<usize> = None;
-        let mut max_leading_blank = 0;
-        let mut pieces: Vec<(usize, usize, bool)> = Vec::new(); // (start, end, blank)
-        let mut end_of_block = text.len();
-        let mut ended_with_break = false;
-        while pos < text.len() {
-            let line_end = b.get(pos..).and_then(|rest| memchr::memchr(b'\n', rest)).map_or(text.len(), |n| pos + n);
-            let mut raw = text.get(pos..line_end).ok_or(Declined)?;
-            raw = raw.strip_suffix('\r').unwrap_or(raw);
-            let body = raw.trim_start_matches(' ');
-            let indent = raw.len() - body.len();
-            if body.starts_with('\t') {
-                return Err(Declined);
-            }
-            let blank = body.is_empty();
-            match content_indent {
-                None if blank => max_leading_blank = max_leading_blank.max(indent),
-                None => {
-                    if indent < parent_indent {
-                        end_of_block = pos;
-                        break;
-                    }
-                    if max_leading_blank > indent {
-                        return Err(Declined);
-                    }
-                    content_indent = Some(indent);
-                }
-                Some(n) if blank && indent > n => return Err(Declined),
-                Some(n) if !blank && indent < n => {
-                    if indent >= parent_indent {
-                        return Err(Declined); // less indented than the content, more than the parent
-                    }
-                    end_of_block = pos;
-                    break;
-                }
-                Some(_) => {}
-            }
-            pieces.push((pos, pos + raw.len(), blank));
-            ended_with_break = line_end < text.len();
-            pos = line_end + 1;
-        }
-        if content_indent.is_none() && max_leading_blank >= parent_indent && parent_indent > 0 {
-            return Err(Declined); // blank lines only, some indented: left to serde_yaml
-        }
+        let block = block_lines(text, nl + 1, parent)?;
         // Skip the lines the scalar covers.
-        while self.peek().is_some_and(|l| l.start < end_of_block) {
+        while self.peek().is_some_and(|l| l.start < block.end) {
             self.i += 1;
         }
         if !build {
             return Ok(Cow::Borrowed(""));
         }
-        let Some(n) = content_indent else {
-            return if chomp == '+' && !pieces.is_empty() { Err(Declined) } else { Ok(Cow::Borrowed("")) };
-        };
-        // Content lines up to the last non-blank one; trailing blank lines after.
-        let last = pieces.iter().rposition(|p| !p.2).ok_or(Declined)?;
-        let trailing = pieces.len() - 1 - last;
-        let break_after_last = last + 1 < pieces.len() || ended_with_break || end_of_block < text.len();
-        let mut out = String::new();
-        let mut prev_blank_run = 0usize;
-        let mut seen_text = false;
-        for &(s, e, blank) in pieces.get(..=last).ok_or(Declined)? {
-            if blank {
-                prev_blank_run += 1;
-                if literal {
-                    out.push('\n');
-                }
-                continue;
-            }
-            let line = text.get(s + n..e).ok_or(Declined)?;
-            if literal {
-                if seen_text {
-                    out.push('\n');
-                }
-                out.push_str(line);
-            } else {
-                if line.starts_with([' ', '\t']) {
-                    return Err(Declined); // more-indented lines in a folded scalar
-                }
-                if seen_text {
-                    if prev_blank_run == 0 {
-                        out.push(' ');
-                    } else {
-                        out.extend(std::iter::repeat_n('\n', prev_blank_run));
-                    }
-                } else {
-                    out.extend(std::iter::repeat_n('\n', prev_blank_run));
-                }
-                out.push_str(line);
-            }
-            seen_text = true;
-            prev_blank_run = 0;
-        }
-        match chomp {
-            '-' => {}
-            '+' => {
-                if break_after_last {
-                    out.push('\n');
-                }
-                out.extend(std::iter::repeat_n('\n', trailing));
-            }
-            _ => {
-                if break_after_last {
-                    out.push('\n');
-                }
-            }
-        }
-        Ok(Cow::Owned(out))
+        block_value(text, &block, literal, chomp)
     }
 
     fn enter(&mut self) -> R<()> {
@@ -1162,6 +1046,138 @@ impl<'a> De<'a, '_> {
         }
         Ok(())
     }
+}
+
+/// A block scalar's header (`|`, `>-`, `|+ # comment`): literal or folded,
+/// and its chomping (`c` for clip, `+` keep, `-` strip). An indentation
+/// indicator is declined.
+fn block_header(header: &str) -> R<(bool, char)> {
+    let literal = header.starts_with('|');
+    let mut chomp = 'c';
+    let mut rest = header.get(1..).ok_or(Declined)?;
+    if let Some(c) = rest.chars().next().filter(|c| matches!(c, '+' | '-')) {
+        chomp = c;
+        rest = rest.get(1..).ok_or(Declined)?;
+    }
+    if rest.starts_with(|c: char| c.is_ascii_digit()) {
+        return Err(Declined); // an explicit indentation indicator
+    }
+    let trimmed = rest.trim_start_matches(' ');
+    if !(trimmed.is_empty() || (trimmed.starts_with('#') && trimmed.len() < rest.len())) {
+        return Err(Declined);
+    }
+    Ok((literal, chomp))
+}
+
+/// The raw lines of a block scalar.
+struct BlockLines {
+    /// Each line: start, end (without `\r`), whether blank.
+    pieces: Vec<(usize, usize, bool)>,
+    /// The content's indentation (`None`: blank lines only).
+    indent: Option<usize>,
+    /// Where the block ends (the first line after it).
+    end: usize,
+    /// Its last line ends with a line break.
+    ended_with_break: bool,
+}
+
+/// The lines of a block scalar from `pos` (the line after its header), in
+/// a mapping or sequence at column `parent` (`usize::MAX`: the top level).
+fn block_lines(text: &str, mut pos: usize, parent: usize) -> R<BlockLines> {
+    let b = text.as_bytes();
+    let parent_indent = if parent == usize::MAX { 0 } else { parent + 1 };
+    let mut max_leading_blank = 0;
+    let mut block = BlockLines { pieces: Vec::new(), indent: None, end: text.len(), ended_with_break: false };
+    while pos < text.len() {
+        let line_end = b.get(pos..).and_then(|rest| memchr::memchr(b'\n', rest)).map_or(text.len(), |n| pos + n);
+        let mut raw = text.get(pos..line_end).ok_or(Declined)?;
+        raw = raw.strip_suffix('\r').unwrap_or(raw);
+        let body = raw.trim_start_matches(' ');
+        let indent = raw.len() - body.len();
+        if body.starts_with('\t') {
+            return Err(Declined);
+        }
+        let blank = body.is_empty();
+        match block.indent {
+            None if blank => max_leading_blank = max_leading_blank.max(indent),
+            None => {
+                if indent < parent_indent {
+                    block.end = pos;
+                    break;
+                }
+                if max_leading_blank > indent {
+                    return Err(Declined);
+                }
+                block.indent = Some(indent);
+            }
+            Some(n) if blank && indent > n => return Err(Declined),
+            Some(n) if !blank && indent < n => {
+                if indent >= parent_indent {
+                    return Err(Declined); // less indented than the content, more than the parent
+                }
+                block.end = pos;
+                break;
+            }
+            Some(_) => {}
+        }
+        block.pieces.push((pos, pos + raw.len(), blank));
+        block.ended_with_break = line_end < text.len();
+        pos = line_end + 1;
+    }
+    if block.indent.is_none() && max_leading_blank >= parent_indent && parent_indent > 0 {
+        return Err(Declined); // blank lines only, some indented: left to serde_yaml
+    }
+    Ok(block)
+}
+
+/// A block scalar's value: its lines, literal or folded, chomped.
+fn block_value<'a>(text: &str, block: &BlockLines, literal: bool, chomp: char) -> R<Cow<'a, str>> {
+    let pieces = &block.pieces;
+    let Some(n) = block.indent else {
+        return if chomp == '+' && !pieces.is_empty() { Err(Declined) } else { Ok(Cow::Borrowed("")) };
+    };
+    // Content lines up to the last non-blank one; trailing blank lines after.
+    let last = pieces.iter().rposition(|p| !p.2).ok_or(Declined)?;
+    let trailing = pieces.len() - 1 - last;
+    let break_after_last = last + 1 < pieces.len() || block.ended_with_break || block.end < text.len();
+    let mut out = String::new();
+    let mut prev_blank_run = 0usize;
+    let mut seen_text = false;
+    for &(s, e, blank) in pieces.get(..=last).ok_or(Declined)? {
+        if blank {
+            prev_blank_run += 1;
+            if literal {
+                out.push('\n');
+            }
+            continue;
+        }
+        let line = text.get(s + n..e).ok_or(Declined)?;
+        if literal {
+            if seen_text {
+                out.push('\n');
+            }
+            out.push_str(line);
+        } else {
+            if line.starts_with([' ', '\t']) {
+                return Err(Declined); // more-indented lines in a folded scalar
+            }
+            if seen_text && prev_blank_run == 0 {
+                out.push(' ');
+            } else {
+                out.extend(std::iter::repeat_n('\n', prev_blank_run));
+            }
+            out.push_str(line);
+        }
+        seen_text = true;
+        prev_blank_run = 0;
+    }
+    if chomp != '-' && break_after_last {
+        out.push('\n');
+    }
+    if chomp == '+' {
+        out.extend(std::iter::repeat_n('\n', trailing));
+    }
+    Ok(Cow::Owned(out))
 }
 
 /// Can this line continue a multi-line plain scalar as serde_yaml reads it?

@@ -57,12 +57,41 @@ pub fn string_end(b: &[u8], i: usize) -> Option<usize> {
     }
 }
 
+/// The brackets still open, innermost last (`true`: a `{`): in a word's
+/// bits for the first 128 levels, beyond them in a `Vec` (which a value
+/// as shallow as nearly all are never allocates).
+#[derive(Default)]
+struct Closers {
+    bits: u128,
+    depth: usize,
+    deeper: Vec<bool>,
+}
+
+impl Closers {
+    fn push(&mut self, brace: bool) {
+        match u32::try_from(self.depth).ok().filter(|&d| d < u128::BITS) {
+            Some(d) => self.bits = (self.bits & !(1 << d)) | (u128::from(brace) << d),
+            None => self.deeper.push(brace),
+        }
+        self.depth += 1;
+    }
+
+    fn pop(&mut self) -> Option<bool> {
+        self.depth = self.depth.checked_sub(1)?;
+        match u32::try_from(self.depth).ok().filter(|&d| d < u128::BITS) {
+            Some(d) => Some(self.bits >> d & 1 == 1),
+            None => self.deeper.pop(),
+        }
+    }
+}
+
 /// The end of the value starting at `b[i]` (no leading whitespace).
 pub fn value_end(b: &[u8], i: usize) -> Option<usize> {
     match *b.get(i)? {
         b'"' => string_end(b, i),
         open @ (b'{' | b'[') => {
-            let mut stack: Vec<u8> = vec![if open == b'{' { b'}' } else { b']' }];
+            let mut stack = Closers::default();
+            stack.push(open == b'{');
             let mut j = i + 1;
             while let Some(&c) = b.get(j) {
                 match c {
@@ -70,13 +99,12 @@ pub fn value_end(b: &[u8], i: usize) -> Option<usize> {
                         j = string_end(b, j)?;
                         continue;
                     }
-                    b'{' => stack.push(b'}'),
-                    b'[' => stack.push(b']'),
+                    b'{' | b'[' => stack.push(c == b'{'),
                     b'}' | b']' => {
-                        if stack.pop() != Some(c) {
+                        if stack.pop() != Some(c == b'}') {
                             return None;
                         }
-                        if stack.is_empty() {
+                        if stack.depth == 0 {
                             return Some(j + 1);
                         }
                     }
@@ -179,7 +207,8 @@ pub fn outline(text: &str, start: usize, end: Option<usize>) -> Option<Outline<'
         }
         return Some(Outline::new(shape));
     }
-    let mut members = Vec::new();
+    // (An object's first keys are `apiVersion`, `kind`, `metadata`.)
+    let mut members = Vec::with_capacity(4);
     let mut j = skip_ws(b, start + 1);
     if b.get(j) == Some(&b'}') {
         return (end.is_none_or(|e| e == j + 1)).then(|| Outline::new(Shape::Map));
@@ -366,5 +395,27 @@ mod tests {
         assert!(members(br#"{"a" 1}"#, 0).is_none());
         assert!(elements(br#"[1 2]"#, 0).is_none());
         assert!(elements(br#"["a]"#, 0).is_none());
+    }
+
+    #[test]
+    fn brackets_match_at_any_depth() {
+        // Past the 128 levels kept in bits, and back.
+        let pattern = |n: usize| (0..n).map(|i| if i % 3 == 0 { '{' } else { '[' }).collect::<String>();
+        for n in [1, 127, 128, 129, 300] {
+            let open = pattern(n);
+            let close: String = open.chars().rev().map(|c| if c == '{' { '}' } else { ']' }).collect();
+            // `{` opens a member: give each one a key.
+            let value = open.replace('{', "{\"k\":") + "1" + &close;
+            assert_eq!(value_end(value.as_bytes(), 0), Some(value.len()), "{n}");
+            // The wrong closer at the deepest level, then at the outermost.
+            let mut wrong = value.clone().into_bytes();
+            let first_close = value.find(['}', ']']).unwrap();
+            wrong[first_close] = if wrong[first_close] == b'}' { b']' } else { b'}' };
+            assert_eq!(value_end(&wrong, 0), None, "{n}");
+            let mut wrong = value.clone().into_bytes();
+            let last = wrong.len() - 1;
+            wrong[last] = if wrong[last] == b'}' { b']' } else { b'}' };
+            assert_eq!(value_end(&wrong, 0), None, "{n}");
+        }
     }
 }

@@ -23,6 +23,32 @@ pub fn intern(s: &str) -> Str {
         return EMPTY.clone();
     }
     let h = rustc_hash::FxBuildHasher.hash_one(s);
+    // Most strings repeat from one object to the next (a kind, a
+    // namespace, a label): this thread's recent ones answer without a lock.
+    let slot = (h as usize) % RECENT_SLOTS;
+    let recent = RECENT.with_borrow(|r| r.get(slot).and_then(|e| e.as_ref().filter(|e| &***e == s).cloned()));
+    if let Some(found) = recent {
+        return found;
+    }
+    let found = interned(s, h);
+    RECENT.with_borrow_mut(|r| {
+        if let Some(e) = r.get_mut(slot) {
+            *e = Some(found.clone());
+        }
+    });
+    found
+}
+
+/// How many strings each thread keeps of those it interned last (by hash).
+const RECENT_SLOTS: usize = 64;
+
+thread_local! {
+    static RECENT: std::cell::RefCell<[Option<Str>; RECENT_SLOTS]> =
+        const { std::cell::RefCell::new([const { None }; RECENT_SLOTS]) };
+}
+
+/// The one shared copy of `s`, whose hash is `h`, from the shared table.
+fn interned(s: &str, h: u64) -> Str {
     // The hash's top five bits pick one of the 32 shards (`get` is always
     // `Some`; a string not interned would still be the right string).
     let Some(shard) = TABLE.get((h >> 59) as usize % SHARDS) else { return Str::from(s) };
