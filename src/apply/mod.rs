@@ -191,12 +191,12 @@ pub fn prepare(plan: &PlanFile, snapshot: &Snapshot, options: &LoadOptions) -> R
     // Places to remove or mark, by object (an object's copies with it).
     let mut places: Vec<Work> = Vec::new();
     for r in plan.steps.iter().flat_map(|s| &s.resources) {
-        let w = find(&r.reference, &r.place)?;
+        let w = find(&r.object.reference, &r.place)?;
         let id = w.id;
         *id.of_mut(&mut fate)? = if r.referenced_by.is_empty() { Fate::Removed } else { Fate::Marked };
         places.push(w);
         for c in &r.copies {
-            places.push(find(&r.reference, c)?);
+            places.push(find(&r.object.reference, c)?);
         }
         let listed = 1 + r.copies.len();
         let written = 1 + snapshot.copies_of(id).len();
@@ -204,7 +204,7 @@ pub fn prepare(plan: &PlanFile, snapshot: &Snapshot, options: &LoadOptions) -> R
             return Err(ApplyError::Mismatch {
                 file: r.place.file.clone(),
                 line: r.place.line,
-                planned: format!("{} written {listed} times", r.reference),
+                planned: format!("{} written {listed} times", r.object.reference),
                 found: Some(format!("it written {written} times")),
             });
         }
@@ -233,13 +233,13 @@ pub fn prepare(plan: &PlanFile, snapshot: &Snapshot, options: &LoadOptions) -> R
         }
     };
     for r in &plan.orphaned {
-        let w = find(&r.reference, &r.place)?;
+        let w = find(&r.object.reference, &r.place)?;
         let id = w.id;
         let unappliable =
             |what: String| ApplyError::Unappliable { file: r.place.file.clone(), line: r.place.line as usize, what };
         // Orphaned is what stays without its owner: not what goes.
         if *id.of(&fate)? != Fate::Stays {
-            return Err(unappliable(format!("{} is orphaned in the plan, which also deletes it", r.reference)));
+            return Err(unappliable(format!("{} is orphaned in the plan, which also deletes it", r.object.reference)));
         }
         let owner = r.owner.as_deref().unwrap_or_default();
         let owners = by_ref.get(owner).map(Vec::as_slice).unwrap_or_default();
@@ -253,7 +253,7 @@ pub fn prepare(plan: &PlanFile, snapshot: &Snapshot, options: &LoadOptions) -> R
             })
             .collect();
         if rels.is_empty() {
-            return Err(unappliable(format!("{} has no owner reference to {owner}", r.reference)));
+            return Err(unappliable(format!("{} has no owner reference to {owner}", r.object.reference)));
         }
         for rel in rels {
             if rel.declared_by != id {
@@ -261,7 +261,7 @@ pub fn prepare(plan: &PlanFile, snapshot: &Snapshot, options: &LoadOptions) -> R
                 if *rel.declared_by.of(&fate)? != Fate::Removed {
                     return Err(unappliable(format!(
                         "the reference to {} is written in {owner}, which stays",
-                        r.reference
+                        r.object.reference
                     )));
                 }
                 continue;
@@ -270,7 +270,7 @@ pub fn prepare(plan: &PlanFile, snapshot: &Snapshot, options: &LoadOptions) -> R
             if edits_of(o).and_then(|e| e.owners).is_none() {
                 return Err(unappliable(format!(
                     "{} is owned by how it is written (the {} dialect): it cannot be orphaned in place",
-                    r.reference, o.origin.dialect
+                    r.object.reference, o.origin.dialect
                 )));
             }
             let entry = Entry::Owner(rel.decl);

@@ -2,6 +2,7 @@
 //! wrote. Only the fields `apply` needs are read; the rest is for people.
 
 use crate::escape::escape;
+use crate::plan::reference::Ref;
 use serde::Deserialize;
 
 #[derive(Debug, Deserialize)]
@@ -30,8 +31,8 @@ pub struct Step {
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Resource {
-    #[serde(rename = "ref")]
-    pub reference: String,
+    #[serde(flatten)]
+    pub object: Ref<String>,
     /// Surviving Murano objects that refer to it: it stays, marked destroyed.
     #[serde(default)]
     pub referenced_by: Vec<String>,
@@ -78,8 +79,8 @@ pub fn differences(plan: &PlanFile, made: &[u8], text: &str) -> String {
                 .steps
                 .iter()
                 .flat_map(|s| &s.resources)
-                .map(|r| (r.reference.clone(), "deletes"))
-                .chain(p.orphaned.iter().map(|r| (r.reference.clone(), "orphans")))
+                .map(|r| (r.object.reference.clone(), "deletes"))
+                .chain(p.orphaned.iter().map(|r| (r.object.reference.clone(), "orphans")))
                 .collect();
             rows.sort();
             rows

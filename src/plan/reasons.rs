@@ -37,6 +37,10 @@ impl<'a> Names<'a> {
     pub fn of(&self, id: ObjId) -> &'a str {
         &self.refs[id.index()]
     }
+    /// `id`'s reference as every output's `ref` holds it.
+    pub fn at(&self, id: ObjId) -> super::reference::Ref<&'a str> {
+        super::reference::Ref::new(self.of(id))
+    }
     pub fn owner(&self, k: u32) -> &'a str {
         self.owner_refs.get(k as usize).map_or("", String::as_str)
     }

@@ -3,6 +3,7 @@
 //! Formatting only.
 
 use super::columns;
+use crate::plan::reference::Ref;
 use super::count;
 use crate::analysis::reconcile::{
     Absence, Action, CustomResource, Desired, Ident, Mismatch, Problem, Reconciliation, Rule, Spec, StateChange,
@@ -295,8 +296,8 @@ struct Out<'a> {
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct ObjectOut<'a> {
-    #[serde(rename = "ref")]
-    reference: &'a str,
+    #[serde(flatten)]
+    object: Ref<&'a str>,
     kind: &'a str,
     namespace: Option<&'a str>,
     name: &'a str,
@@ -307,7 +308,7 @@ struct ObjectOut<'a> {
 impl<'a> ObjectOut<'a> {
     fn of(i: &'a Ident) -> ObjectOut<'a> {
         ObjectOut {
-            reference: &i.reference,
+            object: Ref::new(&i.reference),
             kind: &i.kind,
             namespace: i.namespace.as_deref(),
             name: &i.name,
