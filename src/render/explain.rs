@@ -2,13 +2,13 @@
 //! and `-o refs`: `super::names`.)
 
 use super::diagnostics::Style;
-use crate::plan::reference::Ref;
 use super::paint::{kind_len, Paint};
 use crate::escape::escape;
 use crate::internal::{entry, Internal};
 use crate::model::{ControllerEdge, ObjId, Object, RelKind, Relation};
 use crate::plan::explain::{origin_text, Explanation, Link, Status};
 use crate::plan::reasons::{controller_why, orphaned_message, ORPHAN_FINALIZER_RULE};
+use crate::plan::reference::Ref;
 use crate::plan::Plan;
 use serde::Serialize;
 use std::io::{self, Write};

@@ -4,9 +4,9 @@
 //! this module only words and lays it out.
 
 use super::count;
-use crate::plan::reference::{self, Ref};
 use crate::analysis::data_loss::{Loss, Via, What};
 use crate::plan::reasons::{Names, Reason};
+use crate::plan::reference::{self, Ref};
 use crate::plan::summary::Summary;
 use crate::plan::Plan;
 use serde::Serialize;

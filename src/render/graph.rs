@@ -2,12 +2,12 @@
 //! [`GraphView`]. (`-o names` and `-o refs`: `super::names`.)
 
 use super::diagnostics::Style;
-use crate::plan::reference::Ref;
 use super::paint::{kind_len, Paint};
 use crate::analysis::view::{Direction, GraphView, TreeLine};
 use crate::input::Sources;
 use crate::internal::{entry, Internal};
 use crate::model::{ControllerEdge, Link, Object, RelKind, Relation};
+use crate::plan::reference::Ref;
 use serde::Serialize;
 use std::io::{self, Write};
 

@@ -2,7 +2,6 @@
 //! Formatting only: every reason, warning and place is in the plan.
 
 use super::count;
-use crate::plan::reference::{self, Ref};
 use super::diagnostics::Style;
 use super::json;
 use super::paint::{kind_len, Paint};
@@ -11,6 +10,7 @@ use crate::internal::{entry, Internal};
 use crate::load::Snapshot;
 use crate::model::{ControllerEdge, HubEnd, Link, ObjId, Object, RelKind, RuleEdge, ToolOrder};
 use crate::plan::reasons::{self, Names};
+use crate::plan::reference::{self, Ref};
 use crate::plan::{EventKind, Garbage, Kept, Plan, Reason, Root};
 use rayon::prelude::*;
 use serde::Serialize;

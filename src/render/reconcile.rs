@@ -3,7 +3,6 @@
 //! Formatting only.
 
 use super::columns;
-use crate::plan::reference::Ref;
 use super::count;
 use crate::analysis::reconcile::{
     Absence, Action, CustomResource, Desired, Ident, Mismatch, Problem, Reconciliation, Rule, Spec, StateChange,
@@ -14,6 +13,7 @@ use crate::internal::Internal;
 use crate::model::anchor;
 use crate::model::lifecycle::{Observed, State};
 use crate::model::snapshot::Snapshot;
+use crate::plan::reference::Ref;
 use serde::Serialize;
 use std::io::{self, Write};
 

@@ -2,7 +2,6 @@
 //! its summary. Formatting only.
 
 use super::columns::Columns;
-use crate::plan::reference::{self, Ref};
 use super::count;
 use super::json;
 use super::parts::Parts;
@@ -10,6 +9,7 @@ use crate::analysis::simulate::{Action, Actor, EventType, Name, Simulation, Verb
 use crate::escape;
 use crate::internal::{entry, Internal};
 use crate::model::{ControllerEdge, Str};
+use crate::plan::reference::{self, Ref};
 use serde::Serialize;
 use std::borrow::Cow;
 use std::io::{self, Write};

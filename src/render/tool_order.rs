@@ -3,8 +3,8 @@
 //! and the findings are in [`ToolOrder`].
 
 use super::columns::Columns;
-use crate::plan::reference::Ref;
 use crate::plan::reasons::Names;
+use crate::plan::reference::Ref;
 use crate::plan::tool_order::{constraint_type, BatchKey, Needing, Other, Pos, Tool, ToolFinding, ToolOrder};
 use crate::plan::Plan;
 use serde::Serialize;
