@@ -45,7 +45,36 @@ pub struct PlanSettings {
     pub default_rules: bool,
 }
 
+/// Where a plan starts, once the input is read: its mode, the
+/// collection's root (`--gc --root`), which objects `--prune NEW`
+/// declares, and the objects `--delete` names.
+pub type Started = (crate::plan::Mode, Option<crate::model::ObjId>, Vec<bool>, Vec<crate::model::ObjId>);
+
 impl PlanSettings {
+    /// The planner's options: these settings, where the plan starts, the
+    /// objects whose controllers remove each `--finalizer-controller`
+    /// finalizer, and what the format needs.
+    pub fn options(
+        &self,
+        (mode, root, declared_in_new, named): Started,
+        finalizer_controllers: Vec<(String, Vec<crate::model::ObjId>)>,
+        detail: Detail,
+    ) -> crate::plan::Options {
+        crate::plan::Options {
+            root,
+            mode,
+            cascade: self.cascade,
+            multi_owner: self.multi_owner,
+            allow_cycles: self.allow_cycles,
+            finalizer_controllers,
+            closed_world: self.closed_world,
+            declared_in_new,
+            detail,
+            default_rules: if self.default_rules { crate::model::DefaultRule::ALL.to_vec() } else { Vec::new() },
+            named,
+        }
+    }
+
     /// `default_all`: without a mode flag, plan everything (`explain`).
     pub fn new(flags: &PlanFlags, default_all: bool) -> Result<PlanSettings, Error> {
         let targets = selection(&flags.delete, &flags.select)?;
