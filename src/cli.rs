@@ -66,6 +66,11 @@ pub struct Offer {
     pub alias: Option<&'static str>,
 }
 
+/// `format`, meaning `help` (no other word for it).
+const fn offer(format: Format, help: &'static str) -> Offer {
+    Offer { format, help, alias: None }
+}
+
 /// The formats of one command, in the order `--help` lists them; its `-o`
 /// parser.
 #[derive(Clone, Copy, Debug)]
@@ -406,16 +411,12 @@ pub struct SelectArgs {
 
 /// `check -o`: its formats, each with what it means there.
 pub const CHECK_FORMATS: Formats = Formats(&[
-    Offer { format: Format::Table, help: "Diagnostics with snippets, and a summary line", alias: None },
-    Offer { format: Format::Json, help: "The findings as JSON (`schemaVersion` 1)", alias: None },
-    Offer { format: Format::Yaml, help: SAME_IN_YAML, alias: None },
-    Offer { format: Format::Sarif, help: "SARIF 2.1.0, for GitHub code scanning", alias: None },
-    Offer { format: Format::Github, help: "GitHub Actions workflow annotations", alias: None },
-    Offer {
-        format: Format::Markdown,
-        help: "For a pull request: the counts, then the findings in a table",
-        alias: None,
-    },
+    offer(Format::Table, "Diagnostics with snippets, and a summary line"),
+    offer(Format::Json, "The findings as JSON (`schemaVersion` 1)"),
+    offer(Format::Yaml, SAME_IN_YAML),
+    offer(Format::Sarif, "SARIF 2.1.0, for GitHub code scanning"),
+    offer(Format::Github, "GitHub Actions workflow annotations"),
+    offer(Format::Markdown, "For a pull request: the counts, then the findings in a table"),
 ]);
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -507,21 +508,13 @@ pub struct CheckArgs {
 
 /// `graph -o`: its formats, each with what it means there.
 pub const GRAPH_FORMATS: Formats = Formats(&[
-    Offer { format: Format::Tree, help: "An indented tree (shared objects and cycles marked)", alias: None },
-    Offer { format: Format::Json, help: "The nodes and edges as JSON (`schemaVersion` 1)", alias: None },
-    Offer { format: Format::Yaml, help: SAME_IN_YAML, alias: None },
-    Offer {
-        format: Format::Names,
-        help: "The objects shown, each once, in tree order, for `xargs -L1 kubectl`",
-        alias: None,
-    },
-    Offer {
-        format: Format::Refs,
-        help: "The objects shown, each once, in tree order, as full references",
-        alias: None,
-    },
-    Offer { format: Format::Dot, help: "Graphviz DOT", alias: None },
-    Offer { format: Format::Mermaid, help: "A Mermaid flowchart", alias: None },
+    offer(Format::Tree, "An indented tree (shared objects and cycles marked)"),
+    offer(Format::Json, "The nodes and edges as JSON (`schemaVersion` 1)"),
+    offer(Format::Yaml, SAME_IN_YAML),
+    offer(Format::Names, "The objects shown, each once, in tree order, for `xargs -L1 kubectl`"),
+    offer(Format::Refs, "The objects shown, each once, in tree order, as full references"),
+    offer(Format::Dot, "Graphviz DOT"),
+    offer(Format::Mermaid, "A Mermaid flowchart"),
 ]);
 
 #[derive(Args, Debug)]
@@ -566,40 +559,16 @@ pub struct GraphArgs {
 
 /// `plan -o`: its formats, each with what it means there.
 pub const PLAN_FORMATS: Formats = Formats(&[
-    Offer {
-        format: Format::Table,
-        help: "A table of steps with short reasons; warnings and a summary on stderr",
-        alias: None,
-    },
-    Offer { format: Format::Wide, help: "The table with every reason of each object", alias: None },
-    Offer {
-        format: Format::Markdown,
-        help: "For a pull request: summary, data loss, then the steps, collapsed",
-        alias: None,
-    },
-    Offer {
-        format: Format::Json,
-        help: "The plan file (`schemaVersion` 1), which `teardown apply` reads",
-        alias: None,
-    },
-    Offer { format: Format::Yaml, help: SAME_IN_YAML, alias: None },
-    Offer {
-        format: Format::Names,
-        help: "Every object, in plan order, as kubectl names it (one namespace only)",
-        alias: None,
-    },
-    Offer {
-        format: Format::Refs,
-        help: "One full reference a line (`Kind[.group]/[namespace/]name`), in plan order",
-        alias: None,
-    },
-    Offer { format: Format::Dot, help: "Graphviz DOT, one cluster per step", alias: None },
-    Offer { format: Format::Mermaid, help: "A Mermaid flowchart, one subgraph per step", alias: None },
-    Offer {
-        format: Format::Kubectl,
-        help: "A bash script deleting each step's cascade roots: how to run a plan",
-        alias: None,
-    },
+    offer(Format::Table, "A table of steps with short reasons; warnings and a summary on stderr"),
+    offer(Format::Wide, "The table with every reason of each object"),
+    offer(Format::Markdown, "For a pull request: summary, data loss, then the steps, collapsed"),
+    offer(Format::Json, "The plan file (`schemaVersion` 1), which `teardown apply` reads"),
+    offer(Format::Yaml, SAME_IN_YAML),
+    offer(Format::Names, "Every object, in plan order, as kubectl names it (one namespace only)"),
+    offer(Format::Refs, "One full reference a line (`Kind[.group]/[namespace/]name`), in plan order"),
+    offer(Format::Dot, "Graphviz DOT, one cluster per step"),
+    offer(Format::Mermaid, "A Mermaid flowchart, one subgraph per step"),
+    offer(Format::Kubectl, "A bash script deleting each step's cascade roots: how to run a plan"),
 ]);
 
 /// What makes `plan --fail-on` exit 1.
@@ -804,15 +773,11 @@ fn record(matches: &clap::ArgMatches) -> Vec<String> {
 
 /// `explain -o`: its formats, each with what it means there.
 pub const EXPLAIN_FORMATS: Formats = Formats(&[
-    Offer { format: Format::Table, help: "The chains that explain it, as text", alias: Some("text") },
-    Offer { format: Format::Json, help: "The chains as JSON (`schemaVersion` 1)", alias: None },
-    Offer { format: Format::Yaml, help: SAME_IN_YAML, alias: None },
-    Offer {
-        format: Format::Names,
-        help: "The objects it names, each once, in order, for `xargs -L1 kubectl`",
-        alias: None,
-    },
-    Offer { format: Format::Refs, help: "The objects it names, each once, in order, as full references", alias: None },
+    Offer { alias: Some("text"), ..offer(Format::Table, "The chains that explain it, as text") },
+    offer(Format::Json, "The chains as JSON (`schemaVersion` 1)"),
+    offer(Format::Yaml, SAME_IN_YAML),
+    offer(Format::Names, "The objects it names, each once, in order, for `xargs -L1 kubectl`"),
+    offer(Format::Refs, "The objects it names, each once, in order, as full references"),
 ]);
 
 #[derive(Args, Debug)]
@@ -840,19 +805,11 @@ pub struct ExplainArgs {
 
 /// `simulate -o`: its formats, each with what it means there.
 pub const SIMULATE_FORMATS: Formats = Formats(&[
-    Offer { format: Format::Table, help: "The numbered trace, then a summary", alias: None },
-    Offer { format: Format::Json, help: "The trace as an event list, with the summary", alias: None },
-    Offer { format: Format::Yaml, help: SAME_IN_YAML, alias: None },
-    Offer {
-        format: Format::Names,
-        help: "One removed object a line, in removal order, for `xargs -L1 kubectl delete`",
-        alias: None,
-    },
-    Offer {
-        format: Format::Refs,
-        help: "One full reference a line of the objects removed, in removal order",
-        alias: None,
-    },
+    offer(Format::Table, "The numbered trace, then a summary"),
+    offer(Format::Json, "The trace as an event list, with the summary"),
+    offer(Format::Yaml, SAME_IN_YAML),
+    offer(Format::Names, "One removed object a line, in removal order, for `xargs -L1 kubectl delete`"),
+    offer(Format::Refs, "One full reference a line of the objects removed, in removal order"),
 ]);
 
 #[derive(Args, Debug)]
@@ -893,13 +850,9 @@ pub struct SimulateArgs {
 
 /// `reconcile -o`: its formats, each with what it means there.
 pub const RECONCILE_FORMATS: Formats = Formats(&[
-    Offer {
-        format: Format::Table,
-        help: "Each sub-resource's rule and action, the state changes, the rules that fired",
-        alias: None,
-    },
-    Offer { format: Format::Json, help: "The decisions as JSON (`schemaVersion` 1)", alias: None },
-    Offer { format: Format::Yaml, help: SAME_IN_YAML, alias: None },
+    offer(Format::Table, "Each sub-resource's rule and action, the state changes, the rules that fired"),
+    offer(Format::Json, "The decisions as JSON (`schemaVersion` 1)"),
+    offer(Format::Yaml, SAME_IN_YAML),
 ]);
 
 #[derive(Args, Debug)]
