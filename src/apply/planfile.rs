@@ -119,6 +119,6 @@ mod tests {
         );
         let plan = super::parse(&text);
         let read = plan.as_ref().ok().and_then(|p| p.steps.first()).and_then(|s| s.resources.first());
-        assert_eq!(read.map(|r| r.reference.as_str()), Some("Pod/shop/web"), "{:?}", plan.err());
+        assert_eq!(read.map(|r| r.reference.as_str()), Some("Pod/shop/web"), "{:?}", plan.as_ref().err());
     }
 }
