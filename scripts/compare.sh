@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Compare two teardown binaries byte for byte (stdout, stderr and exit code)
 # on every fixture and on any extra inputs given: check, graph, plan (in
-# every format, with --as), explain and simulate outputs must be identical;
-# and reconcile on fixtures/reconcile, apply (--dry-run, and applied to a
-# copy each) on plan files of fixtures/apply.
+# every format, with --as), explain and simulate (in every format) outputs
+# must be identical; and reconcile on fixtures/reconcile, apply (--dry-run,
+# and applied to a copy each) on plan files of fixtures/apply (orphaning,
+# with --as, dangling references, copies, Murano) and on damaged ones.
 #
 # usage: scripts/compare.sh OLD_BINARY NEW_BINARY [INPUT...]
 #   OLD_BINARY is usually a release build of the previous commit:
@@ -75,7 +76,8 @@ formats=("plan --all --allow-cycles -o yaml" "plan --all --allow-cycles -o names
   "graph -o refs" "graph --dependencies -o json" "check -o yaml" "check -o sarif" "check -o github"
   "check --statistics" "check --statistics -o json" "plan --all --allow-cycles --as helm"
   "plan --all --allow-cycles -o json --as helm4" "plan --all --allow-cycles -o json --as argocd"
-  "plan --all --allow-cycles --as kapp" "plan --all --allow-cycles -o yaml --as flux")
+  "plan --all --allow-cycles --as kapp" "plan --all --allow-cycles -o yaml --as flux"
+  "plan --all --allow-cycles -o wide" "plan --all --allow-cycles -o markdown" "plan --gc -o markdown" "check -o markdown")
 [ -n "${QUICK:-}" ] && formats=()
 # Commands about one object (SEL): the first and the last object `plan
 # --all` deletes (the last is most often an owner).
@@ -84,7 +86,9 @@ selected=("plan --allow-cycles -o json --delete" "plan --allow-cycles --delete" 
   "plan --allow-cycles -o kubectl --delete" "explain --allow-cycles" "explain --allow-cycles -o json"
   "explain --gc" "simulate --controller kubernetes --delete" "simulate --controller kubernetes -o json --delete"
   "simulate --controller kubernetes --cascade foreground -o yaml --delete" "simulate --controller krake -o json --delete"
-  "simulate --controller kubernetes -o names --delete")
+  "simulate --controller kubernetes -o names --delete" "simulate --controller kubernetes -o refs --delete"
+  "simulate --controller krake --delete" "explain --allow-cycles -o yaml" "explain --allow-cycles -o names"
+  "explain --allow-cycles -o refs")
 [ -n "${QUICK:-}" ] && selected=()
 # The selector of a reference `plan -o refs` prints: an id is `id:ID`.
 selector() { case $1 in */*) echo "$1" ;; *) echo "id:$1" ;; esac; }
@@ -121,7 +125,9 @@ if [ -z "${QUICK:-}" ]; then
   # --dry-run, then for real to a copy each (the files they leave compared).
   plans=("--all manifests" "--delete Deployment.apps/shop/web manifests" "--gc manifests" "--prune v2 v1"
     "--all --dialect native native-orphans.yaml" "--all murano-env.json" "--gc murano-env.json"
-    "--all copies-a.yaml copies-b.yaml" "--delete id:a dangling-destroy-after.yaml" "--all orphan-two-refs.yaml")
+    "--all copies-a.yaml copies-b.yaml" "--delete id:a dangling-destroy-after.yaml" "--all orphan-two-refs.yaml"
+    "--delete Deployment.apps/shop/web --cascade orphan manifests" "--all --as helm manifests"
+    "--all dangling-depends-on.yaml" "--gc never-collected-other-coordinates.yaml")
   k=0
   for p in "${plans[@]}"; do
     for fmt in json yaml; do
@@ -144,6 +150,17 @@ if [ -z "${QUICK:-}" ]; then
       fi
       n=$((n + 1))
     done
+  done
+  # apply of damaged plan files (what the reader refuses, and where): a
+  # `ref` that is not a string, one missing, an object that is not there.
+  k=$((k + 1))
+  rm -rf "$work/bad" && cp -r fixtures/apply "$work/bad"
+  (cd "$work/bad" && "$old" plan --all -o json manifests > plan.json 2>/dev/null)
+  for damage in 's/"ref": "[^"]*"/"ref": 5/' 's/"ref": "[^"]*",//' 's|"ref": "[^"]*"|"ref": "Pod/elsewhere/gone"|'; do
+    sed "0,/\"ref\": \"/{$damage}" "$work/bad/plan.json" > "$work/bad/damaged.json"
+    pushd "$work/bad" >/dev/null && same "apply --dry-run (damaged: $damage)" apply --dry-run damaged.json
+    popd >/dev/null || exit 2
+    n=$((n + 1))
   done
 fi
 for f in fixtures/pairs/*; do

@@ -4,8 +4,9 @@
 use crate::analysis::cascade::{CascadeMode, MultiOwner};
 use crate::analysis::simulate::Controller;
 use crate::input::{Limits, Size};
+use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{ArgGroup, Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
-use std::ffi::OsString;
+use std::ffi::{OsStr, OsString};
 use std::path::PathBuf;
 
 // Help headings. Flags without one are the command's own, under "Options".
@@ -14,6 +15,103 @@ const LIMITS: &str = "Limits";
 const SELECTION: &str = "Selection";
 const RULES: &str = "Rules";
 const SETTINGS: &str = "Settings";
+
+/// The output formats: one vocabulary for every command. Each command
+/// offers its own few ([`Formats`], with what each means there); `-o`
+/// refuses any other with clap's own error, which lists that command's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    Table,
+    Wide,
+    Tree,
+    Markdown,
+    Json,
+    Yaml,
+    Sarif,
+    Github,
+    Names,
+    Refs,
+    Dot,
+    Mermaid,
+    Kubectl,
+}
+
+impl Format {
+    /// What `-o` takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Table => "table",
+            Format::Wide => "wide",
+            Format::Tree => "tree",
+            Format::Markdown => "markdown",
+            Format::Json => "json",
+            Format::Yaml => "yaml",
+            Format::Sarif => "sarif",
+            Format::Github => "github",
+            Format::Names => "names",
+            Format::Refs => "refs",
+            Format::Dot => "dot",
+            Format::Mermaid => "mermaid",
+            Format::Kubectl => "kubectl",
+        }
+    }
+}
+
+/// A format one command offers: what it means there (`--help` lists it),
+/// and another word `-o` takes for it.
+#[derive(Clone, Copy, Debug)]
+pub struct Offer {
+    pub format: Format,
+    pub help: &'static str,
+    pub alias: Option<&'static str>,
+}
+
+/// `format`, meaning `help` (no other word for it).
+const fn offer(format: Format, help: &'static str) -> Offer {
+    Offer { format, help, alias: None }
+}
+
+/// The formats of one command, in the order `--help` lists them; its `-o`
+/// parser.
+#[derive(Clone, Copy, Debug)]
+pub struct Formats(pub &'static [Offer]);
+
+/// The help of `-o yaml` wherever it is offered.
+const SAME_IN_YAML: &str = "The same document as JSON, in YAML";
+
+impl Formats {
+    fn values(self) -> impl Iterator<Item = PossibleValue> {
+        self.0.iter().map(|o| {
+            let value = PossibleValue::new(o.format.name()).help(o.help);
+            match o.alias {
+                Some(alias) => value.alias(alias),
+                None => value,
+            }
+        })
+    }
+}
+
+impl TypedValueParser for Formats {
+    type Value = Format;
+
+    /// The values clap's parser of an enum takes, refused with its words: the
+    /// word checked against the offered values (a word that is not UTF-8 as
+    /// the enum parser says it, replaced characters and all).
+    fn parse_ref(&self, cmd: &clap::Command, arg: Option<&clap::Arg>, value: &OsStr) -> Result<Format, clap::Error> {
+        let word = value.to_string_lossy();
+        let word = PossibleValuesParser::new(self.values()).parse_ref(cmd, arg, OsStr::new(word.as_ref()))?;
+        let ignore_case = arg.is_some_and(clap::Arg::is_ignore_case_set);
+        let found = self.0.iter().zip(self.values()).find(|(_, v)| v.matches(&word, ignore_case));
+        match found {
+            Some((offer, _)) => Ok(offer.format),
+            None => Err(clap::Error::new(clap::error::ErrorKind::InvalidValue).with_cmd(cmd)),
+        }
+    }
+
+    fn possible_values(&self) -> Option<Box<dyn Iterator<Item = PossibleValue> + '_>> {
+        Some(Box::new(self.values()))
+    }
+}
 
 const ABOUT: &str = "Offline graph analysis and deletion planning for resource snapshots.";
 
@@ -311,21 +409,15 @@ pub struct SelectArgs {
     pub all_namespaces: bool,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum CheckFormat {
-    /// Diagnostics with snippets, and a summary line.
-    Table,
-    /// The findings as JSON (`schemaVersion` 1).
-    Json,
-    /// The same document as JSON, in YAML.
-    Yaml,
-    /// SARIF 2.1.0, for GitHub code scanning.
-    Sarif,
-    /// GitHub Actions workflow annotations.
-    Github,
-    /// For a pull request: the counts, then the findings in a table.
-    Markdown,
-}
+/// `check -o`: its formats, each with what it means there.
+pub const CHECK_FORMATS: Formats = Formats(&[
+    offer(Format::Table, "Diagnostics with snippets, and a summary line"),
+    offer(Format::Json, "The findings as JSON (`schemaVersion` 1)"),
+    offer(Format::Yaml, SAME_IN_YAML),
+    offer(Format::Sarif, "SARIF 2.1.0, for GitHub code scanning"),
+    offer(Format::Github, "GitHub Actions workflow annotations"),
+    offer(Format::Markdown, "For a pull request: the counts, then the findings in a table"),
+]);
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Deny {
@@ -372,8 +464,8 @@ pub struct CheckArgs {
     #[command(flatten)]
     pub input: InputArgs,
 
-    #[arg(short, long, value_enum, default_value_t = CheckFormat::Table, value_name = "FORMAT")]
-    pub output: CheckFormat,
+    #[arg(short, long, value_parser = CHECK_FORMATS, default_value = "table", value_name = "FORMAT")]
+    pub output: Format,
 
     /// The snapshot is the whole cluster: an owner missing from it is gone,
     /// and the collector will delete the dependent (TD003 becomes an error).
@@ -414,31 +506,24 @@ pub struct CheckArgs {
     pub config: ConfigArgs,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum GraphFormat {
-    /// An indented tree (shared objects and cycles marked).
-    Tree,
-    /// The nodes and edges as JSON (`schemaVersion` 1).
-    Json,
-    /// The same document as JSON, in YAML.
-    Yaml,
-    /// The objects shown, each once, in tree order, for `xargs -L1 kubectl`.
-    Names,
-    /// The objects shown, each once, in tree order, as full references.
-    Refs,
-    /// Graphviz DOT.
-    Dot,
-    /// A Mermaid flowchart.
-    Mermaid,
-}
+/// `graph -o`: its formats, each with what it means there.
+pub const GRAPH_FORMATS: Formats = Formats(&[
+    offer(Format::Tree, "An indented tree (shared objects and cycles marked)"),
+    offer(Format::Json, "The nodes and edges as JSON (`schemaVersion` 1)"),
+    offer(Format::Yaml, SAME_IN_YAML),
+    offer(Format::Names, "The objects shown, each once, in tree order, for `xargs -L1 kubectl`"),
+    offer(Format::Refs, "The objects shown, each once, in tree order, as full references"),
+    offer(Format::Dot, "Graphviz DOT"),
+    offer(Format::Mermaid, "A Mermaid flowchart"),
+]);
 
 #[derive(Args, Debug)]
 pub struct GraphArgs {
     #[command(flatten)]
     pub input: InputArgs,
 
-    #[arg(short, long, value_enum, default_value_t = GraphFormat::Tree, value_name = "FORMAT")]
-    pub output: GraphFormat,
+    #[arg(short, long, value_parser = GRAPH_FORMATS, default_value = "tree", value_name = "FORMAT")]
+    pub output: Format,
 
     /// Start from these objects (KIND/NAME, KIND/NAMESPACE/NAME, KIND, uid:UID,
     /// id:ID), or from what -n/-l alone select. Repeatable.
@@ -472,29 +557,19 @@ pub struct GraphArgs {
     pub config: ConfigArgs,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum PlanFormat {
-    /// A table of steps with short reasons; warnings and a summary on stderr.
-    Table,
-    /// The table with every reason of each object.
-    Wide,
-    /// For a pull request: summary, data loss, then the steps, collapsed.
-    Markdown,
-    /// The plan file (`schemaVersion` 1), which `teardown apply` reads.
-    Json,
-    /// The same document as JSON, in YAML.
-    Yaml,
-    /// Every object, in plan order, as kubectl names it (one namespace only).
-    Names,
-    /// One full reference a line (`Kind[.group]/[namespace/]name`), in plan order.
-    Refs,
-    /// Graphviz DOT, one cluster per step.
-    Dot,
-    /// A Mermaid flowchart, one subgraph per step.
-    Mermaid,
-    /// A bash script deleting each step's cascade roots: how to run a plan.
-    Kubectl,
-}
+/// `plan -o`: its formats, each with what it means there.
+pub const PLAN_FORMATS: Formats = Formats(&[
+    offer(Format::Table, "A table of steps with short reasons; warnings and a summary on stderr"),
+    offer(Format::Wide, "The table with every reason of each object"),
+    offer(Format::Markdown, "For a pull request: summary, data loss, then the steps, collapsed"),
+    offer(Format::Json, "The plan file (`schemaVersion` 1), which `teardown apply` reads"),
+    offer(Format::Yaml, SAME_IN_YAML),
+    offer(Format::Names, "Every object, in plan order, as kubectl names it (one namespace only)"),
+    offer(Format::Refs, "One full reference a line (`Kind[.group]/[namespace/]name`), in plan order"),
+    offer(Format::Dot, "Graphviz DOT, one cluster per step"),
+    offer(Format::Mermaid, "A Mermaid flowchart, one subgraph per step"),
+    offer(Format::Kubectl, "A bash script deleting each step's cascade roots: how to run a plan"),
+]);
 
 /// What makes `plan --fail-on` exit 1.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -607,8 +682,8 @@ pub struct PlanArgs {
     #[command(flatten)]
     pub plan: PlanFlags,
 
-    #[arg(short, long, value_enum, default_value_t = PlanFormat::Table, value_name = "FORMAT")]
-    pub output: PlanFormat,
+    #[arg(short, long, value_parser = PLAN_FORMATS, default_value = "table", value_name = "FORMAT")]
+    pub output: Format,
 
     /// Also show the order TOOL would delete the same objects in, and
     /// where it destroys an object before one that still needs it
@@ -696,20 +771,14 @@ fn record(matches: &clap::ArgMatches) -> Vec<String> {
     words
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum ExplainFormat {
-    /// The chains that explain it, as text.
-    #[value(alias = "text")]
-    Table,
-    /// The chains as JSON (`schemaVersion` 1).
-    Json,
-    /// The same document as JSON, in YAML.
-    Yaml,
-    /// The objects it names, each once, in order, for `xargs -L1 kubectl`.
-    Names,
-    /// The objects it names, each once, in order, as full references.
-    Refs,
-}
+/// `explain -o`: its formats, each with what it means there.
+pub const EXPLAIN_FORMATS: Formats = Formats(&[
+    Offer { alias: Some("text"), ..offer(Format::Table, "The chains that explain it, as text") },
+    offer(Format::Json, "The chains as JSON (`schemaVersion` 1)"),
+    offer(Format::Yaml, SAME_IN_YAML),
+    offer(Format::Names, "The objects it names, each once, in order, for `xargs -L1 kubectl`"),
+    offer(Format::Refs, "The objects it names, each once, in order, as full references"),
+]);
 
 #[derive(Args, Debug)]
 #[command(group(ArgGroup::new("mode").args(["delete", "all", "gc", "prune"])))]
@@ -727,26 +796,21 @@ pub struct ExplainArgs {
     #[command(flatten)]
     pub plan: PlanFlags,
 
-    #[arg(short, long, value_enum, default_value_t = ExplainFormat::Table, value_name = "FORMAT")]
-    pub output: ExplainFormat,
+    #[arg(short, long, value_parser = EXPLAIN_FORMATS, default_value = "table", value_name = "FORMAT")]
+    pub output: Format,
 
     #[command(flatten)]
     pub config: ConfigArgs,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum SimulateFormat {
-    /// The numbered trace, then a summary.
-    Table,
-    /// The trace as an event list, with the summary.
-    Json,
-    /// The same document as JSON, in YAML.
-    Yaml,
-    /// One removed object a line, in removal order, for `xargs -L1 kubectl delete`.
-    Names,
-    /// One full reference a line of the objects removed, in removal order.
-    Refs,
-}
+/// `simulate -o`: its formats, each with what it means there.
+pub const SIMULATE_FORMATS: Formats = Formats(&[
+    offer(Format::Table, "The numbered trace, then a summary"),
+    offer(Format::Json, "The trace as an event list, with the summary"),
+    offer(Format::Yaml, SAME_IN_YAML),
+    offer(Format::Names, "One removed object a line, in removal order, for `xargs -L1 kubectl delete`"),
+    offer(Format::Refs, "One full reference a line of the objects removed, in removal order"),
+]);
 
 #[derive(Args, Debug)]
 pub struct SimulateArgs {
@@ -774,8 +838,8 @@ pub struct SimulateArgs {
     #[arg(long)]
     pub skip_invalid: bool,
 
-    #[arg(short, long, value_enum, default_value_t = SimulateFormat::Table, value_name = "FORMAT")]
-    pub output: SimulateFormat,
+    #[arg(short, long, value_parser = SIMULATE_FORMATS, default_value = "table", value_name = "FORMAT")]
+    pub output: Format,
 
     #[command(flatten)]
     pub rules: RuleArgs,
@@ -784,15 +848,12 @@ pub struct SimulateArgs {
     pub config: ConfigArgs,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum ReconcileFormat {
-    /// Each sub-resource's rule and action, the state changes, the rules that fired.
-    Table,
-    /// The decisions as JSON (`schemaVersion` 1).
-    Json,
-    /// The same document as JSON, in YAML.
-    Yaml,
-}
+/// `reconcile -o`: its formats, each with what it means there.
+pub const RECONCILE_FORMATS: Formats = Formats(&[
+    offer(Format::Table, "Each sub-resource's rule and action, the state changes, the rules that fired"),
+    offer(Format::Json, "The decisions as JSON (`schemaVersion` 1)"),
+    offer(Format::Yaml, SAME_IN_YAML),
+]);
 
 #[derive(Args, Debug)]
 pub struct ReconcileArgs {
@@ -823,8 +884,8 @@ pub struct ReconcileArgs {
     #[arg(long = "non-ephemeral", value_name = "KIND", value_delimiter = ',')]
     pub non_ephemeral: Vec<String>,
 
-    #[arg(short, long, value_enum, default_value_t = ReconcileFormat::Table, value_name = "FORMAT")]
-    pub output: ReconcileFormat,
+    #[arg(short, long, value_parser = RECONCILE_FORMATS, default_value = "table", value_name = "FORMAT")]
+    pub output: Format,
 
     #[command(flatten)]
     pub rules: RuleArgs,
@@ -852,4 +913,93 @@ pub struct ApplyArgs {
 
     #[command(flatten)]
     pub limits: LimitArgs,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const COMMANDS: [(&str, Formats); 6] = [
+        ("check", CHECK_FORMATS),
+        ("graph", GRAPH_FORMATS),
+        ("plan", PLAN_FORMATS),
+        ("explain", EXPLAIN_FORMATS),
+        ("simulate", SIMULATE_FORMATS),
+        ("reconcile", RECONCILE_FORMATS),
+    ];
+
+    fn output(words: &[&str]) -> Result<Format, String> {
+        let cli =
+            Cli::try_parse_from(std::iter::once("teardown").chain(words.iter().copied())).map_err(|e| e.to_string())?;
+        match cli.command {
+            Command::Check(a) => Ok(a.output),
+            Command::Graph(a) => Ok(a.output),
+            Command::Plan(a) => Ok(a.output),
+            Command::Explain(a) => Ok(a.output),
+            Command::Simulate(a) => Ok(a.output),
+            Command::Reconcile(a) => Ok(a.output),
+            _ => Err("another command".into()),
+        }
+    }
+
+    /// The words each command needs besides `-o`.
+    fn words(command: &str) -> Vec<&str> {
+        match command {
+            "plan" => vec!["plan", "--all"],
+            "explain" => vec!["explain", "id:a"],
+            "simulate" => vec!["simulate", "--delete", "id:a", "--controller", "kubernetes"],
+            other => vec![other],
+        }
+    }
+
+    #[test]
+    fn each_command_takes_its_formats_and_refuses_the_others_listing_its_own() {
+        let all = [
+            Format::Table,
+            Format::Wide,
+            Format::Tree,
+            Format::Markdown,
+            Format::Json,
+            Format::Yaml,
+            Format::Sarif,
+            Format::Github,
+            Format::Names,
+            Format::Refs,
+            Format::Dot,
+            Format::Mermaid,
+            Format::Kubectl,
+        ];
+        for format in all {
+            assert!(COMMANDS.iter().any(|(_, f)| f.0.iter().any(|o| o.format == format)), "{format:?} offered nowhere");
+        }
+        for (command, formats) in COMMANDS {
+            let listed: Vec<&str> = formats.0.iter().map(|o| o.format.name()).collect();
+            for format in all {
+                let mut args = words(command);
+                args.extend(["-o", format.name()]);
+                match output(&args) {
+                    Ok(got) => {
+                        assert!(listed.contains(&format.name()) && got == format, "{command} -o {}", format.name())
+                    }
+                    Err(e) => {
+                        assert!(!listed.contains(&format.name()), "{command} -o {}: {e}", format.name());
+                        let values = format!("[possible values: {}]", listed.join(", "));
+                        assert!(
+                            e.contains(&format!("invalid value '{}' for '--output <FORMAT>'", format.name())),
+                            "{e}"
+                        );
+                        assert!(e.contains(&values), "{command}: {e}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_default_is_the_first_format_and_an_alias_is_its_format() {
+        for (command, formats) in COMMANDS {
+            assert_eq!(output(&words(command)).ok(), formats.0.first().map(|o| o.format), "{command}");
+        }
+        assert_eq!(output(&["explain", "id:a", "-o", "text"]), Ok(Format::Table));
+    }
 }

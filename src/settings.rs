@@ -5,8 +5,8 @@
 use crate::analysis::cascade::{CascadeMode, MultiOwner};
 use crate::analysis::simulate::Controller;
 use crate::cli::{
-    CheckArgs, CheckFormat, ConfigArgs, Deny, ExplainArgs, GraphArgs, PlanArgs, PlanFlags, PlanFormat, ReconcileArgs,
-    RuleArgs, SimulateArgs,
+    CheckArgs, ConfigArgs, Deny, ExplainArgs, Format, GraphArgs, PlanArgs, PlanFlags, ReconcileArgs, RuleArgs,
+    SimulateArgs,
 };
 use crate::controls::{contradiction, remover, Remover, RuleList};
 use crate::error::Error;
@@ -45,7 +45,36 @@ pub struct PlanSettings {
     pub default_rules: bool,
 }
 
+/// Where a plan starts, once the input is read: its mode, the
+/// collection's root (`--gc --root`), which objects `--prune NEW`
+/// declares, and the objects `--delete` names.
+pub type Started = (crate::plan::Mode, Option<crate::model::ObjId>, Vec<bool>, Vec<crate::model::ObjId>);
+
 impl PlanSettings {
+    /// The planner's options: these settings, where the plan starts, the
+    /// objects whose controllers remove each `--finalizer-controller`
+    /// finalizer, and what the format needs.
+    pub fn options(
+        &self,
+        (mode, root, declared_in_new, named): Started,
+        finalizer_controllers: Vec<(String, Vec<crate::model::ObjId>)>,
+        detail: Detail,
+    ) -> crate::plan::Options {
+        crate::plan::Options {
+            root,
+            mode,
+            cascade: self.cascade,
+            multi_owner: self.multi_owner,
+            allow_cycles: self.allow_cycles,
+            finalizer_controllers,
+            closed_world: self.closed_world,
+            declared_in_new,
+            detail,
+            default_rules: if self.default_rules { crate::model::DefaultRule::ALL.to_vec() } else { Vec::new() },
+            named,
+        }
+    }
+
     /// `default_all`: without a mode flag, plan everything (`explain`).
     pub fn new(flags: &PlanFlags, default_all: bool) -> Result<PlanSettings, Error> {
         let targets = selection(&flags.delete, &flags.select)?;
@@ -256,7 +285,7 @@ pub fn settle(command: &mut crate::cli::Command) -> Result<(), Error> {
 
 /// `check`'s flag rules, and its finding controls.
 pub fn check(args: &CheckArgs) -> Result<Controls, Error> {
-    if args.statistics && !matches!(args.output, CheckFormat::Table | CheckFormat::Json) {
+    if args.statistics && !matches!(args.output, Format::Table | Format::Json) {
         return Err(Error::Usage("--statistics prints a table (the default) or JSON (-o json)".into()));
     }
     let mut controls = controls(&args.rules, &args.config, &args.finalizer_controller)?;
@@ -269,8 +298,8 @@ pub fn check(args: &CheckArgs) -> Result<Controls, Error> {
 /// with `--dialect` forced to one whose objects are not Kubernetes
 /// resources cannot print a single kubectl command; with `--multi-owner
 /// any`, it would plan deletions Kubernetes' collector does not make.
-pub fn plan_output(output: PlanFormat, dialect: Option<&str>, multi_owner: Option<MultiOwner>) -> Result<(), Error> {
-    if output != PlanFormat::Kubectl {
+pub fn plan_output(output: Format, dialect: Option<&str>, multi_owner: Option<MultiOwner>) -> Result<(), Error> {
+    if output != Format::Kubectl {
         return Ok(());
     }
     // Objects a dialect reads are Kubernetes resources when they are known
@@ -306,7 +335,7 @@ pub fn plan_output(output: PlanFormat, dialect: Option<&str>, multi_owner: Optio
 /// The tools delete Kubernetes resources: with `--dialect` forced to one
 /// whose objects are not, there is nothing to compare.
 pub fn plan_tool_order(
-    output: PlanFormat,
+    output: Format,
     dialect: Option<&str>,
     tool: Option<crate::plan::tool_order::Tool>,
 ) -> Result<(), Error> {
@@ -323,13 +352,8 @@ pub fn plan_tool_order(
         }
     }
     let format = match output {
-        PlanFormat::Table | PlanFormat::Wide | PlanFormat::Json | PlanFormat::Yaml => return Ok(()),
-        PlanFormat::Markdown => "markdown",
-        PlanFormat::Names => "names",
-        PlanFormat::Refs => "refs",
-        PlanFormat::Dot => "dot",
-        PlanFormat::Mermaid => "mermaid",
-        PlanFormat::Kubectl => "kubectl",
+        Format::Table | Format::Wide | Format::Json | Format::Yaml => return Ok(()),
+        other => other.name(),
     };
     Err(Error::Usage(format!(
         "--as {} shows {}'s order beside the plan, which -o {format} does not print (it is teardown's plan alone); use -o table, json or yaml",
@@ -347,7 +371,7 @@ pub struct PlanCommand {
     pub plan: PlanSettings,
     pub rules: RuleSet,
     pub detail: Detail,
-    pub output: PlanFormat,
+    pub output: Format,
     pub tool_order: Option<crate::plan::tool_order::Tool>,
     /// `--fail-on data-loss`.
     pub fail_on_data_loss: bool,
@@ -368,11 +392,9 @@ impl PlanCommand {
         with_controls(&mut plan, &controls);
         spaced_selector(&args.plan.delete, &args.input.inputs)?;
         let detail = match args.output {
-            PlanFormat::Table | PlanFormat::Wide | PlanFormat::Markdown => Detail { reasons: true, places: false },
-            PlanFormat::Json | PlanFormat::Yaml => Detail::ALL,
-            PlanFormat::Names | PlanFormat::Refs | PlanFormat::Dot | PlanFormat::Mermaid | PlanFormat::Kubectl => {
-                Detail::default()
-            }
+            Format::Table | Format::Wide | Format::Markdown => Detail { reasons: true, places: false },
+            Format::Json | Format::Yaml => Detail::ALL,
+            _ => Detail::default(),
         };
         Ok(PlanCommand {
             plan,
@@ -469,7 +491,7 @@ pub fn recorded_plan(command: &[String]) -> Result<PlanArgs, String> {
     if !args.input.inputs.is_empty() {
         return Err("its command names inputs (a plan file names them in `inputs`)".into());
     }
-    if !matches!(args.output, PlanFormat::Json | PlanFormat::Yaml) {
+    if !matches!(args.output, Format::Json | Format::Yaml) {
         return Err("its command does not write a plan file (-o json or -o yaml)".into());
     }
     Ok(args)

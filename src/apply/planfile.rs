@@ -30,6 +30,10 @@ pub struct Step {
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Resource {
+    /// The object's reference, under `plan::reference::KEY` (what
+    /// `plan::reference::Ref` writes), read as a field of its own: serde
+    /// reads a flattened one only once the whole record is read, and would
+    /// place the error of a damaged `ref` at the record's end.
     #[serde(rename = "ref")]
     pub reference: String,
     /// Surviving Murano objects that refer to it: it stays, marked destroyed.
@@ -102,4 +106,19 @@ pub fn differences(plan: &PlanFile, made: &[u8], text: &str) -> String {
         .position(|(a, b)| a != b)
         .unwrap_or_else(|| text.lines().count().min(made_text.lines().count()));
     format!("they differ from line {} of the plan file on", line + 1)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_resource_is_read_under_the_key_every_output_writes() {
+        let text = format!(
+            r#"{{"schemaVersion": 1, "mode": "all", "inputs": [], "steps": [{{"resources": [
+                {{"{}": "Pod/shop/web", "file": "f.yaml", "line": 1, "offset": 0, "length": 3}}]}}]}}"#,
+            crate::plan::reference::KEY
+        );
+        let plan = super::parse(&text);
+        let read = plan.as_ref().ok().and_then(|p| p.steps.first()).and_then(|s| s.resources.first());
+        assert_eq!(read.map(|r| r.reference.as_str()), Some("Pod/shop/web"), "{:?}", plan.as_ref().err());
+    }
 }

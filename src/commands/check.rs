@@ -2,7 +2,7 @@
 
 use super::shared::{Env, Status};
 use crate::analysis::check::{self, CheckOptions};
-use crate::cli::{CheckArgs, CheckFormat};
+use crate::cli::{CheckArgs, Format};
 use crate::error::Error;
 use crate::findings::SeverityPolicy;
 use crate::graph::Graph;
@@ -57,22 +57,23 @@ pub fn run(args: CheckArgs, env: Env, style: Style) -> Result<Status, Error> {
     let summary = (!env.quiet).then_some(&report.counts);
     let (findings, omitted) = (&report.findings, &report.omitted);
     let text = match (args.statistics, args.output) {
-        (true, CheckFormat::Json) => {
+        (true, Format::Json) => {
             render::findings::statistics_json(&check::statistics(findings, omitted), &report.counts)
         }
         (true, _) => render::findings::statistics_table(&check::statistics(findings, omitted), summary),
-        (false, CheckFormat::Table) => render::diagnostics::render(sources, findings, omitted, summary, style),
-        (false, CheckFormat::Json) => render::findings::json(sources, findings, omitted, &report.counts),
-        (false, CheckFormat::Yaml) => render::findings::yaml(sources, findings, omitted, &report.counts),
-        (false, CheckFormat::Sarif) => render::findings::sarif(sources, findings, omitted),
-        (false, CheckFormat::Github) => render::findings::github(sources, findings, omitted),
-        (false, CheckFormat::Markdown) => render::glance::check_markdown(sources, findings, omitted, &report.counts),
+        (false, Format::Table) => render::diagnostics::render(sources, findings, omitted, summary, style),
+        (false, Format::Json) => render::findings::json(sources, findings, omitted, &report.counts),
+        (false, Format::Yaml) => render::findings::yaml(sources, findings, omitted, &report.counts),
+        (false, Format::Sarif) => render::findings::sarif(sources, findings, omitted),
+        (false, Format::Github) => render::findings::github(sources, findings, omitted),
+        (false, Format::Markdown) => render::glance::check_markdown(sources, findings, omitted, &report.counts),
+        (false, other) => return Err(super::shared::unoffered("check", other)),
     };
     // -q: the findings without the summary line under them, nor the blank
     // line that would part them from it.
     let text = match (env.quiet, args.output) {
-        (true, CheckFormat::Table) if text.trim_end().is_empty() => String::new(),
-        (true, CheckFormat::Table) => format!("{}\n", text.trim_end()),
+        (true, Format::Table) if text.trim_end().is_empty() => String::new(),
+        (true, Format::Table) => format!("{}\n", text.trim_end()),
         _ => text,
     };
     timer.lap("render");

@@ -2,7 +2,7 @@
 //! its step.
 
 use super::shared::{Env, Status, Voice};
-use crate::cli::{ExplainArgs, ExplainFormat};
+use crate::cli::{ExplainArgs, Format};
 use crate::error::Error;
 use crate::plan::{explain, Detail};
 use crate::render;
@@ -25,20 +25,21 @@ pub fn run(args: ExplainArgs, env: Env, style: Style) -> Result<Status, Error> {
     let explanations: Vec<_> = ids.iter().map(|&id| explain::explain(&plan, id)).collect();
     let out = &mut *env.stdout;
     let written = match args.output {
-        ExplainFormat::Table => {
+        Format::Table => {
             out.write_all(render::explain::text(&plan, &snapshot.objects, &explanations, style)?.as_bytes())
         }
-        ExplainFormat::Json => out.write_all(render::explain::json(&plan, &explanations)?.as_bytes()),
-        ExplainFormat::Yaml => render::explain::yaml(&plan, &explanations, out),
-        ExplainFormat::Names => {
+        Format::Json => out.write_all(render::explain::json(&plan, &explanations)?.as_bytes()),
+        Format::Yaml => render::explain::yaml(&plan, &explanations, out),
+        Format::Names => {
             let named = explain::named(&plan, &explanations);
             render::printable::printable(&snapshot, &[&named], "-o names")?;
             render::names::kubectl(&snapshot.objects, named.into_iter(), out)
         }
-        ExplainFormat::Refs => {
+        Format::Refs => {
             let named = explain::named(&plan, &explanations);
             render::names::refs(&plan.refs, named.into_iter(), out)
         }
+        other => return Err(super::shared::unoffered("explain", other)),
     };
     written.map_err(Error::Output)?;
     Ok(Status::Success)

@@ -2,7 +2,7 @@
 
 use super::shared::{Env, Status};
 use crate::analysis::view::{self, Direction, ViewOptions};
-use crate::cli::{GraphArgs, GraphFormat};
+use crate::cli::{Format, GraphArgs};
 use crate::error::Error;
 use crate::graph::Graph;
 use crate::render;
@@ -25,17 +25,18 @@ pub fn run(args: GraphArgs, env: Env, style: Style) -> Result<Status, Error> {
     let objects = &snapshot.objects;
     let out = &mut *env.stdout;
     let written = match args.output {
-        GraphFormat::Tree => out.write_all(render::graph::tree(objects, rels, &view, style)?.as_bytes()),
-        GraphFormat::Json => out.write_all(render::graph::json(&snapshot.sources, objects, rels, &view)?.as_bytes()),
-        GraphFormat::Yaml => render::graph::yaml(&snapshot.sources, objects, rels, &view, out),
-        GraphFormat::Names => {
+        Format::Tree => out.write_all(render::graph::tree(objects, rels, &view, style)?.as_bytes()),
+        Format::Json => out.write_all(render::graph::json(&snapshot.sources, objects, rels, &view)?.as_bytes()),
+        Format::Yaml => render::graph::yaml(&snapshot.sources, objects, rels, &view, out),
+        Format::Names => {
             let shown = view.tree_order();
             render::printable::printable(&snapshot, &[&shown], "-o names")?;
             render::names::kubectl(objects, shown.into_iter(), out)
         }
-        GraphFormat::Refs => render::names::object_refs(objects, view.tree_order().into_iter(), out),
-        GraphFormat::Dot => out.write_all(render::graph::dot(objects, rels, &view)?.as_bytes()),
-        GraphFormat::Mermaid => out.write_all(render::graph::mermaid(objects, rels, &view)?.as_bytes()),
+        Format::Refs => render::names::object_refs(objects, view.tree_order().into_iter(), out),
+        Format::Dot => out.write_all(render::graph::dot(objects, rels, &view)?.as_bytes()),
+        Format::Mermaid => out.write_all(render::graph::mermaid(objects, rels, &view)?.as_bytes()),
+        other => return Err(super::shared::unoffered("graph", other)),
     };
     written.map_err(Error::Output)?;
     Ok(Status::Success)

@@ -2,7 +2,7 @@
 
 use super::planned::make;
 use super::shared::{Env, Status, Voice};
-use crate::cli::{PlanArgs, PlanFormat};
+use crate::cli::{Format, PlanArgs};
 use crate::error::Error;
 use crate::load::Snapshot;
 use crate::plan::Plan;
@@ -17,25 +17,25 @@ pub fn run(args: PlanArgs, env: Env, style: Style) -> Result<Status, Error> {
     let voice = Voice { style, progress: env.progress, rules: settings.rules, quiet: env.quiet };
     let (snapshot, plan) = made(&settings, &args, None, env.stdin, env.stderr, voice)?;
     let roots = match args.output {
-        PlanFormat::Kubectl => Some(render::kubectl::roots(&snapshot, &plan)?),
+        Format::Kubectl => Some(render::kubectl::roots(&snapshot, &plan)?),
         _ => None,
     };
-    if args.output == PlanFormat::Names {
+    if args.output == Format::Names {
         render::printable::printable(&snapshot, &plan.steps, "-o names")?;
     }
     let mut timer = crate::timing::Timer::start();
     let (objects, out) = (&snapshot.objects, &mut *env.stdout);
     let written = match args.output {
-        PlanFormat::Table => render::plan::table(&plan, objects, style, false, out),
-        PlanFormat::Wide => render::plan::table(&plan, objects, style, true, out),
-        PlanFormat::Markdown => render::glance::markdown(&snapshot, &plan, out),
-        PlanFormat::Json => render::plan::json(&snapshot, &plan, out),
-        PlanFormat::Yaml => render::plan::yaml(&snapshot, &plan, out),
-        PlanFormat::Names => render::plan::names(&plan, objects, out),
-        PlanFormat::Refs => render::plan::refs(&plan, out),
-        PlanFormat::Dot => out.write_all(render::plan::dot(&plan)?.as_bytes()),
-        PlanFormat::Mermaid => out.write_all(render::plan::mermaid(&plan)?.as_bytes()),
-        PlanFormat::Kubectl => {
+        Format::Table => render::plan::table(&plan, objects, style, false, out),
+        Format::Wide => render::plan::table(&plan, objects, style, true, out),
+        Format::Markdown => render::glance::markdown(&snapshot, &plan, out),
+        Format::Json => render::plan::json(&snapshot, &plan, out),
+        Format::Yaml => render::plan::yaml(&snapshot, &plan, out),
+        Format::Names => render::plan::names(&plan, objects, out),
+        Format::Refs => render::plan::refs(&plan, out),
+        Format::Dot => out.write_all(render::plan::dot(&plan)?.as_bytes()),
+        Format::Mermaid => out.write_all(render::plan::mermaid(&plan)?.as_bytes()),
+        Format::Kubectl => {
             let new = match &settings.plan.start {
                 Start::Prune(new) => new.as_slice(),
                 _ => &[],
@@ -43,17 +43,16 @@ pub fn run(args: PlanArgs, env: Env, style: Style) -> Result<Status, Error> {
             let header = render::kubectl::Header::of(&args.input.paths(), new);
             roots.as_ref().map_or(Ok(()), |roots| render::kubectl::script(objects, &plan, roots, &header, out))
         }
+        other => return Err(super::shared::unoffered("plan", other)),
     };
     written.map_err(Error::Output)?;
     timer.lap("render");
     let said = match args.output {
-        PlanFormat::Table | PlanFormat::Wide => {
+        Format::Table | Format::Wide => {
             render::plan::summary(&plan, &render::glance::summary_of(&snapshot, &plan), style)
         }
-        PlanFormat::Json | PlanFormat::Yaml | PlanFormat::Markdown => String::new(),
-        PlanFormat::Names | PlanFormat::Refs | PlanFormat::Dot | PlanFormat::Mermaid | PlanFormat::Kubectl => {
-            render::plan::warnings_painted(&plan, style)
-        }
+        Format::Json | Format::Yaml | Format::Markdown => String::new(),
+        _ => render::plan::warnings_painted(&plan, style),
     };
     crate::load::let_go(snapshot);
     if !env.quiet {
@@ -103,8 +102,8 @@ pub(super) fn again(
     let (snapshot, plan) = made(&settings, args, Some(read), &mut std::io::empty(), stderr, voice)?;
     let mut out = Vec::new();
     let written = match args.output {
-        PlanFormat::Json => render::plan::json(&snapshot, &plan, &mut out),
-        PlanFormat::Yaml => render::plan::yaml(&snapshot, &plan, &mut out),
+        Format::Json => render::plan::json(&snapshot, &plan, &mut out),
+        Format::Yaml => render::plan::yaml(&snapshot, &plan, &mut out),
         _ => return Err(Error::Usage("a plan file is written with -o json or -o yaml".into())),
     };
     written.map_err(Error::Output)?;

@@ -7,7 +7,7 @@ use crate::cli::InputArgs;
 use crate::error::Error;
 use crate::load::Snapshot;
 use crate::plan::{self, Detail, Mode, Plan};
-use crate::settings::{PlanSettings, Start};
+use crate::settings::{PlanSettings, Start, Started};
 use crate::usable::{
     blocking_duplicates, load_usable, refuse_duplicates, refuse_findings, say_places, Loading, Reader,
 };
@@ -39,28 +39,16 @@ pub(super) fn make(
         refuse_duplicates(&snapshot, "plan", style, stderr)?;
     }
     let mut timer = crate::timing::Timer::start();
-    let (mode, root, declared_in_new, named) = start(settings, &snapshot, &loading, stdin, stderr)?;
+    let started = start(settings, &snapshot, &loading, stdin, stderr)?;
     timer.lap("select");
     if settings.cascade == CascadeMode::Orphan {
-        plan::mode::orphanable(&snapshot.objects, &mode)?;
+        plan::mode::orphanable(&snapshot.objects, &started.0)?;
     }
     let mut finalizer_controllers = Vec::new();
     for (finalizer, query) in &settings.finalizer_controllers {
         finalizer_controllers.push((finalizer.clone(), query.select(&snapshot.objects)?));
     }
-    let options = plan::Options {
-        root,
-        mode,
-        cascade: settings.cascade,
-        multi_owner: settings.multi_owner,
-        allow_cycles: settings.allow_cycles,
-        finalizer_controllers,
-        closed_world: settings.closed_world,
-        declared_in_new,
-        detail,
-        default_rules: if settings.default_rules { crate::model::DefaultRule::ALL.to_vec() } else { Vec::new() },
-        named,
-    };
+    let options = settings.options(started, finalizer_controllers, detail);
     let mut timer = crate::timing::Timer::start();
     let mut plan = match plan::build(&snapshot, &options) {
         Ok(plan) => plan,
@@ -81,11 +69,7 @@ pub(super) fn make(
     Ok((snapshot, plan))
 }
 
-/// Where the plan starts: its mode, the collection's root (`--gc
-/// --root`), which objects `--prune NEW` declares, and the objects
-/// `--delete` names.
-type Started = (Mode, Option<crate::model::ObjId>, Vec<bool>, Vec<crate::model::ObjId>);
-
+/// Where the plan starts, read from the input (and from `--prune NEW`).
 fn start(
     settings: &PlanSettings,
     snapshot: &Snapshot,

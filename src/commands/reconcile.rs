@@ -2,7 +2,7 @@
 
 use super::shared::{Env, Status};
 use crate::analysis::reconcile::{self, DesiredSet, Input, Spec};
-use crate::cli::{ReconcileArgs, ReconcileFormat};
+use crate::cli::{Format, ReconcileArgs};
 use crate::dialect;
 use crate::error::Error;
 use crate::findings::Finding;
@@ -103,12 +103,13 @@ pub fn run(args: ReconcileArgs, env: Env, style: Style) -> Result<Status, Error>
     }
     let out = &mut *env.stdout;
     let written = match args.output {
-        ReconcileFormat::Table => render::reconcile::table(&result, out),
-        ReconcileFormat::Json => render::reconcile::json(&result, out),
-        ReconcileFormat::Yaml => render::reconcile::yaml(&result, out),
+        Format::Table => render::reconcile::table(&result, out),
+        Format::Json => render::reconcile::json(&result, out),
+        Format::Yaml => render::reconcile::yaml(&result, out),
+        other => return Err(super::shared::unoffered("reconcile", other)),
     };
     written.map_err(Error::Output)?;
-    if args.output == ReconcileFormat::Table && !result.resources.is_empty() && !env.quiet {
+    if args.output == Format::Table && !result.resources.is_empty() && !env.quiet {
         env.stderr.extend_from_slice(format!("{}\n", render::reconcile::summary(&result)).as_bytes());
     }
     Ok(Status::Success)

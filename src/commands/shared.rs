@@ -2,6 +2,8 @@
 //! how a command speaks. (Loading input that must be usable is
 //! `crate::usable`.)
 
+use crate::cli::Format;
+use crate::error::Error;
 use crate::findings::RuleSet;
 use crate::render::diagnostics::Style;
 use std::io::{Read, Write};
@@ -58,4 +60,10 @@ pub(super) struct Voice {
     pub progress: bool,
     pub rules: RuleSet,
     pub quiet: bool,
+}
+
+/// A format the command does not offer: its `-o` refuses it before this
+/// is reached (`cli::Formats`), so this says a bug, as a usage error.
+pub(super) fn unoffered(command: &str, format: Format) -> Error {
+    Error::Usage(format!("teardown {command} has no format {}", format.name()))
 }

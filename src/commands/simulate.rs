@@ -3,7 +3,7 @@
 use super::shared::{Env, Status};
 use crate::analysis::order::reference_ranks;
 use crate::analysis::simulate::{self, Controller};
-use crate::cli::{SimulateArgs, SimulateFormat};
+use crate::cli::{Format, SimulateArgs};
 use crate::error::Error;
 use crate::graph::Graph;
 use crate::model::{Link, ObjId, Object, RelKind};
@@ -66,14 +66,15 @@ pub fn run(args: SimulateArgs, env: Env, style: Style) -> Result<Status, Error> 
     timer.lap("simulate");
     let out = &mut *env.stdout;
     let written = match args.output {
-        SimulateFormat::Table => render::simulate::table(&sim, &refs, out),
-        SimulateFormat::Json => render::simulate::json(&sim, &refs, out),
-        SimulateFormat::Yaml => render::simulate::yaml(&sim, &refs, out),
-        SimulateFormat::Names => {
+        Format::Table => render::simulate::table(&sim, &refs, out),
+        Format::Json => render::simulate::json(&sim, &refs, out),
+        Format::Yaml => render::simulate::yaml(&sim, &refs, out),
+        Format::Names => {
             render::printable::printable(&snapshot, &[&sim.removed], "-o names")?;
             render::names::kubectl(objects, sim.removed.iter().copied(), out)
         }
-        SimulateFormat::Refs => render::names::refs(&refs, sim.removed.iter().copied(), out),
+        Format::Refs => render::names::refs(&refs, sim.removed.iter().copied(), out),
+        other => return Err(super::shared::unoffered("simulate", other)),
     };
     written.map_err(Error::Output)?;
     timer.lap("render");

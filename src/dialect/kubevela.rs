@@ -358,8 +358,24 @@ fn at(unit: &Unit, path: &[&str], needle: &str) -> Span {
 
 fn application(raw: RawVela, object: &Object, unit: &Unit, out: &mut Out) -> Tracking {
     let spec = raw.spec.unwrap_or_default();
+    let components = components(spec.components.unwrap_or_default(), object, unit, out);
+    let policy = gc_policy(spec.policies.unwrap_or_default(), object, unit, out);
+    let meta = raw.metadata.unwrap_or_default();
+    let publish_version = meta.annotations.and_then(|a| nonempty(a.publish_version));
+    Tracking::Application(AppSpec {
+        generation: meta.generation,
+        publish_version,
+        workflow: workflow(raw.status),
+        components: components.into(),
+        policy,
+    })
+}
+
+/// An Application's components, each with what it depends on (`dependsOn`,
+/// and the component whose output it takes as input); TD001 for one
+/// without a name, TD010 for a dependency on no component.
+fn components(raw_components: Vec<RawComponent>, object: &Object, unit: &Unit, out: &mut Out) -> Vec<Component> {
     let reference = || format!("{}/{}", object.kind, object.name);
-    let raw_components = spec.components.unwrap_or_default();
     // Which component writes each output.
     let mut outputs: Vec<(Str, Str)> = Vec::new();
     for c in &raw_components {
@@ -417,9 +433,16 @@ fn application(raw: RawVela, object: &Object, unit: &Unit, out: &mut Out) -> Tra
             }
         }
     }
+    components
+}
+
+/// The Application's `garbage-collect` policies, as one: its flags, the
+/// first one's name, the rules of all; TD001 for a policy that cannot be
+/// read (it is left out).
+fn gc_policy(policies: Vec<RawPolicy>, object: &Object, unit: &Unit, out: &mut Out) -> GcPolicy {
     let mut policy = GcPolicy::default();
     let mut rules = Vec::new();
-    for p in spec.policies.unwrap_or_default() {
+    for p in policies {
         if p.type_name.as_ref().map(|t| &*t.0) != Some("garbage-collect") {
             continue;
         }
@@ -430,7 +453,7 @@ fn application(raw: RawVela, object: &Object, unit: &Unit, out: &mut Out) -> Tra
                 out.findings.push(
                     Finding::new(
                         Rule::Td001,
-                        format!("the garbage-collect policy of {} cannot be read: {e}", reference()),
+                        format!("the garbage-collect policy of {}/{} cannot be read: {e}", object.kind, object.name),
                     )
                     .at(at(unit, &["policies"], "garbage-collect"), "this policy")
                     .refs([object.reference()])
@@ -446,57 +469,56 @@ fn application(raw: RawVela, object: &Object, unit: &Unit, out: &mut Out) -> Tra
             policy.name = name.clone();
         }
         for (k, r) in props.rules.unwrap_or_default().into_iter().enumerate() {
-            let strategy = match r.strategy.as_ref().map(|s| &*s.0) {
-                None | Some("") => None,
-                Some("onAppUpdate") => Some(Strategy::OnAppUpdate),
-                Some("onAppDelete") => Some(Strategy::OnAppDelete),
-                Some("never") => Some(Strategy::Never),
-                Some(other) => {
-                    out.findings.push(unknown_value(
-                        unit,
-                        object,
-                        "strategy",
-                        other,
-                        "onAppUpdate, onAppDelete or never",
-                    ));
-                    continue;
-                }
-            };
-            let propagation = match r.propagation.as_ref().map(|s| &*s.0) {
-                None => None,
-                Some("cascading") => Some(Propagation::Cascading),
-                Some("orphan") => Some(Propagation::Orphan),
-                Some(other) => {
-                    out.findings.push(unknown_value(unit, object, "propagation", other, "orphan or cascading"));
-                    continue;
-                }
-            };
-            let s = r.selector.unwrap_or_default();
-            rules.push(GcRule {
-                selector: RuleSelector {
-                    component_names: strs(s.component_names),
-                    component_types: strs(s.component_types),
-                    oam_types: strs(s.oam_types),
-                    trait_types: strs(s.trait_types),
-                    resource_types: strs(s.resource_types),
-                    resource_names: strs(s.resource_names),
-                },
-                strategy,
-                propagation,
-                policy: name.clone(),
-                index: k as u32,
-            });
+            rules.extend(gc_rule(r, k as u32, &name, object, unit, out));
         }
     }
     policy.rules = rules.into();
-    let meta = raw.metadata.unwrap_or_default();
-    let publish_version = meta.annotations.and_then(|a| nonempty(a.publish_version));
-    Tracking::Application(AppSpec {
-        generation: meta.generation,
-        publish_version,
-        workflow: workflow(raw.status),
-        components: components.into(),
-        policy,
+    policy
+}
+
+/// Rule `index` of the policy `policy`; none (and a finding) when its
+/// strategy or propagation is not one KubeVela knows.
+fn gc_rule(
+    r: RawRule,
+    index: u32,
+    policy: &Option<Str>,
+    object: &Object,
+    unit: &Unit,
+    out: &mut Out,
+) -> Option<GcRule> {
+    let strategy = match r.strategy.as_ref().map(|s| &*s.0) {
+        None | Some("") => None,
+        Some("onAppUpdate") => Some(Strategy::OnAppUpdate),
+        Some("onAppDelete") => Some(Strategy::OnAppDelete),
+        Some("never") => Some(Strategy::Never),
+        Some(other) => {
+            out.findings.push(unknown_value(unit, object, "strategy", other, "onAppUpdate, onAppDelete or never"));
+            return None;
+        }
+    };
+    let propagation = match r.propagation.as_ref().map(|s| &*s.0) {
+        None => None,
+        Some("cascading") => Some(Propagation::Cascading),
+        Some("orphan") => Some(Propagation::Orphan),
+        Some(other) => {
+            out.findings.push(unknown_value(unit, object, "propagation", other, "orphan or cascading"));
+            return None;
+        }
+    };
+    let s = r.selector.unwrap_or_default();
+    Some(GcRule {
+        selector: RuleSelector {
+            component_names: strs(s.component_names),
+            component_types: strs(s.component_types),
+            oam_types: strs(s.oam_types),
+            trait_types: strs(s.trait_types),
+            resource_types: strs(s.resource_types),
+            resource_names: strs(s.resource_names),
+        },
+        strategy,
+        propagation,
+        policy: policy.clone(),
+        index,
     })
 }
 

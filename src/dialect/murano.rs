@@ -315,80 +315,19 @@ impl Reader<'_> {
             self.findings
                 .push(Finding::new(Rule::Td001, "a Murano object with an empty id").at(span, "in this document"));
             // Its properties are still read, as if it were a plain map.
-            for (k, child) in m {
-                if k.as_str() != Some("?") {
-                    self.walk(child, parent, section);
-                }
-            }
+            self.properties(m, parent, section);
             return;
         };
         let id: Str = id.into();
         let (kind, full_type) = type_of(h);
         if let Some(&i) = self.by_id.get(&id) {
-            // Written out again: the same object, referred to from here.
-            if let Some(info) = parent.filter(|&p| self.records(p, section)).and_then(|p| self.infos.get_mut(p)) {
-                info.strings.push(id.clone());
-            }
-            // `by_id` holds the index its object and info were pushed at.
-            let Some(info) = self.infos.get_mut(i) else { return };
-            info.section = info.section.with(section);
-            info.copies += 1;
-            let copies = info.copies as usize;
-            if let Some(first_kind) = self.objects.get(i).map(|o| o.kind.clone()).filter(|k| *k != kind) {
-                let (_, again) = self.header_span(&id, copies);
-                let (_, first) = self.header_span(&id, 0);
-                self.findings.push(
-                    Finding::new(
-                        Rule::Td002,
-                        format!("two different objects ({first_kind} and {kind}) have the id {id}"),
-                    )
-                    .at(again, "again here")
-                    .also(first, "first defined here")
-                    .refs([id.to_string()])
-                    .help("a Murano id names one object; the later one is read as a copy of the first"),
-                );
-            }
-            for (k, child) in m {
-                if k.as_str() != Some("?") {
-                    self.walk(child, Some(i), section);
-                }
+            if self.again(i, &id, &kind, parent, section) {
+                self.properties(m, Some(i), section);
             }
             return;
         }
         let (span, _) = self.header_span(&id, 0);
-        let mut deps = Vec::new();
-        let mut handlers = Vec::new();
-        let mut own: Option<Vec<Str>> = None;
-        let mut own_at = 0;
-        let subscriptions = get(h, "dependencies").and_then(|d| d.get("onDestruction")).and_then(Node::as_seq);
-        for s in subscriptions.into_iter().flatten() {
-            let Some(subscriber) = s.get("subscriber").and_then(scalar).filter(|s| !s.is_empty()) else {
-                let at = self.header_span(&id, 0).1;
-                self.findings.push(
-                    Finding::new(Rule::Td001, format!("{id}: an onDestruction subscription without a subscriber"))
-                        .at(at, "in this object's header")
-                        .help("a subscription is `{subscriber: ID, handler: NAME}`"),
-                );
-                continue;
-            };
-            let subscriber: Str = subscriber.into();
-            let handler = s.get("handler").and_then(scalar).map(Str::from);
-            let again = deps.iter().zip(&handlers).any(|(d, h): (&DepDecl, _)| d.text == subscriber && *h == handler);
-            if subscriber == id {
-                // Told about its own destruction; nothing to order.
-                if own.is_none() {
-                    own_at = deps.len() as u32;
-                }
-                let own = own.get_or_insert_with(Vec::new);
-                own.extend(handler.filter(|h| !own.contains(h)));
-                continue;
-            }
-            if again {
-                continue; // the same subscription twice
-            }
-            deps.push(DepDecl { text: subscriber.clone(), target: DepTarget::Id(subscriber), kind: DepKind::Notifies });
-            handlers.push(handler);
-        }
+        let subscriptions = self.subscriptions(h, &id);
         let attributes = h
             .iter()
             .filter_map(|(k, v)| {
@@ -396,23 +335,6 @@ impl Reader<'_> {
                 k.starts_with('_').then(|| (Str::from(k), Str::from(v.to_json())))
             })
             .collect();
-        // `parent` is the index an object was pushed at.
-        let owners: Box<[OwnerRef]> = match parent.and_then(|p| self.objects.get(p)) {
-            Some(p) => {
-                let pid = p.name.clone();
-                Box::new([OwnerRef {
-                    group: "".into(),
-                    api_version: "".into(),
-                    kind: p.kind.clone(),
-                    name: pid.clone(),
-                    uid: Some(pid),
-                    controller: false,
-                    block_owner_deletion: false,
-                    namespace: None,
-                }])
-            }
-            None => Box::default(),
-        };
         let root = parent.is_none() && !self.root_seen && section != Section::Old;
         self.root_seen |= root;
         let index = self.objects.len();
@@ -427,8 +349,8 @@ impl Reader<'_> {
             name: id.clone(),
             uid: Some(id.clone()),
             labels: Box::default(),
-            owners,
-            deps: deps.into(),
+            owners: self.owner_refs(parent),
+            deps: subscriptions.deps.into(),
             finalizers: Box::default(),
             deletion_timestamp: None,
             crd: None,
@@ -442,9 +364,9 @@ impl Reader<'_> {
             type_name: full_type,
             name: get(h, "name").and_then(scalar).map(Str::from),
             destroyed: get(h, "destroyed").and_then(Node::as_bool).unwrap_or(false),
-            handlers: handlers.into(),
-            own_destruction: own.map(Into::into),
-            own_at,
+            handlers: subscriptions.handlers.into(),
+            own_destruction: subscriptions.own.map(Into::into),
+            own_at: subscriptions.own_at,
             strings: Vec::new(),
             attributes,
             section,
@@ -453,12 +375,117 @@ impl Reader<'_> {
             copies: 0,
         });
         self.by_id.insert(id, index);
+        self.properties(m, Some(index), section);
+    }
+
+    /// An object's properties (all but its `?` header), under `parent`.
+    fn properties(&mut self, m: &[(Node, Node)], parent: Option<usize>, section: Section) {
         for (k, child) in m {
             if k.as_str() != Some("?") {
-                self.walk(child, Some(index), section);
+                self.walk(child, parent, section);
             }
         }
     }
+
+    /// Object `i` (`id`, of `kind` here) written out again: the same
+    /// object, referred to from here; two objects when the kinds differ.
+    /// False when there is no object `i` (then nothing more is read of it).
+    fn again(&mut self, i: usize, id: &Str, kind: &Str, parent: Option<usize>, section: Section) -> bool {
+        if let Some(info) = parent.filter(|&p| self.records(p, section)).and_then(|p| self.infos.get_mut(p)) {
+            info.strings.push(id.clone());
+        }
+        // `by_id` holds the index its object and info were pushed at.
+        let Some(info) = self.infos.get_mut(i) else { return false };
+        info.section = info.section.with(section);
+        info.copies += 1;
+        let copies = info.copies as usize;
+        if let Some(first_kind) = self.objects.get(i).map(|o| o.kind.clone()).filter(|k| k != kind) {
+            let (_, again) = self.header_span(id, copies);
+            let (_, first) = self.header_span(id, 0);
+            self.findings.push(
+                Finding::new(Rule::Td002, format!("two different objects ({first_kind} and {kind}) have the id {id}"))
+                    .at(again, "again here")
+                    .also(first, "first defined here")
+                    .refs([id.to_string()])
+                    .help("a Murano id names one object; the later one is read as a copy of the first"),
+            );
+        }
+        true
+    }
+
+    /// The `onDestruction` subscriptions of the header `h` of object `id`:
+    /// whom it notifies (each subscription once), and its own handlers.
+    fn subscriptions(&mut self, h: &[(Node, Node)], id: &Str) -> Subscriptions {
+        let mut out = Subscriptions::default();
+        let subscriptions = get(h, "dependencies").and_then(|d| d.get("onDestruction")).and_then(Node::as_seq);
+        for s in subscriptions.into_iter().flatten() {
+            let Some(subscriber) = s.get("subscriber").and_then(scalar).filter(|s| !s.is_empty()) else {
+                let at = self.header_span(id, 0).1;
+                self.findings.push(
+                    Finding::new(Rule::Td001, format!("{id}: an onDestruction subscription without a subscriber"))
+                        .at(at, "in this object's header")
+                        .help("a subscription is `{subscriber: ID, handler: NAME}`"),
+                );
+                continue;
+            };
+            let subscriber: Str = subscriber.into();
+            let handler = s.get("handler").and_then(scalar).map(Str::from);
+            let again =
+                out.deps.iter().zip(&out.handlers).any(|(d, h): (&DepDecl, _)| d.text == subscriber && *h == handler);
+            if subscriber == *id {
+                // Told about its own destruction; nothing to order.
+                if out.own.is_none() {
+                    out.own_at = out.deps.len() as u32;
+                }
+                let own = out.own.get_or_insert_with(Vec::new);
+                own.extend(handler.filter(|h| !own.contains(h)));
+                continue;
+            }
+            if again {
+                continue; // the same subscription twice
+            }
+            out.deps.push(DepDecl {
+                text: subscriber.clone(),
+                target: DepTarget::Id(subscriber),
+                kind: DepKind::Notifies,
+            });
+            out.handlers.push(handler);
+        }
+        out
+    }
+
+    /// The owner reference to the object `parent` (the index it was
+    /// pushed at), if any.
+    fn owner_refs(&self, parent: Option<usize>) -> Box<[OwnerRef]> {
+        match parent.and_then(|p| self.objects.get(p)) {
+            Some(p) => {
+                let pid = p.name.clone();
+                Box::new([OwnerRef {
+                    group: "".into(),
+                    api_version: "".into(),
+                    kind: p.kind.clone(),
+                    name: pid.clone(),
+                    uid: Some(pid),
+                    controller: false,
+                    block_owner_deletion: false,
+                    namespace: None,
+                }])
+            }
+            None => Box::default(),
+        }
+    }
+}
+
+/// What an object's `onDestruction` subscriptions say.
+#[derive(Default)]
+struct Subscriptions {
+    /// Whom it notifies, as dependencies, with each one's handler.
+    deps: Vec<DepDecl>,
+    handlers: Vec<Option<Str>>,
+    /// Its handlers of its own destruction, and where among `deps` the
+    /// first was written.
+    own: Option<Vec<Str>>,
+    own_at: u32,
 }
 
 /// Headers by the id written in them: (the header, from its `?` key to the

@@ -126,20 +126,55 @@ fn tokens(text: &str, range: Range<usize>) -> impl Iterator<Item = Range<usize>>
 }
 
 /// Read every file as pairs; tokens are the same objects across files.
-// No-panic lints (issue 19): the tables here are indexed by ids this
-// function makes — token numbers below `toks.len()` (`hashes` has one per
-// token), shard numbers below `shards` (`interned`, `global`, `cursor`),
-// local ids below their shard's `first.len()` (`global[k]` is sized so),
-// and `cursor[k]` counts shard k's tokens in the order `local` was pushed.
-#[allow(
-    clippy::indexing_slicing,
-    reason = "token, shard and local ids are below the sizes of the tables this function made for them"
-)]
+///
+/// The phases: the tokens of every file ([`all_tokens`]); each token
+/// hashed, then interned in shards ([`intern`]); the objects numbered by
+/// first occurrence ([`number`]); a relation for each pair
+/// ([`pair_relations`]); an object where each is first written.
 pub fn load(sources: &Sources, files: &[FileId]) -> Files {
     use rayon::prelude::*;
     use std::hash::{BuildHasher, BuildHasherDefault};
     let mut timer = crate::timing::Timer::start();
-    // Tokens of all files, in order.
+    let (toks, findings) = all_tokens(sources, files);
+    timer.lap("  tokens");
+    let text = |i: usize| -> &str {
+        // A token is a `str` range of its file (see `tokens`).
+        toks.get(i).and_then(|(f, r)| sources.get(*f).text.get(r.clone())).unwrap_or_default()
+    };
+    // Intern in shards, by hash, one per thread: each table is smaller (it
+    // stays in cache) and the shards run in parallel. Each token is hashed
+    // once; the shard is taken from the hash's top bits, the table uses it whole.
+    let shards = rayon::current_num_threads().clamp(1, 16);
+    let hasher = BuildHasherDefault::<rustc_hash::FxHasher>::default();
+    let hashes: Vec<u64> = (0..toks.len()).into_par_iter().map(|i| hasher.hash_one(text(i))).collect();
+    timer.lap("  hash");
+    let interned = intern(&hashes, shards, text);
+    timer.lap("  intern");
+    let (firsts, global) = number(&interned);
+    timer.lap("  number");
+    // (What only numbering needed goes once the relations are made: the
+    // objects are made next, and they are most of the memory.)
+    let relations = pair_relations(&hashes, shards, &interned, &global, toks.len() / 2);
+    drop((hashes, interned, global));
+    timer.lap("  relations");
+    // Where each object is first written; then the tokens go too.
+    let spans: Vec<Span> =
+        firsts.iter().filter_map(|&(t, _, _)| toks.get(t as usize)).map(|(f, r)| Span::new(*f, r.clone())).collect();
+    drop((toks, firsts));
+    let objects = spans
+        .par_iter()
+        .map_init(
+            || Empty(Str::from("")),
+            |empty, &span| object(empty, sources.get(span.file).text.get(span.range()).unwrap_or_default(), span),
+        )
+        .collect();
+    timer.lap("  objects");
+    Files { objects, relations, findings }
+}
+
+/// The tokens of all files, in order; a fatal TD001 for a file whose last
+/// token has no partner (which is left out).
+fn all_tokens(sources: &Sources, files: &[FileId]) -> (Vec<(FileId, Range<usize>)>, Vec<Finding>) {
     let mut toks: Vec<(FileId, Range<usize>)> = Vec::new();
     let mut findings = Vec::new();
     for &file in files {
@@ -156,30 +191,33 @@ pub fn load(sources: &Sources, files: &[FileId]) -> Files {
             );
         }
     }
-    timer.lap("  tokens");
-    let text = |i: usize| -> &str {
-        let (f, r) = &toks[i];
-        // A token is a `str` range of its file (see `tokens`).
-        sources.get(*f).text.get(r.clone()).unwrap_or_default()
-    };
-    // Intern in shards, by hash, one per thread: each table is smaller (it
-    // stays in cache) and the shards run in parallel. Each token is hashed
-    // once; the shard is taken from the hash's top bits, the table uses it whole.
-    let shards = rayon::current_num_threads().clamp(1, 16);
-    let hasher = BuildHasherDefault::<rustc_hash::FxHasher>::default();
-    let hashes: Vec<u64> = (0..toks.len()).into_par_iter().map(|i| hasher.hash_one(text(i))).collect();
-    let shard = |h: u64| ((h >> 32) % shards as u64) as usize;
-    timer.lap("  hash");
-    // For each shard: the local id of each of its tokens (in token order),
-    // and the token that first named each local id.
-    let interned: Vec<(Vec<u32>, Vec<u32>)> = (0..shards)
+    (toks, findings)
+}
+
+/// The shard of `shards` a token of hash `h` is interned in.
+fn shard(h: u64, shards: usize) -> usize {
+    ((h >> 32) % shards as u64) as usize
+}
+
+/// One shard's tokens: the local id of each (in token order), and the
+/// token that first named each local id.
+type Interned = (Vec<u32>, Vec<u32>);
+
+/// For each shard: the local id of each of its tokens (in token order),
+/// and the token that first named each local id.
+// No-panic lints (issue 19): `hashes` has one hash per token, and a local
+// id is below its shard's `first.len()` (it is pushed as it is made).
+#[allow(clippy::indexing_slicing, reason = "token numbers are below `hashes.len()`, local ids below `first.len()`")]
+fn intern<'t>(hashes: &[u64], shards: usize, text: impl Fn(usize) -> &'t str + Sync) -> Vec<Interned> {
+    use rayon::prelude::*;
+    (0..shards)
         .into_par_iter()
         .map(|k| {
             let mut table: HashTable<(&str, u32)> = HashTable::new();
             let mut local = Vec::new();
             let mut first: Vec<u32> = Vec::new();
             for (i, &h) in hashes.iter().enumerate() {
-                if shard(h) != k {
+                if shard(h, shards) != k {
                     continue;
                 }
                 let t = text(i);
@@ -196,10 +234,20 @@ pub fn load(sources: &Sources, files: &[FileId]) -> Files {
             }
             (local, first)
         })
-        .collect();
-    timer.lap("  intern");
-    // Number objects by first occurrence, as the other dialects do.
-    let mut firsts: Vec<(u32, u32, u32)> = Vec::new(); // (token, shard, local id)
+        .collect()
+}
+
+/// Where an object is first named: (token, shard, local id).
+type First = (u32, u32, u32);
+
+/// The objects, numbered by first occurrence as the other dialects do:
+/// (token, shard, local id) of each, in that order, and each shard's
+/// local ids' numbers.
+// No-panic lints (issue 19): `global[k]` is sized to shard k's `first`.
+#[allow(clippy::indexing_slicing, reason = "shard numbers and local ids are below the sizes `global` was made with")]
+fn number(interned: &[Interned]) -> (Vec<First>, Vec<Vec<u32>>) {
+    use rayon::prelude::*;
+    let mut firsts: Vec<First> = Vec::new();
     for (k, (_, first)) in interned.iter().enumerate() {
         firsts.extend(first.iter().enumerate().map(|(l, &t)| (t, k as u32, l as u32)));
     }
@@ -208,58 +256,49 @@ pub fn load(sources: &Sources, files: &[FileId]) -> Files {
     for (g, &(_, k, l)) in firsts.iter().enumerate() {
         global[k as usize][l as usize] = g as u32;
     }
-    timer.lap("  number");
-    // Each token's object, in token order: the relations. (What only
-    // numbering needed goes once they are made: the objects are made next,
-    // and they are most of the memory.)
-    let relations = {
-        let mut cursor = vec![0usize; shards];
-        let mut relations = Vec::with_capacity(toks.len() / 2);
-        let mut id_of = |i: usize| -> ObjId {
-            let k = shard(hashes[i]);
-            let l = interned[k].0[cursor[k]];
-            cursor[k] += 1;
-            ObjId(global[k][l as usize])
-        };
-        for pair in 0..toks.len() / 2 {
-            let x = id_of(2 * pair);
-            let y = id_of(2 * pair + 1);
-            if x != y {
-                // X before Y: Y is destroyed after X.
-                let n = relations.len() as u32;
-                relations.push(Relation {
-                    kind: RelKind::DestroyAfter,
-                    from: y,
-                    to: x,
-                    link: Link::Solid,
-                    declared_by: y,
-                    decl: n,
-                    controller: false,
-                });
-            }
-        }
-        relations
+    (firsts, global)
+}
+
+/// Each token's object, in token order: X before Y in each of the `pairs`
+/// pairs, Y destroyed after X.
+// No-panic lints (issue 19): `cursor[k]` counts shard k's tokens in the
+// order `local` was pushed, so it stays below `local.len()`.
+#[allow(
+    clippy::indexing_slicing,
+    reason = "token, shard and local ids are below the sizes of the tables made for them"
+)]
+fn pair_relations(
+    hashes: &[u64],
+    shards: usize,
+    interned: &[Interned],
+    global: &[Vec<u32>],
+    pairs: usize,
+) -> Vec<Relation> {
+    let mut cursor = vec![0usize; shards];
+    let mut relations = Vec::with_capacity(pairs);
+    let mut id_of = |i: usize| -> ObjId {
+        let k = shard(hashes[i], shards);
+        let l = interned[k].0[cursor[k]];
+        cursor[k] += 1;
+        ObjId(global[k][l as usize])
     };
-    drop((hashes, interned, global));
-    timer.lap("  relations");
-    // Where each object is first written; then the tokens go too.
-    let spans: Vec<Span> = firsts
-        .iter()
-        .map(|&(t, _, _)| {
-            let (f, r) = &toks[t as usize];
-            Span::new(*f, r.clone())
-        })
-        .collect();
-    drop((toks, firsts));
-    let objects = spans
-        .par_iter()
-        .map_init(
-            || Empty(Str::from("")),
-            |empty, &span| object(empty, sources.get(span.file).text.get(span.range()).unwrap_or_default(), span),
-        )
-        .collect();
-    timer.lap("  objects");
-    Files { objects, relations, findings }
+    for pair in 0..pairs {
+        let x = id_of(2 * pair);
+        let y = id_of(2 * pair + 1);
+        if x != y {
+            let n = relations.len() as u32;
+            relations.push(Relation {
+                kind: RelKind::DestroyAfter,
+                from: y,
+                to: x,
+                link: Link::Solid,
+                declared_by: y,
+                decl: n,
+                controller: false,
+            });
+        }
+    }
+    relations
 }
 
 #[cfg(test)]

@@ -13,7 +13,8 @@
 //! - [`tool_order`]: another tool's order beside the plan (`--as`);
 //! - [`mode`], [`roots`], [`refused`]: where a plan starts, the cascade
 //!   roots of `-o kubectl`, what is refused once the input is read;
-//! - [`explain`]: one object's chains (`teardown explain`).
+//! - [`explain`]: one object's chains (`teardown explain`);
+//! - [`reference`]: an object as every output names it (`ref`).
 
 pub mod build;
 pub mod duplicates;
@@ -21,6 +22,7 @@ pub mod events;
 pub mod explain;
 pub mod mode;
 pub mod reasons;
+pub mod reference;
 pub mod refused;
 pub mod roots;
 pub mod summary;

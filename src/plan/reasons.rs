@@ -37,6 +37,10 @@ impl<'a> Names<'a> {
     pub fn of(&self, id: ObjId) -> &'a str {
         &self.refs[id.index()]
     }
+    /// `id`'s reference as every output's `ref` holds it.
+    pub fn at(&self, id: ObjId) -> super::reference::Ref<&'a str> {
+        super::reference::Ref::new(self.of(id))
+    }
     pub fn owner(&self, k: u32) -> &'a str {
         self.owner_refs.get(k as usize).map_or("", String::as_str)
     }
@@ -945,46 +949,32 @@ pub(super) fn reasons(cx: &Context) -> Reasons {
 /// it waits for.
 fn of(cx: &Context, id: ObjId, out: &mut Vec<Reason>) {
     let from = out.len();
-    let o = &cx.objects[id.index()];
+    cause(cx, id, out);
+    dependencies(cx, id, from, out);
+    after_pairs(cx, id, out);
+    subscribed_to(cx, id, out);
+    rule_or_tool(cx, id, from, out);
+    waits_for(cx, id, out);
+    // Two subscriptions of one pair are one notification.
+    let mut kept = from;
+    for r in from..out.len() {
+        if kept == from || out.get(r) != out.get(kept - 1) {
+            out.swap(kept, r); // kept <= r < out.len()
+            kept += 1;
+        }
+    }
+    out.truncate(kept);
+}
+
+/// How `id` got into the plan: a target, garbage, or taken with another
+/// object by a relation.
+fn cause(cx: &Context, id: ObjId, out: &mut Vec<Reason>) {
     let rels = cx.relations;
     match cx.cascade.cause[id.index()] {
         Some(Cause::Target) => match cx.mode {
             Mode::Delete(_) => out.push(Reason::Target),
             Mode::Prune(_) => out.push(Reason::AbsentFromNew),
-            // --all: what owns it, if anything does (the first as written);
-            // else what a controller deletes it with.
-            _ => {
-                let first = cx
-                    .graph
-                    .around(id)
-                    .filter(|&r| {
-                        let r = &rels[r as usize];
-                        r.to == id && matches!(r.kind, RelKind::Owns | RelKind::Manages) && r.link == Link::Solid
-                    })
-                    .min();
-                let taken = || {
-                    cx.graph
-                        .around(id)
-                        .filter(|&r| {
-                            let r = &rels[r as usize];
-                            r.kind.controller().is_some_and(ControllerEdge::cascades)
-                                && r.reaches().is_some_and(|(_, taken)| taken == id)
-                        })
-                        .min()
-                };
-                if let Some(r) = first {
-                    let r = &rels[r as usize];
-                    out.push(match r.kind {
-                        RelKind::Manages => managed_by(r),
-                        _ => Reason::OwnedBy(r.from),
-                    });
-                } else if let Some(r) = taken() {
-                    let r = &rels[r as usize];
-                    if let RelKind::Controller(edge) = r.kind {
-                        out.push(Reason::Controller { edge, by: r.taker() });
-                    }
-                }
-            }
+            _ => out.extend(taken_with(cx, id)),
         },
         Some(Cause::Garbage(g)) => out.push(Reason::Garbage(garbage(cx, id, g))),
         Some(Cause::Relation(r)) => {
@@ -1004,7 +994,47 @@ fn of(cx: &Context, id: ObjId, out: &mut Vec<Reason>) {
         }
         None => {}
     }
-    for (j, d) in o.deps.iter().enumerate() {
+}
+
+/// A target of `--all`: what owns it, if anything does (the first as
+/// written); else what a controller deletes it with.
+fn taken_with(cx: &Context, id: ObjId) -> Option<Reason> {
+    let rels = cx.relations;
+    let first = cx
+        .graph
+        .around(id)
+        .filter(|&r| {
+            let r = &rels[r as usize];
+            r.to == id && matches!(r.kind, RelKind::Owns | RelKind::Manages) && r.link == Link::Solid
+        })
+        .min();
+    if let Some(r) = first {
+        let r = &rels[r as usize];
+        return Some(match r.kind {
+            RelKind::Manages => managed_by(r),
+            _ => Reason::OwnedBy(r.from),
+        });
+    }
+    let taken = cx
+        .graph
+        .around(id)
+        .filter(|&r| {
+            let r = &rels[r as usize];
+            r.kind.controller().is_some_and(ControllerEdge::cascades)
+                && r.reaches().is_some_and(|(_, taken)| taken == id)
+        })
+        .min()?;
+    match rels[taken as usize].kind {
+        RelKind::Controller(edge) => Some(Reason::Controller { edge, by: rels[taken as usize].taker() }),
+        _ => None,
+    }
+}
+
+/// What `id`'s own dependencies say, in the order it writes them (the
+/// reasons from `from` on are `id`'s).
+fn dependencies(cx: &Context, id: ObjId, from: usize, out: &mut Vec<Reason>) {
+    let rels = cx.relations;
+    for (j, d) in cx.objects[id.index()].deps.iter().enumerate() {
         let target = cx
             .graph
             .around(id)
@@ -1026,26 +1056,38 @@ fn of(cx: &Context, id: ObjId, out: &mut Vec<Reason>) {
             DepKind::ApplyTimeMutation => Reason::MutatesFrom(target.from),
         });
     }
-    if o.identity() == Identity::Token {
-        let mut before: Vec<u32> = cx
-            .graph
-            .around(id)
-            .filter(|&r| {
-                let r = &rels[r as usize];
-                r.kind == RelKind::DestroyAfter && r.from == id
-            })
-            .collect();
-        if !before.is_empty() {
-            before.sort_unstable();
-            let mut first = [ObjId(0); 3];
-            for (slot, &r) in first.iter_mut().zip(&before) {
-                *slot = rels[r as usize].to;
-            }
-            let shown = before.len().min(3);
-            out.push(Reason::After { first, shown: shown as u8, more: (before.len() - shown) as u32 });
-        }
+}
+
+/// A token of tsort pairs: the first few it goes after, and how many more.
+fn after_pairs(cx: &Context, id: ObjId, out: &mut Vec<Reason>) {
+    if cx.objects[id.index()].identity() != Identity::Token {
+        return;
     }
-    // What it subscribed to: relations declared by what notifies it.
+    let rels = cx.relations;
+    let mut before: Vec<u32> = cx
+        .graph
+        .around(id)
+        .filter(|&r| {
+            let r = &rels[r as usize];
+            r.kind == RelKind::DestroyAfter && r.from == id
+        })
+        .collect();
+    if before.is_empty() {
+        return;
+    }
+    before.sort_unstable();
+    let mut first = [ObjId(0); 3];
+    for (slot, &r) in first.iter_mut().zip(&before) {
+        *slot = rels[r as usize].to;
+    }
+    let shown = before.len().min(3);
+    out.push(Reason::After { first, shown: shown as u8, more: (before.len() - shown) as u32 });
+}
+
+/// What it subscribed to: relations declared by what notifies it, each
+/// publisher once.
+fn subscribed_to(cx: &Context, id: ObjId, out: &mut Vec<Reason>) {
+    let rels = cx.relations;
     let mut subscribed: Vec<u32> = cx
         .graph
         .around(id)
@@ -1064,35 +1106,35 @@ fn of(cx: &Context, id: ObjId, out: &mut Vec<Reason>) {
     let mut seen = rustc_hash::FxHashSet::default();
     publishers.retain(|p| seen.insert(*p));
     out.extend(publishers.into_iter().map(Reason::SubscribedTo));
-    // A default rule, or another tool's metadata, that decided its step
-    // (unless a controller's cascade from the same object already says it:
-    // a volume after its claim).
-    if let Some(r) = cx.after.get(id.index()).copied().flatten().map(|r| &rels[r as usize]) {
-        let said = |x: &Reason| matches!(x, Reason::Controller { by, .. } if *by == r.to);
-        if let Some(edge) = r.kind.rule().filter(|_| !out.iter().skip(from).any(said)) {
-            out.push(Reason::Rule { edge, after: r.to });
-        }
-        if let (Some(edge), true) = (r.kind.tool(), cx.cascade.deleted(r.to)) {
-            if let Some(why) = tool_why_of(cx.objects, edge.order, id, r) {
-                out.push(Reason::Tool { why, after: r.to });
-            }
+}
+
+/// A default rule, or another tool's metadata, that decided its step
+/// (unless a controller's cascade from the same object already says it:
+/// a volume after its claim).
+fn rule_or_tool(cx: &Context, id: ObjId, from: usize, out: &mut Vec<Reason>) {
+    let rels = cx.relations;
+    let Some(r) = cx.after.get(id.index()).copied().flatten().map(|r| &rels[r as usize]) else { return };
+    let said = |x: &Reason| matches!(x, Reason::Controller { by, .. } if *by == r.to);
+    if let Some(edge) = r.kind.rule().filter(|_| !out.iter().skip(from).any(said)) {
+        out.push(Reason::Rule { edge, after: r.to });
+    }
+    if let (Some(edge), true) = (r.kind.tool(), cx.cascade.deleted(r.to)) {
+        if let Some(why) = tool_why_of(cx.objects, edge.order, id, r) {
+            out.push(Reason::Tool { why, after: r.to });
         }
     }
+}
+
+/// The finalizers it waits for, each with the object whose controller
+/// removes it, when one is known.
+fn waits_for(cx: &Context, id: ObjId, out: &mut Vec<Reason>) {
+    let (o, rels) = (&cx.objects[id.index()], cx.relations);
     for f in o.finalizers.iter().filter(|f| crate::dialect::waits_for_finalizer(o, f)) {
         let controller = cx.graph.around(id).map(|r| &rels[r as usize]).find(|r| {
             r.kind == RelKind::Finalizer && r.to == id && o.finalizers.get(r.decl as usize).is_some_and(|x| x == f)
         });
         out.push(Reason::WaitsFor { finalizer: f.clone(), removed_by: controller.map(|r| r.from) });
     }
-    // Two subscriptions of one pair are one notification.
-    let mut kept = from;
-    for r in from..out.len() {
-        if kept == from || out.get(r) != out.get(kept - 1) {
-            out.swap(kept, r); // kept <= r < out.len()
-            kept += 1;
-        }
-    }
-    out.truncate(kept);
 }
 
 /// What another tool says that puts `id` right after `r.to` (`r` the

@@ -8,6 +8,7 @@ use crate::internal::{entry, Internal};
 use crate::model::{ControllerEdge, ObjId, Object, RelKind, Relation};
 use crate::plan::explain::{origin_text, Explanation, Link, Status};
 use crate::plan::reasons::{controller_why, orphaned_message, ORPHAN_FINALIZER_RULE};
+use crate::plan::reference::Ref;
 use crate::plan::Plan;
 use serde::Serialize;
 use std::io::{self, Write};
@@ -231,8 +232,8 @@ pub fn text(plan: &Plan, objects: &[Object], explanations: &[Explanation], style
 
 #[derive(Serialize)]
 struct LinkOut<'a> {
-    #[serde(rename = "ref")]
-    reference: &'a str,
+    #[serde(flatten)]
+    object: Ref<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     step: Option<u32>,
     /// The relation to the next link, read from this one.
@@ -251,8 +252,8 @@ struct LinkOut<'a> {
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct ExplanationOut<'a> {
-    #[serde(rename = "ref")]
-    reference: &'a str,
+    #[serde(flatten)]
+    object: Ref<&'a str>,
     status: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
     step: Option<u32>,
@@ -291,7 +292,7 @@ fn links<'a>(plan: &'a Plan, chain: &[Link], with_step: bool) -> Result<Vec<Link
             let through =
                 rel.filter(|_| with_step).and_then(|r| through(r, l.object)).map(|x| x.of(&plan.refs)).transpose()?;
             Ok(LinkOut {
-                reference: l.object.of(&plan.refs)?,
+                object: Ref::new(l.object.of(&plan.refs)?),
                 step: if with_step && plan.cascade.deleted(l.object) {
                     Some(*l.object.of(&plan.order.step)?)
                 } else {
@@ -321,7 +322,7 @@ fn document<'a>(plan: &'a Plan, explanations: &[Explanation]) -> Result<ExplainO
                 Status::NotInPlan => ("not-in-plan", None, None, None),
             };
             Ok(ExplanationOut {
-                reference: e.object.of(&plan.refs)?,
+                object: Ref::new(e.object.of(&plan.refs)?),
                 status,
                 step,
                 steps: plan.order.steps,

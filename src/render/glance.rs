@@ -6,6 +6,7 @@
 use super::count;
 use crate::analysis::data_loss::{Loss, Via, What};
 use crate::plan::reasons::{Names, Reason};
+use crate::plan::reference::{self, Ref};
 use crate::plan::summary::Summary;
 use crate::plan::Plan;
 use serde::Serialize;
@@ -203,8 +204,8 @@ pub struct KindCount<'a> {
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct LossOut<'a> {
-    #[serde(rename = "ref", skip_serializing_if = "Option::is_none")]
-    pub reference: Option<&'a str>,
+    #[serde(flatten)]
+    pub object: Option<Ref<&'a str>>,
     #[serde(rename = "type")]
     pub kind: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -234,7 +235,7 @@ pub struct LossOut<'a> {
 
 pub fn loss_out<'a>(loss: &'a Loss, names: &Names<'a>, with_ref: bool) -> LossOut<'a> {
     let mut out = LossOut {
-        reference: with_ref.then(|| names.of(loss.object)),
+        object: with_ref.then(|| names.at(loss.object)),
         kind: loss.what.id(),
         capacity: loss.what.capacity(),
         storage_class: loss.what.storage_class(),
@@ -282,7 +283,7 @@ pub fn summary_out<'a>(summary: &'a Summary, plan: &'a Plan, names: &Names<'a>) 
 /// `depth` levels in (the plan's resources are written without serde).
 pub fn write_loss(buf: &mut Vec<u8>, depth: usize, l: &LossOut) {
     let mut o = super::json::Object::begin(buf, depth);
-    o.opt_str(buf, "ref", l.reference);
+    o.opt_str(buf, reference::KEY, l.object.map(|x| x.reference));
     o.str(buf, "type", l.kind);
     o.opt_str(buf, "capacity", l.capacity);
     o.opt_str(buf, "storageClass", l.storage_class);

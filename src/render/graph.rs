@@ -7,6 +7,7 @@ use crate::analysis::view::{Direction, GraphView, TreeLine};
 use crate::input::Sources;
 use crate::internal::{entry, Internal};
 use crate::model::{ControllerEdge, Link, Object, RelKind, Relation};
+use crate::plan::reference::Ref;
 use serde::Serialize;
 use std::io::{self, Write};
 
@@ -139,8 +140,8 @@ pub fn tree(objects: &[Object], rels: &[Relation], view: &GraphView, style: Styl
 
 #[derive(Serialize)]
 struct NodeOut<'a> {
-    #[serde(rename = "ref")]
-    reference: String,
+    #[serde(flatten)]
+    object: Ref<String>,
     kind: &'a str,
     #[serde(skip_serializing_if = "str::is_empty")]
     group: &'a str,
@@ -191,7 +192,7 @@ fn document<'a>(
             let o = id.of(objects)?;
             let file = sources.get(o.span.file);
             Ok(NodeOut {
-                reference: o.reference(),
+                object: Ref::new(o.reference()),
                 kind: &o.kind,
                 group: &o.group,
                 namespace: o.namespace.as_deref(),

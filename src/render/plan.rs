@@ -10,6 +10,7 @@ use crate::internal::{entry, Internal};
 use crate::load::Snapshot;
 use crate::model::{ControllerEdge, HubEnd, Link, ObjId, Object, RelKind, RuleEdge, ToolOrder};
 use crate::plan::reasons::{self, Names};
+use crate::plan::reference::{self, Ref};
 use crate::plan::{EventKind, Garbage, Kept, Plan, Reason, Root};
 use rayon::prelude::*;
 use serde::Serialize;
@@ -247,8 +248,8 @@ struct ReasonOut<'a> {
     /// For `rule`: which default rule.
     #[serde(skip_serializing_if = "Option::is_none")]
     rule: Option<&'static str>,
-    #[serde(rename = "ref", skip_serializing_if = "Option::is_none")]
-    reference: Option<&'a str>,
+    #[serde(flatten)]
+    object: Option<Ref<&'a str>>,
     /// An owner reference that names no object, as written.
     #[serde(skip_serializing_if = "Option::is_none")]
     owner: Option<&'a str>,
@@ -272,7 +273,7 @@ struct ReasonOut<'a> {
 }
 
 fn reason_out<'a>(r: &'a Reason, names: &Names<'a>) -> ReasonOut<'a> {
-    let mut out = ReasonOut { kind: r.id(), reference: r.object().map(|x| names.of(x)), ..ReasonOut::default() };
+    let mut out = ReasonOut { kind: r.id(), object: r.object().map(|x| names.at(x)), ..ReasonOut::default() };
     match r {
         Reason::Garbage(g) => {
             out.why = Some(g.id());
@@ -282,7 +283,7 @@ fn reason_out<'a>(r: &'a Reason, names: &Names<'a>) -> ReasonOut<'a> {
                 }
                 Garbage::Unreachable(Root::Object(x)) => out.root = Some(names.of(*x)),
                 Garbage::Unreachable(Root::Named(x)) => out.root = Some(x),
-                Garbage::ClaimGone { claim, .. } => out.reference = Some(claim),
+                Garbage::ClaimGone { claim, .. } => out.object = Some(Ref::new(claim)),
                 _ => {}
             }
         }
@@ -316,10 +317,10 @@ fn kept_out<'a>(k: &'a Kept, names: &Names<'a>) -> ReasonOut<'a> {
     let mut out = ReasonOut { kind: k.id(), ..ReasonOut::default() };
     match k {
         Kept::StillOwnedBy(x) | Kept::NamespacedOwner(x) | Kept::CollectorDone { owner: x, .. } => {
-            out.reference = Some(names.of(*x))
+            out.object = Some(names.at(*x))
         }
         Kept::OwnerNotInSnapshot(o) => out.owner = Some(names.owner(*o)),
-        Kept::ClaimNotInSnapshot(claim) | Kept::NamespacedOwnerRef(claim) => out.reference = Some(claim),
+        Kept::ClaimNotInSnapshot(claim) | Kept::NamespacedOwnerRef(claim) => out.object = Some(Ref::new(claim)),
         Kept::UnresolvableOwner { owner, why, .. } => {
             out.owner = Some(owner);
             out.why = Some(why);
@@ -337,15 +338,15 @@ fn kept_out<'a>(k: &'a Kept, names: &Names<'a>) -> ReasonOut<'a> {
         }
         Kept::InUse { usage, by, .. } => {
             out.tool = Some("crossplane");
-            out.reference = Some(names.of(*usage));
+            out.object = Some(names.at(*usage));
             out.refs = by.iter().map(|b| names.of(*b)).collect();
         }
         Kept::Reclaim { claim, policy } => {
-            out.reference = Some(names.of(*claim));
+            out.object = Some(names.at(*claim));
             out.why = Some(policy.id());
         }
         Kept::Managed { app, controller, keep } => {
-            out.reference = Some(names.of(*app));
+            out.object = Some(names.at(*app));
             out.tool = Some(controller.id());
             out.why = keep.why();
         }
@@ -356,8 +357,8 @@ fn kept_out<'a>(k: &'a Kept, names: &Names<'a>) -> ReasonOut<'a> {
 
 #[derive(Serialize)]
 struct ResourceOut<'a> {
-    #[serde(rename = "ref")]
-    reference: &'a str,
+    #[serde(flatten)]
+    object: Ref<&'a str>,
     kind: &'a str,
     namespace: Option<&'a str>,
     name: &'a str,
@@ -498,8 +499,8 @@ struct WarningOut<'a> {
 
 #[derive(Serialize)]
 struct HookOut<'a> {
-    #[serde(rename = "ref")]
-    reference: &'a str,
+    #[serde(flatten)]
+    object: Ref<&'a str>,
     hook: &'static str,
     release: String,
     weight: i32,
@@ -559,7 +560,7 @@ fn resource<'a>(
         false => (None, Some(&*o.name)),
     };
     Ok(ResourceOut {
-        reference: id.of(&plan.refs)?,
+        object: Ref::new(id.of(&plan.refs)?),
         kind: &o.kind,
         namespace: o.namespace.as_deref(),
         name: &o.name,
@@ -638,7 +639,7 @@ fn plan_out<'a>(
             let mut r = resource(snapshot, plan, id, "orphan")?;
             let by_finalizer = plan.orphaned_by_finalizer(owner);
             r.reason = reasons::orphaned_message(owner, &names, by_finalizer);
-            let mut why = ReasonOut { kind: "orphaned", reference: Some(names.of(owner)), ..ReasonOut::default() };
+            let mut why = ReasonOut { kind: "orphaned", object: Some(names.at(owner)), ..ReasonOut::default() };
             if by_finalizer {
                 why.why = Some("orphan-finalizer");
                 why.finalizer = Some("orphan");
@@ -717,7 +718,7 @@ fn plan_out<'a>(
             .hooks
             .iter()
             .map(|h| HookOut {
-                reference: names.of(h.object),
+                object: Ref::new(names.of(h.object)),
                 hook: reasons::hook_name(h.hook),
                 release: format!("{}/{}", h.release.0, h.release.1),
                 weight: h.weight,
@@ -737,7 +738,7 @@ fn plan_out<'a>(
 /// cluster has a resource per object; the test below holds the two equal).
 fn write_resource(buf: &mut Vec<u8>, depth: usize, r: &ResourceOut) {
     let mut o = json::Object::begin(buf, depth);
-    o.str(buf, "ref", r.reference);
+    o.str(buf, reference::KEY, r.object.reference);
     o.str(buf, "kind", r.kind);
     match r.namespace {
         Some(ns) => o.str(buf, "namespace", ns),
@@ -762,7 +763,7 @@ fn write_resource(buf: &mut Vec<u8>, depth: usize, r: &ResourceOut) {
             w.str(buf, "type", why.kind);
             w.opt_str(buf, "why", why.why);
             w.opt_str(buf, "rule", why.rule);
-            w.opt_str(buf, "ref", why.reference);
+            w.opt_str(buf, reference::KEY, why.object.map(|x| x.reference));
             w.opt_str(buf, "owner", why.owner);
             if !why.refs.is_empty() {
                 w.strs(buf, "refs", &why.refs);

@@ -13,6 +13,7 @@ use crate::internal::Internal;
 use crate::model::anchor;
 use crate::model::lifecycle::{Observed, State};
 use crate::model::snapshot::Snapshot;
+use crate::plan::reference::Ref;
 use serde::Serialize;
 use std::io::{self, Write};
 
@@ -295,8 +296,8 @@ struct Out<'a> {
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct ObjectOut<'a> {
-    #[serde(rename = "ref")]
-    reference: &'a str,
+    #[serde(flatten)]
+    object: Ref<&'a str>,
     kind: &'a str,
     namespace: Option<&'a str>,
     name: &'a str,
@@ -307,7 +308,7 @@ struct ObjectOut<'a> {
 impl<'a> ObjectOut<'a> {
     fn of(i: &'a Ident) -> ObjectOut<'a> {
         ObjectOut {
-            reference: &i.reference,
+            object: Ref::new(&i.reference),
             kind: &i.kind,
             namespace: i.namespace.as_deref(),
             name: &i.name,

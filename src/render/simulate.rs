@@ -9,6 +9,7 @@ use crate::analysis::simulate::{Action, Actor, EventType, Name, Simulation, Verb
 use crate::escape;
 use crate::internal::{entry, Internal};
 use crate::model::{ControllerEdge, Str};
+use crate::plan::reference::{self, Ref};
 use serde::Serialize;
 use std::borrow::Cow;
 use std::io::{self, Write};
@@ -147,8 +148,8 @@ struct SummaryOut<'a> {
 
 #[derive(Serialize)]
 struct StalledOut<'a> {
-    #[serde(rename = "ref")]
-    reference: &'a str,
+    #[serde(flatten)]
+    object: Ref<&'a str>,
     #[serde(rename = "waitsFor")]
     waits_for: Vec<&'a str>,
 }
@@ -193,7 +194,7 @@ pub fn json(sim: &Simulation, refs: &[String], out: &mut dyn Write) -> io::Resul
             .iter()
             .map(|(id, waits)| {
                 Ok(StalledOut {
-                    reference: id.of(refs)?,
+                    object: Ref::new(id.of(refs)?),
                     waits_for: waits.iter().map(|f| name(&sim.names, *f)).collect::<Result<_, _>>()?,
                 })
             })
@@ -236,7 +237,7 @@ fn event(
     };
     o.str(buf, "actor", who);
     o.opt_str(buf, "controller", controller);
-    o.str(buf, "ref", e.object.of(refs)?);
+    o.str(buf, reference::KEY, e.object.of(refs)?);
     let (kind, detail, count): (&str, Option<(&str, &str)>, Option<u32>) = match &e.action {
         Action::Call(v) => ("call", Some(("verb", v.as_str())), None),
         Action::Marked { finalizer } => ("marked", finalizer.map(name).transpose()?.map(|f| ("finalizer", f)), None),

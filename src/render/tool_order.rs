@@ -4,6 +4,7 @@
 
 use super::columns::Columns;
 use crate::plan::reasons::Names;
+use crate::plan::reference::Ref;
 use crate::plan::tool_order::{constraint_type, BatchKey, Needing, Other, Pos, Tool, ToolFinding, ToolOrder};
 use crate::plan::Plan;
 use serde::Serialize;
@@ -126,8 +127,8 @@ struct BatchOut<'a> {
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct OtherOut<'a> {
-    #[serde(rename = "ref")]
-    reference: &'a str,
+    #[serde(flatten)]
+    object: Ref<&'a str>,
     #[serde(rename = "type")]
     kind: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -143,8 +144,8 @@ struct OtherOut<'a> {
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct PosOut<'a> {
-    #[serde(rename = "ref")]
-    reference: &'a str,
+    #[serde(flatten)]
+    object: Ref<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     unit: Option<&'a str>,
     /// Its batch's rank; none when the tool leaves it.
@@ -189,7 +190,7 @@ struct FindingOut<'a> {
 
 fn pos_out<'a>(id: crate::model::ObjId, at: Option<&'a Pos>, left: Option<&Other>, names: &Names<'a>) -> PosOut<'a> {
     PosOut {
-        reference: names.of(id),
+        object: Ref::new(names.of(id)),
         unit: at.and_then(|p| p.unit.as_deref()),
         rank: at.map(|p| p.rank),
         with: at.and_then(|p| p.with).map(|w| names.of(w)),
@@ -268,7 +269,7 @@ pub fn out<'a>(order: &'a ToolOrder, plan: &'a Plan) -> ToolOrderOut<'a> {
             .others
             .iter()
             .map(|(id, other)| OtherOut {
-                reference: names.of(*id),
+                object: Ref::new(names.of(*id)),
                 kind: other.id(),
                 with: match other {
                     Other::With { carrier, .. } => Some(names.of(*carrier)),

@@ -3,6 +3,7 @@
 //! table after the plan's, and the plan file's `stages`. Formatting only.
 
 use crate::plan::reasons::Names;
+use crate::plan::reference::Ref;
 use crate::plan::tracking::{Fate, Stages};
 use serde::Serialize;
 
@@ -50,8 +51,8 @@ struct SweepOut<'a> {
 
 #[derive(Serialize)]
 struct RevisionOut<'a> {
-    #[serde(rename = "ref")]
-    reference: &'a str,
+    #[serde(flatten)]
+    object: Ref<&'a str>,
     component: &'a str,
 }
 
@@ -117,7 +118,7 @@ pub fn out<'a>(names: &Names<'a>, s: &'a Stages) -> StagesOut<'a> {
         component_revisions: s
             .revisions
             .iter()
-            .map(|(id, c)| RevisionOut { reference: names.of(*id), component: c })
+            .map(|(id, c)| RevisionOut { object: Ref::new(names.of(*id)), component: c })
             .collect(),
     }
 }
