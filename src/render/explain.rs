@@ -3,11 +3,12 @@
 
 use super::diagnostics::Style;
 use super::paint::{kind_len, Paint};
+use super::prose::origin_text;
+use super::prose::{controller_why, orphaned_message, ORPHAN_FINALIZER_RULE};
 use crate::escape::escape;
 use crate::internal::{entry, Internal};
 use crate::model::{ControllerEdge, ObjId, Object, RelKind, Relation};
-use crate::plan::explain::{origin_text, Explanation, Link, Status};
-use crate::plan::reasons::{controller_why, orphaned_message, ORPHAN_FINALIZER_RULE};
+use crate::plan::explain::{Explanation, Link, Status};
 use crate::plan::reference::Ref;
 use crate::plan::Plan;
 use serde::Serialize;
@@ -72,12 +73,12 @@ fn order_phrase(plan: &Plan, r: &Relation, next: &str) -> String {
         RelKind::DestroyAfter => format!("is destroyed after {next}"),
         RelKind::Finalizer => format!("goes after {next}, whose finalizer its controller removes"),
         RelKind::Rule(e) => {
-            format!("goes after {next}, {} (default rule {})", crate::plan::reasons::rule_why(e), e.rule().id())
+            format!("goes after {next}, {} (default rule {})", super::prose::rule_why(e), e.rule().id())
         }
         RelKind::Tool(e) => {
             format!(
                 "goes after {next}, {} ({} {})",
-                crate::plan::reasons::tool_why(e.order),
+                super::prose::tool_why(e.order),
                 e.order.tool(),
                 crate::dialect::tools::order_key(e.order)
             )
