@@ -10,13 +10,13 @@ use crate::analysis::tracking::Mark;
 use crate::dialect::tools::{keep_mark, ARGOCD_SYNC_WAVE, CLI_UTILS_MUTATION, KAPP_CHANGE_RULE, KUBEVELA_SHARED_BY};
 use crate::model::kube::{HelmHook, KappAction, KappRule, KappWhen, Reclaim};
 use crate::model::tracking::Workflow;
-use crate::model::{ControllerEdge, ObjId, RelKind, RuleEdge, ToolOrder};
+use crate::model::{ControllerEdge, ObjId, RelKind, Relation, RuleEdge, ToolOrder};
 use crate::plan::reasons::{Garbage, Kept, Names, Reason, Root, ToolWhy};
 use crate::plan::tool_order::{BatchKey, Breach, Needing, Other, Pos, Tool, ToolFinding};
 use crate::plan::tracking::MarkStage;
 use crate::plan::warnings::{Ignored, Warning};
-use crate::plan::HookRun;
 use crate::plan::Mode;
+use crate::plan::{HookRun, Plan};
 use std::fmt::Write as _;
 
 // Reasons: why an object is deleted.
@@ -153,7 +153,7 @@ pub fn reasons(reasons: &[Reason], names: &Names) -> String {
 }
 
 /// A kapp change rule as written.
-pub fn kapp_rule_text(r: &KappRule) -> String {
+fn kapp_rule_text(r: &KappRule) -> String {
     let verb = |a: KappAction| match a {
         KappAction::Upsert => ("upsert", "upserting"),
         KappAction::Delete => ("delete", "deleting"),
@@ -167,7 +167,7 @@ pub fn kapp_rule_text(r: &KappRule) -> String {
 
 /// How a controller's cascade takes an object: what it is to the object
 /// that takes it, and what the controller does.
-pub fn controller_why(e: ControllerEdge) -> (&'static str, &'static str) {
+fn controller_why(e: ControllerEdge) -> (&'static str, &'static str) {
     match e {
         ControllerEdge::ServiceEndpoints => {
             ("with", "the endpoints controller deletes the Endpoints of a deleted Service")
@@ -181,7 +181,7 @@ pub fn controller_why(e: ControllerEdge) -> (&'static str, &'static str) {
 }
 
 /// Why a default rule puts an object after another, said of the other.
-pub fn rule_why(e: RuleEdge) -> &'static str {
+fn rule_why(e: RuleEdge) -> &'static str {
     match e {
         RuleEdge::BoundClaim => "the claim bound to it",
         RuleEdge::OfClass => "which is of its storage class",
@@ -198,7 +198,7 @@ pub fn rule_why(e: RuleEdge) -> &'static str {
 
 /// Why another tool's metadata puts an object after another, said of the
 /// other.
-pub fn tool_why(o: ToolOrder) -> &'static str {
+fn tool_why(o: ToolOrder) -> &'static str {
     match o {
         ToolOrder::SyncWave => "of a higher sync wave of its application",
         ToolOrder::KappRule => "by a change rule",
@@ -405,6 +405,8 @@ fn managed_detail(
 /// resolve, and where upstream says so.
 pub const UNRESOLVABLE_RULE: &str = "the collector looks an owner up through the REST mapping of the reference's apiVersion and kind; when there is none, it never deletes the dependent and retries it forever (kubernetes/kubernetes pkg/controller/garbagecollector/garbagecollector.go: isDangling, attemptToDeleteWorker; garbagecollector_test.go TestConflictingData \"child -> existing owner with inaccessible API version\"; test/integration/garbagecollector/cluster_scoped_owner_test.go TestClusterScopedOwners)";
 
+// Helm hooks and the plan's arrows.
+
 /// A Helm hook's name as its annotation writes it.
 pub fn hook_name(h: HelmHook) -> &'static str {
     match h {
@@ -472,6 +474,78 @@ pub fn along(kind: RelKind) -> &'static str {
             ControllerEdge::NodePods => "bound to (pod garbage collector)",
             ControllerEdge::ReclaimDelete | ControllerEdge::Released => "takes (volume controller)",
         },
+    }
+}
+
+// `explain`'s chains.
+
+/// `X owns Y` read from X: the verb for a relation, in the cascade direction.
+fn cascade_verb(r: &Relation) -> &'static str {
+    match r.kind {
+        RelKind::Owns => "owns",
+        RelKind::Contains => "contains",
+        RelKind::Defines => "defines",
+        RelKind::Manages => "manages",
+        RelKind::Controller(_) => "takes",
+        RelKind::DestroyAfter | RelKind::Finalizer | RelKind::ComponentOrder | RelKind::Rule(_) | RelKind::Tool(_) => {
+            "goes after"
+        }
+    }
+}
+
+/// `X takes Y (the endpoints controller)`: the cascade verb, the next
+/// object, and for a controller's cascade who performs it.
+pub fn cascade_phrase(r: &Relation, next: &str) -> String {
+    if let Some(c) = crate::analysis::managed::controller(r) {
+        return format!("manages {next} {} ({})", c.through(), c.name());
+    }
+    match r.kind {
+        RelKind::Controller(e) => format!("{} {next} ({})", cascade_verb(r), controller_why(e).1),
+        _ => format!("{} {next}", cascade_verb(r)),
+    }
+}
+
+/// Why X goes after Y, read from X.
+pub fn order_phrase(plan: &Plan, r: &Relation, next: &str) -> String {
+    match r.kind {
+        RelKind::Owns | RelKind::Contains | RelKind::Defines | RelKind::Manages => {
+            format!("{} {next}", cascade_verb(r))
+        }
+        RelKind::ComponentOrder if r.decl == u32::MAX => {
+            format!(
+                "goes after {next}, which recorded its component (a revision goes once no tracker that stays uses it)"
+            )
+        }
+        RelKind::ComponentOrder => format!("goes after {next}, whose component depends on its own"),
+        RelKind::DestroyAfter if r.declared_by == r.to && plan.members.get(r.to.index()) == Some(&true) => {
+            format!("goes after {next}, whose destruction it subscribed to")
+        }
+        RelKind::DestroyAfter if r.declared_by == r.to => format!("goes after {next}, which depends on it"),
+        RelKind::DestroyAfter => format!("is destroyed after {next}"),
+        RelKind::Finalizer => format!("goes after {next}, whose finalizer its controller removes"),
+        RelKind::Rule(e) => {
+            format!("goes after {next}, {} (default rule {})", rule_why(e), e.rule().id())
+        }
+        RelKind::Tool(e) => {
+            format!(
+                "goes after {next}, {} ({} {})",
+                tool_why(e.order),
+                e.order.tool(),
+                crate::dialect::tools::order_key(e.order)
+            )
+        }
+        RelKind::Controller(e) => {
+            let why = match e {
+                ControllerEdge::ServiceEndpoints => {
+                    "its Service: the endpoints controller deletes it once the Service is gone"
+                }
+                ControllerEdge::NodePods => "bound to it: Pods go before their Node, as a drain evicts them",
+                ControllerEdge::ReclaimDelete | ControllerEdge::Released => {
+                    "its claim: the volume controller reclaims it once the claim is gone"
+                }
+            };
+            format!("goes after {next}, {why}")
+        }
     }
 }
 
@@ -652,7 +726,7 @@ impl Other {
 }
 
 /// Who deletes a dependent that goes with its owner.
-pub fn carrier_name(how: RelKind) -> &'static str {
+fn carrier_name(how: RelKind) -> &'static str {
     match how {
         RelKind::Contains => "namespace controller",
         RelKind::Defines => "CRD cleanup",
@@ -680,7 +754,7 @@ impl Pos {
 }
 
 /// `ownership: contains`, `default rule storage-after-claims: bound-claim`.
-pub fn constraint_text(kind: RelKind) -> String {
+fn constraint_text(kind: RelKind) -> String {
     match kind.rule() {
         Some(e) => format!("default rule {}: {}", e.rule().id(), e.id()),
         None if kind.is_ownership() => format!("ownership: {}", kind.as_str()),
@@ -759,7 +833,8 @@ impl ToolFinding {
     }
 }
 
-// The collector of a tracking application (KubeVela) and `explain`.
+// The collector of a tracking application (KubeVela), and where an
+// `explain` chain starts.
 
 impl MarkStage {
     /// What the mark stage decided, in words.
@@ -802,7 +877,7 @@ impl MarkStage {
 }
 
 /// What Application `app`'s status says of its workflow, in words.
-pub fn workflow_said(w: &Workflow, app: &str) -> String {
+fn workflow_said(w: &Workflow, app: &str) -> String {
     match w {
         Workflow::Succeeded => format!("the workflow of {app} has succeeded"),
         Workflow::Failed => format!("the workflow of {app} failed (and its policy has no continueOnFailure)"),
