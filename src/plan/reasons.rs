@@ -332,10 +332,10 @@ pub enum Kept {
     /// A volume whose claim is deleted, and whose reclaim policy keeps it.
     Reclaim { claim: ObjId, policy: Reclaim },
     /// An owner reference the Kubernetes garbage collector cannot resolve
-    /// (`owner`: `apiVersion Kind/name` as written; `why`: its id, and in
-    /// words): the collector never collects the object, nor deletes it with
-    /// any owner.
-    UnresolvableOwner { owner: Str, why: &'static str, detail: Str },
+    /// (`owner`: `apiVersion Kind/name` as written; `why`: why not;
+    /// `api_kind`: the reference's `apiVersion` and kind): the collector
+    /// never collects the object, nor deletes it with any owner.
+    UnresolvableOwner { owner: Str, why: Unresolvable, api_kind: Option<(Str, Str)> },
     /// An application object's controller leaves it when the application
     /// object is deleted (`app`, whose controller is `controller`).
     Managed { app: ObjId, controller: crate::model::managed::Controller, keep: crate::model::managed::Keep },
@@ -479,18 +479,14 @@ impl Kept {
             KeptBy::UnresolvableOwner(j) => {
                 let o = &objects[id.index()];
                 let why = unresolvable(id, j).unwrap_or(Unresolvable::Undefined);
-                let crd = match why {
-                    Unresolvable::CrdVersion(c) => objects.get(c.index()).map(Object::reference).unwrap_or_default(),
-                    _ => String::new(),
-                };
-                let (owner, detail) = match o.owners.get(j as usize) {
+                let (owner, api_kind) = match o.owners.get(j as usize) {
                     Some(r) => (
                         format!("{} {}/{}", r.api_version, r.kind, r.name),
-                        why.describe(&r.api_version, &r.kind, &crd),
+                        Some((Str::from(&*r.api_version), Str::from(&*r.kind))),
                     ),
-                    None => (String::new(), String::new()),
+                    None => (String::new(), None),
                 };
-                Kept::UnresolvableOwner { owner: owner.into(), why: why.id(), detail: detail.into() }
+                Kept::UnresolvableOwner { owner: owner.into(), why, api_kind }
             }
         }
     }

@@ -316,7 +316,7 @@ fn kept_out<'a>(k: &'a Kept, names: &Names<'a>) -> ReasonOut<'a> {
         Kept::ClaimNotInSnapshot(claim) | Kept::NamespacedOwnerRef(claim) => out.object = Some(Ref::new(claim)),
         Kept::UnresolvableOwner { owner, why, .. } => {
             out.owner = Some(owner);
-            out.why = Some(why);
+            out.why = Some(why.id());
         }
         Kept::Protected { deleted_inside: n } | Kept::HoldsNew(n) => out.count = Some(*n),
         Kept::Annotated(m) => {

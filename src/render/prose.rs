@@ -9,6 +9,7 @@ use crate::analysis::order::conflict_message;
 use crate::analysis::tracking::Mark;
 use crate::dialect::tools::{keep_mark, ARGOCD_SYNC_WAVE, CLI_UTILS_MUTATION, KAPP_CHANGE_RULE, KUBEVELA_SHARED_BY};
 use crate::model::kube::{HelmHook, KappAction, KappRule, KappWhen, Reclaim};
+use crate::model::served::Unresolvable;
 use crate::model::tracking::Workflow;
 use crate::model::{ControllerEdge, ObjId, RelKind, Relation, RuleEdge, ToolOrder};
 use crate::plan::reasons::{Garbage, Kept, Names, Reason, Root, ToolWhy};
@@ -335,9 +336,16 @@ impl Kept {
                 };
                 format!("its claim {} is deleted; reclaim policy {what}", names.of(*claim))
             }
-            Kept::UnresolvableOwner { owner, detail, .. } => format!(
-                "the garbage collector cannot resolve its owner reference {owner} ({detail}): it never collects it, nor deletes it with an owner"
-            ),
+            Kept::UnresolvableOwner { owner, why, api_kind } => {
+                let crd = match why {
+                    Unresolvable::CrdVersion(c) => names.refs.get(c.index()).map_or("", String::as_str),
+                    _ => "",
+                };
+                let detail = api_kind.as_ref().map(|(api, kind)| why.describe(api, kind, crd)).unwrap_or_default();
+                format!(
+                    "the garbage collector cannot resolve its owner reference {owner} ({detail}): it never collects it, nor deletes it with an owner"
+                )
+            }
             Kept::Managed { app, controller, keep } => managed_detail(names.of(*app), *controller, keep),
         }
     }
