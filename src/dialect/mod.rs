@@ -149,7 +149,7 @@ pub fn unrecognised(unit: &Unit) -> Option<Finding> {
 /// `#[cfg(test)]` code aside). A name ending in `/` is a prefix (an
 /// annotation's or a label's domain); `"?"` is matched as a whole literal.
 #[cfg(test)]
-mod wire {
+pub(crate) mod wire {
     use std::path::{Path, PathBuf};
 
     /// The names each dialect reads from its input (the list this check keeps).
@@ -183,7 +183,7 @@ mod wire {
 
     /// The string literals of Rust code, without comments and without the
     /// items under `#[cfg(test)]`.
-    fn literals(text: &str) -> Vec<String> {
+    pub(crate) fn literals(text: &str) -> Vec<String> {
         scan(text).0
     }
 

@@ -1,7 +1,7 @@
 //! `teardown explain`: why an object is (or is not) in a plan, and why at
 //! its step — as chains of relations taken from the plan's own bookkeeping.
 
-use super::{Kept, Mode, Plan};
+use super::{Kept, Plan};
 use crate::analysis::cascade::{Cause, Garbage};
 use crate::model::ObjId;
 
@@ -164,22 +164,4 @@ pub fn named(plan: &Plan, explanations: &[Explanation]) -> Vec<ObjId> {
         out.extend(chain.into_iter().filter(|&id| seen.insert(id)));
     }
     out
-}
-
-/// How the chain that reaches an object starts, in words.
-pub fn origin_text(cause: Cause, mode: &Mode, models: &crate::model::ModelKeys) -> &'static str {
-    match cause {
-        Cause::Target if *mode == Mode::All => "everything in the input (--all)",
-        Cause::Target => "a target of the plan",
-        Cause::Garbage(Garbage::NoSolidOwner) => "garbage: none of its owners is solid",
-        Cause::Garbage(Garbage::BeingDeleted) => "garbage: already being deleted",
-        Cause::Garbage(Garbage::RemovedFromModel) => models.removed,
-        Cause::Garbage(Garbage::Unreachable) => "garbage: unreachable from the root",
-        Cause::Garbage(Garbage::Tracker) => "mark: a resource tracker its application's collector marked",
-        Cause::Garbage(Garbage::UnusedRevision) => "garbage: a component revision no tracker that stays records",
-        Cause::Garbage(Garbage::VolumeReleased { .. }) => {
-            "garbage: a volume whose claim is gone, reclaim policy Delete"
-        }
-        Cause::Relation(_) => "deleted with its owner",
-    }
 }

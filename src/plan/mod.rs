@@ -1,7 +1,9 @@
 //! A deletion plan, as typed data: what is deleted in which step and why,
 //! what is kept or orphaned and why, which ownership edges were relaxed,
 //! which cycles were grouped, what to look out for, and Murano's events.
-//! Renderers (`render::plan`, `render::explain`) only format it.
+//! It holds no prose: `render::prose` says its reasons, warnings and
+//! labels in words; the other renderers (`render::plan`,
+//! `render::explain`…) only format it.
 //!
 //! - [`build`]: seeding, the cascade, the order, hang detection;
 //! - [`reasons`]: why each object is deleted, kept or orphaned;
@@ -150,24 +152,6 @@ pub struct HookRun {
     pub weight: i32,
     /// Pre-delete: it runs before this step; post-delete: after it.
     pub step: u32,
-}
-
-impl HookRun {
-    /// Where it runs, in words.
-    pub fn message(&self) -> String {
-        let when = match self.hook {
-            crate::model::kube::HelmHook::PostDelete => "after",
-            _ => "before",
-        };
-        format!(
-            "Helm runs it {when} step {} ({} hook of release {}/{}, weight {})",
-            self.step,
-            reasons::hook_name(self.hook),
-            self.release.0,
-            self.release.1,
-            self.weight
-        )
-    }
 }
 
 /// An input of the plan, as a plan file records it.

@@ -1,7 +1,6 @@
 //! Why an object is deleted, kept or orphaned: typed values with stable ids
 //! (`owned-by`, `in-namespace`, `garbage`…), made once when the plan is
-//! built. Each also reads as text ([`Reason::write`], [`Kept::message`]);
-//! JSON carries both.
+//! built. `render::prose` says them in words; JSON carries both.
 
 // No-panic lints (issue 19): this module indexes dense tables only: object
 // ids and relation indexes of the plan's snapshot into its per-object tables
@@ -15,16 +14,15 @@
 use super::mode::Mode;
 use crate::analysis::cascade::{self, Cascade, Cause, Keep, KeptBy};
 use crate::analysis::tracking::{tracker_of, Mark};
-use crate::dialect::tools::{keep_mark, ARGOCD_SYNC_WAVE, CLI_UTILS_MUTATION, KAPP_CHANGE_RULE, KUBEVELA_SHARED_BY};
+
 use crate::graph::Graph;
-use crate::model::kube::{HelmHook, KappAction, KappRule, KappWhen, KeepMark, Reclaim};
+use crate::model::kube::{HelmHook, KappRule, KeepMark, Reclaim};
 use crate::model::served::Unresolvable;
 use crate::model::{
     ControllerEdge, DepKind, Identity, Link, ObjId, Object, RelKind, Relation, RuleEdge, Str, ToolOrder,
 };
 use rayon::prelude::*;
 use std::collections::HashMap;
-use std::fmt::Write as _;
 
 /// What names the objects and absent owners a reason points at.
 #[derive(Clone, Copy)]
@@ -216,64 +214,6 @@ impl ToolWhy {
     }
 }
 
-/// A kapp change rule as written.
-pub fn kapp_rule_text(r: &KappRule) -> String {
-    let verb = |a: KappAction| match a {
-        KappAction::Upsert => ("upsert", "upserting"),
-        KappAction::Delete => ("delete", "deleting"),
-    };
-    let when = match r.when {
-        KappWhen::Before => "before",
-        KappWhen::After => "after",
-    };
-    format!("{} {when} {} {}", verb(r.action).0, verb(r.other).1, r.group)
-}
-
-/// How a controller's cascade takes an object: what it is to the object
-/// that takes it, and what the controller does.
-pub fn controller_why(e: ControllerEdge) -> (&'static str, &'static str) {
-    match e {
-        ControllerEdge::ServiceEndpoints => {
-            ("with", "the endpoints controller deletes the Endpoints of a deleted Service")
-        }
-        ControllerEdge::NodePods => ("bound to", "the pod garbage collector deletes the Pods of a deleted Node"),
-        ControllerEdge::ReclaimDelete => {
-            ("bound to", "reclaim policy Delete: the volume controller deletes the volume of a deleted claim")
-        }
-        ControllerEdge::Released => ("bound to", "its reclaim policy keeps the volume"),
-    }
-}
-
-/// Why a default rule puts an object after another, said of the other.
-pub fn rule_why(e: RuleEdge) -> &'static str {
-    match e {
-        RuleEdge::BoundClaim => "the claim bound to it",
-        RuleEdge::OfClass => "which is of its storage class",
-        RuleEdge::RunsAs => "which runs as it",
-        RuleEdge::Grants => "which runs as a ServiceAccount it binds",
-        RuleEdge::GrantedRole => "which runs as a ServiceAccount granted it",
-        RuleEdge::CallsService => "which calls it",
-        RuleEdge::CallsBackend => "which calls a Service in front of it",
-        RuleEdge::PodFirst => "as the Pods of its namespace go first",
-        // (The order names the Pod instead; said of the Namespace.)
-        RuleEdge::AfterPods => "whose Pods go first",
-    }
-}
-
-/// Why another tool's metadata puts an object after another, said of the
-/// other.
-pub fn tool_why(o: ToolOrder) -> &'static str {
-    match o {
-        ToolOrder::SyncWave => "of a higher sync wave of its application",
-        ToolOrder::KappRule => "by a change rule",
-        ToolOrder::FluxDependsOn => "which depends on it",
-        ToolOrder::UsageBy => "which uses it",
-        ToolOrder::UsageOf => "the Usage that protects it",
-        ToolOrder::HelmRecord => "an object of its release",
-        ToolOrder::KappRecord => "an object of its app",
-    }
-}
-
 /// Why an object is managed: by a tracker (KubeVela), or by an
 /// application object through its controller.
 fn managed_by(r: &Relation) -> Reason {
@@ -336,135 +276,6 @@ impl Reason {
             _ => None,
         }
     }
-
-    /// The reason as text.
-    pub fn write(&self, names: &Names, out: &mut String) {
-        let _ = match self {
-            Reason::Target => write!(out, "target"),
-            Reason::AbsentFromNew => write!(out, "absent from NEW"),
-            Reason::OwnedBy(x) => write!(out, "owned by {}", names.of(*x)),
-            Reason::ManagedBy(x) => write!(out, "managed by {}", names.of(*x)),
-            Reason::ManagedThrough { app, controller } => {
-                write!(out, "managed by {} {} ({})", names.of(*app), controller.through(), controller.name())
-            }
-            Reason::InNamespace(x) => write!(out, "in {}", names.of(*x)),
-            Reason::DefinedBy(x) => write!(out, "defined by {}", names.of(*x)),
-            Reason::With(x) => write!(out, "with {}", names.of(*x)),
-            Reason::Garbage(g) => write_garbage(g, names, out),
-            Reason::Notifies(x) => write!(out, "notifies {}", names.of(*x)),
-            Reason::DependsOn(x) => write!(out, "depends-on {}", names.of(*x)),
-            Reason::DestroyedAfter(x) => write!(out, "destroyed after {}", names.of(*x)),
-            Reason::After { first, shown, more } => {
-                out.push_str("after ");
-                for (i, x) in first.iter().take(usize::from(*shown)).enumerate() {
-                    if i > 0 {
-                        out.push_str(", ");
-                    }
-                    out.push_str(names.of(*x));
-                }
-                match more {
-                    0 => Ok(()),
-                    n => write!(out, " and {n} more"),
-                }
-            }
-            Reason::SubscribedTo(x) => write!(out, "subscribed to {}", names.of(*x)),
-            Reason::WaitsFor { finalizer, removed_by: Some(x) } => {
-                write!(out, "waits for finalizer {finalizer} (removed by {})", names.of(*x))
-            }
-            Reason::WaitsFor { finalizer, removed_by: None } => write!(out, "waits for finalizer {finalizer}"),
-            Reason::Rule { edge, after } => {
-                write!(out, "after {}, {} (default rule {})", names.of(*after), rule_why(*edge), edge.rule().id())
-            }
-            Reason::MutatesFrom(x) => {
-                write!(out, "takes a value from {} ({CLI_UTILS_MUTATION})", names.of(*x))
-            }
-            Reason::Tool { why, after } => write_tool(why, *after, names, out),
-            Reason::Controller { edge, by } => {
-                let (lead, why) = controller_why(*edge);
-                write!(out, "{lead} {} ({why})", names.of(*by))
-            }
-        };
-    }
-}
-
-fn write_tool(why: &ToolWhy, after: ObjId, names: &Names, out: &mut String) -> std::fmt::Result {
-    let after = names.of(after);
-    match why {
-        ToolWhy::SyncWave { app, wave, after_wave } => write!(
-            out,
-            "after {after}, of sync wave {after_wave} (Argo CD {ARGOCD_SYNC_WAVE}: application {app} deletes wave {after_wave} before wave {wave})"
-        ),
-        ToolWhy::KappRule { rule, declared_by } => write!(
-            out,
-            "after {after} ({KAPP_CHANGE_RULE} `{}` of {})",
-            kapp_rule_text(rule),
-            names.of(*declared_by)
-        ),
-        ToolWhy::FluxDependsOn => write!(out, "after {after}, which depends on it (Flux spec.dependsOn)"),
-        ToolWhy::UsageBy { usage } => {
-            write!(out, "after {after}, which uses it (Crossplane {})", names.of(*usage))
-        }
-        ToolWhy::UsageOf => write!(out, "after {after}, the Crossplane Usage that protects it"),
-        ToolWhy::Record(ToolOrder::KappRecord) => {
-            write!(out, "after {after}: kapp deletes the app record once the app's objects are gone")
-        }
-        ToolWhy::Record(_) => write!(out, "after {after}: Helm purges the release's records after its objects"),
-    }
-}
-
-fn write_garbage(g: &Garbage, names: &Names, out: &mut String) -> std::fmt::Result {
-    match g {
-        Garbage::BeingDeleted(field) => write!(out, "being deleted ({field} is set)"),
-        Garbage::OwnerNotInSnapshot(k) => {
-            write!(out, "garbage: owner {} is not in the snapshot (--closed-world)", names.owner(*k))
-        }
-        Garbage::OwnerUidMismatch(x) => write!(out, "garbage: owner {} has another uid", names.of(*x)),
-        Garbage::OwnerUidOfAnother { owner, uid_of } => write!(
-            out,
-            "garbage: owner {} is not in the snapshot; its uid is {}'s",
-            names.owner(*owner),
-            names.of(*uid_of)
-        ),
-        Garbage::OwnerInOtherNamespace(x) => write!(out, "garbage: owner {} is in another namespace", names.of(*x)),
-        Garbage::OwnerBeingDeleted(x) => write!(out, "garbage: owner {} is being deleted", names.of(*x)),
-        Garbage::NoOwnerLeft => write!(out, "garbage: no owner left"),
-        Garbage::RemovedFromModel(words) => out.write_str(words),
-        Garbage::Unreachable(Root::Object(x)) => write!(out, "garbage: unreachable from the root {}", names.of(*x)),
-        Garbage::Unreachable(Root::Named(r)) => write!(out, "garbage: unreachable from the root {r}"),
-        Garbage::Unreachable(Root::None) => write!(out, "garbage: unreachable (no root)"),
-        Garbage::OutdatedTracker { app, generation, current } => write!(
-            out,
-            "mark: outdated tracker (generation {generation}; {} is at generation {current})",
-            names.of(*app)
-        ),
-        Garbage::AppBeingDeleted(app) => write!(out, "mark: its application {} is being deleted", names.of(*app)),
-        Garbage::AppNotInSnapshot(app) => {
-            write!(out, "mark: its application {app} is not in the snapshot (--closed-world)")
-        }
-        Garbage::UnusedRevision(c) => {
-            write!(out, "garbage: revision of component {c}, which no tracker that stays records")
-        }
-        Garbage::ClaimGone { claim, replaced: true } => write!(
-            out,
-            "garbage: its claim {claim} was deleted (the claim of that name has another uid); reclaim policy Delete: the volume controller deletes it"
-        ),
-        Garbage::ClaimGone { claim, replaced: false } => write!(
-            out,
-            "garbage: its claim {claim} is not in the snapshot (--closed-world); reclaim policy Delete: the volume controller deletes it"
-        ),
-    }
-}
-
-/// Reasons joined as one line of text (`owned by X; waits for finalizer f`).
-pub fn message(reasons: &[Reason], names: &Names) -> String {
-    let mut out = String::new();
-    for (i, r) in reasons.iter().enumerate() {
-        if i > 0 {
-            out.push_str("; ");
-        }
-        r.write(names, &mut out);
-    }
-    out
 }
 
 /// Why a kept object stays.
@@ -521,10 +332,10 @@ pub enum Kept {
     /// A volume whose claim is deleted, and whose reclaim policy keeps it.
     Reclaim { claim: ObjId, policy: Reclaim },
     /// An owner reference the Kubernetes garbage collector cannot resolve
-    /// (`owner`: `apiVersion Kind/name` as written; `why`: its id, and in
-    /// words): the collector never collects the object, nor deletes it with
-    /// any owner.
-    UnresolvableOwner { owner: Str, why: &'static str, detail: Str },
+    /// (`owner`: `apiVersion Kind/name` as written; `why`: why not;
+    /// `api_kind`: the reference's `apiVersion` and kind): the collector
+    /// never collects the object, nor deletes it with any owner.
+    UnresolvableOwner { owner: Str, why: Unresolvable, api_kind: Option<(Str, Str)> },
     /// An application object's controller leaves it when the application
     /// object is deleted (`app`, whose controller is `controller`).
     Managed { app: ObjId, controller: crate::model::managed::Controller, keep: crate::model::managed::Keep },
@@ -575,159 +386,6 @@ impl Kept {
             Kept::ClaimNotInSnapshot(claim) | Kept::NamespacedOwnerRef(claim) => Some(claim),
             Kept::UnresolvableOwner { owner, .. } => Some(owner),
             _ => None,
-        }
-    }
-
-    pub fn message(&self, names: &Names) -> String {
-        match self {
-            Kept::StillManagedBy(_) | Kept::Released { .. } => format!("finalize: {}", self.detail(names)),
-            _ => self.detail(names),
-        }
-    }
-
-    /// The message without the collector stage that decided it.
-    pub fn detail(&self, names: &Names) -> String {
-        let objects = |n: u32| if n == 1 { "object" } else { "objects" };
-        match self {
-            Kept::StillOwnedBy(x) => format!("still owned by {}", names.of(*x)),
-            Kept::StillManagedBy(x) => format!("still managed by the active tracker {}", names.of(*x)),
-            Kept::Released { tracker, app, keep, rule, about } => {
-                let app = app.map_or("its application", |a| names.of(a));
-                let named = rule.as_ref().map(|(policy, n)| match policy {
-                    Some(policy) => format!("rule {n} of policy {policy}"),
-                    None => format!("rule {n} of the garbage-collect policy"),
-                });
-                match keep {
-                    Keep::SkipGc => match named {
-                        Some(rule) => format!(
-                            "released, not deleted: {} records it with skipGC ({rule} of {app}: strategy: never)",
-                            names.of(*tracker)
-                        ),
-                        None => format!("released, not deleted: {} records it with skipGC", names.of(*tracker)),
-                    },
-                    Keep::Orphan { .. } => format!(
-                        "released, not deleted, by {} of {app} (propagation: orphan)",
-                        named.as_deref().unwrap_or("a rule")
-                    ),
-                    Keep::OrphanFinalizer => format!(
-                        "released, not deleted: {app} carries the finalizer {} (vela delete --orphan)",
-                        crate::dialect::kubevela::labels::ORPHAN_FINALIZER
-                    ),
-                    Keep::NotOwned => match about {
-                        Some(other) => format!(
-                            "not {app}'s any more: its labels name the Application {other}, and {KUBEVELA_SHARED_BY} does not list {app}; its collector leaves it"
-                        ),
-                        None => format!(
-                            "not {app}'s any more: its labels name no Application (released), and {KUBEVELA_SHARED_BY} does not list {app}; its collector leaves it"
-                        ),
-                    },
-                    Keep::Shared => format!(
-                        "shared ({KUBEVELA_SHARED_BY}: {}): {app} only leaves its sharers; the last sharer deletes it",
-                        about.as_deref().unwrap_or("")
-                    ),
-                }
-            }
-            Kept::NamespacedOwner(x) => {
-                format!("a cluster-scoped object with a namespaced owner ({}) is never collected", names.of(*x))
-            }
-            Kept::NamespacedOwnerRef(owner) => {
-                format!("a cluster-scoped object with a namespaced owner ({owner}) is never collected")
-            }
-            Kept::CollectorDone { owner, finalizers } => format!(
-                "owner {} is being deleted without {}: its collector is done with it and deletes no dependent",
-                names.of(*owner),
-                finalizers.join(" or ")
-            ),
-            Kept::AlreadyDestroyed => "already destroyed (`destroyed: true`)".into(),
-            Kept::Reachable => "still reachable from the root".into(),
-            Kept::InNewModel => "still in the new model".into(),
-            Kept::Protected { deleted_inside: n } => {
-                format!("protected namespace: the API server refuses to delete it ({n} {} in it deleted)", objects(*n))
-            }
-            Kept::OwnerNotInSnapshot(k) => {
-                format!("owner {} not in snapshot (the cluster may have it; see --closed-world)", names.owner(*k))
-            }
-            Kept::ClaimNotInSnapshot(claim) => {
-                format!("its claim {claim} is not in the snapshot (the cluster may have it; see --closed-world)")
-            }
-            Kept::DeclaredInNew => "declared in NEW".into(),
-            Kept::HoldsNew(n) => format!("still holds {n} {} NEW declares", objects(*n)),
-            Kept::Annotated(m) => {
-                format!("{} ({} leaves it)", keep_mark(*m), m.tool())
-            }
-            Kept::HelmHook { hook, release: (ns, name) } => format!(
-                "Helm {} hook of release {ns}/{name}: Helm creates and runs it, it does not delete it",
-                hook_name(*hook)
-            ),
-            Kept::InUse { usage, by: Some(by), .. } => format!(
-                "in use by {} (Crossplane {}): the API refuses to delete it while both stay",
-                names.of(*by),
-                names.of(*usage)
-            ),
-            Kept::InUse { usage, by: None, reason } => format!(
-                "protected by Crossplane {}{}: the API refuses to delete it while the Usage stays",
-                names.of(*usage),
-                reason.as_ref().map(|r| format!(" ({r})")).unwrap_or_default()
-            ),
-            Kept::Reclaim { claim, policy } => {
-                let what = match policy {
-                    Reclaim::Delete => "Delete",
-                    Reclaim::Retain => "Retain: the volume controller releases it, with its data",
-                    Reclaim::RetainByDefault => {
-                        "not written, so Retain (the default for a volume created directly): the volume controller releases it, with its data"
-                    }
-                    Reclaim::Recycle => {
-                        "Recycle: the volume controller scrubs it and makes it available again; the object stays"
-                    }
-                    Reclaim::Unknown => "not Delete, Retain or Recycle (the API server refuses it): taken as Retain",
-                };
-                format!("its claim {} is deleted; reclaim policy {what}", names.of(*claim))
-            }
-            Kept::UnresolvableOwner { owner, detail, .. } => format!(
-                "the garbage collector cannot resolve its owner reference {owner} ({detail}): it never collects it, nor deletes it with an owner"
-            ),
-            Kept::Managed { app, controller, keep } => managed_detail(names.of(*app), *controller, keep),
-        }
-    }
-
-    /// The collector's rule that keeps it and where upstream says so, for
-    /// the reasons that follow a rule of the Kubernetes garbage collector
-    /// teardown names (`explain`).
-    pub fn rule(&self) -> Option<&'static str> {
-        match self {
-            Kept::UnresolvableOwner { .. } => Some(UNRESOLVABLE_RULE),
-            _ => None,
-        }
-    }
-
-    /// Why deleting an owner does not take it, in a few words (`explain`).
-    pub fn because(&self) -> &'static str {
-        match self {
-            Kept::StillOwnedBy(_) | Kept::NamespacedOwner(_) | Kept::NamespacedOwnerRef(_) => "another owner stays",
-            Kept::StillManagedBy(_) => "an active tracker still manages it",
-            Kept::Released { keep: Keep::SkipGc, .. } => "its tracker records it with skipGC",
-            Kept::Released { keep: Keep::Orphan { .. }, .. } => "a garbage-collect rule releases it",
-            Kept::Released { keep: Keep::OrphanFinalizer, .. } => "its Application is deleted with --orphan",
-            Kept::Released { keep: Keep::NotOwned, .. } => "it no longer belongs to that Application",
-            Kept::Released { keep: Keep::Shared, .. } => "another Application shares it",
-            Kept::CollectorDone { .. } => "the collector no longer cascades from that owner",
-            Kept::AlreadyDestroyed => "it is already destroyed",
-            Kept::Reachable => "the root still reaches it",
-            Kept::InNewModel => "the new model still holds it",
-            Kept::Protected { .. } => "the API server refuses to delete it",
-            Kept::OwnerNotInSnapshot(_) => "its owner may still exist in the cluster",
-            Kept::ClaimNotInSnapshot(_) => "its claim may still exist in the cluster",
-            Kept::DeclaredInNew => "NEW still declares it",
-            Kept::HoldsNew(_) => "it still holds objects NEW declares",
-            Kept::Annotated(_) => "an annotation tells its tool to leave it",
-            Kept::HelmHook { .. } => "it is a Helm hook, which Helm runs",
-            Kept::InUse { .. } => "a Crossplane Usage protects it",
-            Kept::Reclaim { .. } => "its reclaim policy keeps it",
-            Kept::UnresolvableOwner { .. } => "the collector cannot resolve one of its owner references",
-            Kept::Managed { keep: crate::model::managed::Keep::Releases(_), .. } => {
-                "its application's controller leaves it"
-            }
-            Kept::Managed { .. } => "the application's controller leaves it",
         }
     }
 
@@ -821,33 +479,16 @@ impl Kept {
             KeptBy::UnresolvableOwner(j) => {
                 let o = &objects[id.index()];
                 let why = unresolvable(id, j).unwrap_or(Unresolvable::Undefined);
-                let crd = match why {
-                    Unresolvable::CrdVersion(c) => objects.get(c.index()).map(Object::reference).unwrap_or_default(),
-                    _ => String::new(),
-                };
-                let (owner, detail) = match o.owners.get(j as usize) {
+                let (owner, api_kind) = match o.owners.get(j as usize) {
                     Some(r) => (
                         format!("{} {}/{}", r.api_version, r.kind, r.name),
-                        why.describe(&r.api_version, &r.kind, &crd),
+                        Some((Str::from(&*r.api_version), Str::from(&*r.kind))),
                     ),
-                    None => (String::new(), String::new()),
+                    None => (String::new(), None),
                 };
-                Kept::UnresolvableOwner { owner: owner.into(), why: why.id(), detail: detail.into() }
+                Kept::UnresolvableOwner { owner: owner.into(), why, api_kind }
             }
         }
-    }
-}
-
-/// The Kubernetes garbage collector's rule for an owner reference it cannot
-/// resolve, and where upstream says so.
-pub const UNRESOLVABLE_RULE: &str = "the collector looks an owner up through the REST mapping of the reference's apiVersion and kind; when there is none, it never deletes the dependent and retries it forever (kubernetes/kubernetes pkg/controller/garbagecollector/garbagecollector.go: isDangling, attemptToDeleteWorker; garbagecollector_test.go TestConflictingData \"child -> existing owner with inaccessible API version\"; test/integration/garbagecollector/cluster_scoped_owner_test.go TestClusterScopedOwners)";
-
-/// A Helm hook's name as its annotation writes it.
-pub fn hook_name(h: HelmHook) -> &'static str {
-    match h {
-        HelmHook::PreDelete => "pre-delete",
-        HelmHook::PostDelete => "post-delete",
-        HelmHook::Other => "other",
     }
 }
 
@@ -858,23 +499,6 @@ fn claim_of(volume: &Object) -> Str {
         None => Str::from(""),
     }
 }
-
-/// An orphaned object's reason, as text: its owner is deleted with
-/// `--cascade orphan`, or (`by_finalizer`) carries the `orphan` finalizer,
-/// which the collector honours.
-pub fn orphaned_message(owner: ObjId, names: &Names, by_finalizer: bool) -> String {
-    match by_finalizer {
-        false => format!("owner reference to {} removed (--cascade orphan)", names.of(owner)),
-        true => format!(
-            "owner reference to {} removed: it is deleted with the orphan finalizer, which the garbage collector honours",
-            names.of(owner)
-        ),
-    }
-}
-
-/// The Kubernetes garbage collector's rule for an owner with the `orphan`
-/// finalizer, and where upstream says so.
-pub const ORPHAN_FINALIZER_RULE: &str = "an owner being deleted with the orphan finalizer has its dependents' references to it removed, and a dependent the collector deletes that carries the orphan finalizer is deleted with propagation Orphan (kubernetes/kubernetes pkg/controller/garbagecollector/garbagecollector.go: attemptToDeleteItem \"if an existing orphan finalizer is already on the object, honor it\", orphanDependents; graph_builder.go processTransitions)";
 
 /// The reasons of every deleted object, stored flat: `of(id)` is a slice.
 #[derive(Clone, Debug, Default)]
@@ -1236,22 +860,5 @@ fn garbage(cx: &Context, id: ObjId, g: cascade::Garbage) -> Garbage {
                 None => Garbage::NoOwnerLeft,
             }
         }
-    }
-}
-
-/// Why an application's controller leaves an object it manages, in words.
-fn managed_detail(
-    app: &str,
-    controller: crate::model::managed::Controller,
-    keep: &crate::model::managed::Keep,
-) -> String {
-    use crate::model::managed::Keep as K;
-    let who = controller.name();
-    match keep {
-        K::Releases(r) => format!("managed by {app}, but {who} leaves it: {}", r.text),
-        K::Marked { mark, .. } => format!("managed by {app}, but it carries {mark}: {who} leaves it"),
-        K::NeverKind { text, .. } => format!("managed by {app}, but {text}"),
-        K::Mismatch { text, .. } => format!("listed by {app}, but {text}: {who} leaves it"),
-        K::ProtectedNamespace => format!("managed by {app}, but {who} never deletes this namespace"),
     }
 }

@@ -10,23 +10,9 @@ pub use crate::analysis::tool_order::{
 };
 
 use super::reasons::Names;
-use crate::model::{ObjId, RelKind};
-use std::fmt::Write as _;
-
-pub use super::reasons::hook_name;
+use crate::model::RelKind;
 
 impl BatchKey {
-    /// `Service`, `wave 5`, `pre-delete hook, weight 1`; empty for kapp's
-    /// levels and Flux's calls, which the rank says.
-    pub fn text(&self) -> String {
-        match self {
-            BatchKey::Kind { kind, .. } => kind.to_string(),
-            BatchKey::Hook { hook, weight } => format!("{} hook, weight {weight}", hook_name(*hook)),
-            BatchKey::Wave(w) => format!("wave {w}"),
-            BatchKey::Level | BatchKey::Call => String::new(),
-        }
-    }
-
     /// Is the batch a hook the tool runs (rather than deletes)?
     pub fn is_hook(&self) -> bool {
         matches!(self, BatchKey::Hook { .. })
@@ -43,45 +29,6 @@ impl Other {
             Other::NeverDeleted => "never-deleted",
         }
     }
-
-    /// `with Deployment.apps/gk/ctrl (garbage collector)` and the like.
-    pub fn message(&self, tool: Tool, names: &Names) -> String {
-        match self {
-            Other::With { carrier, how } => format!("with {} ({})", names.of(*carrier), carrier_name(*how)),
-            Other::Kept(k) => format!("kept: {}", k.annotation()),
-            Other::NotManaged => format!("in no {}: {} does not delete it", tool.unit_noun(), tool.name()),
-            Other::OtherHook => String::from("a hook of another event: helm uninstall leaves it"),
-            Other::NeverDeleted => String::from("Argo CD never deletes a CRD with its Application"),
-        }
-    }
-}
-
-/// Who deletes a dependent that goes with its owner.
-pub fn carrier_name(how: RelKind) -> &'static str {
-    match how {
-        RelKind::Contains => "namespace controller",
-        RelKind::Defines => "CRD cleanup",
-        _ => "garbage collector",
-    }
-}
-
-impl Pos {
-    /// `batch 3, Service`, `wave 2`, `with Deployment.apps/gk/ctrl, call 4`;
-    /// with `unit`, then ` of release gk/gatekeeper`.
-    fn write(&self, tool: Tool, unit: bool, names: &Names, out: &mut String) {
-        if let Some(w) = self.with {
-            let _ = write!(out, "with {}, ", names.of(w));
-        }
-        let _ = match (&self.key, tool) {
-            (BatchKey::Kind { kind, .. }, _) => write!(out, "batch {}, {kind}", self.rank),
-            (k @ (BatchKey::Hook { .. } | BatchKey::Wave(_)), _) => write!(out, "{}", k.text()),
-            (BatchKey::Level, _) => write!(out, "level {}", self.rank),
-            (BatchKey::Call, _) => write!(out, "call {}", self.rank),
-        };
-        if let Some(u) = self.unit.as_ref().filter(|_| unit) {
-            let _ = write!(out, " of {} {u}", tool.unit_noun());
-        }
-    }
 }
 
 /// The constraint a relation is, for messages and JSON: `ownership`,
@@ -96,85 +43,7 @@ pub fn constraint_type(kind: RelKind) -> &'static str {
     }
 }
 
-/// `ownership: contains`, `default rule storage-after-claims: bound-claim`.
-pub fn constraint_text(kind: RelKind) -> String {
-    match kind.rule() {
-        Some(e) => format!("default rule {}: {}", e.rule().id(), e.id()),
-        None if kind.is_ownership() => format!("ownership: {}", kind.as_str()),
-        None => format!("destruction dependency: {}", kind.as_str()),
-    }
-}
-
-/// How many of the objects a finding is about its message names.
-const SHOWN: usize = 3;
-
 impl ToolFinding {
-    pub fn message(&self, names: &Names) -> String {
-        let tool = self.tool;
-        let mut out = String::new();
-        let first = names.of(self.first);
-        // Units are said where they differ.
-        let units = self.breach == Breach::Unordered;
-        let mut pos = String::new();
-        self.first_at.write(tool, units, names, &mut pos);
-        let _ = match self.breach {
-            Breach::Before => write!(out, "{} deletes {first} ({pos}) before ", tool.name()),
-            Breach::Together => write!(out, "{} deletes {first} in the same batch ({pos}) as ", tool.name()),
-            Breach::Unordered => write!(out, "{} deletes {first} ({pos}) independently of ", tool.name()),
-            Breach::Leaves => write!(out, "{} deletes {first} ({pos}) but leaves ", tool.name()),
-        };
-        // What goes with another of the list is said with it.
-        let listed = |x: ObjId| self.needed_by.iter().any(|n| n.object == x);
-        let goes_with = |n: &Needing| n.at.as_ref().and_then(|p| p.with).filter(|w| listed(*w));
-        let shown: Vec<&Needing> = self.needed_by.iter().filter(|n| goes_with(n).is_none()).collect();
-        for (i, n) in shown.iter().take(SHOWN).enumerate() {
-            if i > 0 {
-                out.push_str(", ");
-            }
-            out.push_str(names.of(n.object));
-            let mut at = String::new();
-            match (&n.at, &n.left) {
-                (Some(p), _) if self.breach != Breach::Together => p.write(tool, units, names, &mut at),
-                (Some(Pos { with: Some(w), .. }), _) => {
-                    let _ = write!(at, "with {}", names.of(*w));
-                }
-                (_, Some(o)) => at = o.message(tool, names),
-                _ => {}
-            }
-            if !at.is_empty() {
-                let _ = write!(out, " ({at})");
-            }
-            match self.needed_by.iter().filter(|m| goes_with(m) == Some(n.object)).count() {
-                0 => {}
-                1 => out.push_str(" and 1 object that goes with it"),
-                k => {
-                    let _ = write!(out, " and {k} objects that go with it");
-                }
-            }
-        }
-        if shown.len() > SHOWN {
-            let _ = write!(out, " and {} more", shown.len() - SHOWN);
-        }
-        let still = match (self.breach, self.needed_by.len()) {
-            (Breach::Leaves, 1) => "which still needs it",
-            (Breach::Leaves, _) => "which still need it",
-            _ => "which teardown destroys first",
-        };
-        let _ = write!(out, ", {still} ({})", constraint_text(self.relation.kind));
-        match (self.breach, tool) {
-            (Breach::Together, _) => out.push_str("; nothing makes it wait"),
-            (Breach::Unordered, Tool::Flux) => out.push_str(
-                "; Kustomizations delete what they applied independently, not in reverse dependsOn (fluxcd/kustomize-controller#301)",
-            ),
-            (Breach::Unordered, Tool::Argocd) => out.push_str("; each Application deletes its own objects"),
-            (Breach::Unordered, _) => {
-                let _ = write!(out, "; the order you delete the {}s in decides", tool.unit_noun());
-            }
-            _ => {}
-        }
-        out
-    }
-
     /// The objects it is about: the one deleted too early, then those
     /// that need it.
     pub fn refs<'a>(&self, names: &Names<'a>) -> Vec<&'a str> {

@@ -4,11 +4,11 @@
 //! step, or kept and why), sweep (when each marked tracker loses its
 //! finalizer) and the component revisions collected.
 
-use super::reasons::{Kept, Names};
+use super::reasons::Kept;
 use crate::analysis::cascade::Cascade;
 use crate::analysis::order::Order;
 use crate::analysis::tracking::{tracker_of, Collection, Mark};
-use crate::model::tracking::{TrackerKind, Workflow};
+use crate::model::tracking::TrackerKind;
 use crate::model::{ObjId, Object, RelKind, Relation};
 use std::collections::HashMap;
 
@@ -69,44 +69,6 @@ pub struct Sweep {
 }
 
 impl MarkStage {
-    /// What the mark stage decided, in words.
-    pub fn message(&self, names: &Names) -> String {
-        let app = self.app.map_or("its application", |a| names.of(a));
-        match &self.mark {
-            Mark::Current => format!("active: the current tracker of {app}"),
-            Mark::Root => format!("active: the root tracker of {app} (kept until it is deleted)"),
-            Mark::Revisions => format!("active: the component-revision tracker of {app}"),
-            Mark::Outdated { generation, current } => {
-                format!("marked: outdated (generation {generation}; {app} is at generation {current})")
-            }
-            Mark::OtherVersion { version: Some(v), current } => {
-                format!("marked: outdated (publish version {v}; {app} publishes {current})")
-            }
-            Mark::OtherVersion { version: None, current } => {
-                format!("marked: outdated (no publish version; {app} publishes {current})")
-            }
-            Mark::WorkflowPending(w) => format!(
-                "not marked: {}; the controller marks outdated trackers only once its workflow has succeeded",
-                workflow_said(w, app)
-            ),
-            Mark::AppDeleted(_) => format!("marked: {app} is being deleted"),
-            Mark::AppAbsent => "marked: its application is not in the snapshot (--closed-world)".into(),
-            Mark::AppNotInSnapshot => {
-                "not marked: its application is not in the snapshot (the cluster may have it; see --closed-world)"
-                    .into()
-            }
-            Mark::AlreadyMarked => "marked: already being deleted".into(),
-            Mark::Legacy { holds } => format!(
-                "not marked (keepLegacyResource): it is still the newest tracker of {}, which exists",
-                names.of(*holds)
-            ),
-            Mark::LegacyUnknown { .. } => format!(
-                "not marked (keepLegacyResource): {} is not in the snapshot; the cluster may have it (see --closed-world)",
-                self.entry.as_deref().unwrap_or("a resource")
-            ),
-        }
-    }
-
     pub fn id(&self) -> &'static str {
         match self.mark {
             Mark::Current => "current",
@@ -121,16 +83,6 @@ impl MarkStage {
             Mark::Legacy { .. } => "keep-legacy-resource",
             Mark::LegacyUnknown { .. } => "keep-legacy-resource",
         }
-    }
-}
-
-/// What Application `app`'s status says of its workflow, in words.
-pub fn workflow_said(w: &Workflow, app: &str) -> String {
-    match w {
-        Workflow::Succeeded => format!("the workflow of {app} has succeeded"),
-        Workflow::Failed => format!("the workflow of {app} failed (and its policy has no continueOnFailure)"),
-        Workflow::Pending(phase) => format!("{app} is at status {phase}"),
-        Workflow::Unknown => format!("{app} has no status in the snapshot"),
     }
 }
 

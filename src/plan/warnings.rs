@@ -1,10 +1,11 @@
 //! What a plan warns about: typed values, each with its finding rule (if it
-//! has one), the objects it is about, and its text.
+//! has one) and the objects it is about; `render::prose` says each in
+//! words.
 
 use super::reasons::Names;
 use super::tool_order::ToolFinding;
 use crate::analysis::cascade::{Cascade, Cause, MultiOwner};
-use crate::analysis::order::{conflict_message, GroupKind, Order};
+use crate::analysis::order::{GroupKind, Order};
 use crate::findings::Rule;
 use crate::graph::Graph;
 use crate::load::Snapshot;
@@ -117,15 +118,6 @@ impl Warning {
         matches!(self, Warning::Input { rule, .. } if rule.default_severity() == crate::findings::Severity::Note)
     }
 
-    /// `warning[TD012]`, `note[TD014]`, `warning`: how a line about it starts.
-    pub fn head(&self) -> String {
-        let level = if self.is_note() { "note" } else { "warning" };
-        match self.rule() {
-            Some(rule) => format!("{level}[{}]", rule.id()),
-            None => level.to_string(),
-        }
-    }
-
     pub fn rule(&self) -> Option<Rule> {
         match self {
             Warning::Input { rule, .. } => Some(*rule),
@@ -172,117 +164,6 @@ impl Warning {
             Warning::Hangs { holder, object, usage } => vec![names.of(*holder), names.of(*object), names.of(*usage)],
             Warning::ToolOrder(f) => f.refs(names),
             Warning::RecordOverPolicy { object, tracker, .. } => vec![names.of(*object), names.of(*tracker)],
-        }
-    }
-
-    pub fn message(&self, names: &Names) -> String {
-        let list = |members: &[ObjId]| members.iter().map(|m| names.of(*m)).collect::<Vec<_>>().join(", ");
-        match self {
-            Warning::Input { line: 0, message, .. } => message.clone(),
-            Warning::Input { file, line, column, message, .. } => format!("{file}:{line}:{column}: {message}"),
-            Warning::DestructionCycle { members, step } => format!(
-                "destruction-dependency cycle: {} are destroyed together in step {step}; their order inside it is undefined",
-                list(members)
-            ),
-            Warning::OwnershipGroup { members, step } => {
-                format!("ownership cycle planned as one group (--allow-cycles): {} in step {step}", list(members))
-            }
-            Warning::Relaxed { relaxed, because } => conflict_message(names.refs, relaxed, because.as_ref()),
-            Warning::ControllerStays { object, controller } => format!(
-                "{} is deleted but its controller {} stays and will recreate it",
-                names.of(*object),
-                names.of(*controller)
-            ),
-            Warning::WebhookStays { service, webhook, api_service: false } => format!(
-                "{} is deleted but {} stays and calls it: every admission request it intercepts fails from then on (\"failed calling webhook\")",
-                names.of(*service),
-                names.of(*webhook)
-            ),
-            Warning::WebhookStays { service, webhook, api_service: true } => format!(
-                "{} is deleted but {} stays and is served by it: every request to its API fails from then on, and API discovery with it (namespace deletions hang)",
-                names.of(*service),
-                names.of(*webhook)
-            ),
-            Warning::SharedUid { first, again, uid } => format!(
-                "{} and {} share uid {uid}: owner references were resolved by their kind and name, not by this uid",
-                names.of(*first),
-                names.of(*again)
-            ),
-            Warning::KeepIgnored { object, mark, by } => {
-                let (object, annotation, tool) = (names.of(*object), crate::dialect::tools::keep_mark(*mark), mark.tool());
-                match by {
-                    Ignored::Named => format!(
-                        "{object} carries {annotation}, which tells {tool} to leave it; it is deleted because it is named"
-                    ),
-                    Ignored::With(kind, x) => {
-                        let how = match kind {
-                            RelKind::Contains => "its namespace: the namespace controller deletes everything in it",
-                            RelKind::Defines => "its CustomResourceDefinition: every custom resource of it goes",
-                            RelKind::Manages => {
-                                "what manages it: its controller (an application's, or KubeVela's resource keeper) deletes it by its own records"
-                            }
-                            _ => "its last owner: the garbage collector deletes it",
-                        };
-                        format!(
-                            "{object} carries {annotation}, but it goes with {} ({how}); that annotation only stops {tool}, and will not save it",
-                            names.of(*x)
-                        )
-                    }
-                    Ignored::Collector => format!(
-                        "{object} carries {annotation}, but the garbage collector deletes it: that annotation only stops {tool}"
-                    ),
-                }
-            }
-            Warning::Hangs { holder, object, usage } => format!(
-                "{} will not finish deleting: it holds {}, which Crossplane {} protects (the API refuses to delete it while the Usage stays)",
-                names.of(*holder),
-                names.of(*object),
-                names.of(*usage)
-            ),
-            Warning::FinalizerSameStep { object, controller, finalizer, step } => format!(
-                "{} and {}, the controller of its finalizer {finalizer}, are deleted in the same step {step}; the object hangs if the controller goes first",
-                names.of(*object),
-                names.of(*controller)
-            ),
-            Warning::EndpointsRewritten { endpoints, service } => format!(
-                "{} is deleted but {}, which selects Pods, stays: the endpoints controller writes them again",
-                names.of(*endpoints),
-                names.of(*service)
-            ),
-            Warning::DependentStays { object, dependent } => format!(
-                "{} is deleted but {}, which depends on it, stays: that dependency breaks, and names an object that is gone",
-                names.of(*object),
-                names.of(*dependent)
-            ),
-            Warning::OwnerOutsideSnapshot { object, with, owner } => format!(
-                "{} goes with {}, but it also names owner {owner}, which is not in the snapshot: if the cluster has it, the garbage collector keeps {} (--closed-world: the snapshot is the whole cluster)",
-                names.of(*object),
-                names.of(*with),
-                names.of(*object)
-            ),
-            Warning::ToolOrder(f) => f.message(names),
-            Warning::Managed { app, note } => managed_message(names.of(*app), note),
-            Warning::RecordOverPolicy { object, tracker, app, rule, strategy, deleted } => {
-                let (object, tracker, app) = (names.of(*object), names.of(*tracker), names.of(*app));
-                let rule = match rule {
-                    Some((Some(policy), n)) => format!("rule {n} of policy {policy}"),
-                    Some((None, n)) => format!("rule {n} of the garbage-collect policy"),
-                    None => "no rule".into(),
-                };
-                let says = match (strategy, rule.as_str()) {
-                    (Some(s), _) => format!("{rule} of {app} says strategy: {} now", s.as_str()),
-                    (None, "no rule") => format!("no rule of the garbage-collect policy of {app} selects it now"),
-                    (None, _) => format!("{rule} of {app}, the first that selects it, writes no strategy now"),
-                };
-                match deleted {
-                    true => format!(
-                        "{object} is deleted: {tracker} records it without skipGC, though {says}; a strategy acts when a resource is dispatched, and KubeVela's resource keeper follows the record"
-                    ),
-                    false => format!(
-                        "{object} is kept: {tracker} records it with skipGC, though {says}; a strategy acts when a resource is dispatched, and KubeVela's resource keeper follows the record"
-                    ),
-                }
-            }
         }
     }
 }
@@ -529,28 +410,4 @@ pub(super) fn owners_outside(
         out.push(Warning::OwnerOutsideSnapshot { object: id, with: rel.from, owner: o.owner_reference(decl as usize) });
     }
     out
-}
-
-/// A note of a deleted application object, in words.
-fn managed_message(app: &str, note: &crate::model::managed::Note) -> String {
-    use crate::dialect::controllers::marks::{ARGOCD_DELETION_APPROVED, HELM_OWNERSHIP};
-    use crate::model::managed::Note;
-    match note {
-        Note::HelmReleaseInferred { namespace, name } => format!(
-            "{app} uninstalls Helm release {namespace}/{name}, whose storage record is not in the snapshot: its objects are those Helm's ownership annotations ({HELM_OWNERSHIP}) name; objects of the release the snapshot lacks go too"
-        ),
-        Note::AwaitsConfirmation => format!(
-            "{app}: an object (or the Application) says Delete=confirm or Prune=confirm: Argo CD deletes nothing until {ARGOCD_DELETION_APPROVED} is set after the deletion"
-        ),
-        Note::DeletionHangs(why) => format!("{app} will not finish deleting: {why}"),
-        Note::ExternalResourceKept => format!(
-            "{app} is deleted, but its external resource stays: its deletionPolicy (Orphan) or management policies (without Delete) tell Crossplane to leave it"
-        ),
-        Note::RemoteCluster(field) => format!(
-            "{app} manages objects in another cluster ({field}): its controller deletes them there; this snapshot does not hold them"
-        ),
-        Note::StorageUndecoded { record } => {
-            format!("{app}: the release's storage record {record} decides what is uninstalled")
-        }
-    }
 }

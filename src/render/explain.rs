@@ -3,41 +3,15 @@
 
 use super::diagnostics::Style;
 use super::paint::{kind_len, Paint};
+use super::prose::{cascade_phrase, order_phrase, origin_text, orphaned_message, ORPHAN_FINALIZER_RULE};
 use crate::escape::escape;
 use crate::internal::{entry, Internal};
-use crate::model::{ControllerEdge, ObjId, Object, RelKind, Relation};
-use crate::plan::explain::{origin_text, Explanation, Link, Status};
-use crate::plan::reasons::{controller_why, orphaned_message, ORPHAN_FINALIZER_RULE};
+use crate::model::{ControllerEdge, ObjId, Object, Relation};
+use crate::plan::explain::{Explanation, Link, Status};
 use crate::plan::reference::Ref;
 use crate::plan::Plan;
 use serde::Serialize;
 use std::io::{self, Write};
-
-/// `X owns Y` read from X: the verb for a relation, in the cascade direction.
-fn cascade_verb(r: &Relation) -> &'static str {
-    match r.kind {
-        RelKind::Owns => "owns",
-        RelKind::Contains => "contains",
-        RelKind::Defines => "defines",
-        RelKind::Manages => "manages",
-        RelKind::Controller(_) => "takes",
-        RelKind::DestroyAfter | RelKind::Finalizer | RelKind::ComponentOrder | RelKind::Rule(_) | RelKind::Tool(_) => {
-            "goes after"
-        }
-    }
-}
-
-/// `X takes Y (the endpoints controller)`: the cascade verb, the next
-/// object, and for a controller's cascade who performs it.
-fn cascade_phrase(r: &Relation, next: &str) -> String {
-    if let Some(c) = crate::analysis::managed::controller(r) {
-        return format!("manages {next} {} ({})", c.through(), c.name());
-    }
-    match r.kind {
-        RelKind::Controller(e) => format!("{} {next} ({})", cascade_verb(r), controller_why(e).1),
-        _ => format!("{} {next}", cascade_verb(r)),
-    }
-}
 
 /// Relation `r` of the plan.
 fn relation(plan: &Plan, r: u32) -> Result<&Relation, Internal> {
@@ -51,50 +25,6 @@ fn who(plan: &Plan, objects: &[Object], id: ObjId, style: Style) -> Result<Strin
         Some(o) => style.reference(r, kind_len(o)),
         None => r.clone(),
     })
-}
-
-/// Why X goes after Y, read from X.
-fn order_phrase(plan: &Plan, r: &Relation, next: &str) -> String {
-    match r.kind {
-        RelKind::Owns | RelKind::Contains | RelKind::Defines | RelKind::Manages => {
-            format!("{} {next}", cascade_verb(r))
-        }
-        RelKind::ComponentOrder if r.decl == u32::MAX => {
-            format!(
-                "goes after {next}, which recorded its component (a revision goes once no tracker that stays uses it)"
-            )
-        }
-        RelKind::ComponentOrder => format!("goes after {next}, whose component depends on its own"),
-        RelKind::DestroyAfter if r.declared_by == r.to && plan.members.get(r.to.index()) == Some(&true) => {
-            format!("goes after {next}, whose destruction it subscribed to")
-        }
-        RelKind::DestroyAfter if r.declared_by == r.to => format!("goes after {next}, which depends on it"),
-        RelKind::DestroyAfter => format!("is destroyed after {next}"),
-        RelKind::Finalizer => format!("goes after {next}, whose finalizer its controller removes"),
-        RelKind::Rule(e) => {
-            format!("goes after {next}, {} (default rule {})", crate::plan::reasons::rule_why(e), e.rule().id())
-        }
-        RelKind::Tool(e) => {
-            format!(
-                "goes after {next}, {} ({} {})",
-                crate::plan::reasons::tool_why(e.order),
-                e.order.tool(),
-                crate::dialect::tools::order_key(e.order)
-            )
-        }
-        RelKind::Controller(e) => {
-            let why = match e {
-                ControllerEdge::ServiceEndpoints => {
-                    "its Service: the endpoints controller deletes it once the Service is gone"
-                }
-                ControllerEdge::NodePods => "bound to it: Pods go before their Node, as a drain evicts them",
-                ControllerEdge::ReclaimDelete | ControllerEdge::Released => {
-                    "its claim: the volume controller reclaims it once the claim is gone"
-                }
-            };
-            format!("goes after {next}, {why}")
-        }
-    }
 }
 
 /// The object a link's relation runs through, when it is not the link's

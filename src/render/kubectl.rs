@@ -134,7 +134,7 @@ fn hooks(plan: &Plan, step: u32, hook: HelmHook, out: &mut String) -> Result<(),
     for h in runs {
         out.push_str("#   ");
         let (name, (ns, release)) = (h.object.of(&plan.refs)?, &h.release);
-        let hook = crate::plan::reasons::hook_name(h.hook);
+        let hook = super::prose::hook_name(h.hook);
         out.push_str(&comment(&format!("{name} ({hook} hook of release {ns}/{release}, weight {})", h.weight)));
         out.push('\n');
     }

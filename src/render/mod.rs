@@ -15,6 +15,7 @@ pub mod paint;
 pub mod parts;
 pub mod plan;
 pub mod printable;
+pub mod prose;
 pub mod reconcile;
 pub mod rule_docs;
 pub mod simulate;

@@ -5,11 +5,12 @@ use super::count;
 use super::diagnostics::Style;
 use super::json;
 use super::paint::{kind_len, Paint};
+use super::prose;
 use crate::dialect::tools::{keep_mark, order_key, CLI_UTILS_MUTATION, HELM_HOOK};
 use crate::internal::{entry, Internal};
 use crate::load::Snapshot;
-use crate::model::{ControllerEdge, HubEnd, Link, ObjId, Object, RelKind, RuleEdge, ToolOrder};
-use crate::plan::reasons::{self, Names};
+use crate::model::{HubEnd, Link, ObjId, Object, RelKind, RuleEdge};
+use crate::plan::reasons::Names;
 use crate::plan::reference::{self, Ref};
 use crate::plan::{EventKind, Garbage, Kept, Plan, Reason, Root};
 use rayon::prelude::*;
@@ -30,7 +31,7 @@ pub fn table(plan: &Plan, objects: &[Object], style: Style, wide: bool, out: &mu
         .orphaned
         .iter()
         .map(|&(_, owner)| {
-            let why = reasons::orphaned_message(owner, &names, plan.orphaned_by_finalizer(owner));
+            let why = prose::orphaned_message(owner, &names, plan.orphaned_by_finalizer(owner));
             Ok((owner.of(&plan.order.step)?.to_string(), why))
         })
         .collect::<Result<_, Internal>>()?;
@@ -75,7 +76,7 @@ pub fn table(plan: &Plan, objects: &[Object], style: Style, wide: bool, out: &mu
                     let mut s = String::with_capacity(ids.len() * 100);
                     for &id in ids {
                         let reason = match wide {
-                            true => reasons::message(plan.reasons.of(id), &names),
+                            true => prose::reasons(plan.reasons.of(id), &names),
                             false => super::glance::short_reason(plan.reasons.of(id), &names),
                         };
                         let action = if plan.loss_of(id).is_some() { LOST } else { "delete" };
@@ -127,14 +128,6 @@ const LOST: &str = "delete!";
 /// A kept object whose contents the plan destroys (a recycled volume).
 const KEPT_LOST: &str = "keep!";
 
-/// `before` or `after` its step.
-fn hook_when(h: &crate::plan::HookRun) -> &'static str {
-    match h.hook {
-        crate::model::kube::HelmHook::PostDelete => "after",
-        _ => "before",
-    }
-}
-
 /// The Helm hooks that run around the steps, in the order they run.
 fn hooks_table(plan: &Plan) -> String {
     let names = plan.names();
@@ -143,8 +136,8 @@ fn hooks_table(plan: &Plan) -> String {
         .iter()
         .map(|h| {
             [
-                reasons::hook_name(h.hook).to_string(),
-                format!("{} step {}", hook_when(h), h.step),
+                prose::hook_name(h.hook).to_string(),
+                format!("{} step {}", prose::hook_when(h), h.step),
                 names.of(h.object).to_string(),
                 format!("{}/{}", h.release.0, h.release.1),
                 h.weight.to_string(),
@@ -323,7 +316,7 @@ fn kept_out<'a>(k: &'a Kept, names: &Names<'a>) -> ReasonOut<'a> {
         Kept::ClaimNotInSnapshot(claim) | Kept::NamespacedOwnerRef(claim) => out.object = Some(Ref::new(claim)),
         Kept::UnresolvableOwner { owner, why, .. } => {
             out.owner = Some(owner);
-            out.why = Some(why);
+            out.why = Some(why.id());
         }
         Kept::Protected { deleted_inside: n } | Kept::HoldsNew(n) => out.count = Some(*n),
         Kept::Annotated(m) => {
@@ -333,7 +326,7 @@ fn kept_out<'a>(k: &'a Kept, names: &Names<'a>) -> ReasonOut<'a> {
         }
         Kept::HelmHook { hook, .. } => {
             out.tool = Some("helm");
-            out.why = Some(reasons::hook_name(*hook));
+            out.why = Some(prose::hook_name(*hook));
             out.annotation = Some(HELM_HOOK);
         }
         Kept::InUse { usage, by, .. } => {
@@ -604,7 +597,7 @@ fn deleted<'a>(snapshot: &'a Snapshot, plan: &'a Plan, id: ObjId) -> Result<Reso
     let names = plan.names();
     let why = plan.reasons.of(id);
     let mut r = resource(snapshot, plan, id, "delete")?;
-    r.reason = reasons::message(why, &names);
+    r.reason = prose::reasons(why, &names);
     r.reasons = why.iter().map(|x| reason_out(x, &names)).collect();
     r.waits_for = plan.waits_for(id.of(&snapshot.objects)?).collect();
     if let Some(by) = plan.still_referenced.get(&id) {
@@ -638,7 +631,7 @@ fn plan_out<'a>(
         .map(|&(id, owner)| {
             let mut r = resource(snapshot, plan, id, "orphan")?;
             let by_finalizer = plan.orphaned_by_finalizer(owner);
-            r.reason = reasons::orphaned_message(owner, &names, by_finalizer);
+            r.reason = prose::orphaned_message(owner, &names, by_finalizer);
             let mut why = ReasonOut { kind: "orphaned", object: Some(names.at(owner)), ..ReasonOut::default() };
             if by_finalizer {
                 why.why = Some("orphan-finalizer");
@@ -719,10 +712,10 @@ fn plan_out<'a>(
             .iter()
             .map(|h| HookOut {
                 object: Ref::new(names.of(h.object)),
-                hook: reasons::hook_name(h.hook),
+                hook: prose::hook_name(h.hook),
                 release: format!("{}/{}", h.release.0, h.release.1),
                 weight: h.weight,
-                runs: hook_when(h),
+                runs: prose::hook_when(h),
                 step: h.step,
             })
             .collect(),
@@ -894,44 +887,6 @@ pub fn yaml(snapshot: &Snapshot, plan: &Plan, out: &mut dyn Write) -> io::Result
     super::yaml::write(&plan_out(snapshot, plan, &summary)?, out)
 }
 
-/// How a relation reads along a plan arrow, from what goes first to what
-/// goes after it: `ReplicaSet -> Deployment` is "owned by".
-fn along(kind: RelKind) -> &'static str {
-    match kind {
-        RelKind::Owns => "owned by",
-        RelKind::Contains => "in",
-        RelKind::Defines => "defined by",
-        RelKind::DestroyAfter => "before",
-        RelKind::Finalizer => "finalizer removed by",
-        RelKind::Manages => "managed by",
-        RelKind::ComponentOrder => "component before",
-        RelKind::Rule(e) => match e {
-            RuleEdge::BoundClaim => "bound to",
-            RuleEdge::OfClass => "of class",
-            RuleEdge::RunsAs => "runs as",
-            RuleEdge::Grants => "runs as a subject of",
-            RuleEdge::GrantedRole => "runs as a grantee of",
-            RuleEdge::CallsService => "calls",
-            RuleEdge::CallsBackend => "calls a Service in front of",
-            RuleEdge::PodFirst => "Pods first in namespace",
-            RuleEdge::AfterPods => "after the Pods of",
-        },
-        RelKind::Tool(e) => match e.order {
-            ToolOrder::SyncWave => "higher sync wave than",
-            ToolOrder::KappRule => "change rule before",
-            ToolOrder::FluxDependsOn => "depends on",
-            ToolOrder::UsageBy => "uses",
-            ToolOrder::UsageOf => "protects",
-            ToolOrder::HelmRecord | ToolOrder::KappRecord => "record after",
-        },
-        RelKind::Controller(e) => match e {
-            ControllerEdge::ServiceEndpoints => "takes (endpoints controller)",
-            ControllerEdge::NodePods => "bound to (pod garbage collector)",
-            ControllerEdge::ReclaimDelete | ControllerEdge::Released => "takes (volume controller)",
-        },
-    }
-}
-
 /// An end of a plan arrow: an object, or a hub of another tool's group
 /// order (a node that stands for a group, drawn as a point).
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -1000,14 +955,14 @@ fn plan_edges(plan: &Plan) -> Vec<(End, End, &'static str, bool)> {
                 _ => return None,
             };
             // Out of a hub, the arrow needs no second label.
-            let label = if hub == HubEnd::To { "" } else { along(r.kind) };
+            let label = if hub == HubEnd::To { "" } else { prose::along(r.kind) };
             Some((first, then, label, relaxed))
         })
         .collect();
     for (i, after) in plan.order.after.iter().enumerate() {
         let Some(r) = after.and_then(|r| plan.relations.get(r as usize)) else { continue };
         if r.kind == RelKind::Rule(RuleEdge::PodFirst) && plan.cascade.deleted(ObjId(i as u32)) {
-            edges.push((End::Object(r.to), End::Object(ObjId(i as u32)), along(r.kind), false));
+            edges.push((End::Object(r.to), End::Object(ObjId(i as u32)), prose::along(r.kind), false));
         }
     }
     // In reference order, not relation order (which follows the order the

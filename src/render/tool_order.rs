@@ -252,7 +252,7 @@ pub fn out<'a>(order: &'a ToolOrder, plan: &'a Plan) -> ToolOrderOut<'a> {
                     }
                     BatchKey::Hook { hook, weight } => {
                         o.by = "hook";
-                        o.hook = Some(crate::plan::tool_order::hook_name(*hook));
+                        o.hook = Some(super::prose::hook_name(*hook));
                         o.weight = Some(*weight);
                     }
                     BatchKey::Wave(w) => {
