@@ -105,13 +105,20 @@ fn needs_escape(bytes: &[u8]) -> bool {
     };
     let mut chunks = bytes.chunks_exact(8);
     for c in &mut chunks {
-        let mut w = [0u8; 8];
-        w.copy_from_slice(c);
-        if has(u64::from_ne_bytes(w)) {
+        if has(word(c)) {
             return true;
         }
     }
-    chunks.remainder().iter().any(|&b| b < 0x20 || b == b'"' || b == b'\\')
+    match bytes.len() {
+        // The tail within the last eight bytes (read again: harmless).
+        8.. => bytes.get(bytes.len() - 8..).is_some_and(|c| has(word(c))),
+        _ => chunks.remainder().iter().any(|&b| b < 0x20 || b == b'"' || b == b'\\'),
+    }
+}
+
+/// Eight bytes as a word.
+fn word(c: &[u8]) -> u64 {
+    <[u8; 8]>::try_from(c).map_or(0, u64::from_ne_bytes)
 }
 
 /// A newline and the indentation of up to 32 levels (two spaces each).
