@@ -50,9 +50,17 @@ fn joined((kind, group): (&str, &str)) -> String {
 pub fn of(plan: &Plan, objects: &[Object], notes: usize) -> Summary {
     // Counted by the parts as they are (a few kinds, many objects), then
     // by the names they make (two parts may make one name).
+    // The objects are read in their own order, not the plan's (each
+    // object once, the next one near it).
+    let mut times = vec![0usize; objects.len()];
+    for id in plan.steps.iter().flatten() {
+        if let Some(t) = times.get_mut(id.index()) {
+            *t += 1;
+        }
+    }
     let mut parts: rustc_hash::FxHashMap<(&str, &str), usize> = rustc_hash::FxHashMap::default();
-    for o in plan.steps.iter().flatten().filter_map(|id| objects.get(id.index())) {
-        *parts.entry(kind_parts(o)).or_default() += 1;
+    for (o, &n) in objects.iter().zip(&times).filter(|(_, &n)| n > 0) {
+        *parts.entry(kind_parts(o)).or_default() += n;
     }
     let mut kinds: std::collections::BTreeMap<String, usize> = std::collections::BTreeMap::new();
     for (k, n) in parts {
