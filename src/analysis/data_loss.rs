@@ -114,20 +114,27 @@ struct Wants {
     crd: bool,
 }
 
+impl Wants {
+    /// In one pass (a plan of a whole cluster deletes every object: each
+    /// pass over them costs).
+    fn of<'a>(deleted: impl Iterator<Item = &'a Object>) -> Wants {
+        let mut wants = Wants::default();
+        for o in deleted {
+            wants.namespace |= core(o, "Namespace");
+            wants.claim |= core(o, "PersistentVolumeClaim");
+            wants.secret |= core(o, "Secret");
+            wants.crd |= o.crd.is_some();
+        }
+        wants
+    }
+}
+
 /// What the plan that deletes `deleted` (in plan order) destroys for good,
 /// in plan order (a recycled volume right after its claim).
 pub fn of(objects: &[Object], relations: &[Relation], cascade: &Cascade, deleted: &[Vec<ObjId>]) -> Vec<Loss> {
     let ids = || deleted.iter().flatten().copied();
     let get = |id: ObjId| objects.get(id.index());
-    // What the deleted objects hold, in one pass (a plan of a whole
-    // cluster deletes every object: each pass over them costs).
-    let mut wants = Wants::default();
-    for o in ids().filter_map(get) {
-        wants.namespace |= core(o, "Namespace");
-        wants.claim |= core(o, "PersistentVolumeClaim");
-        wants.secret |= core(o, "Secret");
-        wants.crd |= o.crd.is_some();
-    }
+    let wants = Wants::of(ids().filter_map(get));
     // Objects of each namespace, and of each custom kind, when a deleted
     // Namespace or CRD asks.
     let mut in_namespace: FxHashMap<&str, u32> = FxHashMap::default();
