@@ -105,16 +105,40 @@ fn core(o: &Object, kind: &str) -> bool {
     o.is_kubernetes() && o.group.is_empty() && &*o.kind == kind
 }
 
+/// Whether some deleted object is a Namespace, a claim, a Secret, a CRD.
+#[derive(Default)]
+struct Wants {
+    namespace: bool,
+    claim: bool,
+    secret: bool,
+    crd: bool,
+}
+
+impl Wants {
+    /// In one pass (a plan of a whole cluster deletes every object: each
+    /// pass over them costs).
+    fn of<'a>(deleted: impl Iterator<Item = &'a Object>) -> Wants {
+        let mut wants = Wants::default();
+        for o in deleted {
+            wants.namespace |= core(o, "Namespace");
+            wants.claim |= core(o, "PersistentVolumeClaim");
+            wants.secret |= core(o, "Secret");
+            wants.crd |= o.crd.is_some();
+        }
+        wants
+    }
+}
+
 /// What the plan that deletes `deleted` (in plan order) destroys for good,
 /// in plan order (a recycled volume right after its claim).
 pub fn of(objects: &[Object], relations: &[Relation], cascade: &Cascade, deleted: &[Vec<ObjId>]) -> Vec<Loss> {
     let ids = || deleted.iter().flatten().copied();
     let get = |id: ObjId| objects.get(id.index());
-    let wants = |kind: &str| ids().any(|id| get(id).is_some_and(|o| core(o, kind)));
+    let wants = Wants::of(ids().filter_map(get));
     // Objects of each namespace, and of each custom kind, when a deleted
     // Namespace or CRD asks.
     let mut in_namespace: FxHashMap<&str, u32> = FxHashMap::default();
-    if wants("Namespace") {
+    if wants.namespace {
         for o in objects.iter().filter(|o| o.is_kubernetes()) {
             if let Some(ns) = o.namespace.as_deref() {
                 *in_namespace.entry(ns).or_default() += 1;
@@ -122,7 +146,7 @@ pub fn of(objects: &[Object], relations: &[Relation], cascade: &Cascade, deleted
         }
     }
     let mut of_kind: FxHashMap<(&str, &str), u32> = FxHashMap::default();
-    if ids().any(|id| get(id).is_some_and(|o| o.crd.is_some())) {
+    if wants.crd {
         for o in objects.iter().filter(|o| o.is_kubernetes()) {
             *of_kind.entry((&*o.group, &*o.kind)).or_default() += 1;
         }
@@ -133,7 +157,7 @@ pub fn of(objects: &[Object], relations: &[Relation], cascade: &Cascade, deleted
     let mut bound: FxHashSet<ObjId> = FxHashSet::default();
     // Volumes with reclaim policy `Recycle`, by the claim they are bound to.
     let mut recycled: FxHashMap<ObjId, ObjId> = FxHashMap::default();
-    if wants("PersistentVolumeClaim") {
+    if wants.claim {
         volumes = objects.iter().filter(|o| core(o, "PersistentVolume")).map(|o| &*o.name).collect();
         for r in relations {
             if matches!(r.kind, RelKind::Controller(ControllerEdge::ReclaimDelete | ControllerEdge::Released)) {
@@ -147,7 +171,7 @@ pub fn of(objects: &[Object], relations: &[Relation], cascade: &Cascade, deleted
         }
     }
     // Objects something of the snapshot owns or manages.
-    let owned: FxHashSet<ObjId> = match wants("Secret") {
+    let owned: FxHashSet<ObjId> = match wants.secret {
         true => relations.iter().filter(|r| matches!(r.kind, RelKind::Owns | RelKind::Manages)).map(|r| r.to).collect(),
         false => FxHashSet::default(),
     };

@@ -1546,16 +1546,19 @@ fn describe(refs: &[String], d: &Relation, back: ObjId) -> String {
 
 /// Each object's position in reference order: ties broken, output stable.
 pub fn reference_ranks(refs: &[String]) -> Vec<u32> {
-    // The first 16 bytes as a big-endian number order like the strings do
-    // (zero-padded: a prefix sorts first); equal prefixes compare in full.
-    let prefix: Vec<u128> = refs
+    // The first 32 bytes as two big-endian numbers order like the strings
+    // do (zero-padded: a prefix sorts first); equal prefixes compare in
+    // full. (The first sixteen are often alike: `ReplicaSet.apps/team-`.)
+    let prefix: Vec<(u128, u128)> = refs
         .par_iter()
         .map(|r| {
-            let mut b = [0u8; 16];
+            let mut b = [0u8; 32];
             for (to, from) in b.iter_mut().zip(r.as_bytes()) {
                 *to = *from;
             }
-            u128::from_be_bytes(b)
+            let (hi, lo) = b.split_at(16);
+            let number = |s: &[u8]| <[u8; 16]>::try_from(s).map_or(0, u128::from_be_bytes);
+            (number(hi), number(lo))
         })
         .collect();
     let mut order: Vec<u32> = (0..refs.len() as u32).collect();

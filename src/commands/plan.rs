@@ -15,7 +15,11 @@ use std::io::Read;
 pub fn run(args: PlanArgs, env: Env, style: Style) -> Result<Status, Error> {
     let settings = PlanCommand::new(&args, None)?;
     let voice = Voice { style, progress: env.progress, rules: settings.rules, quiet: env.quiet };
-    let (snapshot, plan) = made(&settings, &args, None, env.stdin, env.stderr, voice)?;
+    let (snapshot, mut plan) = made(&settings, &args, None, env.stdin, env.stderr, voice)?;
+    if matches!(args.output, Format::Json | Format::Yaml) {
+        // (The graph is the plan's largest part these outputs never read.)
+        plan.forget_graph();
+    }
     let roots = match args.output {
         Format::Kubectl => Some(render::kubectl::roots(&snapshot, &plan)?),
         _ => None,

@@ -102,4 +102,9 @@ impl LazyGraph {
     pub fn get(&self, relations: &[Relation]) -> &Graph {
         self.cell.get_or_init(|| Graph::with_nodes(self.nodes, relations))
     }
+
+    /// Let the graph go (it is built again if asked for).
+    pub fn forget(&mut self) {
+        self.cell = std::sync::OnceLock::new();
+    }
 }

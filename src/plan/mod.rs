@@ -242,6 +242,13 @@ impl Plan {
         self.graph.get(&self.relations)
     }
 
+    /// Let the graph go before an output that walks none (it is built
+    /// again if asked for): a plan of a million objects holds tens of
+    /// megabytes in it.
+    pub fn forget_graph(&mut self) {
+        self.graph.forget();
+    }
+
     pub fn deleted_count(&self) -> usize {
         self.steps.iter().map(Vec::len).sum()
     }

@@ -26,22 +26,45 @@ pub struct Summary {
 
 /// `Kind[.group]` of an object, or what its dialect calls its objects.
 pub fn kind_of(o: &Object) -> String {
+    joined(kind_parts(o))
+}
+
+/// `Kind[.group]` in its two parts (the group empty when not written).
+fn kind_parts(o: &Object) -> (&str, &str) {
     match o.identity() {
-        Identity::Coordinates | Identity::Ref if !o.kind.is_empty() => match o.group.is_empty() {
-            true => o.kind.to_string(),
-            false => format!("{}.{}", o.kind, o.group),
-        },
-        _ if !o.kind.is_empty() => o.kind.to_string(),
-        _ => String::from("object"),
+        Identity::Coordinates | Identity::Ref if !o.kind.is_empty() => (&o.kind, &o.group),
+        _ if !o.kind.is_empty() => (&o.kind, ""),
+        _ => ("object", ""),
+    }
+}
+
+fn joined((kind, group): (&str, &str)) -> String {
+    match group.is_empty() {
+        true => kind.to_string(),
+        false => format!("{kind}.{group}"),
     }
 }
 
 /// The summary of `plan`; `notes`: how many notes about the input it
 /// carries.
 pub fn of(plan: &Plan, objects: &[Object], notes: usize) -> Summary {
+    // Counted by the parts as they are (a few kinds, many objects), then
+    // by the names they make (two parts may make one name).
+    // The objects are read in their own order, not the plan's (each
+    // object once, the next one near it).
+    let mut times = vec![0usize; objects.len()];
+    for id in plan.steps.iter().flatten() {
+        if let Some(t) = times.get_mut(id.index()) {
+            *t += 1;
+        }
+    }
+    let mut parts: rustc_hash::FxHashMap<(&str, &str), usize> = rustc_hash::FxHashMap::default();
+    for (o, &n) in objects.iter().zip(&times).filter(|(_, &n)| n > 0) {
+        *parts.entry(kind_parts(o)).or_default() += n;
+    }
     let mut kinds: std::collections::BTreeMap<String, usize> = std::collections::BTreeMap::new();
-    for o in plan.steps.iter().flatten().filter_map(|id| objects.get(id.index())) {
-        *kinds.entry(kind_of(o)).or_default() += 1;
+    for (k, n) in parts {
+        *kinds.entry(joined(k)).or_default() += n;
     }
     let mut by_kind: Vec<(String, usize)> = kinds.into_iter().collect();
     by_kind.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));

@@ -813,8 +813,9 @@ fn write_resource(buf: &mut Vec<u8>, depth: usize, r: &ResourceOut) {
 /// with the resources of each step made in parallel and written as they
 /// are made.
 pub fn json(snapshot: &Snapshot, plan: &Plan, out: &mut dyn Write) -> io::Result<()> {
-    // Resources are written in parts of 512, made in parallel.
-    let mut parts = super::parts::Parts::new(512, BATCH / 512);
+    // Resources are written in parts of 256, made in parallel, sixteen
+    // held at once (a part of a whole cluster's plan is ~170 kB).
+    let mut parts = super::parts::Parts::new(256, 16);
     let summary = super::glance::summary_of(snapshot, plan);
     let p = plan_out(snapshot, plan, &summary)?;
     let mut buf = Vec::with_capacity(1 << 16);

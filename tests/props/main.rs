@@ -28,6 +28,8 @@ mod fast_yaml_vs_serde_yaml;
 mod order_comparator;
 // The order of whole plans of generated snapshots.
 mod order_of_plans;
+// Ranks in reference order are the order of the references as strings.
+mod reference_ranks;
 // Whole plans keep their promises (one step an object, no live solid owner left behind).
 mod plan_promises;
 // A selector matches exactly what it names, never another group's kind.
