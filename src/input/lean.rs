@@ -651,7 +651,7 @@ mod tests {
         for seed in SEEDS {
             for (at, _) in seed.char_indices() {
                 let (head, tail) = seed.split_at(at);
-                let rest = tail.chars().next().map_or("", |c| &tail[c.len_utf8()..]);
+                let rest = tail.chars().next().and_then(|c| tail.get(c.len_utf8()..)).unwrap_or_default();
                 for swap in swaps {
                     agrees(&format!("{head}{swap}{rest}"));
                     agrees(&format!("{head}{swap}{tail}"));
