@@ -283,19 +283,59 @@ impl<'de> Lean<'de> {
         Ok(())
     }
 
+    /// Whether another member or element follows in the object or array
+    /// that `close` ends (past its comma), as serde_json's `MapAccess` and
+    /// `SeqAccess` tell.
+    fn more(&mut self, first: &mut bool, close: u8) -> Result<bool> {
+        match self.ws() {
+            Some(c) if c == close => return Ok(false),
+            Some(b',') if !*first => {
+                self.i += 1;
+                self.ws();
+            }
+            _ if *first => {}
+            _ => return Err(Fallback),
+        }
+        *first = false;
+        Ok(true)
+    }
+
     fn map<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value> {
         self.enter()?;
-        let value = visitor.visit_map(Members { de: self, first: true })?;
+        let value = visitor.visit_map(Entries { de: self, first: true })?;
         self.leave(b'}')?;
         Ok(value)
     }
 
     fn seq<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value> {
         self.enter()?;
-        let value = visitor.visit_seq(Elements { de: self, first: true })?;
+        let value = visitor.visit_seq(Entries { de: self, first: true })?;
         self.leave(b']')?;
         Ok(value)
     }
+}
+
+/// `then!` of the methods that read a boolean, a number or bytes.
+macro_rules! numbers_and_bytes {
+    ($then:ident) => {
+        $then!(
+            deserialize_bool,
+            deserialize_i8,
+            deserialize_i16,
+            deserialize_i32,
+            deserialize_i64,
+            deserialize_i128,
+            deserialize_u8,
+            deserialize_u16,
+            deserialize_u32,
+            deserialize_u64,
+            deserialize_u128,
+            deserialize_f32,
+            deserialize_f64,
+            deserialize_bytes,
+            deserialize_byte_buf
+        );
+    };
 }
 
 /// A scalar read by serde_json itself, with the method asked for.
@@ -400,25 +440,8 @@ impl<'de> de::Deserializer<'de> for &mut Lean<'de> {
         Err(Fallback)
     }
 
-    by_serde_json!(
-        deserialize_bool,
-        deserialize_i8,
-        deserialize_i16,
-        deserialize_i32,
-        deserialize_i64,
-        deserialize_i128,
-        deserialize_u8,
-        deserialize_u16,
-        deserialize_u32,
-        deserialize_u64,
-        deserialize_u128,
-        deserialize_f32,
-        deserialize_f64,
-        deserialize_char,
-        deserialize_bytes,
-        deserialize_byte_buf,
-        deserialize_unit
-    );
+    numbers_and_bytes!(by_serde_json);
+    by_serde_json!(deserialize_char, deserialize_unit);
 }
 
 impl<'de> Lean<'de> {
@@ -435,26 +458,20 @@ impl<'de> Lean<'de> {
     }
 }
 
-/// An object's members, as serde_json's `MapAccess` reads them.
-struct Members<'a, 'de> {
+/// An object's members or an array's elements, as serde_json's
+/// `MapAccess` and `SeqAccess` read them.
+struct Entries<'a, 'de> {
     de: &'a mut Lean<'de>,
     first: bool,
 }
 
-impl<'de> de::MapAccess<'de> for Members<'_, 'de> {
+impl<'de> de::MapAccess<'de> for Entries<'_, 'de> {
     type Error = Fallback;
 
     fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>> {
-        match self.de.ws() {
-            Some(b'}') => return Ok(None),
-            Some(b',') if !self.first => {
-                self.de.i += 1;
-                self.de.ws();
-            }
-            _ if self.first => {}
-            _ => return Err(Fallback),
+        if !self.de.more(&mut self.first, b'}')? {
+            return Ok(None);
         }
-        self.first = false;
         if self.de.peek() != Some(b'"') {
             return Err(Fallback);
         }
@@ -473,25 +490,13 @@ impl<'de> de::MapAccess<'de> for Members<'_, 'de> {
     }
 }
 
-/// An array's elements, as serde_json's `SeqAccess` reads them.
-struct Elements<'a, 'de> {
-    de: &'a mut Lean<'de>,
-    first: bool,
-}
-
-impl<'de> de::SeqAccess<'de> for Elements<'_, 'de> {
+impl<'de> de::SeqAccess<'de> for Entries<'_, 'de> {
     type Error = Fallback;
 
     fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
-        match self.de.ws() {
-            Some(b']') => return Ok(None),
-            Some(b',') if !self.first => {
-                self.de.i += 1;
-            }
-            _ if self.first => {}
-            _ => return Err(Fallback),
+        if !self.de.more(&mut self.first, b']')? {
+            return Ok(None);
         }
-        self.first = false;
         seed.deserialize(&mut *self.de).map(Some)
     }
 }
@@ -531,23 +536,7 @@ impl<'de> de::Deserializer<'de> for Key<'de> {
         deserialize_identifier,
         deserialize_ignored_any
     );
-    key_refused!(
-        deserialize_bool,
-        deserialize_i8,
-        deserialize_i16,
-        deserialize_i32,
-        deserialize_i64,
-        deserialize_i128,
-        deserialize_u8,
-        deserialize_u16,
-        deserialize_u32,
-        deserialize_u64,
-        deserialize_u128,
-        deserialize_f32,
-        deserialize_f64,
-        deserialize_bytes,
-        deserialize_byte_buf
-    );
+    numbers_and_bytes!(key_refused);
 
     fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         visitor.visit_some(self)
