@@ -10,29 +10,7 @@ use teardown::error::Error;
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-/// Memory freed is given back to the kernel at once, not 10 ms later (as
-/// `MIMALLOC_PURGE_DELAY=0` does; a value set there still rules): loading
-/// frees its temporaries in bursts (a large list's runs, copied into the
-/// snapshot's vector), and mimalloc's default delay kept them resident at
-/// the peak — 13 % of it on a 100k-object list (236 MB against 206 MB,
-/// `/usr/bin/time -v teardown check -o json`), at no measurable cost in time.
-fn purge_freed_memory_at_once() {
-    extern "C" {
-        fn mi_option_set(option: std::ffi::c_int, value: std::ffi::c_long);
-    }
-    // `mi_option_purge_delay` in mimalloc.h's `mi_option_e` (the v2 and the
-    // v3 headers that libmimalloc-sys builds alike).
-    const MI_OPTION_PURGE_DELAY: std::ffi::c_int = 15;
-    if std::env::var_os("MIMALLOC_PURGE_DELAY").is_none() {
-        // SAFETY: a plain C call of the allocator this binary links (its
-        // `mi_decl_export void mi_option_set(mi_option_t, long)`), with an
-        // option it defines; it only stores the value.
-        unsafe { mi_option_set(MI_OPTION_PURGE_DELAY, 0) };
-    }
-}
-
 fn main() -> ExitCode {
-    purge_freed_memory_at_once();
     let mut timer = teardown::timing::Timer::start();
     let cli = Cli::parse_args(std::env::args_os().collect());
     timer.lap("arguments");
