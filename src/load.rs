@@ -583,6 +583,7 @@ impl Reader<'_> {
             .map(|(n, &start)| {
                 let stop = runs.starts.get(n + 1).copied().unwrap_or(usize::MAX);
                 let mut run = Run { out: Out::default(), next: None, close: None };
+                run.out.objects.reserve_exact(runs.items_in(b, start..stop.min(runs.close)));
                 let mut pos = start;
                 loop {
                     if pos >= stop {

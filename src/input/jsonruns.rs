@@ -37,6 +37,21 @@ pub struct Runs {
     /// Where each run starts; a run reads items while they start before the
     /// next run's start.
     pub starts: Vec<usize>,
+    /// How the first item's line begins (a newline, blanks, `{`): lines
+    /// that begin so tell how many items a run may hold.
+    pub item_line: Vec<u8>,
+}
+
+impl Runs {
+    /// About how many items start in `range` of `b` (its lines that begin
+    /// as the first item's do), and never more than a `range` of 32-byte
+    /// objects holds: what a run's vector is made for, so that it is not
+    /// copied as it grows.
+    pub fn items_in(&self, b: &[u8], range: Range<usize>) -> usize {
+        let len = range.len();
+        let lines = b.get(range).map_or(0, |run| memchr::memmem::find_iter(run, &self.item_line).count());
+        lines.min(len / 32) + 1
+    }
 }
 
 /// The runs of a file that is one object (its `{` at `object`) holding a
@@ -86,7 +101,8 @@ pub fn runs(text: &str, object: usize, threads: usize) -> Option<Runs> {
                 serde_json::from_str::<serde::de::IgnoredAny>(&header).ok()?;
                 let member = serde_json::from_str::<String>(text.get(key)?).ok()?;
                 let header = SourceFile::new("<list header>".into(), None, Format::Json, header);
-                return Some(Runs { member, header, first, close, starts });
+                let item_line = pattern.to_vec();
+                return Some(Runs { member, header, first, close, starts, item_line });
             }
         }
         let end = json::value_end(b, j)?;

@@ -7,6 +7,7 @@ pub mod fast;
 pub mod files;
 pub mod json;
 pub mod jsonruns;
+pub mod lean;
 pub mod locate;
 pub mod outline;
 pub mod source;

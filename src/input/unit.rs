@@ -9,6 +9,7 @@
 
 use super::fast;
 use super::json;
+use super::lean;
 use super::locate;
 use super::outline::{Member, Outline, Shape, Value, ValueOutline};
 use super::source::SourceFile;
@@ -17,6 +18,10 @@ use super::yaml;
 use crate::findings::{Finding, Rule};
 use crate::span::{FileId, Span};
 use serde::de::DeserializeOwned;
+
+// The fast path reads no value nested as deep as is refused: it need not
+// look for one.
+const _: () = assert!(lean::DEEPEST < yaml::MAX_NESTING);
 use std::borrow::Cow;
 use std::cell::{Cell, OnceCell};
 use std::ops::Range;
@@ -408,6 +413,11 @@ impl<'a> Unit<'a> {
                 .map_err(|e| Finding::new(Rule::Td001, format!("YAML: {e}")).at(self.head(), "here"));
         }
         if self.streamed {
+            // (What the fast path reads nests too little to be refused.)
+            if let Some((value, end)) = lean::parse::<T>(text, self.range.start) {
+                self.end.set(Some(end));
+                return Ok(value);
+            }
             let mut stream =
                 serde_json::Deserializer::from_str(text.get(self.range.start..).unwrap_or_default()).into_iter::<T>();
             return match stream.next() {
@@ -432,6 +442,12 @@ impl<'a> Unit<'a> {
             return Err(Finding::new(Rule::Td001, "this document is not in the file's text").at(self.head(), "here"));
         };
         if self.is_json() {
+            // (What the fast path reads nests too little to be refused.)
+            if let Some((value, end)) = lean::parse::<T>(doc, 0) {
+                if json::skip_ws(doc.as_bytes(), end) == doc.len() {
+                    return Ok(value);
+                }
+            }
             if let Some(at) = json::too_deep(doc.as_bytes(), yaml::MAX_NESTING) {
                 return Err(json::too_deep_finding(self.id, self.range.start + at, yaml::MAX_NESTING));
             }
