@@ -232,25 +232,13 @@ struct World<'a> {
     deleted: Vec<bool>,
     finalizers: Vec<Vec<Str>>,
     gone: Vec<bool>,
-    /// Owners (relation sources) and dependents (targets) by solid ownership,
-    /// dependents in reference order; `dropped` marks references removed
-    /// (orphaned) during the run.
-    owners: Vec<Vec<ObjId>>,
-    dependents: Vec<Vec<ObjId>>,
+    /// What the controllers follow; `dropped` marks the owner references
+    /// removed (orphaned) during the run.
+    links: Links,
     /// Whether the reference from the dependent blocks owner deletion
-    /// (Kubernetes `blockOwnerDeletion`), per `dependents` entry.
+    /// (Kubernetes `blockOwnerDeletion`), per `links.dependents` entry.
     blocking: Vec<Vec<bool>>,
     dropped: Vec<Vec<ObjId>>,
-    /// Kubernetes: what a Namespace holds and a CRD defines, in reference
-    /// order, the reverse, and the finalizer through which their
-    /// controllers delete it first (`kubernetes`,
-    /// `customresourcecleanup.apiextensions.k8s.io`).
-    contents: Vec<Vec<ObjId>>,
-    containers: Vec<Vec<ObjId>>,
-    content_finalizer: Vec<Option<Str>>,
-    /// Kubernetes: what a controller deletes once the object is gone
-    /// (outside ownerReferences), in reference order.
-    takes: Vec<Vec<(ObjId, ControllerEdge)>>,
     queued: Vec<bool>,
     /// The collector asked the API to delete it (the DELETE is on its way).
     requested: Vec<bool>,
@@ -287,11 +275,19 @@ pub fn simulate(input: &Input) -> Simulation {
 /// what a Namespace or CRD holds (and its finalizer), what a controller's
 /// cascade takes; each list in reference order.
 struct Links {
+    /// Owners (relation sources) and dependents (targets) by solid
+    /// ownership, dependents in reference order.
     owners: Vec<Vec<ObjId>>,
     dependents: Vec<Vec<ObjId>>,
+    /// Kubernetes: what a Namespace holds and a CRD defines, in reference
+    /// order, the reverse, and the finalizer through which their
+    /// controllers delete it first (`kubernetes`,
+    /// `customresourcecleanup.apiextensions.k8s.io`).
     contents: Vec<Vec<ObjId>>,
     containers: Vec<Vec<ObjId>>,
     content_finalizer: Vec<Option<Str>>,
+    /// Kubernetes: what a controller deletes once the object is gone
+    /// (outside ownerReferences), in reference order.
     takes: Vec<Vec<(ObjId, ControllerEdge)>>,
 }
 
@@ -353,10 +349,10 @@ impl<'a> World<'a> {
     fn new(input: &'a Input<'a>) -> World<'a> {
         let objects = input.objects;
         let n = objects.len();
-        let Links { owners, dependents, contents, containers, content_finalizer, takes } = Links::of(input);
+        let links = Links::of(input);
         let mut finalizers: Vec<Vec<Str>> = objects.iter().map(|o| o.finalizers.to_vec()).collect();
         // A Namespace and a CRD carry their controller's finalizer from the start.
-        for (i, f) in content_finalizer.iter().enumerate() {
+        for (i, f) in links.content_finalizer.iter().enumerate() {
             if let Some(f) = f {
                 if !finalizers[i].iter().any(|x| x == f) {
                     finalizers[i].insert(0, f.clone());
@@ -364,7 +360,7 @@ impl<'a> World<'a> {
             }
         }
         let mut blocking = vec![Vec::new(); n];
-        for (i, deps) in dependents.iter().enumerate() {
+        for (i, deps) in links.dependents.iter().enumerate() {
             blocking[i] = deps
                 .iter()
                 .map(|d| {
@@ -378,14 +374,9 @@ impl<'a> World<'a> {
             deleted: objects.iter().map(|o| o.deletion_timestamp.is_some()).collect(),
             finalizers,
             gone: vec![false; n],
-            owners,
-            dependents,
+            links,
             blocking,
             dropped: vec![Vec::new(); n],
-            contents,
-            containers,
-            content_finalizer,
-            takes,
             queued: vec![false; n],
             requested: vec![false; n],
             sim: Simulation {
@@ -413,7 +404,7 @@ impl<'a> World<'a> {
         let w = self;
         // What the deletion of each object leads to: its dependents, what
         // it holds, what a controller's cascade takes.
-        let (dependents, contents, takes) = (&w.dependents, &w.contents, &w.takes);
+        let (dependents, contents, takes) = (&w.links.dependents, &w.links.contents, &w.links.takes);
         let next_of = Csr::from_edges(
             n,
             (0..n).flat_map(|i| {
@@ -528,7 +519,7 @@ impl World<'_> {
 
     fn live_dependents(&self, id: ObjId) -> Vec<(ObjId, bool)> {
         let i = id.index();
-        self.dependents[i]
+        self.links.dependents[i]
             .iter()
             .zip(&self.blocking[i])
             .filter(|(d, _)| !self.gone[d.index()] && !self.dropped[d.index()].contains(&id))
@@ -555,11 +546,11 @@ impl World<'_> {
             Task::Finalize(object) => {
                 let Some(f) = self.controller_finalizer(object) else { return };
                 let by = Actor::Controller(self.name(&f));
-                if self.content_finalizer[object.index()].as_deref() == Some(&*f) {
+                if self.links.content_finalizer[object.index()].as_deref() == Some(&*f) {
                     // The namespace (or CRD) controller deletes what it
                     // holds first, and waits for all of it to be gone.
                     let live: Vec<ObjId> =
-                        self.contents[object.index()].iter().copied().filter(|c| !self.gone[c.index()]).collect();
+                        self.links.contents[object.index()].iter().copied().filter(|c| !self.gone[c.index()]).collect();
                     if !live.is_empty() {
                         let fresh: Vec<ObjId> = live.into_iter().filter(|c| !self.deleted[c.index()]).collect();
                         if !fresh.is_empty() {
@@ -567,7 +558,7 @@ impl World<'_> {
                         }
                         // The namespace controller names background
                         // propagation; the CRD's cleanup names none.
-                        let policy = match self.content_finalizer[object.index()].as_deref() {
+                        let policy = match self.links.content_finalizer[object.index()].as_deref() {
                             Some(NAMESPACE_FINALIZER) => Some(CascadeMode::Background),
                             _ => None,
                         };
@@ -677,12 +668,12 @@ impl World<'_> {
 
     fn on_deleted(&mut self, id: ObjId) {
         // A namespace (or CRD) controller waiting for its contents.
-        for c in self.containers[id.index()].clone() {
+        for c in self.links.containers[id.index()].clone() {
             if self.deleted[c.index()] && !self.gone[c.index()] {
                 self.now.push_back(Task::Finalize(c));
             }
         }
-        let owners = self.owners[id.index()].clone();
+        let owners = self.links.owners[id.index()].clone();
         for owner in owners {
             if self.dropped[id.index()].contains(&owner) || self.gone[owner.index()] {
                 continue;
@@ -696,7 +687,7 @@ impl World<'_> {
             }
         }
         // What a controller deletes once this object is gone.
-        for (c, e) in self.takes[id.index()].clone() {
+        for (c, e) in self.links.takes[id.index()].clone() {
             if !self.deleted[c.index()] && !self.gone[c.index()] {
                 self.next.push_back(Task::Delete { object: c, by: Actor::Kube(e), policy: None });
             }
@@ -704,7 +695,7 @@ impl World<'_> {
         if !self.krake() {
             // Background: the collector deletes dependents with no solid owner left.
             for (d, _) in self.live_dependents(id) {
-                let alive = self.owners[d.index()]
+                let alive = self.links.owners[d.index()]
                     .iter()
                     .any(|o| !self.gone[o.index()] && !self.dropped[d.index()].contains(o));
                 if !alive && !self.deleted[d.index()] && !self.requested[d.index()] && self.resolvable(d) {
@@ -760,7 +751,7 @@ impl World<'_> {
         let mut acted = 0;
         let mut blocking = 0;
         for (d, blocks) in live {
-            let other = self.owners[d.index()].iter().any(|&o| {
+            let other = self.links.owners[d.index()].iter().any(|&o| {
                 o != id && !self.gone[o.index()] && !self.deleted[o.index()] && !self.dropped[d.index()].contains(&o)
             });
             if other {
@@ -850,8 +841,8 @@ impl World<'_> {
     /// reference blocked.
     fn unblock(&mut self, id: ObjId) -> Vec<ObjId> {
         let mut out = Vec::new();
-        for o in self.owners[id.index()].clone() {
-            let Some(at) = self.dependents[o.index()].iter().position(|&d| d == id) else { continue };
+        for o in self.links.owners[id.index()].clone() {
+            let Some(at) = self.links.dependents[o.index()].iter().position(|&d| d == id) else { continue };
             if let Some(b) = self.blocking[o.index()].get_mut(at) {
                 if std::mem::replace(b, false) {
                     out.push(o);
