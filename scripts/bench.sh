@@ -15,6 +15,17 @@
 # machine falls on all of them; the figures are medians. BIN=PATH times
 # another build of teardown (the floors are built from this checkout).
 #
+# Each timed run comes right after an untimed run of the same command
+# (WARM=0: without it, as before), so that every command, and both sides of
+# every ratio, start on memory the same command has just given back. On a
+# virtual machine that reports free memory to its host (virtio-balloon free
+# page reporting), memory that was free for a while, or that a command with
+# another footprint gave back (tsort, serde_yaml), is faulted in again from
+# the host on first touch: the kernel's page zeroing then costs 10 times as
+# much system time (about 1.4 s instead of 0.1 s for 512 MB of huge pages),
+# and a ratio measured it as much as teardown. The system CPU column shows
+# what is left of it.
+#
 # Needs: python3, tsort (coreutils); valgrind for --instructions.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -77,30 +88,42 @@ krake-sim	$td simulate --delete globalcloud/cloud --controller krake $data/krake
 krake-sim-json	$td simulate --delete globalcloud/cloud --controller krake -o json $data/krake100k.json
 EOF
 
-python3 - "$data" "$runs" <<'EOF'
+python3 - "$data" "$runs" "${WARM:-1}" <<'EOF'
 import os, resource, shlex, statistics, subprocess, sys, time
-data, runs = sys.argv[1], int(sys.argv[2])
+data, runs, warm = sys.argv[1], int(sys.argv[2]), sys.argv[3] != "0"
 cmds = [l.rstrip("\n").split("\t") for l in open(os.path.join(data, "commands.tsv")) if l.strip()]
 wall = {n: [] for n, _ in cmds}
 user = {n: [] for n, _ in cmds}
+system = {n: [] for n, _ in cmds}
+
+def run(cmd):
+    """Run `cmd`: its wall, user and system time."""
+    argv = shlex.split(cmd)
+    out = "/dev/null"
+    if len(argv) > 2 and argv[-2] == ">":
+        argv, out = argv[:-2], argv[-1]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t = time.perf_counter()
+    with open(out, "wb") as fh:
+        rc = subprocess.call(argv, stdout=fh, stderr=subprocess.DEVNULL)
+    took = time.perf_counter() - t
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if rc not in (0, 1):  # check exits 1 when it finds errors
+        sys.exit("scripts/bench.sh: `%s` exited %d" % (cmd, rc))
+    return took, after.ru_utime - before.ru_utime, after.ru_stime - before.ru_stime
+
 for r in range(runs):
     print("round %d of %d" % (r + 1, runs), file=sys.stderr)
     for name, cmd in cmds:
-        argv = shlex.split(cmd)
-        out = "/dev/null"
-        if len(argv) > 2 and argv[-2] == ">":
-            argv, out = argv[:-2], argv[-1]
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        t = time.perf_counter()
-        with open(out, "wb") as fh:
-            rc = subprocess.call(argv, stdout=fh, stderr=subprocess.DEVNULL)
-        wall[name].append(time.perf_counter() - t)
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        user[name].append(after.ru_utime - before.ru_utime)
-        if rc not in (0, 1):  # check exits 1 when it finds errors
-            sys.exit("scripts/bench.sh: `%s` exited %d" % (cmd, rc))
+        if warm:
+            run(cmd)  # the same command just before: see the header
+        took, usr, sys_ = run(cmd)
+        wall[name].append(took)
+        user[name].append(usr)
+        system[name].append(sys_)
 w = {n: statistics.median(v) for n, v in wall.items()}
 u = {n: statistics.median(v) for n, v in user.items()}
+st = {n: statistics.median(v) for n, v in system.items()}
 ms = lambda k: "%7.0f ms" % (w[k] * 1000)
 x = lambda a, b: "%.2f x %s" % (w[a] / w[b], b)
 rows = [
@@ -122,20 +145,20 @@ rows = [
     ("simulate -o json, Krake 100k", "krake-sim-json", x("krake-sim-json", "krake-plan")),
 ]
 # A Markdown table: docs/contributing.md's is this output.
-print("| what (medians of %d alternating runs) | wall | user CPU | against |" % runs)
-print("|---|---|---|---|")
+print("| what (medians of %d alternating runs%s) | wall | user CPU | system CPU | against |" % (runs, ", each after one of the same" if warm else ""))
+print("|---|---|---|---|---|")
 for label, k, note in rows:
-    print("| %s | %s | %5.0f ms | %s |" % (label, ms(k).strip(), u[k] * 1000, note))
+    print("| %s | %s | %5.0f ms | %4.0f ms | %s |" % (label, ms(k).strip(), u[k] * 1000, st[k] * 1000, note))
 EOF
 
-/usr/bin/time -f "%e s, peak RSS %M KB" -o "$data/time.txt" $td explain id:o0 --delete id:o0 "$data/chain200k.yaml" > "$data/explain.txt" 2>/dev/null || true
-printf '| %s | %s, %s bytes out | | |\n' "explain, head of a 200k chain" "$(cat "$data/time.txt")" "$(wc -c < "$data/explain.txt")"
+/usr/bin/time -f "%e s, %S s system, peak RSS %M KB" -o "$data/time.txt" $td explain id:o0 --delete id:o0 "$data/chain200k.yaml" > "$data/explain.txt" 2>/dev/null || true
+printf '| %s | %s, %s bytes out | | | |\n' "explain, head of a 200k chain" "$(cat "$data/time.txt")" "$(wc -c < "$data/explain.txt")"
 
 if $full; then
   for cmd in "check" "plan --all" "plan --all -o json"; do
     for i in 1 2 3; do
-      /usr/bin/time -f "%e s, peak RSS %M KB" -o "$data/time.txt" $td $cmd "$data/c1m.json" > "$data/out.txt" 2>/dev/null || true
-      printf '| %s | %s | | target <= 2 GB |\n' "$cmd, 1M JSON" "$(cat "$data/time.txt")"
+      /usr/bin/time -f "%e s, %S s system, peak RSS %M KB" -o "$data/time.txt" $td $cmd "$data/c1m.json" > "$data/out.txt" 2>/dev/null || true
+      printf '| %s | %s | | | target <= 2 GB |\n' "$cmd, 1M JSON" "$(cat "$data/time.txt")"
     done
   done
   rm -f "$data/out.txt"

@@ -338,7 +338,8 @@ impl Object {
     /// `Kind[.group]/[namespace/]name` for objects with coordinates, the id otherwise.
     pub fn reference(&self) -> String {
         match self.identity() {
-            Identity::Id | Identity::Token => self.name.to_string(),
+            // (`String::from`, not `to_string`: an `Arc<str>` formats itself.)
+            Identity::Id | Identity::Token => String::from(&*self.name),
             Identity::Coordinates | Identity::Ref => {
                 let mut s = String::with_capacity(self.kind.len() + self.group.len() + self.name.len() + 24);
                 s.push_str(&self.kind);

@@ -214,6 +214,11 @@ fn for_xargs(what: &str, value: &str) -> Option<String> {
         return Some(format!("has an empty {what}"));
     }
     let plain = |b: u8| b.is_ascii_graphic() && !matches!(b, b'\'' | b'"' | b'\\');
+    // Printable ASCII, the usual case: one pass over the bytes, none over
+    // the characters (no such byte is a blank or needs an escape).
+    if value.bytes().all(plain) {
+        return None;
+    }
     if value.bytes().all(|b| plain(b) || b >= 0x80) && !value.chars().any(|c| c.is_whitespace() || needs(c)) {
         return None;
     }
