@@ -218,7 +218,7 @@ fn convert(raw: RawResource, span: Span, text: &str, out: &mut Vec<Finding>) -> 
             ),
         }
     }
-    let namespace = nonempty(meta.namespace).map(|n| intern(&n));
+    let namespace = meta.namespace.map(|n| n.0).filter(|n| !n.is_empty());
     Some(Object {
         origin: &ORIGIN,
         group: intern(&api),
