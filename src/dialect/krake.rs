@@ -82,6 +82,11 @@ impl super::api::Dialect for Krake {
     }
 
     fn recognise(&self, unit: &Unit) -> Option<bool> {
+        // An item written apiVersion first has one: not Krake's (so its
+        // outline is not made for the question).
+        if unit.first_str("apiVersion").is_some() {
+            return Some(false);
+        }
         is_krake(unit.outline())
     }
 

@@ -71,7 +71,7 @@ pub fn string_end(b: &[u8], i: usize) -> Option<usize> {
 /// The end of the string starting at `b[i] == '"'`, and whether it holds
 /// a backslash. Eight bytes at a time: most strings are a few words long,
 /// shorter than a vectorised search takes to start.
-fn string_end_escaped(b: &[u8], i: usize) -> Option<(usize, bool)> {
+pub fn string_end_escaped(b: &[u8], i: usize) -> Option<(usize, bool)> {
     const LO: u64 = 0x0101_0101_0101_0101;
     const HI: u64 = 0x8080_8080_8080_8080;
     let mut j = i + 1;
