@@ -424,7 +424,7 @@ mod tests {
         let alphabet = [b' ', b'\n', b'\t', b'\r', b'x', b'"', b'\\', 0u8];
         for n in 0..200_000u32 {
             let len = (n % 13) as usize;
-            let text: Vec<u8> = (0..len).map(|k| alphabet[(n as usize >> (k * 3) % 30) % alphabet.len()]).collect();
+            let text: Vec<u8> = (0..len).map(|k| alphabet[(n as usize >> ((k * 3) % 30)) % alphabet.len()]).collect();
             for i in 0..=len + 1 {
                 let mut naive = i;
                 while matches!(text.get(naive), Some(b' ' | b'\t' | b'\n' | b'\r')) {
