@@ -572,18 +572,43 @@ impl Reader<'_> {
         let b = file.text.as_bytes();
         struct Run {
             out: Out,
+            /// Objects past the run's share of the snapshot's vector (its
+            /// items' lines undercounted them).
+            extra: Vec<Object>,
             /// Where the item after the run starts, or the list's `]`.
             next: Option<usize>,
             close: Option<usize>,
         }
-        let results: Vec<Option<Run>> = runs
+        // One vector for the whole list, each run writing its share (made
+        // for the items its lines show): the runs' objects are not copied
+        // into another when they are joined.
+        let shares: Vec<usize> = runs
             .starts
             .par_iter()
             .enumerate()
             .map(|(n, &start)| {
                 let stop = runs.starts.get(n + 1).copied().unwrap_or(usize::MAX);
-                let mut run = Run { out: Out::default(), next: None, close: None };
-                run.out.objects.reserve_exact(runs.items_in(b, start..stop.min(runs.close)));
+                runs.items_in(b, start..stop.min(runs.close))
+            })
+            .collect();
+        let mut slots: Vec<Option<Object>> = Vec::new();
+        slots.resize_with(shares.iter().sum(), || None);
+        let mut parts: Vec<&mut [Option<Object>]> = Vec::with_capacity(shares.len());
+        let mut rest = slots.as_mut_slice();
+        for &share in &shares {
+            let (part, after) = rest.split_at_mut_checked(share)?;
+            parts.push(part);
+            rest = after;
+        }
+        let results: Vec<Option<Run>> = runs
+            .starts
+            .par_iter()
+            .zip(parts)
+            .enumerate()
+            .map(|(n, (&start, part))| {
+                let stop = runs.starts.get(n + 1).copied().unwrap_or(usize::MAX);
+                let mut run = Run { out: Out::default(), extra: Vec::new(), next: None, close: None };
+                let mut free = part.iter_mut();
                 let mut pos = start;
                 loop {
                     if pos >= stop {
@@ -591,17 +616,21 @@ impl Reader<'_> {
                         break;
                     }
                     let unit = Unit::streamed(file, id, pos, Some(&header));
-                    // Read into the run's own vectors (no vector an item, no
-                    // copy of its object)…
-                    let before = (run.out.objects.len(), run.out.findings.len());
+                    let findings = run.out.findings.len();
                     self.read_item(&unit, &mut run.out);
                     let end = unit.skip()?;
-                    // …but its size is known only once it is read: if too
-                    // large, what it gave goes.
+                    // Its size is known only once it is read: if too large,
+                    // what it gave goes.
                     if let Some(finding) = self.oversized(&unit, end - pos) {
-                        run.out.objects.truncate(before.0);
-                        run.out.findings.truncate(before.1);
+                        run.out.objects.clear();
+                        run.out.findings.truncate(findings);
                         run.out.findings.push(finding);
+                    }
+                    for object in run.out.objects.drain(..) {
+                        match free.next() {
+                            Some(slot) => *slot = Some(object),
+                            None => run.extra.push(object),
+                        }
                     }
                     findings::cap_often(&mut run.out.findings, &mut run.out.omitted, &mut []);
                     match jsonruns::after_item(b, end) {
@@ -619,8 +648,7 @@ impl Reader<'_> {
             .collect();
         // Each run ends where the next begins; the last at the list's `]`.
         let mut out = Out::default();
-        let total = results.iter().flatten().map(|r| r.out.objects.len()).sum();
-        out.objects.reserve_exact(total);
+        let mut extra = Vec::new();
         for (n, run) in results.into_iter().enumerate() {
             let run = run?;
             match runs.starts.get(n + 1) {
@@ -628,13 +656,32 @@ impl Reader<'_> {
                 None if run.close == Some(runs.close) => {}
                 _ => return None,
             }
-            out.objects.extend(run.out.objects);
+            extra.push(run.extra);
             out.findings.extend(run.out.findings);
             out.omitted.merge(&run.out.omitted);
             findings::cap_often(&mut out.findings, &mut out.omitted, &mut []);
         }
+        out.objects = if extra.iter().all(Vec::is_empty) {
+            filled(slots)
+        } else {
+            // A run held more objects than its share: each run's, in order.
+            let mut slots = slots.into_iter();
+            let mut objects = Vec::with_capacity(slots.len() + extra.iter().map(Vec::len).sum::<usize>());
+            for (share, more) in shares.into_iter().zip(extra) {
+                objects.extend(slots.by_ref().take(share).flatten());
+                objects.extend(more);
+            }
+            objects
+        };
         Some(out)
     }
+}
+
+/// The objects of the filled slots, in the slots' own vector (collected in
+/// place, which `flatten` is not: no second vector of a large list).
+#[allow(clippy::filter_map_identity, reason = "collected in place, which flatten is not")]
+fn filled(slots: Vec<Option<Object>>) -> Vec<Object> {
+    slots.into_iter().filter_map(|slot| slot).collect()
 }
 
 /// The documents of a file: YAML documents, or top-level JSON values; a

@@ -82,6 +82,11 @@ impl super::api::Dialect for Krake {
     }
 
     fn recognise(&self, unit: &Unit) -> Option<bool> {
+        // An item written apiVersion first has one: not Krake's (so its
+        // outline is not made for the question).
+        if unit.first_str("apiVersion").is_some() {
+            return Some(false);
+        }
         is_krake(unit.outline())
     }
 
@@ -218,7 +223,7 @@ fn convert(raw: RawResource, span: Span, text: &str, out: &mut Vec<Finding>) -> 
             ),
         }
     }
-    let namespace = nonempty(meta.namespace).map(|n| intern(&n));
+    let namespace = meta.namespace.map(|n| n.0).filter(|n| !n.is_empty());
     Some(Object {
         origin: &ORIGIN,
         group: intern(&api),

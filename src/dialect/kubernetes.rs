@@ -392,9 +392,11 @@ mod yaml11 {
                 add(&mut fields, vec!["finalizers"], Some(&f.0));
             }
             for r in m.owner_references.iter().flatten() {
-                for (k, v) in [("apiVersion", &r.api_version), ("kind", &r.kind), ("name", &r.name), ("uid", &r.uid)] {
-                    if let Some(v) = v.as_ref().filter(|v| reads(&v.0).is_some()) {
-                        fields.push((vec!["ownerReferences", k], &v.0));
+                let (api_version, kind) = (r.api_version.as_ref().map(|v| &v.0), r.kind.as_ref().map(|v| &v.0));
+                let (name, uid) = (r.name.as_ref().map(|v| &v.0), r.uid.as_ref().map(|v| &v.0));
+                for (k, v) in [("apiVersion", api_version), ("kind", kind), ("name", name), ("uid", uid)] {
+                    if let Some(v) = v.filter(|v| reads(v).is_some()) {
+                        fields.push((vec!["ownerReferences", k], v));
                     }
                 }
             }
@@ -982,9 +984,10 @@ impl<'de> Deserialize<'de> for LenientNames {
 #[derive(Deserialize, Debug, Default)]
 #[serde(expecting = "an owner reference map")]
 pub struct RawOwnerRef {
+    /// Interned as read (as the reference keeps them).
     #[serde(rename = "apiVersion")]
-    pub api_version: Option<Text>,
-    pub kind: Option<Text>,
+    pub api_version: Option<Interned>,
+    pub kind: Option<Interned>,
     pub name: Option<Text>,
     pub uid: Option<Text>,
     pub controller: Option<bool>,
@@ -998,7 +1001,8 @@ pub struct RawMeta {
     pub name: Option<Text>,
     #[serde(rename = "generateName")]
     pub generate_name: Option<Text>,
-    pub namespace: Option<Text>,
+    /// Interned as read (as the object keeps it).
+    pub namespace: Option<Interned>,
     pub uid: Option<Text>,
     pub labels: Option<StrMap>,
     pub annotations: Option<KeptAnnotations>,
@@ -1017,7 +1021,8 @@ pub struct RawMeta {
 pub struct RawObject {
     #[serde(rename = "apiVersion")]
     pub api_version: Option<Text>,
-    pub kind: Option<Text>,
+    /// Interned as read (as the object keeps it).
+    pub kind: Option<Interned>,
     pub metadata: Option<RawMeta>,
     /// Boxed: an object is moved several times while it is read, and a
     /// spec is most of its size (`None`: none written, or `null`).
@@ -1230,7 +1235,7 @@ struct Where<'t> {
 /// no kind (none implied by a typed list, no CRD's shape), no name, or a
 /// kind, name or namespace the API server would refuse.
 fn identify(
-    (kind, api_version): (Option<Text>, Option<Text>),
+    (kind, api_version): (Option<Interned>, Option<Text>),
     spec: &LenientSpec,
     meta: &RawMeta,
     list: ListContext,
@@ -1241,14 +1246,14 @@ fn identify(
     let crd_shape = crd_by_shape(spec, meta);
     let kind: Str = match (kind, list.item_kind) {
         (Some(k), _) if !k.0.is_empty() => k.0,
-        (_, Some(k)) => k.into(),
+        (_, Some(k)) => intern(k),
         _ if crd_shape.is_some() => {
             out.push(
                 Finding::new(Rule::Td014, "read as a CustomResourceDefinition: it names no kind, but has a CRD's shape")
                     .at(head, "this object")
                     .help("its spec has a group, names.kind and names.plural, and its name is <plural>.<group>, as a CRD's must be; a dump that leaves out the kind (a support bundle's `custom-resource-definitions.json`) reads this way"),
             );
-            "CustomResourceDefinition".into()
+            intern("CustomResourceDefinition")
         }
         _ => {
             let help = if list.in_list {
@@ -1289,8 +1294,7 @@ fn identify(
         }
     };
     let group = group_of(&api_version, &kind);
-    let kind = intern(&kind);
-    let namespace: Option<Str> = meta.namespace.as_ref().map(|n| &n.0).filter(|n| !n.is_empty()).map(|n| intern(n));
+    let namespace: Option<Str> = meta.namespace.as_ref().map(|n| &n.0).filter(|n| !n.is_empty()).cloned();
     if let Some(finding) = refused_name(&group, &kind, &name, namespace.as_deref(), span, text, head) {
         out.push(finding);
         return None;
@@ -1325,8 +1329,8 @@ fn owner_refs(
             }
             Span::new(span.file, found.or_else(|| list.clone()).unwrap_or(head.range()))
         };
-        let nonempty = |s: Option<Text>| s.filter(|s| !s.0.is_empty());
-        let (Some(okind), Some(oname)) = (nonempty(r.kind), nonempty(r.name)) else {
+        let (Some(okind), Some(oname)) = (r.kind.filter(|s| !s.0.is_empty()), r.name.filter(|s| !s.0.is_empty()))
+        else {
             out.push(
                 Finding::new(
                     Rule::Td001,
@@ -1358,8 +1362,8 @@ fn owner_refs(
         let owner_api = r.api_version.as_ref().map(|v| &*v.0).unwrap_or("");
         owners.push(OwnerRef {
             group: group_of(owner_api, &okind.0),
-            api_version: intern(owner_api),
-            kind: intern(&okind.0),
+            api_version: r.api_version.map_or_else(|| intern(""), |v| v.0),
+            kind: okind.0,
             name: oname.0,
             uid,
             controller: r.controller.unwrap_or(false),

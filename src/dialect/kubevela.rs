@@ -133,6 +133,12 @@ impl Dialect for KubeVela {
     }
 
     fn recognise(&self, unit: &Unit) -> Option<bool> {
+        // An item written apiVersion first, as kubectl writes one, of
+        // another group: not ours, whatever else its outline holds (so
+        // none is made: most items of a large list are such).
+        if unit.first_str("apiVersion").is_some_and(|v| v.split_once('/').is_none_or(|(group, _)| group != GROUP)) {
+            return Some(false);
+        }
         let o = unit.outline();
         if o.shape != Shape::Map {
             return Some(false);

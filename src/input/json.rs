@@ -13,11 +13,34 @@ use crate::span::{FileId, Span};
 use std::borrow::Cow;
 use std::ops::Range;
 
+/// Past the blanks (JSON's whitespace) at `i`.
+///
+/// Most blanks are one (after a colon) or none; pretty-printed JSON's
+/// indentation, a line break and a run of spaces, is skipped eight spaces
+/// at a time.
+#[inline]
 pub fn skip_ws(b: &[u8], mut i: usize) -> usize {
-    while matches!(b.get(i), Some(b' ' | b'\t' | b'\n' | b'\r')) {
-        i += 1;
+    let blank = |c: Option<&u8>| matches!(c, Some(b' ' | b'\t' | b'\n' | b'\r'));
+    loop {
+        if !blank(b.get(i)) {
+            return i;
+        }
+        if !blank(b.get(i + 1)) {
+            return i + 1;
+        }
+        i += 2;
+        while let Some(chunk) = b.get(i..i + 8) {
+            let mut word = [0u8; 8];
+            word.copy_from_slice(chunk);
+            // Zero where a space is: the lowest other byte ends the run.
+            let other = u64::from_le_bytes(word) ^ 0x2020_2020_2020_2020;
+            if other != 0 {
+                i += (other.trailing_zeros() / 8) as usize;
+                break;
+            }
+            i += 8;
+        }
     }
-    i
 }
 
 /// Is this text, whatever its file is called, JSON documents one after
@@ -42,17 +65,43 @@ pub fn is_stream(b: &[u8], large: usize) -> bool {
 
 /// The end of the string starting at `b[i] == '"'`.
 pub fn string_end(b: &[u8], i: usize) -> Option<usize> {
+    string_end_escaped(b, i).map(|(end, _)| end)
+}
+
+/// The end of the string starting at `b[i] == '"'`, and whether it holds
+/// a backslash. Eight bytes at a time: most strings are a few words long,
+/// shorter than a vectorised search takes to start.
+pub fn string_end_escaped(b: &[u8], i: usize) -> Option<(usize, bool)> {
+    const LO: u64 = 0x0101_0101_0101_0101;
+    const HI: u64 = 0x8080_8080_8080_8080;
     let mut j = i + 1;
+    let mut escaped = false;
     loop {
-        let k = memchr::memchr2(b'"', b'\\', b.get(j..)?)?;
-        j += k;
-        if b.get(j) == Some(&b'\\') {
-            j += 2;
-            if j > b.len() {
-                return None;
+        while let Some(chunk) = b.get(j..j + 8) {
+            let mut word = [0u8; 8];
+            word.copy_from_slice(chunk);
+            let w = u64::from_le_bytes(word);
+            let quote = w ^ (LO * u64::from(b'"'));
+            let backslash = w ^ (LO * u64::from(b'\\'));
+            // The lowest flagged byte is a quote or a backslash (those
+            // above it may be false alarms).
+            let m = ((quote.wrapping_sub(LO) & !quote) | (backslash.wrapping_sub(LO) & !backslash)) & HI;
+            if m != 0 {
+                j += (m.trailing_zeros() / 8) as usize;
+                break;
             }
-        } else {
-            return Some(j + 1);
+            j += 8;
+        }
+        match b.get(j)? {
+            b'\\' => {
+                escaped = true;
+                j += 2;
+                if j > b.len() {
+                    return None;
+                }
+            }
+            b'"' => return Some((j + 1, escaped)),
+            _ => j += 1,
         }
     }
 }
@@ -214,16 +263,28 @@ pub fn outline(text: &str, start: usize, end: Option<usize>) -> Option<Outline<'
         return (end.is_none_or(|e| e == j + 1)).then(|| Outline::new(Shape::Map));
     }
     loop {
-        let key;
-        (key, j) = member_key(b, j)?;
+        // The key, and whether it or the value holds an escape.
+        if b.get(j) != Some(&b'"') {
+            return None;
+        }
+        let (key_end, key_escaped) = string_end_escaped(b, j)?;
+        let key = (j..key_end, key_escaped);
+        j = skip_ws(b, key_end);
+        if b.get(j) != Some(&b':') {
+            return None;
+        }
+        j = skip_ws(b, j + 1);
         let value_start = j;
         let first = *b.get(j)?;
         if end.is_none() && matches!(first, b'{' | b'[') {
-            members.push(member(text, key, value_start..value_start, first)?);
+            members.push(member(text, key, (value_start..value_start, false), first)?);
             return Some(Outline { shape, members, complete: false });
         }
-        let value_end = value_end(b, j)?;
-        members.push(member(text, key, value_start..value_end, first)?);
+        let (value_end, escaped) = match first {
+            b'"' => string_end_escaped(b, j)?,
+            _ => (value_end(b, j)?, false),
+        };
+        members.push(member(text, key, (value_start..value_end, escaped), first)?);
         j = skip_ws(b, value_end);
         match b.get(j) {
             Some(b',') => j = skip_ws(b, j + 1),
@@ -241,23 +302,29 @@ pub fn outline(text: &str, start: usize, end: Option<usize>) -> Option<Outline<'
     }
 }
 
-fn member<'a>(text: &'a str, key: Range<usize>, value: Range<usize>, first: u8) -> Option<Member<'a>> {
-    let decode = |r: Range<usize>| -> Option<Cow<'a, str>> {
-        let inner = text.get(r.start + 1..r.end.saturating_sub(1))?;
-        if inner.contains('\\') {
+/// A member from its key's and its value's ranges, each with whether it
+/// holds a backslash (a string with none is its text between the quotes).
+fn member<'a>(
+    text: &'a str,
+    (key, key_escaped): (Range<usize>, bool),
+    (value, escaped): (Range<usize>, bool),
+    first: u8,
+) -> Option<Member<'a>> {
+    let decode = |r: Range<usize>, escaped: bool| -> Option<Cow<'a, str>> {
+        if escaped {
             serde_json::from_str::<String>(text.get(r)?).ok().map(Cow::Owned)
         } else {
-            Some(Cow::Borrowed(inner))
+            text.get(r.start + 1..r.end.saturating_sub(1)).map(Cow::Borrowed)
         }
     };
     let v = match first {
-        b'"' => Value::Str(decode(value.clone())?),
+        b'"' => Value::Str(decode(value.clone(), escaped)?),
         b'{' => Value::Map,
         b'[' => Value::Seq,
         b'n' => Value::Null,
         _ => Value::Other,
     };
-    Some(Member { key: decode(key)?, value: v, at: value })
+    Some(Member { key: decode(key, key_escaped)?, value: v, at: value })
 }
 
 /// Where the JSON value in `b` first nests deeper than `max` levels, if it
@@ -350,6 +417,39 @@ fn clean(message: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn blanks_and_strings_end_where_counting_says() {
+        // Every mix of blanks and other bytes up to 12 long, at every start.
+        let alphabet = [b' ', b'\n', b'\t', b'\r', b'x', b'"', b'\\', 0u8];
+        for n in 0..200_000u32 {
+            let len = (n % 13) as usize;
+            let text: Vec<u8> = (0..len).map(|k| alphabet[(n as usize >> ((k * 3) % 30)) % alphabet.len()]).collect();
+            for i in 0..=len + 1 {
+                let mut naive = i;
+                while matches!(text.get(naive), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+                    naive += 1;
+                }
+                assert_eq!(super::skip_ws(&text, i), naive, "{text:?} at {i}");
+            }
+            if text.first() == Some(&b'"') {
+                // The first quote not escaped, and whether a backslash came before.
+                let (mut j, mut escaped, mut end) = (1, false, None);
+                while let Some(&c) = text.get(j) {
+                    match c {
+                        b'\\' => (escaped, j) = (true, j + 2),
+                        b'"' => {
+                            end = Some((j + 1, escaped));
+                            break;
+                        }
+                        _ => j += 1,
+                    }
+                }
+                let end = end.filter(|_| j <= text.len());
+                assert_eq!(super::string_end_escaped(&text, 0), end, "{text:?}");
+            }
+        }
+    }
 
     #[test]
     fn json_streams_are_told_from_yaml() {

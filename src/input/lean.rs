@@ -77,6 +77,7 @@ fn special(w: u64) -> u64 {
 
 /// The end of the string at `b[i] == '"'`, checked as serde_json checks
 /// one it ignores, and whether it holds an escape.
+#[inline(always)]
 fn string_end(b: &[u8], i: usize) -> Result<(usize, bool)> {
     let mut j = i + 1;
     let mut escaped = false;

@@ -233,6 +233,40 @@ impl<'a> Unit<'a> {
         let _ = self.full.set(full);
     }
 
+    /// The string of an item's first member when that member is `key`,
+    /// key and string written without escapes: what its outline would say
+    /// of `key`, without making one (an item of a large JSON list read as
+    /// it streams; `None` for any other unit, or when the text is not so).
+    pub fn first_str(&self, key: &str) -> Option<&'a str> {
+        if !self.streamed {
+            return None;
+        }
+        let text: &'a str = &self.file.text;
+        let b = text.as_bytes();
+        if b.get(self.range.start) != Some(&b'{') {
+            return None;
+        }
+        // `"key"` as written (a key without quotes or backslashes ends at
+        // the quote after it), a colon, a string.
+        let k = json::skip_ws(b, self.range.start + 1) + 1;
+        let quoted = b.get(k - 1) == Some(&b'"') && b.get(k + key.len()) == Some(&b'"');
+        if !quoted || b.get(k..k + key.len()) != Some(key.as_bytes()) {
+            return None;
+        }
+        let j = json::skip_ws(b, k + key.len() + 1);
+        if b.get(j) != Some(&b':') {
+            return None;
+        }
+        let j = json::skip_ws(b, j + 1);
+        if b.get(j) != Some(&b'"') {
+            return None;
+        }
+        match json::string_end_escaped(b, j)? {
+            (_, true) => None,
+            (end, false) => text.get(j + 1..end - 1),
+        }
+    }
+
     /// The unit's shape: map, sequence, scalar or null. Cheaper than the
     /// outline for JSON (its first byte says).
     pub fn shape(&self) -> Shape {
@@ -547,5 +581,40 @@ fn node_outline<'a>(node: &Node) -> Outline<'a> {
         Node::Seq(_) => Outline::new(Shape::Seq),
         Node::Null => Outline::new(Shape::Null),
         _ => Outline::new(Shape::Scalar),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::input::source::{Format, SourceFile};
+
+    #[test]
+    fn first_str_says_what_the_outline_says() {
+        for item in [
+            r#"{"apiVersion": "v1", "kind": "Pod", "metadata": {}}"#,
+            "{\n  \"apiVersion\" :\n \"core.oam.dev/v1beta1\", \"kind\": \"Application\"}",
+            r#"{"apiVersion": "v\u0031", "kind": "Pod"}"#,
+            r#"{"api\u0056ersion": "v1"}"#,
+            r#"{"apiVersion": 1}"#,
+            r#"{"apiVersionX": "v1"}"#,
+            r#"{"kind": "Pod", "apiVersion": "v1"}"#,
+            r#"{"metadata": {}, "apiVersion": "v1"}"#,
+            r#"{"apiVersion": "v1"#,
+            r#"{"apiVersion": ""}"#,
+            r#"["apiVersion", "v1"]"#,
+        ] {
+            let file = SourceFile::new("t".into(), None, Format::Json, format!("{item}\n"));
+            let unit = Unit::streamed(&file, FileId(0), 0, None);
+            let first = unit.first_str("apiVersion");
+            let outline = unit.outline();
+            if let Some(v) = first {
+                // Its outline's first member, the same string.
+                assert_eq!(outline.members.first().map(|m| &*m.key), Some("apiVersion"), "{item}");
+                assert_eq!(outline.str("apiVersion"), Some(v), "{item}");
+            }
+            let plain = item.starts_with(r#"{"apiVersion": ""#) || item.starts_with("{\n  \"apiVersion\" :\n \"");
+            assert_eq!(first.is_some(), plain && !item.contains('\\') && item.matches('"').count() >= 4, "{item}");
+        }
     }
 }

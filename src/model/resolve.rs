@@ -282,13 +282,21 @@ pub fn resolve(objects: &[Object]) -> Resolved {
             crds.entry((&*crd.group, &*crd.kind)).or_insert(ObjId(i as u32));
         }
     }
+    // The namespace looked up last, and what it found: objects come in
+    // runs of one namespace.
+    let mut last: Option<(&str, Option<ObjId>)> = None;
     for (i, o) in objects.iter().enumerate() {
         if !o.is_kubernetes() {
             continue;
         }
         let id = ObjId(i as u32);
         if let Some(ns) = o.namespace.as_deref() {
-            if let Some(ns_obj) = index.namespace(ns) {
+            let found = match last {
+                Some((name, found)) if name == ns => found,
+                _ => index.namespace(ns),
+            };
+            last = Some((ns, found));
+            if let Some(ns_obj) = found {
                 out.relations.push(implicit(RelKind::Contains, ns_obj, id));
             }
         }
