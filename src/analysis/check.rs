@@ -9,7 +9,6 @@ use crate::model::kube::{distribution_finalizer, BUILTIN_FINALIZERS};
 use crate::model::resolve::Duplicate;
 use crate::model::snapshot::Snapshot;
 use crate::model::{anchor, Link, ObjId, Object, RelKind, Relation};
-use rayon::prelude::*;
 use std::collections::BTreeMap;
 
 #[derive(Clone, Debug, Default)]
@@ -560,8 +559,8 @@ fn conflicts(s: &Snapshot, graph: &Graph, out: &mut Vec<Finding>) {
     if !mixed {
         return;
     }
-    let refs: Vec<String> = s.objects.par_iter().map(|o| o.reference()).collect();
-    let rank = super::order::reference_ranks(&refs);
+    let refs = super::refs::Refs::of(&s.objects);
+    let rank = super::order::ranks_of(&refs);
     let in_set = vec![true; s.objects.len()];
     let input =
         super::order::Input { relations: &s.resolved.relations, in_set: &in_set, rank: &rank, allow_cycles: true };
@@ -574,7 +573,7 @@ fn conflicts(s: &Snapshot, graph: &Graph, out: &mut Vec<Finding>) {
         out.push(
             Finding::new(Rule::Td012, super::order::conflict_message(&refs, rel, because))
                 .at(at, "relaxed")
-                .refs([owner.clone(), owned.clone()])
+                .refs([owner.to_owned(), owned.to_owned()])
                 .help(format!(
                     "{owned} is destroyed after {owner}; if that is wrong, remove the destruction dependency"
                 )),

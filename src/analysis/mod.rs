@@ -10,6 +10,7 @@ pub mod managed;
 pub mod order;
 pub mod packages;
 pub mod reconcile;
+pub mod refs;
 pub mod rules;
 pub mod simulate;
 pub mod tool_order;

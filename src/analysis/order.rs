@@ -85,8 +85,9 @@ pub struct Order {
     /// members are before it).
     pub after: Vec<Option<u32>>,
     /// The same for objects outside the set, which a chain may pass through:
-    /// [through ownership, through destruction dependencies].
-    pub after_outside: Vec<[Option<u32>; 2]>,
+    /// [through ownership, through destruction dependencies]; only those
+    /// with one, by object index (see [`Order::after_outside_of`]).
+    pub after_outside: Vec<(u32, [Option<u32>; 2])>,
     /// The objects of the set in each cycle of destruction dependencies
     /// (two or more), in reference order; cycles by their first object.
     /// Ownership may order a cycle's members (owned first): then they are
@@ -100,6 +101,15 @@ impl Order {
     /// names no object).
     pub fn step_of(&self, id: ObjId) -> u32 {
         self.step.get(id.index()).copied().unwrap_or(0)
+    }
+
+    /// What goes right before `id`, an object outside the set, on a chain
+    /// through it: [through ownership, through destruction dependencies].
+    pub fn after_outside_of(&self, id: ObjId) -> [Option<u32>; 2] {
+        match self.after_outside.binary_search_by_key(&id.0, |&(i, _)| i) {
+            Ok(at) => self.after_outside.get(at).map_or([None; 2], |&(_, a)| a),
+            Err(_) => [None; 2],
+        }
     }
 }
 
@@ -299,7 +309,10 @@ pub fn order(input: &Input) -> Result<Order, OwnershipCycle> {
     }
     // Most graphs have no cycle at all: layer them as they are.
     if let Some(plain) = layer_acyclic(count, &net.edges, &net.weight, &net.rank) {
-        return Ok(finish(input, &net.node_of, &net.edges, &is_barrier, plain, Vec::new()));
+        // (What `finish` does not read goes first: a million objects'
+        // nodes hold tens of megabytes.)
+        let Net { node_of, edges, .. } = net;
+        return Ok(finish(input, &node_of, &edges, &is_barrier, plain, Vec::new()));
     }
     let mut groups = Groups { parent: (0..count as u32).collect() };
     let mut found = ownership_cycles(input, &net, &mut groups)?;
@@ -646,7 +659,8 @@ fn keep_controllers_up(level: &mut [u32], held: &[(usize, usize)]) {
 struct Layering {
     rep: Vec<u32>,
     step: Vec<u32>,
-    after_edge: Vec<Option<usize>>,
+    after_edge: Vec<Option<u32>>,
+    /// Each edge relaxed, by edge (empty: none is).
     relaxed_edge: Vec<bool>,
     /// The hard edge each relaxed edge gave way to.
     relaxed_because: Vec<Option<usize>>,
@@ -702,7 +716,7 @@ fn layer_acyclic(count: usize, edges: &[Edge], weight: &[u8], rank: &[u64]) -> O
     const DONE: u8 = 2;
     let mut state = vec![NEW; count];
     let mut step = vec![0u32; count];
-    let mut after_edge: Vec<Option<usize>> = vec![None; count];
+    let mut after_edge: Vec<Option<u32>> = vec![None; count];
     let mut stack: Vec<(u32, u32)> = Vec::new();
     for root in 0..count {
         if state[root] != NEW {
@@ -736,15 +750,16 @@ fn layer_acyclic(count: usize, edges: &[Edge], weight: &[u8], rank: &[u64]) -> O
             }
             let best = best.map(|(s, _, e)| (s, e));
             step[vi] = u32::from(weight[vi]) + best.map(|b| b.0).unwrap_or(0);
-            after_edge[vi] = best.filter(|b| b.0 > 0).map(|b| b.1);
+            after_edge[vi] = best.filter(|b| b.0 > 0).map(|b| b.1 as u32);
         }
     }
+    // (No edge is relaxed: no table of them.)
     Some(Layering {
         rep: (0..count as u32).collect(),
         step,
         after_edge,
-        relaxed_edge: vec![false; edges.len()],
-        relaxed_because: vec![None; edges.len()],
+        relaxed_edge: Vec::new(),
+        relaxed_because: Vec::new(),
     })
 }
 
@@ -765,7 +780,7 @@ struct Nodes<'a> {
 struct Walk {
     done: Vec<bool>,
     step: Vec<u32>,
-    after_edge: Vec<Option<usize>>,
+    after_edge: Vec<Option<u32>>,
     relaxed_edge: Vec<bool>,
     relaxed_because: Vec<Option<usize>>,
     pending_hard: Vec<u32>,
@@ -905,7 +920,7 @@ impl Walk {
         }
         let best = best.map(|(s, _, e)| (s, e));
         self.step[g] = u32::from(g_weight[g]) + best.map(|b| b.0).unwrap_or(0);
-        self.after_edge[g] = best.filter(|b| b.0 > 0).map(|b| b.1);
+        self.after_edge[g] = best.filter(|b| b.0 > 0).map(|b| b.1 as u32);
         for a in inn.row(g).iter().chain(self.extra.inn(g)) {
             let f = a.group as usize;
             if self.done[f] || self.relaxed_edge[a.index()] {
@@ -1099,17 +1114,18 @@ fn finish(
     let Layering { rep, step, after_edge, relaxed_edge, relaxed_because } = lay;
     let mut obj_step = vec![0u32; n];
     let mut after = vec![None; n];
-    let mut after_outside = vec![[None; 2]; n];
+    let mut after_outside = Vec::new();
     let mut steps = 0;
     // The relation to what goes right before a group: through a hub or a
     // namespace's barrier, the hub's own (whose `to` is the object behind
     // it), the barrier's (to its last Pod).
     let behind = |g: usize| -> Option<u32> {
-        let e = after_edge[g]?;
+        let e = after_edge[g]? as usize;
         let into_hub = barrier[edges[e].to as usize]
             || input.relations[edges[e].rel as usize].kind.tool().is_some_and(|t| t.hub == HubEnd::To);
         match into_hub {
-            true => after_edge[rep[edges[e].to as usize] as usize].or(Some(e)).map(|e| edges[e].rel),
+            true => after_edge[rep[edges[e].to as usize] as usize]
+                .map_or(Some(edges[e].rel), |e| Some(edges[e as usize].rel)),
             false => Some(edges[e].rel),
         }
     };
@@ -1120,16 +1136,20 @@ fn finish(
             after[i] = behind(g);
             steps = steps.max(step[g]);
         } else {
+            let mut outside = [None; 2];
             for k in 0..2 {
                 if node_of[i][k] != u32::MAX {
                     let g = rep[node_of[i][k] as usize] as usize;
-                    after_outside[i][k] = behind(g);
+                    outside[k] = behind(g);
                 }
+            }
+            if outside != [None; 2] {
+                after_outside.push((i as u32, outside));
             }
         }
     }
     // (A derived edge relaxed is no relation of the input's.)
-    let mut pairs: Vec<(u32, Option<u32>)> = (0..edges.len())
+    let mut pairs: Vec<(u32, Option<u32>)> = (0..relaxed_edge.len())
         .filter(|&e| relaxed_edge[e] && !edges[e].derived)
         .map(|e| (edges[e].rel, relaxed_because[e].map(|h| edges[h].rel)))
         .collect();
@@ -1452,8 +1472,8 @@ where
 
 /// TD012: an ownership relation relaxed because a destruction dependency
 /// contradicts it (A is destroyed after B, B owns A through this relation).
-pub fn conflict_message(refs: &[String], relaxed: &Relation, because: Option<&Relation>) -> String {
-    let (owner, owned) = (&refs[relaxed.from.index()], &refs[relaxed.to.index()]);
+pub fn conflict_message(refs: &super::refs::Refs, relaxed: &Relation, because: Option<&Relation>) -> String {
+    let (owner, owned) = (refs.name(relaxed.from), refs.name(relaxed.to));
     if let Some(edge) = relaxed.kind.rule() {
         // A default rule's edge: `owner` would go after `owned`.
         let rule = edge.rule().id();
@@ -1464,7 +1484,7 @@ pub fn conflict_message(refs: &[String], relaxed: &Relation, because: Option<&Re
             let pod_first = |d: &Relation| d.kind == RelKind::Rule(RuleEdge::PodFirst);
             let pod = because.map(|d| if pod_first(d) { d.to } else { d.from });
             let later = match pod {
-                Some(p) => format!("{} must go after it", refs[p.index()]),
+                Some(p) => format!("{} must go after it", refs.name(p)),
                 None => String::from("one of them must go after it"),
             };
             let why = match because.filter(|d| !pod_first(d)) {
@@ -1486,7 +1506,7 @@ pub fn conflict_message(refs: &[String], relaxed: &Relation, because: Option<&Re
     let how = relaxed.kind.as_str();
     match because {
         Some(d) if d.kind.tool().is_some() => {
-            let (a, b) = (&refs[d.from.index()], &refs[d.to.index()]);
+            let (a, b) = (refs.name(d.from), refs.name(d.to));
             let Some(t) = d.kind.tool() else { return String::new() };
             let said = format!("{} {}", t.order.tool(), crate::dialect::tools::order_key(t.order));
             match t.hub {
@@ -1502,7 +1522,7 @@ pub fn conflict_message(refs: &[String], relaxed: &Relation, because: Option<&Re
             }
         }
         Some(d) => {
-            let (a, b) = (&refs[d.from.index()], &refs[d.to.index()]);
+            let (a, b) = (refs.name(d.from), refs.name(d.to));
             let through = if owner == b { String::new() } else { format!(" through {owner}") };
             let what = match d.kind.controller() {
                 Some(e) => format!("the {}'s cascade", e.component()),
@@ -1520,8 +1540,8 @@ pub fn conflict_message(refs: &[String], relaxed: &Relation, because: Option<&Re
 
 /// A relation that goes back to `back` (the object a relaxed rule's edge
 /// would have put later), in the words of a conflict message.
-fn describe(refs: &[String], d: &Relation, back: ObjId) -> String {
-    let (a, b) = (&refs[d.from.index()], &refs[d.to.index()]);
+fn describe(refs: &super::refs::Refs, d: &Relation, back: ObjId) -> String {
+    let (a, b) = (refs.name(d.from), refs.name(d.to));
     let through = if d.to == back { "" } else { ", and through others" };
     match d.kind.rule() {
         // (The Namespace stands for its Pods, or for the rest of it.)
@@ -1546,14 +1566,24 @@ fn describe(refs: &[String], d: &Relation, back: ObjId) -> String {
 
 /// Each object's position in reference order: ties broken, output stable.
 pub fn reference_ranks(refs: &[String]) -> Vec<u32> {
+    ranks(refs.len(), |i| refs.get(i).map_or("", String::as_str))
+}
+
+/// [`reference_ranks`] of references held packed.
+pub fn ranks_of(refs: &super::refs::Refs) -> Vec<u32> {
+    ranks(refs.len(), |i| refs.get(i).unwrap_or_default())
+}
+
+/// The ranks of `n` references, `reference(i)` the `i`th.
+fn ranks<'a>(n: usize, reference: impl Fn(usize) -> &'a str + Sync) -> Vec<u32> {
     // The first 32 bytes as two big-endian numbers order like the strings
     // do (zero-padded: a prefix sorts first); equal prefixes compare in
     // full. (The first sixteen are often alike: `ReplicaSet.apps/team-`.)
-    let prefix: Vec<(u128, u128)> = refs
-        .par_iter()
-        .map(|r| {
+    let prefix: Vec<(u128, u128)> = (0..n)
+        .into_par_iter()
+        .map(|i| {
             let mut b = [0u8; 32];
-            for (to, from) in b.iter_mut().zip(r.as_bytes()) {
+            for (to, from) in b.iter_mut().zip(reference(i).as_bytes()) {
                 *to = *from;
             }
             let (hi, lo) = b.split_at(16);
@@ -1561,12 +1591,12 @@ pub fn reference_ranks(refs: &[String]) -> Vec<u32> {
             (number(hi), number(lo))
         })
         .collect();
-    let mut order: Vec<u32> = (0..refs.len() as u32).collect();
+    let mut order: Vec<u32> = (0..n as u32).collect();
     order.par_sort_unstable_by(|&a, &b| {
         let (a, b) = (a as usize, b as usize);
-        prefix[a].cmp(&prefix[b]).then_with(|| refs[a].cmp(&refs[b])).then(a.cmp(&b))
+        prefix[a].cmp(&prefix[b]).then_with(|| reference(a).cmp(reference(b))).then(a.cmp(&b))
     });
-    let mut rank = vec![0u32; refs.len()];
+    let mut rank = vec![0u32; n];
     for (r, &i) in order.iter().enumerate() {
         rank[i as usize] = r as u32;
     }

@@ -164,7 +164,7 @@ pub struct Input<'a> {
     /// Each object's step in the plan; 0: not in the plan.
     pub step: &'a [u32],
     /// Each object's reference (ties and determinism).
-    pub refs: &'a [String],
+    pub refs: &'a super::refs::Refs,
 }
 
 fn is_crd(o: &Object) -> bool {
@@ -221,7 +221,7 @@ pub fn order(input: &Input, tool: Tool) -> ToolOrder {
             _ => None,
         })
         .collect();
-    others.sort_by(|a, b| input.refs[a.0.index()].cmp(&input.refs[b.0.index()]));
+    others.sort_by(|a, b| input.refs.name(a.0).cmp(input.refs.name(b.0)));
     ToolOrder { tool, units, batches, others, findings, cycle }
 }
 
@@ -232,7 +232,7 @@ impl Input<'_> {
 
     /// The plan's order: by step, then by reference.
     fn plan_order(&self, a: usize, b: usize) -> std::cmp::Ordering {
-        self.step[a].cmp(&self.step[b]).then_with(|| self.refs[a].cmp(&self.refs[b]))
+        self.step[a].cmp(&self.step[b]).then_with(|| self.refs.get(a).cmp(&self.refs.get(b)))
     }
 }
 
@@ -517,10 +517,10 @@ fn breaches(input: &Input, tool: Tool, at: &Where) -> Vec<ToolFinding> {
         f.needed_by.dedup_by_key(|x| x.object);
     }
     findings.sort_by(|a, b| {
-        (unit_index(&a.first_at.unit), a.first_at.rank, &refs[a.first.index()], a.breach, a.relation.kind).cmp(&(
+        (unit_index(&a.first_at.unit), a.first_at.rank, refs.name(a.first), a.breach, a.relation.kind).cmp(&(
             unit_index(&b.first_at.unit),
             b.first_at.rank,
-            &refs[b.first.index()],
+            refs.name(b.first),
             b.breach,
             b.relation.kind,
         ))
@@ -599,12 +599,16 @@ fn helm<'t>(
     objects: &[Object],
     tools: &impl Fn(usize) -> &'t Tools,
     first: &[&str],
-    refs: &[String],
+    refs: &super::refs::Refs,
 ) -> Vec<(BatchKey, Vec<usize>)> {
     let hooks = |which: HelmHook| {
         let mut h: Vec<usize> = members.iter().copied().filter(|&i| helm_hook(tools(i)) == Some(which)).collect();
         h.sort_by(|&a, &b| {
-            (tools(a).hook_weight, &objects[a].name, &refs[a]).cmp(&(tools(b).hook_weight, &objects[b].name, &refs[b]))
+            (tools(a).hook_weight, &objects[a].name, refs.get(a)).cmp(&(
+                tools(b).hook_weight,
+                &objects[b].name,
+                refs.get(b),
+            ))
         });
         h.into_iter().map(move |i| (BatchKey::Hook { hook: which, weight: tools(i).hook_weight }, vec![i]))
     };

@@ -103,7 +103,7 @@ pub(super) fn again(
 ) -> Result<(Snapshot, Vec<u8>), Error> {
     let settings = PlanCommand::new(args, Some(config))?;
     let voice = Voice { style, progress: false, rules: settings.rules, quiet: true };
-    let (snapshot, plan) = made(&settings, args, Some(read), &mut std::io::empty(), stderr, voice)?;
+    let (mut snapshot, plan) = made(&settings, args, Some(read), &mut std::io::empty(), stderr, voice)?;
     let mut out = Vec::new();
     let written = match args.output {
         Format::Json => render::plan::json(&snapshot, &plan, &mut out),
@@ -111,5 +111,9 @@ pub(super) fn again(
         _ => return Err(Error::Usage("a plan file is written with -o json or -o yaml".into())),
     };
     written.map_err(Error::Output)?;
+    // `apply` reads the snapshot's relations: the plan's first ones.
+    let mut relations = plan.relations;
+    relations.truncate(plan.snapshot_relations);
+    snapshot.resolved.relations = relations;
     Ok((snapshot, out))
 }

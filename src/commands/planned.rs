@@ -15,7 +15,8 @@ use std::io::Read;
 
 /// Load the input and make the plan the settings describe. Input that
 /// cannot be read or used stops here (exit 2) unless `--skip-invalid`: a
-/// plan must not miss objects.
+/// plan must not miss objects. The snapshot's relations are the plan's
+/// (the snapshot's own are left empty).
 pub(super) fn make(
     settings: &PlanSettings,
     input: &InputArgs,
@@ -31,7 +32,7 @@ pub(super) fn make(
         .saying(rules, quiet)
         .limited(input.reading())
         .carrying(detail.places, read);
-    let snapshot = load_usable(&loading, stdin, stderr)?;
+    let mut snapshot = load_usable(&loading, stdin, stderr)?;
     // Duplicates stop `--all` and `--gc` at once; a plan from chosen
     // objects is made, then refused only for those that could change it.
     let duplicates = blocking_duplicates(&snapshot);
@@ -50,9 +51,16 @@ pub(super) fn make(
     }
     let options = settings.options(started, finalizer_controllers, detail);
     let mut timer = crate::timing::Timer::start();
-    let mut plan = match plan::build(&snapshot, &options) {
+    // The plan takes the snapshot's relations rather than a copy: from
+    // here on they are `plan.relations` (the first `snapshot_relations`
+    // of them), and the snapshot's are empty; an error gives them back
+    // (its places point at them).
+    let relations = std::mem::take(&mut snapshot.resolved.relations);
+    let mut plan = match plan::build_from(&snapshot, relations, &options) {
         Ok(plan) => plan,
-        Err(e) => {
+        Err(made) => {
+            let (e, relations) = *made;
+            snapshot.resolved.relations = relations;
             refuse_duplicates(&snapshot, "plan", style, stderr)?;
             say_places(&snapshot, &e, style, stderr);
             return Err(e.into());

@@ -38,7 +38,7 @@ pub fn run(args: SimulateArgs, env: Env, style: Style) -> Result<Status, Error> 
         });
         let reached = |o: &ObjId| reach.get(o.index()).copied().unwrap_or(false);
         if let Some(c) = cycles.iter().find(|c| c.component.iter().any(reached)) {
-            let refs: Vec<String> = objects.par_iter().map(Object::reference).collect();
+            let refs = crate::analysis::refs::Refs::of(objects);
             let error = ownership_cycle_error(objects, relations, &graph, &refs, &c.component);
             say_places(&snapshot, &error, style, env.stderr);
             return Err(error.into());
@@ -73,7 +73,9 @@ pub fn run(args: SimulateArgs, env: Env, style: Style) -> Result<Status, Error> 
             render::printable::printable(&snapshot, &[&sim.removed], "-o names")?;
             render::names::kubectl(objects, sim.removed.iter().copied(), out)
         }
-        Format::Refs => render::names::refs(&refs, sim.removed.iter().copied(), out),
+        Format::Refs => {
+            render::names::refs(&crate::analysis::refs::Refs::from_strings(&refs), sim.removed.iter().copied(), out)
+        }
         other => return Err(super::shared::unoffered("simulate", other)),
     };
     written.map_err(Error::Output)?;

@@ -17,6 +17,7 @@ use super::{events, HookRun, Input, Mode, Options, Plan, PlanError};
 use crate::analysis::cascade::{self, Cascade, Cause, KeptBy};
 use crate::analysis::gc;
 use crate::analysis::order::{self, Order};
+use crate::analysis::refs::Refs;
 use crate::analysis::rules;
 use crate::analysis::tools;
 use crate::analysis::tracking;
@@ -94,23 +95,15 @@ fn spare(
     spare
 }
 
-/// What a tool's annotation would keep, or a Helm `pre-delete` /
-/// `post-delete` hook, in this mode: by object (empty when nothing is).
-/// Under `--gc` nothing: the garbage collector reads no annotation.
-fn soft_keeps(objects: &[Object], mode: &Mode) -> Vec<Option<KeptBy>> {
-    let prune = matches!(mode, Mode::Prune(_));
+/// What a tool's annotation would keep of `o`, or a Helm `pre-delete` /
+/// `post-delete` hook, in this mode. Under `--gc` nothing: the garbage
+/// collector reads no annotation.
+fn soft_keep(o: &Object, mode: &Mode) -> Option<KeptBy> {
     if *mode == Mode::Gc {
-        return Vec::new();
+        return None;
     }
-    let keep = |o: &Object| {
-        let t = o.tools().filter(|_| o.is_kubernetes())?;
-        t.keep(prune).map(KeptBy::Annotated).or_else(|| t.delete_hook().map(KeptBy::HelmHook))
-    };
-    let soft: Vec<Option<KeptBy>> = objects.iter().map(keep).collect();
-    match soft.iter().any(Option::is_some) {
-        true => soft,
-        false => Vec::new(),
-    }
+    let t = o.tools().filter(|_| o.is_kubernetes())?;
+    t.keep(matches!(mode, Mode::Prune(_))).map(KeptBy::Annotated).or_else(|| t.delete_hook().map(KeptBy::HelmHook))
 }
 
 /// Deleted objects whose annotation tells their tool to leave them (the
@@ -250,20 +243,62 @@ pub fn finalizer_relations(objects: &[Object], controllers: &[(String, Vec<ObjId
 /// cascade takes, the rules that order it, the order and its steps, the
 /// warnings, and what the plan says of each object.
 pub fn build(snapshot: &Snapshot, options: &Options) -> Result<Plan, PlanError> {
+    build_from(snapshot, snapshot.resolved.relations.clone(), options).map_err(|made| made.0)
+}
+
+/// [`build`] from the snapshot's relations, taken out of it rather than
+/// copied: the plan holds them, first of its own (a million objects' are
+/// tens of megabytes). A plan that cannot be made gives them back, as
+/// they were.
+pub fn build_from(
+    snapshot: &Snapshot,
+    relations: Vec<Relation>,
+    options: &Options,
+) -> Result<Plan, Box<(PlanError, Vec<Relation>)>> {
     let mut t = crate::timing::Timer::start();
-    let mut base = base(snapshot, options, &mut t)?;
+    let mut base = base(snapshot, relations, options, &mut t);
+    match phases(snapshot, options, &mut base, &mut t) {
+        Ok(Phases { taken, lazy, order, steps, warnings }) => {
+            Ok(describe(snapshot, options, base, taken, lazy, order, steps, warnings, &mut t))
+        }
+        Err(e) => {
+            let mut relations = base.relations;
+            relations.truncate(base.snapshot_relations);
+            Err(Box::new((e, relations)))
+        }
+    }
+}
+
+/// What the phases that may stop the plan make.
+struct Phases {
+    taken: Taken,
+    lazy: LazyGraph,
+    order: Order,
+    steps: Vec<Vec<ObjId>>,
+    warnings: Vec<Warning>,
+}
+
+/// The phases that may stop the plan: what a tracking application's
+/// collector collects, the cascade, the rules, the order and its steps,
+/// the warnings. (Relations are only ever added to `base`'s.)
+fn phases(
+    snapshot: &Snapshot,
+    options: &Options,
+    base: &mut Base,
+    t: &mut crate::timing::Timer,
+) -> Result<Phases, PlanError> {
+    collection(snapshot, options, base)?;
     let lazy = LazyGraph::new(snapshot.objects.len());
-    let taken = take(snapshot, options, &base, &lazy)?;
+    let taken = take(snapshot, options, base, &lazy)?;
     t.lap("  cascade");
     let in_set: Vec<bool> = taken.cascade.cause.iter().map(Option::is_some).collect();
-    let lazy =
-        add_rules(&snapshot.objects, &snapshot.resolved.managed, options, &mut base, &in_set, &taken.usages, lazy);
+    let lazy = add_rules(&snapshot.objects, &snapshot.resolved.managed, options, base, &in_set, &taken.usages, lazy);
     t.lap("  rules");
-    let order = order_of(&snapshot.objects, options, &base, &in_set, &lazy)?;
+    let order = order_of(&snapshot.objects, options, base, &in_set, &lazy)?;
     t.lap("  order");
-    let steps = steps(&order, &in_set, &base)?;
-    let warnings = plan_warnings(snapshot, options, &base, &taken, &order, &in_set, lazy.get(&base.relations))?;
-    describe(snapshot, options, base, taken, lazy, order, steps, warnings, &mut t)
+    let steps = steps(&order, &in_set, base)?;
+    let warnings = plan_warnings(snapshot, options, base, &taken, &order, &in_set, lazy.get(&base.relations))?;
+    Ok(Phases { taken, lazy, order, steps, warnings })
 }
 
 /// What every phase reads: the relations (the snapshot's, the finalizers'
@@ -271,41 +306,51 @@ pub fn build(snapshot: &Snapshot, options: &Options) -> Result<Plan, PlanError> 
 /// and rank, and what a tracking application's collector collects.
 struct Base {
     relations: Vec<Relation>,
-    refs: Vec<String>,
+    /// How many of `relations` are the snapshot's (the first).
+    snapshot_relations: usize,
+    refs: Refs,
     rank: Vec<u32>,
     collection: Option<tracking::Collection>,
 }
 
-/// Phase 1: [`Base`]. An Application whose collector cannot tell what it
-/// collects stops the plan.
-fn base(snapshot: &Snapshot, options: &Options, t: &mut crate::timing::Timer) -> Result<Base, PlanError> {
+/// Phase 1: [`Base`], from the snapshot's relations, without what a
+/// tracking application's collector collects.
+fn base(snapshot: &Snapshot, mut relations: Vec<Relation>, options: &Options, t: &mut crate::timing::Timer) -> Base {
     let objects = &snapshot.objects;
-    let mut relations = snapshot.resolved.relations.clone();
+    let snapshot_relations = relations.len();
+    // Room for the default rules' edges (about one per namespaced object
+    // when their namespaces go), made now while little else is held: added
+    // later, they would copy every relation while the plan holds the most.
+    relations.reserve(objects.len());
     relations.extend(finalizer_relations(objects, &options.finalizer_controllers));
-    let refs: Vec<String> = objects.par_iter().map(Object::reference).collect();
+    let refs = Refs::of(objects);
     t.lap("  refs");
-    let rank = order::reference_ranks(&refs);
+    let rank = order::ranks_of(&refs);
     t.lap("  rank");
-    let collection = match tracking::any(objects) {
-        true => match tracking::collect(objects, &relations, options.mode == Mode::Gc, options.closed_world) {
-            Ok(c) => Some(c),
-            Err(tracking::Unknowable::NoGeneration { app, trackers }) => {
-                return Err(PlanError::NoGeneration { app: refs[app.index()].clone(), trackers })
-            }
-            Err(tracking::Unknowable::Listing(broken)) => return Err(listing_error(&broken, &refs)),
-        },
-        false => None,
+    Base { relations, snapshot_relations, refs, rank, collection: None }
+}
+
+/// What a tracking application's collector collects, into `base`. An
+/// Application whose collector cannot tell what it collects stops the plan.
+fn collection(snapshot: &Snapshot, options: &Options, base: &mut Base) -> Result<(), PlanError> {
+    let objects = &snapshot.objects;
+    if !tracking::any(objects) {
+        return Ok(());
+    }
+    let c = match tracking::collect(objects, &base.relations, options.mode == Mode::Gc, options.closed_world) {
+        Ok(c) => c,
+        Err(tracking::Unknowable::NoGeneration { app, trackers }) => {
+            return Err(PlanError::NoGeneration { app: base.refs.name(app).to_owned(), trackers })
+        }
+        Err(tracking::Unknowable::Listing(broken)) => return Err(listing_error(&broken, &base.refs)),
     };
     // A component revision goes after the trackers that recorded its
     // component (declared by the component-revision tracker).
-    if let Some(c) = &collection {
-        relations.extend(
-            c.after
-                .iter()
-                .map(|&(revision, t, cr)| Relation::solid(RelKind::ComponentOrder, revision, t, cr, u32::MAX)),
-        );
-    }
-    Ok(Base { relations, refs, rank, collection })
+    base.relations.extend(
+        c.after.iter().map(|&(revision, t, cr)| Relation::solid(RelKind::ComponentOrder, revision, t, cr, u32::MAX)),
+    );
+    base.collection = Some(c);
+    Ok(())
 }
 
 /// What the cascade took, and what it was run with.
@@ -340,7 +385,7 @@ fn take(snapshot: &Snapshot, options: &Options, base: &Base, lazy: &LazyGraph) -
     let (held, seeds) = hold(objects, options, seeds);
     let usages = tools::usages(objects);
     let run_cascade = |spare: &[Option<KeptBy>]| match (&options.mode, held.is_empty()) {
-        (Mode::All, true) => cascade::everything(seeds.iter().map(|&(_, c)| Some(c)).collect(), spare),
+        (Mode::All, true) => cascade::everything(vec![Some(Cause::Target); objects.len()], spare),
         _ => cascade::cascade(
             objects,
             relations,
@@ -393,7 +438,8 @@ fn seeds(
     let relations = &base.relations;
     match &options.mode {
         Mode::Delete(targets) | Mode::Prune(targets) => targets.iter().map(|&t| (t, Cause::Target)).collect(),
-        Mode::All => (0..objects.len() as u32).map(|i| (ObjId(i), Cause::Target)).collect(),
+        // (Made only when something is held: else `take` takes everything.)
+        Mode::All => Vec::new(),
         Mode::Gc => {
             let roots = match options.root {
                 Some(r) => vec![r],
@@ -420,21 +466,23 @@ fn hold(
     options: &Options,
     seeds: Vec<(ObjId, Cause)>,
 ) -> (Vec<(ObjId, KeptBy)>, Vec<(ObjId, Cause)>) {
-    let soft = soft_keeps(objects, &options.mode);
     let named = |id: ObjId| options.named.binary_search(&id).is_ok();
-    let held: Vec<(ObjId, KeptBy)> = match soft.is_empty() {
-        true => Vec::new(),
-        false => {
-            let mut held: Vec<(ObjId, KeptBy)> =
-                seeds.iter().filter_map(|&(id, _)| soft[id.index()].filter(|_| !named(id)).map(|k| (id, k))).collect();
-            held.sort_by_key(|h| h.0);
-            held.dedup_by_key(|h| h.0);
-            held
-        }
+    let keep = |id: ObjId| soft_keep(&objects[id.index()], &options.mode).filter(|_| !named(id)).map(|k| (id, k));
+    let mut held: Vec<(ObjId, KeptBy)> = match options.mode {
+        // `--all`: every object is a seed (made below when one is held).
+        Mode::All => (0..objects.len() as u32).filter_map(|i| keep(ObjId(i))).collect(),
+        _ => seeds.iter().filter_map(|&(id, _)| keep(id)).collect(),
     };
-    let seeds: Vec<(ObjId, Cause)> = match held.is_empty() {
-        true => seeds,
-        false => seeds.into_iter().filter(|(id, _)| held.binary_search_by_key(id, |h| h.0).is_err()).collect(),
+    held.sort_by_key(|h| h.0);
+    held.dedup_by_key(|h| h.0);
+    let seeds: Vec<(ObjId, Cause)> = match (held.is_empty(), &options.mode) {
+        (true, _) => seeds,
+        (false, Mode::All) => (0..objects.len() as u32)
+            .map(ObjId)
+            .filter(|id| held.binary_search_by_key(id, |h| h.0).is_err())
+            .map(|id| (id, Cause::Target))
+            .collect(),
+        (false, _) => seeds.into_iter().filter(|(id, _)| held.binary_search_by_key(id, |h| h.0).is_err()).collect(),
     };
     (held, seeds)
 }
@@ -543,7 +591,10 @@ fn steps(order: &Order, in_set: &[bool], base: &Base) -> Result<Vec<Vec<ObjId>>,
         }
     }
     if let Some(&first) = unplaced.first() {
-        return Err(PlanError::Unplaced { objects: unplaced.len(), first: base.refs[first].clone() });
+        return Err(PlanError::Unplaced {
+            objects: unplaced.len(),
+            first: base.refs.get(first).unwrap_or_default().to_owned(),
+        });
     }
     for step in &mut steps {
         step.sort_by_key(|o| base.rank[o.index()]);
@@ -590,7 +641,7 @@ fn plan_warnings(
         Err((app, record)) => return Err(PlanError::Unknowable {
             message: format!(
                 "{} uninstalls a Helm release whose storage record {record} is in the snapshot: the manifest in it decides what is deleted, and teardown does not decode Helm release records; leave the record out of the snapshot to plan from Helm's ownership annotations, or delete the release with helm",
-                base.refs[app.index()]
+                base.refs.name(app)
             ),
         }),
     }
@@ -606,14 +657,14 @@ fn describe(
     options: &Options,
     base: Base,
     taken: Taken,
-    lazy: LazyGraph,
+    mut lazy: LazyGraph,
     order: Order,
     steps: Vec<Vec<ObjId>>,
     warnings: Vec<Warning>,
     t: &mut crate::timing::Timer,
-) -> Result<Plan, PlanError> {
+) -> Plan {
     let objects = &snapshot.objects;
-    let Base { relations, refs, rank, collection } = base;
+    let Base { relations, snapshot_relations, refs, rank, collection } = base;
     let Taken { cascade, held, gates, multi_owner, owners, usages: _ } = taken;
     // Helm runs delete hooks on uninstall: not for what the collector
     // takes, nor for a prune (an upgrade runs upgrade hooks).
@@ -643,6 +694,11 @@ fn describe(
         false => reasons::Reasons::default(),
     };
     t.lap("  reasons");
+    // A plan file (the only plan made with places) walks no graph: it goes
+    // now, tens of megabytes at a million objects (built again if asked).
+    if options.detail.places {
+        lazy.forget();
+    }
     let (lines, inputs) = match options.detail.places {
         true => (lines(snapshot), inputs(snapshot)),
         false => (Vec::new(), Vec::new()),
@@ -675,7 +731,7 @@ fn describe(
     let data_loss = crate::analysis::data_loss::of(objects, &relations, &cascade, &steps);
     let mut loss_index: Vec<(u32, u32)> = data_loss.iter().enumerate().map(|(i, l)| (l.object.0, i as u32)).collect();
     loss_index.sort_unstable();
-    Ok(Plan {
+    Plan {
         data_loss,
         loss_index,
         owner_refs: owners.refs,
@@ -712,7 +768,8 @@ fn describe(
         refs,
         lines,
         inputs,
-    })
+        snapshot_relations,
+    }
 }
 
 /// KubeVela: records that decide otherwise than the policy says now, where
@@ -773,9 +830,9 @@ fn record_over_policy(
 }
 
 /// Why KubeVela's resource keeper stops at an Application's trackers.
-fn listing_error(broken: &tracking::Broken, refs: &[String]) -> PlanError {
+fn listing_error(broken: &tracking::Broken, refs: &Refs) -> PlanError {
     use crate::dialect::kubevela::labels::APP_UID;
-    let name = |id: ObjId| refs[id.index()].as_str();
+    let name = |id: ObjId| refs.name(id);
     let message = match broken {
         tracking::Broken::ForeignTracker { app, tracker, uid, app_uid: Some(own) } => format!(
             "{} is labelled {APP_UID} {uid}, not the uid of {} ({own}): it is the tracker of an earlier Application of that name; KubeVela's resource keeper stops there (\"delete it manually\") and collects nothing of {}; delete the tracker (or its label) first",
@@ -861,7 +918,7 @@ fn finalizer_hangs(
     controllers: &[(String, Vec<ObjId>)],
     in_set: &[bool],
     order: &Order,
-    refs: &[String],
+    refs: &Refs,
     rank: &[u32],
 ) -> Result<Vec<Warning>, PlanError> {
     let mut warnings = Vec::new();
@@ -882,9 +939,9 @@ fn finalizer_hangs(
                 let (os, cs) = (order.step[i], order.step[c.index()]);
                 if cs < os {
                     return Err(PlanError::Hang {
-                        object: refs[i].clone(),
+                        object: refs.get(i).unwrap_or_default().to_owned(),
                         finalizer: name.clone(),
-                        controller: refs[c.index()].clone(),
+                        controller: refs.name(c).to_owned(),
                         object_step: os,
                         controller_step: cs,
                     });
@@ -987,7 +1044,7 @@ pub fn ownership_cycle_error(
     objects: &[Object],
     relations: &[Relation],
     graph: &Graph,
-    refs: &[String],
+    refs: &Refs,
     members: &[ObjId],
 ) -> PlanError {
     let member: HashMap<ObjId, ()> = members.iter().map(|&m| (m, ())).collect();
@@ -999,7 +1056,7 @@ pub fn ownership_cycle_error(
     // objects and relations (then it is told by its members).
     let told = |c: &cycles::Cycle| -> Option<(String, String)> {
         let reference = |id: ObjId| refs.get(id.index());
-        let mut text = reference(*c.nodes.first()?)?.clone();
+        let mut text = reference(*c.nodes.first()?)?.to_owned();
         // `relations[i]` goes from `nodes[i]` to `nodes[i + 1]`, the last back to the first.
         for (&r, &next) in c.relations.iter().zip(c.nodes.iter().cycle().skip(1)) {
             text.push_str(&format!(" {} {}", relations.get(r as usize)?.kind.as_str(), reference(next)?));
@@ -1011,7 +1068,7 @@ pub fn ownership_cycle_error(
     match found.and_then(|c| Some((told(&c)?, c))) {
         Some(((text, cut), c)) => PlanError::OwnershipCycle { cycle: text, cut, found: Some(c) },
         None => PlanError::OwnershipCycle {
-            cycle: members.iter().filter_map(|m| refs.get(m.index())).cloned().collect::<Vec<_>>().join(", "),
+            cycle: members.iter().filter_map(|m| refs.get(m.index())).collect::<Vec<_>>().join(", "),
             cut: String::from("(none found)"),
             found: None,
         },

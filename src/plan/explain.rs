@@ -95,7 +95,7 @@ pub fn explain(plan: &Plan, id: ObjId) -> Explanation {
             let next = if plan.cascade.deleted(at) {
                 plan.order.after.get(at.index()).copied().flatten()
             } else {
-                let [owned, destroyed] = plan.order.after_outside.get(at.index()).copied().unwrap_or_default();
+                let [owned, destroyed] = plan.order.after_outside_of(at);
                 if hard {
                     destroyed
                 } else {

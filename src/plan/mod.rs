@@ -32,7 +32,7 @@ pub mod tool_order;
 pub mod tracking;
 pub mod warnings;
 
-pub use build::{absent_from, build, finalizer_relations, ownership_cycle_error};
+pub use build::{absent_from, build, build_from, finalizer_relations, ownership_cycle_error};
 pub use events::{Event, EventKind};
 pub use mode::Mode;
 pub use reasons::{Garbage, Kept, Reason, Root};
@@ -170,6 +170,8 @@ pub struct Plan {
     /// The snapshot's relations, then those `--finalizer-controller` adds,
     /// then the default rules' edges between objects of the plan.
     pub relations: Vec<Relation>,
+    /// How many of `relations` are the snapshot's (see [`build_from`]).
+    pub snapshot_relations: usize,
     /// Relations the collector of a tracking application (KubeVela) does not
     /// follow, by relation index (empty: none): what a tracker releases
     /// rather than deletes.
@@ -188,7 +190,7 @@ pub struct Plan {
     pub orphaned: Vec<(ObjId, ObjId)>,
     pub warnings: Vec<Warning>,
     /// References of every object, by index (computed once).
-    pub refs: Vec<String>,
+    pub refs: crate::analysis::refs::Refs,
     /// Owner references that name no object of the snapshot, as written
     /// (`Network.operator.openshift.io/cluster`), for reasons to point at.
     pub owner_refs: Vec<String>,

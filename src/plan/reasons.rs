@@ -27,13 +27,13 @@ use std::collections::HashMap;
 /// What names the objects and absent owners a reason points at.
 #[derive(Clone, Copy)]
 pub struct Names<'a> {
-    pub refs: &'a [String],
+    pub refs: &'a crate::analysis::refs::Refs,
     pub owner_refs: &'a [String],
 }
 
 impl<'a> Names<'a> {
     pub fn of(&self, id: ObjId) -> &'a str {
-        &self.refs[id.index()]
+        self.refs.name(id)
     }
     /// `id`'s reference as every output's `ref` holds it.
     pub fn at(&self, id: ObjId) -> super::reference::Ref<&'a str> {
@@ -500,18 +500,31 @@ fn claim_of(volume: &Object) -> Str {
     }
 }
 
-/// The reasons of every deleted object, stored flat: `of(id)` is a slice.
+/// The reasons of every deleted object, stored flat by runs of
+/// [`Reasons::RUN`] objects (each run made on its own thread, and kept as
+/// made: no second copy of them all): `of(id)` is a slice.
 #[derive(Clone, Debug, Default)]
 pub struct Reasons {
+    runs: Vec<ReasonRun>,
+}
+
+/// The reasons of a run of objects: where each object's start in `items`
+/// (and, last, where they end).
+#[derive(Clone, Debug, Default)]
+struct ReasonRun {
     start: Vec<u32>,
     items: Vec<Reason>,
 }
 
 impl Reasons {
+    const RUN: usize = 4096;
+
     /// The reasons of `id` (none when the plan was made without them).
     pub fn of(&self, id: ObjId) -> &[Reason] {
-        match (self.start.get(id.index()), self.start.get(id.index() + 1)) {
-            (Some(&a), Some(&b)) => self.items.get(a as usize..b as usize).unwrap_or_default(),
+        let Some(run) = self.runs.get(id.index() / Self::RUN) else { return &[] };
+        let k = id.index() % Self::RUN;
+        match (run.start.get(k), run.start.get(k + 1)) {
+            (Some(&a), Some(&b)) => run.items.get(a as usize..b as usize).unwrap_or_default(),
             _ => &[],
         }
     }
@@ -538,35 +551,29 @@ pub(super) struct Context<'a> {
 
 /// The reasons of every deleted object, made in parallel.
 pub(super) fn reasons(cx: &Context) -> Reasons {
-    const CHUNK: usize = 4096;
+    const RUN: usize = Reasons::RUN;
     let n = cx.objects.len();
-    let chunks: Vec<(Vec<u32>, Vec<Reason>)> = (0..n.div_ceil(CHUNK))
+    // Each thread makes a run's reasons in a buffer of its own, and the
+    // run keeps an exact copy (grown, a run's vector would hold up to
+    // twice what it needs).
+    let runs = (0..n.div_ceil(RUN))
         .into_par_iter()
-        .map(|c| {
-            let mut counts = Vec::with_capacity(CHUNK);
-            let mut items = Vec::new();
-            for i in c * CHUNK..((c + 1) * CHUNK).min(n) {
-                let before = items.len();
+        .map_init(Vec::new, |scratch: &mut Vec<Reason>, c| {
+            let range = c * RUN..((c + 1) * RUN).min(n);
+            let mut start = Vec::with_capacity(range.len() + 1);
+            start.push(0);
+            for i in range {
                 if cx.cascade.cause[i].is_some() {
-                    of(cx, ObjId(i as u32), &mut items);
+                    of(cx, ObjId(i as u32), scratch);
                 }
-                counts.push((items.len() - before) as u32);
+                start.push(scratch.len() as u32);
             }
-            (counts, items)
+            let mut items = Vec::with_capacity(scratch.len());
+            items.append(scratch);
+            ReasonRun { start, items }
         })
         .collect();
-    let mut start = Vec::with_capacity(n + 1);
-    let mut at = 0u32;
-    start.push(0);
-    let mut items = Vec::with_capacity(chunks.iter().map(|(_, i)| i.len()).sum());
-    for (counts, chunk) in chunks {
-        for c in counts {
-            at += c;
-            start.push(at);
-        }
-        items.extend(chunk);
-    }
-    Reasons { start, items }
+    Reasons { runs }
 }
 
 /// Why `id` is deleted: how it got into the plan, what it depends on, what

@@ -84,7 +84,7 @@ pub fn beside(
         return Err(super::refused::Refused::Usage(format!(
             "--as {}: {} is {}, not a Kubernetes resource, and {} deletes none ({} such in the plan)",
             tool.id(),
-            id.of(&plan.refs)?,
+            plan.refs.at(id)?,
             id.of(objects)?.origin.noun,
             tool.name(),
             foreign.len()

@@ -20,10 +20,10 @@ fn relation(plan: &Plan, r: u32) -> Result<&Relation, Internal> {
 
 /// An object's reference, its kind painted.
 fn who(plan: &Plan, objects: &[Object], id: ObjId, style: Style) -> Result<String, Internal> {
-    let r = id.of(&plan.refs)?;
+    let r = plan.refs.at(id)?;
     Ok(match objects.get(id.index()) {
         Some(o) => style.reference(r, kind_len(o)),
-        None => r.clone(),
+        None => r.to_owned(),
     })
 }
 
@@ -220,9 +220,9 @@ fn links<'a>(plan: &'a Plan, chain: &[Link], with_step: bool) -> Result<Vec<Link
             let kind = rel.map(|r| r.kind);
             // (Only the chain of steps reads relations forward from a link.)
             let through =
-                rel.filter(|_| with_step).and_then(|r| through(r, l.object)).map(|x| x.of(&plan.refs)).transpose()?;
+                rel.filter(|_| with_step).and_then(|r| through(r, l.object)).map(|x| plan.refs.at(x)).transpose()?;
             Ok(LinkOut {
-                object: Ref::new(l.object.of(&plan.refs)?),
+                object: Ref::new(plan.refs.at(l.object)?),
                 step: if with_step && plan.cascade.deleted(l.object) {
                     Some(*l.object.of(&plan.order.step)?)
                 } else {
@@ -230,7 +230,7 @@ fn links<'a>(plan: &'a Plan, chain: &[Link], with_step: bool) -> Result<Vec<Link
                 },
                 relation: kind.map(|k| k.as_str()),
                 cascade: kind.and_then(|k| k.controller()).map(ControllerEdge::id),
-                through: through.map(String::as_str),
+                through,
             })
         })
         .collect()
@@ -252,7 +252,7 @@ fn document<'a>(plan: &'a Plan, explanations: &[Explanation]) -> Result<ExplainO
                 Status::NotInPlan => ("not-in-plan", None, None, None),
             };
             Ok(ExplanationOut {
-                object: Ref::new(e.object.of(&plan.refs)?),
+                object: Ref::new(plan.refs.at(e.object)?),
                 status,
                 step,
                 steps: plan.order.steps,

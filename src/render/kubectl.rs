@@ -76,9 +76,9 @@ pub fn roots(snapshot: &Snapshot, plan: &Plan) -> Result<Roots, Refused> {
         let step = |id: ObjId| plan.order.step.get(id.index()).copied().unwrap_or(0);
         return Err(Refused::Usage(format!(
             "-o kubectl --cascade orphan: the script would delete {} (step {}) while its controller {} (step {}) is still there to recreate it, and the copy would be orphaned; plan with --cascade background or foreground, or delete the controller alone",
-            x.of(&plan.refs)?,
+            plan.refs.at(x)?,
             step(x),
-            controller.of(&plan.refs)?,
+            plan.refs.at(controller)?,
             step(controller)
         )));
     }
@@ -100,7 +100,7 @@ pub fn script(objects: &[Object], plan: &Plan, roots: &Roots, header: &Header, o
         text.push('\n');
         for &id in ids {
             text.push_str("#   ");
-            text.push_str(&comment(id.of(&plan.refs)?));
+            text.push_str(&comment(plan.refs.at(id)?));
             if let Some(w) = roots.with.get(id.index()).filter(|_| roots.root.get(id.index()) == Some(&false)) {
                 text.push_str(" (goes with ");
                 text.push_str(&comment(&list(plan, w, false)?));
@@ -133,7 +133,7 @@ fn hooks(plan: &Plan, step: u32, hook: HelmHook, out: &mut String) -> Result<(),
     out.push_str(&format!("\n# helm uninstall runs these hooks {when} step {step}; this script does not:\n"));
     for h in runs {
         out.push_str("#   ");
-        let (name, (ns, release)) = (h.object.of(&plan.refs)?, &h.release);
+        let (name, (ns, release)) = (plan.refs.at(h.object)?, &h.release);
         let hook = super::prose::hook_name(h.hook);
         out.push_str(&comment(&format!("{name} ({hook} hook of release {ns}/{release}, weight {})", h.weight)));
         out.push('\n');
@@ -194,7 +194,7 @@ fn head(plan: &Plan, roots: &Roots, header: &Header) -> Result<String, Internal>
         for (app, controller) in application_controllers(plan) {
             line(format!(
                 "{}: deleting it lets {} delete what it manages, then remove its finalizer;",
-                app.of(&plan.refs)?,
+                plan.refs.at(app)?,
                 controller.name()
             ));
             line(String::from("the script deletes that application object, not what it manages, and waits for it."));
@@ -238,7 +238,7 @@ fn head(plan: &Plan, roots: &Roots, header: &Header) -> Result<String, Internal>
 
 /// The targets of `--delete`, the first few of them.
 fn targets(plan: &Plan) -> Result<String, Internal> {
-    let shown = plan.targets.iter().take(TARGETS_SHOWN).map(|t| t.of(&plan.refs).map(String::as_str));
+    let shown = plan.targets.iter().take(TARGETS_SHOWN).map(|t| plan.refs.at(*t));
     let mut s = shown.collect::<Result<Vec<_>, _>>()?.join(", ");
     if plan.targets.len() > TARGETS_SHOWN {
         s.push_str(&format!(" and {} more", plan.targets.len() - TARGETS_SHOWN));
@@ -252,10 +252,10 @@ fn list(plan: &Plan, with: &With, steps: bool) -> Result<String, Internal> {
         .roots
         .iter()
         .map(|r| {
-            let name = r.of(&plan.refs)?;
+            let name = plan.refs.at(*r)?;
             Ok(match steps {
                 true => format!("{name} (step {})", plan.order.step.get(r.index()).copied().unwrap_or(0)),
-                false => name.clone(),
+                false => name.to_owned(),
             })
         })
         .collect::<Result<_, Internal>>()?;

@@ -50,9 +50,13 @@ pub fn kubectl(objects: &[Object], ids: impl Iterator<Item = ObjId>, out: &mut d
 
 /// `-o refs`: the references of the objects `ids` (in `refs`, one per
 /// object), one a line.
-pub fn refs(refs: &[String], ids: impl Iterator<Item = ObjId>, out: &mut dyn Write) -> io::Result<()> {
+pub fn refs(
+    refs: &crate::analysis::refs::Refs,
+    ids: impl Iterator<Item = ObjId>,
+    out: &mut dyn Write,
+) -> io::Result<()> {
     for id in ids {
-        out.write_all(escape(id.of(refs)?).as_bytes())?;
+        out.write_all(escape(refs.at(id)?).as_bytes())?;
         out.write_all(b"\n")?;
     }
     Ok(())

@@ -553,7 +553,7 @@ fn resource<'a>(
         false => (None, Some(&*o.name)),
     };
     Ok(ResourceOut {
-        object: Ref::new(id.of(&plan.refs)?),
+        object: Ref::new(plan.refs.at(id)?),
         kind: &o.kind,
         namespace: o.namespace.as_deref(),
         name: &o.name,
@@ -969,7 +969,7 @@ fn plan_edges(plan: &Plan) -> Vec<(End, End, &'static str, bool)> {
     // In reference order, not relation order (which follows the order the
     // inputs were read in).
     let key = |e: &End| match *e {
-        End::Object(o) => (0, plan.refs.get(o.index()).map_or("", String::as_str), 0),
+        End::Object(o) => (0, plan.refs.name(o), 0),
         End::Hub(h) => (1, "", h),
     };
     edges.sort_by(|x, y| (key(&x.0), key(&x.1), x.2, x.3).cmp(&(key(&y.0), key(&y.1), y.2, y.3)));
@@ -1005,7 +1005,7 @@ pub fn dot(plan: &Plan) -> Result<String, Internal> {
             out.push_str(&format!(
                 "    {} [label=\"{}\"];\n",
                 End::Object(*id).id(&n),
-                crate::escape::dot(id.of(&plan.refs)?)
+                crate::escape::dot(plan.refs.at(*id)?)
             ));
         }
         out.push_str("  }\n");
@@ -1036,7 +1036,7 @@ pub fn mermaid(plan: &Plan) -> Result<String, Internal> {
     for (i, step) in plan.steps.iter().enumerate() {
         out.push_str(&format!("  subgraph step{}[\"step {}\"]\n", i + 1, i + 1));
         for id in step {
-            let name = crate::escape::mermaid(id.of(&plan.refs)?);
+            let name = crate::escape::mermaid(plan.refs.at(*id)?);
             out.push_str(&format!("    {}[\"{name}\"]\n", End::Object(*id).id(&n)));
         }
         out.push_str("  end\n");

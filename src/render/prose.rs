@@ -338,7 +338,7 @@ impl Kept {
             }
             Kept::UnresolvableOwner { owner, why, api_kind } => {
                 let crd = match why {
-                    Unresolvable::CrdVersion(c) => names.refs.get(c.index()).map_or("", String::as_str),
+                    Unresolvable::CrdVersion(c) => names.refs.name(*c),
                     _ => "",
                 };
                 let detail = api_kind.as_ref().map(|(api, kind)| why.describe(api, kind, crd)).unwrap_or_default();

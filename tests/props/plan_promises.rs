@@ -129,19 +129,19 @@ proptest! {
             // No object at two steps.
             let mut seen = vec![false; snapshot.objects.len()];
             for id in p.steps.iter().flatten() {
-                prop_assert!(!seen[id.index()], "{} at two steps", p.refs[id.index()]);
+                prop_assert!(!seen[id.index()], "{} at two steps", p.refs.name(*id));
                 seen[id.index()] = true;
             }
             for (i, o) in snapshot.objects.iter().enumerate() {
                 let deleted = p.cascade.cause[i].is_some();
-                prop_assert_eq!(deleted, seen[i], "{} in the set but at no step", &p.refs[i]);
+                prop_assert_eq!(deleted, seen[i], "{} in the set but at no step", p.refs.get(i).unwrap_or_default());
                 // Protected namespaces are never deleted.
                 if &*o.kind == "Namespace" && &*o.name == "default" {
-                    prop_assert!(!deleted, "{} deleted", &p.refs[i]);
+                    prop_assert!(!deleted, "{} deleted", p.refs.get(i).unwrap_or_default());
                 }
                 // Nothing pruned that NEW declares.
                 if prune && declared[i] {
-                    prop_assert!(!deleted, "{} pruned, but NEW declares it", &p.refs[i]);
+                    prop_assert!(!deleted, "{} pruned, but NEW declares it", p.refs.get(i).unwrap_or_default());
                 }
                 // A keep annotation keeps what is selected (nothing here is
                 // named); only what deletes it anyway — its Namespace, its
@@ -150,15 +150,15 @@ proptest! {
                 if annotated && deleted {
                     prop_assert!(
                         !matches!(p.cascade.cause[i], Some(Cause::Target)),
-                        "{} kept by its annotation, but deleted as a target", &p.refs[i]
+                        "{} kept by its annotation, but deleted as a target", p.refs.get(i).unwrap_or_default()
                     );
                     let warned = p.warnings.iter().any(|w| matches!(w, plan::Warning::KeepIgnored { object, .. } if object.index() == i));
-                    prop_assert!(warned, "{} deleted despite its annotation, without a warning", &p.refs[i]);
+                    prop_assert!(warned, "{} deleted despite its annotation, without a warning", p.refs.get(i).unwrap_or_default());
                 }
                 // Never kept what its deleted Namespace takes.
                 let ns_deleted = p.relations.iter().any(|r| r.kind == RelKind::Contains && r.to.index() == i && p.cascade.cause[r.from.index()].is_some());
                 if ns_deleted && mode != Mode::Gc {
-                    prop_assert!(deleted, "{} kept, but its Namespace is deleted", &p.refs[i]);
+                    prop_assert!(deleted, "{} kept, but its Namespace is deleted", p.refs.get(i).unwrap_or_default());
                 }
                 // Taken by ownership only when no live solid owner stays.
                 if let Some(Cause::Relation(r)) = p.cascade.cause[i] {
@@ -168,7 +168,7 @@ proptest! {
                             if rel.link == Link::Solid && owner.deletion_timestamp.is_none() {
                                 prop_assert!(
                                     p.cascade.cause[rel.from.index()].is_some(),
-                                    "{} deleted while its solid owner {} stays", &p.refs[i], &p.refs[rel.from.index()]
+                                    "{} deleted while its solid owner {} stays", p.refs.get(i).unwrap_or_default(), p.refs.name(rel.from)
                                 );
                             }
                         }
