@@ -805,7 +805,18 @@ mod tests {
         );
         let native =
             big(|i| format!("  {{\"id\": \"r{i}\", \"owners\": [\"r{}\"]}}", i / 2), " \"resources\": [\n", " ]\n}\n");
-        for (file, expect) in [(kubectl, "ConfigMap"), (native, "")] {
+        // Two items in three begin their line unlike the first: a run's
+        // share, counted from the lines that begin as the first item's,
+        // is short, and what it read past its share joins in order.
+        let uneven = big(
+            |i| {
+                let indent = if i % 3 == 0 { "  " } else { "" };
+                format!("{indent}{{\"apiVersion\": \"v1\", \"kind\": \"Secret\", \"metadata\": {{\"name\": \"s{i}\", \"namespace\": \"ns\", \"uid\": \"u{i}\"}}}}")
+            },
+            " \"apiVersion\": \"v1\",\n \"items\": [\n",
+            " ],\n \"kind\": \"List\"\n}\n",
+        );
+        for (file, expect) in [(kubectl, "ConfigMap"), (native, ""), (uneven, "Secret")] {
             let sources = Sources { files: vec![std::sync::Arc::new(file)] };
             let reader = Reader { sources: &sources, forced: None, bar: None, max_object: Limits::OBJECT_SIZE };
             let pieces = split_file(sources.get(FileId(0)), 4);
