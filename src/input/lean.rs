@@ -13,7 +13,7 @@
 //! unexpected shape — gives up ([`Fallback`]), and the caller parses the
 //! text again with serde_json, which reports it exactly.
 
-use super::json::skip_ws;
+use super::json::{quote_or_backslash, skip_ws, word_at, HI, LO};
 use serde::de::{self, DeserializeSeed, Visitor};
 use serde::Deserialize;
 use std::fmt;
@@ -63,16 +63,11 @@ struct Lean<'de> {
     depth: usize,
 }
 
-const LO: u64 = 0x0101_0101_0101_0101;
-const HI: u64 = 0x8080_8080_8080_8080;
-
 /// The bytes of `w` that may be a `"`, a `\` or a control character (the
 /// lowest flagged byte always is one).
+#[inline(always)]
 fn special(w: u64) -> u64 {
-    let quote = w ^ (LO * u64::from(b'"'));
-    let backslash = w ^ (LO * u64::from(b'\\'));
-    ((quote.wrapping_sub(LO) & !quote) | (backslash.wrapping_sub(LO) & !backslash) | (w.wrapping_sub(LO * 0x20) & !w))
-        & HI
+    (quote_or_backslash(w) | (w.wrapping_sub(LO * 0x20) & !w)) & HI
 }
 
 /// The end of the string at `b[i] == '"'`, checked as serde_json checks
@@ -83,10 +78,8 @@ fn string_end(b: &[u8], i: usize) -> Result<(usize, bool)> {
     let mut escaped = false;
     loop {
         // Eight bytes at a time up to a byte that may end the run.
-        while let Some(chunk) = b.get(j..j + 8) {
-            let mut word = [0u8; 8];
-            word.copy_from_slice(chunk);
-            let m = special(u64::from_le_bytes(word));
+        while let Some(w) = word_at(b, j) {
+            let m = special(w);
             if m != 0 {
                 j += (m.trailing_zeros() / 8) as usize;
                 break;
