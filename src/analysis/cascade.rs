@@ -73,7 +73,13 @@ impl MultiOwner {
     /// The rule of these objects' collectors: theirs if they agree.
     pub fn of(objects: &[Object]) -> MultiOwner {
         let any = |o: &Object| o.origin.collector.any_owner;
-        match (objects.iter().any(any), objects.iter().all(any)) {
+        MultiOwner::when(objects.iter().any(any), objects.iter().all(any))
+    }
+
+    /// [`MultiOwner::of`] objects of which `some` go with the first of their
+    /// owners that goes, and `every` one does.
+    pub fn when(some: bool, every: bool) -> MultiOwner {
+        match (some, every) {
             (false, _) => MultiOwner::All,
             (true, true) => MultiOwner::Any,
             (true, false) => MultiOwner::ByDialect,

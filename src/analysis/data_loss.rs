@@ -100,6 +100,69 @@ impl What {
 /// manages an object (and so applies it again from its source).
 const MANAGED_BY: &str = "app.kubernetes.io/managed-by";
 
+/// Objects of each namespace, when a deleted Namespace asks.
+fn in_namespace(objects: &[Object], wanted: bool) -> FxHashMap<&str, u32> {
+    let mut in_namespace: FxHashMap<&str, u32> = FxHashMap::default();
+    if wanted {
+        for o in objects.iter().filter(|o| o.is_kubernetes()) {
+            if let Some(ns) = o.namespace.as_deref() {
+                *in_namespace.entry(ns).or_default() += 1;
+            }
+        }
+    }
+    in_namespace
+}
+
+/// Objects of each kind, when a deleted CRD asks.
+fn of_kind(objects: &[Object], wanted: bool) -> FxHashMap<(&str, &str), u32> {
+    let mut of_kind: FxHashMap<(&str, &str), u32> = FxHashMap::default();
+    if wanted {
+        for o in objects.iter().filter(|o| o.is_kubernetes()) {
+            *of_kind.entry((&*o.group, &*o.kind)).or_default() += 1;
+        }
+    }
+    of_kind
+}
+
+/// Claims whose volume the snapshot holds (bound by the volume's
+/// relation), and the volumes' names; volumes with reclaim policy
+/// `Recycle`, by the claim they are bound to. When a deleted claim asks.
+type Claims<'a> = (FxHashSet<&'a str>, FxHashSet<ObjId>, FxHashMap<ObjId, ObjId>);
+
+fn claims<'a>(objects: &'a [Object], relations: &[Relation], wanted: bool) -> Claims<'a> {
+    let mut volumes: FxHashSet<&str> = FxHashSet::default();
+    let mut bound: FxHashSet<ObjId> = FxHashSet::default();
+    let mut recycled: FxHashMap<ObjId, ObjId> = FxHashMap::default();
+    if wanted {
+        volumes = objects.iter().filter(|o| core(o, "PersistentVolume")).map(|o| &*o.name).collect();
+        for r in relations {
+            if matches!(r.kind, RelKind::Controller(ControllerEdge::ReclaimDelete | ControllerEdge::Released)) {
+                bound.insert(r.to);
+            }
+            if r.kind != RelKind::Controller(ControllerEdge::Released) {
+                continue;
+            }
+            let recycles = objects
+                .get(r.from.index())
+                .and_then(|v| v.facts.as_deref())
+                .map(|f| Reclaim::of(f.reclaim_policy.as_deref()));
+            if recycles == Some(Reclaim::Recycle) {
+                recycled.insert(r.to, r.from);
+            }
+        }
+    }
+    (volumes, bound, recycled)
+}
+
+/// Objects something of the snapshot owns or manages, when a deleted
+/// Secret asks.
+fn owned(relations: &[Relation], wanted: bool) -> FxHashSet<ObjId> {
+    match wanted {
+        true => relations.iter().filter(|r| matches!(r.kind, RelKind::Owns | RelKind::Manages)).map(|r| r.to).collect(),
+        false => FxHashSet::default(),
+    }
+}
+
 /// A core (`v1`) Kubernetes object of this kind?
 fn core(o: &Object, kind: &str) -> bool {
     o.is_kubernetes() && o.group.is_empty() && &*o.kind == kind
@@ -135,46 +198,12 @@ pub fn of(objects: &[Object], relations: &[Relation], cascade: &Cascade, deleted
     let ids = || deleted.iter().flatten().copied();
     let get = |id: ObjId| objects.get(id.index());
     let wants = Wants::of(ids().filter_map(get));
-    // Objects of each namespace, and of each custom kind, when a deleted
-    // Namespace or CRD asks.
-    let mut in_namespace: FxHashMap<&str, u32> = FxHashMap::default();
-    if wants.namespace {
-        for o in objects.iter().filter(|o| o.is_kubernetes()) {
-            if let Some(ns) = o.namespace.as_deref() {
-                *in_namespace.entry(ns).or_default() += 1;
-            }
-        }
-    }
-    let mut of_kind: FxHashMap<(&str, &str), u32> = FxHashMap::default();
-    if wants.crd {
-        for o in objects.iter().filter(|o| o.is_kubernetes()) {
-            *of_kind.entry((&*o.group, &*o.kind)).or_default() += 1;
-        }
-    }
-    // Claims whose volume the snapshot holds (bound by the volume's
-    // relation), and the volumes' names.
-    let mut volumes: FxHashSet<&str> = FxHashSet::default();
-    let mut bound: FxHashSet<ObjId> = FxHashSet::default();
-    // Volumes with reclaim policy `Recycle`, by the claim they are bound to.
-    let mut recycled: FxHashMap<ObjId, ObjId> = FxHashMap::default();
-    if wants.claim {
-        volumes = objects.iter().filter(|o| core(o, "PersistentVolume")).map(|o| &*o.name).collect();
-        for r in relations {
-            if matches!(r.kind, RelKind::Controller(ControllerEdge::ReclaimDelete | ControllerEdge::Released)) {
-                bound.insert(r.to);
-            }
-            let recycles =
-                get(r.from).and_then(|v| v.facts.as_deref()).map(|f| Reclaim::of(f.reclaim_policy.as_deref()));
-            if r.kind == RelKind::Controller(ControllerEdge::Released) && recycles == Some(Reclaim::Recycle) {
-                recycled.insert(r.to, r.from);
-            }
-        }
-    }
-    // Objects something of the snapshot owns or manages.
-    let owned: FxHashSet<ObjId> = match wants.secret {
-        true => relations.iter().filter(|r| matches!(r.kind, RelKind::Owns | RelKind::Manages)).map(|r| r.to).collect(),
-        false => FxHashSet::default(),
-    };
+    // The tables the deleted objects ask for, made at once (each is a pass
+    // over the objects or the relations).
+    let ((in_namespace, of_kind), ((volumes, bound, recycled), owned)) = rayon::join(
+        || rayon::join(|| in_namespace(objects, wants.namespace), || of_kind(objects, wants.crd)),
+        || rayon::join(|| claims(objects, relations, wants.claim), || owned(relations, wants.secret)),
+    );
     let relation = |id: ObjId| match cascade.cause.get(id.index()) {
         Some(Some(Cause::Relation(r))) => relations.get(*r as usize),
         _ => None,

@@ -24,14 +24,23 @@ enum Run {
 impl Run {
     /// One run's references, packed; `bound`: at least their length
     /// together (the text is made that large at once, not grown).
-    fn pack<S: AsRef<str>>(refs: impl Iterator<Item = S> + Clone, bound: usize) -> Run {
+    /// `len` references, each written by `write(k, text)` at the end of
+    /// the text (no string of its own).
+    fn pack(len: usize, bound: usize, write: impl Fn(usize, &mut String)) -> Run {
         let mut text = String::with_capacity(bound);
-        let mut ends = Vec::with_capacity(refs.size_hint().0);
-        for r in refs.clone() {
-            text.push_str(r.as_ref());
+        let mut ends = Vec::with_capacity(len);
+        for k in 0..len {
+            write(k, &mut text);
             match u32::try_from(text.len()) {
                 Ok(end) => ends.push(end),
-                Err(_) => return Run::Loose(refs.map(|r| r.as_ref().to_owned()).collect()),
+                Err(_) => {
+                    let one = |k| {
+                        let mut r = String::new();
+                        write(k, &mut r);
+                        r
+                    };
+                    return Run::Loose((0..len).map(one).collect());
+                }
             }
         }
         text.shrink_to_fit();
@@ -72,7 +81,11 @@ impl Refs {
                         o.kind.len() + o.group.len() + o.namespace.as_deref().map_or(0, str::len) + o.name.len() + 3
                     })
                     .sum();
-                Run::pack(run.iter().map(Object::reference), bound)
+                Run::pack(run.len(), bound, |k, text| {
+                    if let Some(o) = run.get(k) {
+                        o.write_reference(text);
+                    }
+                })
             })
             .collect();
         Refs { runs, len: objects.len() }
@@ -81,7 +94,10 @@ impl Refs {
     /// References given one by one (tests, small tables).
     pub fn from_strings<S: AsRef<str>>(refs: &[S]) -> Refs {
         let bound = |run: &[S]| run.iter().map(|r| r.as_ref().len()).sum();
-        Refs { runs: refs.chunks(RUN).map(|run| Run::pack(run.iter(), bound(run))).collect(), len: refs.len() }
+        let pack = |run: &[S]| {
+            Run::pack(run.len(), bound(run), |k, text| text.push_str(run.get(k).map_or("", |r| r.as_ref())))
+        };
+        Refs { runs: refs.chunks(RUN).map(pack).collect(), len: refs.len() }
     }
 
     pub fn len(&self) -> usize {

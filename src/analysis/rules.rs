@@ -40,6 +40,7 @@
 
 use crate::model::kube::{calls_services, is_binding, pod_spec_at, selects, Facts, PodSpecAt, RBAC};
 use crate::model::{DefaultRule, Link, ObjId, Object, RelKind, Relation, RuleEdge, Str};
+use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 /// The edges of the default rules `enabled` between objects of the plan
@@ -49,19 +50,31 @@ use rustc_hash::{FxHashMap, FxHashSet};
 /// relations, where the webhook rule finds Pods' controllers.
 pub fn relations(objects: &[Object], owners: &[Relation], in_set: &[bool], enabled: &[DefaultRule]) -> Vec<Relation> {
     let on = |r: DefaultRule| enabled.contains(&r);
-    let mut out = Vec::new();
-    if on(DefaultRule::Storage) || on(DefaultRule::ServiceAccount) {
-        storage_and_accounts(objects, in_set, on(DefaultRule::Storage), on(DefaultRule::ServiceAccount), &mut out);
-    }
-    if on(DefaultRule::Webhooks) {
-        webhooks(objects, owners, in_set, &mut out);
-    }
-    if on(DefaultRule::NamespacePods) {
-        namespace_pods(objects, owners, in_set, &mut out);
-    }
+    // The rules look at the objects each on its own: they run at once,
+    // and their edges join in this order (the order they were made in
+    // one after the other), each rule's own in the order it made them.
+    let (storage, accounts) = (on(DefaultRule::Storage), on(DefaultRule::ServiceAccount));
+    let rule = |run: bool, made: &dyn Fn(&mut Vec<Relation>)| {
+        let mut out = Vec::new();
+        if run {
+            made(&mut out);
+        }
+        out
+    };
+    let ((mut out, called), pods) = rayon::join(
+        || {
+            rayon::join(
+                || rule(storage || accounts, &|out| storage_and_accounts(objects, in_set, storage, accounts, out)),
+                || rule(on(DefaultRule::Webhooks), &|out| webhooks(objects, owners, in_set, out)),
+            )
+        },
+        || rule(on(DefaultRule::NamespacePods), &|out| namespace_pods(objects, owners, in_set, out)),
+    );
+    out.extend(called);
+    out.extend(pods);
     // A claim and its volume may both say they are bound, two Pods of one
-    // ReplicaSet lead to it: one edge.
-    out.sort_by_key(|r| (r.from, r.to, r.kind));
+    // ReplicaSet lead to it: one edge (the first made: the sort is stable).
+    out.par_sort_by_key(|r| (r.from, r.to, r.kind));
     out.dedup_by_key(|r| (r.from, r.to, r.kind));
     out
 }

@@ -342,6 +342,18 @@ impl Object {
             Identity::Id | Identity::Token => String::from(&*self.name),
             Identity::Coordinates | Identity::Ref => {
                 let mut s = String::with_capacity(self.kind.len() + self.group.len() + self.name.len() + 24);
+                self.write_reference(&mut s);
+                s
+            }
+        }
+    }
+
+    /// [`Object::reference`], written at the end of `s` (a table of a
+    /// million references makes no string for each).
+    pub fn write_reference(&self, s: &mut String) {
+        match self.identity() {
+            Identity::Id | Identity::Token => s.push_str(&self.name),
+            Identity::Coordinates | Identity::Ref => {
                 s.push_str(&self.kind);
                 if !self.group.is_empty() {
                     s.push('.');
@@ -353,7 +365,6 @@ impl Object {
                     s.push('/');
                 }
                 s.push_str(&self.name);
-                s
             }
         }
     }

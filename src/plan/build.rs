@@ -41,15 +41,20 @@ fn spare(
     owners: &OwnerRefs,
     released: &[(ObjId, cascade::Garbage)],
     unresolvable: &[Option<u32>],
+    present: Present,
 ) -> Vec<Option<KeptBy>> {
     let objects = &snapshot.objects;
-    let mut spare: Vec<Option<KeptBy>> = objects
-        .iter()
-        .map(|o| {
-            (o.is_kubernetes() && protected_namespace(&o.group, &o.kind, &o.name))
-                .then_some(KeptBy::Protected { deleted_inside: 0 })
-        })
-        .collect();
+    // (Only a Kubernetes object is a protected namespace.)
+    let mut spare: Vec<Option<KeptBy>> = match present.kubernetes {
+        true => objects
+            .iter()
+            .map(|o| {
+                (o.is_kubernetes() && protected_namespace(&o.group, &o.kind, &o.name))
+                    .then_some(KeptBy::Protected { deleted_inside: 0 })
+            })
+            .collect(),
+        false => vec![None; objects.len()],
+    };
     // The collector never collects an object with an owner reference it
     // cannot resolve: it retries it forever. (Not one already being
     // deleted: that goes whatever its owners.)
@@ -114,11 +119,13 @@ fn keep_warnings(
     relations: &[Relation],
     cascade: &Cascade,
     mode: &Mode,
-    graph: &Graph,
+    graph: &LazyGraph,
+    tools: bool,
 ) -> Vec<Warning> {
     let prune = matches!(mode, Mode::Prune(_));
     let mut out = Vec::new();
-    for (i, cause) in cascade.cause.iter().enumerate() {
+    // (Only a tool's annotation marks an object to keep.)
+    for (i, cause) in cascade.cause.iter().enumerate().filter(|_| tools) {
         let Some(cause) = cause else { continue };
         let o = &objects[i];
         let Some(mark) = o.tools().filter(|_| o.is_kubernetes()).and_then(|t| t.keep(prune)) else { continue };
@@ -131,7 +138,7 @@ fn keep_warnings(
     }
     for &(id, by) in &cascade.kept {
         let KeptBy::InUse { usage, .. } = by else { continue };
-        for r in graph.dependencies(id) {
+        for r in graph.get(relations).dependencies(id) {
             let r = &relations[r as usize];
             if matches!(r.kind, RelKind::Contains | RelKind::Defines) && cascade.deleted(r.from) {
                 out.push(Warning::Hangs { holder: r.from, object: id, usage });
@@ -214,6 +221,9 @@ fn hook_runs(
 /// is destroyed after every object carrying its finalizer.
 pub fn finalizer_relations(objects: &[Object], controllers: &[(String, Vec<ObjId>)]) -> Vec<Relation> {
     let mut out = Vec::new();
+    if controllers.is_empty() {
+        return out;
+    }
     for (i, o) in objects.iter().enumerate() {
         for (fi, f) in o.finalizers.iter().enumerate() {
             for (name, ctl) in controllers {
@@ -297,7 +307,7 @@ fn phases(
     let order = order_of(&snapshot.objects, options, base, &in_set, &lazy)?;
     t.lap("  order");
     let steps = steps(&order, &in_set, base)?;
-    let warnings = plan_warnings(snapshot, options, base, &taken, &order, &in_set, lazy.get(&base.relations))?;
+    let warnings = plan_warnings(snapshot, options, base, &taken, &order, &in_set, &lazy)?;
     Ok(Phases { taken, lazy, order, steps, warnings })
 }
 
@@ -310,7 +320,57 @@ struct Base {
     snapshot_relations: usize,
     refs: Refs,
     rank: Vec<u32>,
+    present: Present,
     collection: Option<tracking::Collection>,
+}
+
+/// What the snapshot holds that a phase looks for, found in one pass: a
+/// phase that can only find something in Kubernetes objects, in tools'
+/// annotations (on Kubernetes objects), in an object model's members or in
+/// tracked objects is not run when there are none (a million tsort pairs
+/// hold none of them; each pass over a million objects costs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Present {
+    kubernetes: bool,
+    /// A Kubernetes object with tools' annotations.
+    tools: bool,
+    members: bool,
+    tracking: bool,
+    /// Some object goes with the first of its owners that goes (its
+    /// dialect's collector says so); every object does.
+    any_owner: bool,
+    every_any_owner: bool,
+}
+
+impl Present {
+    const NONE: Present = Present {
+        kubernetes: false,
+        tools: false,
+        members: false,
+        tracking: false,
+        any_owner: false,
+        every_any_owner: true,
+    };
+
+    fn of(objects: &[Object]) -> Present {
+        let one = |o: &Object| Present {
+            kubernetes: o.is_kubernetes(),
+            tools: o.is_kubernetes() && o.tools().is_some(),
+            members: o.member.is_some(),
+            tracking: o.tracking.is_some(),
+            any_owner: o.origin.collector.any_owner,
+            every_any_owner: o.origin.collector.any_owner,
+        };
+        let or = |a: Present, b: Present| Present {
+            kubernetes: a.kubernetes || b.kubernetes,
+            tools: a.tools || b.tools,
+            members: a.members || b.members,
+            tracking: a.tracking || b.tracking,
+            any_owner: a.any_owner || b.any_owner,
+            every_any_owner: a.every_any_owner && b.every_any_owner,
+        };
+        objects.par_iter().map(one).reduce(|| Present::NONE, or)
+    }
 }
 
 /// Phase 1: [`Base`], from the snapshot's relations, without what a
@@ -327,14 +387,15 @@ fn base(snapshot: &Snapshot, mut relations: Vec<Relation>, options: &Options, t:
     t.lap("  refs");
     let rank = order::ranks_of(&refs);
     t.lap("  rank");
-    Base { relations, snapshot_relations, refs, rank, collection: None }
+    let present = Present::of(objects);
+    Base { relations, snapshot_relations, refs, rank, present, collection: None }
 }
 
 /// What a tracking application's collector collects, into `base`. An
 /// Application whose collector cannot tell what it collects stops the plan.
 fn collection(snapshot: &Snapshot, options: &Options, base: &mut Base) -> Result<(), PlanError> {
     let objects = &snapshot.objects;
-    if !tracking::any(objects) {
+    if !base.present.tracking {
         return Ok(());
     }
     let c = match tracking::collect(objects, &base.relations, options.mode == Mode::Gc, options.closed_world) {
@@ -374,16 +435,25 @@ fn take(snapshot: &Snapshot, options: &Options, base: &Base, lazy: &LazyGraph) -
         _ => Vec::new(),
     };
     let seeds = seeds(objects, options, base, lazy, &released);
-    let multi_owner = options.multi_owner.unwrap_or_else(|| cascade::MultiOwner::of(objects));
+    let present = base.present;
+    let multi_owner =
+        options.multi_owner.unwrap_or_else(|| cascade::MultiOwner::when(present.any_owner, present.every_any_owner));
     let owners = OwnerRefs::new(snapshot, &options.mode, relations);
     // Owner references the collector cannot resolve (a type nothing
     // defines only under --closed-world): it never takes their objects.
     let unresolvable = snapshot.resolved.unresolvable_by_object(objects.len(), options.closed_world);
-    let mut spare = spare(snapshot, options, relations, &owners, &released, &unresolvable);
+    let mut spare = spare(snapshot, options, relations, &owners, &released, &unresolvable, base.present);
     let mut gates = base.collection.as_ref().map(|c| c.gates.clone()).unwrap_or_default();
     crate::analysis::managed::gates(&snapshot.resolved.managed, &mut gates, relations.len());
-    let (held, seeds) = hold(objects, options, seeds);
-    let usages = tools::usages(objects);
+    // (Only tools' annotations hold a seed, or declare a Usage.)
+    let (held, seeds) = match base.present.tools {
+        true => hold(objects, options, seeds),
+        false => (Vec::new(), seeds),
+    };
+    let usages = match base.present.tools {
+        true => tools::usages(objects),
+        false => Vec::new(),
+    };
     let run_cascade = |spare: &[Option<KeptBy>]| match (&options.mode, held.is_empty()) {
         (Mode::All, true) => cascade::everything(vec![Some(Cause::Target); objects.len()], spare),
         _ => cascade::cascade(
@@ -519,7 +589,9 @@ fn settle(
                 .count() as u32;
         }
     }
-    spare_destroyed(objects, &options.mode, cascade);
+    if base.present.members {
+        spare_destroyed(objects, &options.mode, cascade);
+    }
     if let Some(c) = &base.collection {
         // Outside `--gc` (which refused at once): an Application whose
         // trackers its keeper refuses to list collects nothing.
@@ -544,10 +616,15 @@ fn add_rules(
     usages: &[tools::UsageLink],
     lazy: LazyGraph,
 ) -> LazyGraph {
-    let mut ruled = rules::relations(objects, &base.relations, in_set, &options.default_rules);
+    // (The default rules order Kubernetes objects only; other tools'
+    // metadata is their annotations.)
+    let mut ruled = match base.present.kubernetes {
+        true => rules::relations(objects, &base.relations, in_set, &options.default_rules),
+        false => Vec::new(),
+    };
     // Both are the contract's ordering knowledge: `--no-default-rules`
     // turns both off.
-    if !options.default_rules.is_empty() {
+    if !options.default_rules.is_empty() && base.present.tools {
         ruled.extend(tools::relations(objects, in_set, &base.rank, usages));
     }
     // Application controllers' records go after what they record.
@@ -581,23 +658,23 @@ fn order_of(
 fn steps(order: &Order, in_set: &[bool], base: &Base) -> Result<Vec<Vec<ObjId>>, PlanError> {
     let mut steps: Vec<Vec<ObjId>> = vec![Vec::new(); order.steps as usize];
     let mut unplaced = Vec::new();
-    for (i, (&s, &planned)) in order.step.iter().zip(in_set).enumerate() {
+    // In reference order, each step's objects are pushed in it: no sort.
+    for i in order::by_rank(&base.rank) {
+        let i = i as usize;
         // Steps are 1..=order.steps; an object of the set at no step (or at
         // one there is not) is not placed.
-        match (planned, (s as usize).checked_sub(1).and_then(|k| steps.get_mut(k))) {
+        match (in_set[i], (order.step[i] as usize).checked_sub(1).and_then(|k| steps.get_mut(k))) {
             (false, _) => {}
             (true, None) => unplaced.push(i),
             (true, Some(step)) => step.push(ObjId(i as u32)),
         }
     }
-    if let Some(&first) = unplaced.first() {
+    // (The error names the first in object order, as it always has.)
+    if let Some(&first) = unplaced.iter().min() {
         return Err(PlanError::Unplaced {
             objects: unplaced.len(),
             first: base.refs.get(first).unwrap_or_default().to_owned(),
         });
-    }
-    for step in &mut steps {
-        step.sort_by_key(|o| base.rank[o.index()]);
     }
     Ok(steps)
 }
@@ -611,7 +688,7 @@ fn plan_warnings(
     taken: &Taken,
     order: &Order,
     in_set: &[bool],
-    graph: &Graph,
+    graph: &LazyGraph,
 ) -> Result<Vec<Warning>, PlanError> {
     let (objects, relations, cascade, rank) = (&snapshot.objects, &base.relations, &taken.cascade, &base.rank);
     let mut warnings = warnings::collect(&warnings::Context {
@@ -620,6 +697,7 @@ fn plan_warnings(
         graph,
         cascade,
         order,
+        kubernetes: base.present.kubernetes,
         // Nothing stays to recreate what --all deletes, but what a tool's
         // annotation, a Helm hook or a Usage keeps.
         all: options.mode == Mode::All
@@ -629,7 +707,7 @@ fn plan_warnings(
                 .any(|(_, k)| matches!(k, KeptBy::Annotated(_) | KeptBy::HelmHook(_) | KeptBy::InUse { .. })),
     });
     warnings.extend(finalizer_hangs(objects, &options.finalizer_controllers, in_set, order, &base.refs, rank)?);
-    warnings.extend(keep_warnings(objects, relations, cascade, &options.mode, graph));
+    warnings.extend(keep_warnings(objects, relations, cascade, &options.mode, graph, base.present.tools));
     if let Some(c) = &base.collection {
         warnings.extend(record_over_policy(objects, relations, cascade, c, rank));
     }
@@ -664,16 +742,16 @@ fn describe(
     t: &mut crate::timing::Timer,
 ) -> Plan {
     let objects = &snapshot.objects;
-    let Base { relations, snapshot_relations, refs, rank, collection } = base;
+    let Base { relations, snapshot_relations, refs, rank, present, collection } = base;
     let Taken { cascade, held, gates, multi_owner, owners, usages: _ } = taken;
     // Helm runs delete hooks on uninstall: not for what the collector
     // takes, nor for a prune (an upgrade runs upgrade hooks).
     let hooks = match options.mode {
-        Mode::Delete(_) | Mode::All => hook_runs(objects, &cascade, &order, &held, &rank),
-        Mode::Gc | Mode::Prune(_) => Vec::new(),
+        // (A hook is a tool's annotation.)
+        Mode::Delete(_) | Mode::All if present.tools => hook_runs(objects, &cascade, &order, &held, &rank),
+        _ => Vec::new(),
     };
-    let events = events::destruction_events(objects, &relations, &steps, &order.destruction_cycles);
-    let still_referenced = events::still_referenced(objects, &cascade, &rank);
+    let (events, still_referenced) = member_events(objects, &relations, &steps, &order, &cascade, &rank, present);
     let marks: HashMap<ObjId, (Option<ObjId>, tracking::Mark)> =
         collection.iter().flat_map(|c| c.trackers.iter().map(|(t, a, m)| (*t, (*a, m.clone())))).collect();
     // (`explain` of a tracking application's objects names the collector's
@@ -728,9 +806,7 @@ fn describe(
         .map(|&(id, r)| (id, relations[r as usize].from))
         .filter(|&row| rows.insert(row))
         .collect();
-    let data_loss = crate::analysis::data_loss::of(objects, &relations, &cascade, &steps);
-    let mut loss_index: Vec<(u32, u32)> = data_loss.iter().enumerate().map(|(i, l)| (l.object.0, i as u32)).collect();
-    loss_index.sort_unstable();
+    let (data_loss, loss_index) = data_loss(objects, &relations, &cascade, &steps, present);
     Plan {
         data_loss,
         loss_index,
@@ -738,11 +814,14 @@ fn describe(
         events,
         still_referenced,
         root: options.root,
-        members: match objects.iter().any(|o| o.member.is_some()) {
+        members: match present.members {
             true => objects.iter().map(|o| o.member.is_some()).collect(),
             false => Vec::new(),
         },
-        models: objects.iter().find(|o| o.member.is_some()).map_or(&ModelKeys::NONE, |o| o.origin.fields.models),
+        models: match present.members {
+            true => objects.iter().find(|o| o.member.is_some()).map_or(&ModelKeys::NONE, |o| o.origin.fields.models),
+            false => &ModelKeys::NONE,
+        },
         targets: match &options.mode {
             Mode::Delete(t) | Mode::Prune(t) => t.clone(),
             _ => Vec::new(),
@@ -770,6 +849,44 @@ fn describe(
         inputs,
         snapshot_relations,
     }
+}
+
+/// Murano's events, and the destroyed objects that surviving ones still
+/// refer to (an object model's members only: none without them).
+fn member_events(
+    objects: &[Object],
+    relations: &[Relation],
+    steps: &[Vec<ObjId>],
+    order: &Order,
+    cascade: &Cascade,
+    rank: &[u32],
+    present: Present,
+) -> (Vec<events::Event>, HashMap<ObjId, Vec<ObjId>>) {
+    match present.members {
+        true => (
+            events::destruction_events(objects, relations, steps, &order.destruction_cycles),
+            events::still_referenced(objects, cascade, rank),
+        ),
+        false => (Vec::new(), HashMap::new()),
+    }
+}
+
+/// What the plan destroys for good (of Kubernetes objects only: none
+/// without them), and its index by object.
+fn data_loss(
+    objects: &[Object],
+    relations: &[Relation],
+    cascade: &Cascade,
+    steps: &[Vec<ObjId>],
+    present: Present,
+) -> (Vec<crate::analysis::data_loss::Loss>, Vec<(u32, u32)>) {
+    let data_loss = match present.kubernetes {
+        true => crate::analysis::data_loss::of(objects, relations, cascade, steps),
+        false => Vec::new(),
+    };
+    let mut loss_index: Vec<(u32, u32)> = data_loss.iter().enumerate().map(|(i, l)| (l.object.0, i as u32)).collect();
+    loss_index.sort_unstable();
+    (data_loss, loss_index)
 }
 
 /// KubeVela: records that decide otherwise than the policy says now, where
@@ -922,12 +1039,14 @@ fn finalizer_hangs(
     rank: &[u32],
 ) -> Result<Vec<Warning>, PlanError> {
     let mut warnings = Vec::new();
+    if controllers.is_empty() {
+        return Ok(warnings);
+    }
     // Objects in reference order: the error names the first that hangs,
     // whatever order the inputs were read in.
-    let mut by_rank: Vec<usize> = (0..objects.len()).collect();
-    by_rank.sort_by_key(|&i| rank[i]);
+    let by_rank = order::by_rank(rank);
     for (name, controllers) in controllers {
-        for i in by_rank.iter().copied() {
+        for i in by_rank.iter().map(|&i| i as usize) {
             let o = &objects[i];
             if !in_set[i] || !o.finalizers.iter().any(|f| **f == **name) {
                 continue;

@@ -4,6 +4,7 @@
 
 use super::Plan;
 use crate::model::{Identity, Object};
+use rayon::prelude::*;
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Summary {
@@ -58,10 +59,22 @@ pub fn of(plan: &Plan, objects: &[Object], notes: usize) -> Summary {
             *t += 1;
         }
     }
-    let mut parts: rustc_hash::FxHashMap<(&str, &str), usize> = rustc_hash::FxHashMap::default();
-    for (o, &n) in objects.iter().zip(&times).filter(|(_, &n)| n > 0) {
-        *parts.entry(kind_parts(o)).or_default() += n;
-    }
+    // (In parallel, by runs of objects: counts add up in any order.)
+    type Parts<'a> = rustc_hash::FxHashMap<(&'a str, &'a str), usize>;
+    let parts: Parts = objects
+        .par_iter()
+        .zip(&times)
+        .filter(|(_, &n)| n > 0)
+        .fold(Parts::default, |mut parts, (o, &n)| {
+            *parts.entry(kind_parts(o)).or_default() += n;
+            parts
+        })
+        .reduce(Parts::default, |mut all, part| {
+            for (k, n) in part {
+                *all.entry(k).or_default() += n;
+            }
+            all
+        });
     let mut kinds: std::collections::BTreeMap<String, usize> = std::collections::BTreeMap::new();
     for (k, n) in parts {
         *kinds.entry(joined(k)).or_default() += n;

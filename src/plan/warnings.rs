@@ -7,7 +7,7 @@ use super::tool_order::ToolFinding;
 use crate::analysis::cascade::{Cascade, Cause, MultiOwner};
 use crate::analysis::order::{GroupKind, Order};
 use crate::findings::Rule;
-use crate::graph::Graph;
+use crate::graph::LazyGraph;
 use crate::load::Snapshot;
 use crate::model::kube::{calls_services, KeepMark, ServiceCall};
 use crate::model::{ControllerEdge, Link, ObjId, Object, RelKind, Relation, Str};
@@ -231,11 +231,15 @@ pub(super) fn carried(snapshot: &Snapshot, f: &crate::findings::Finding) -> Opti
 pub(super) struct Context<'a> {
     pub snapshot: &'a Snapshot,
     pub relations: &'a [Relation],
-    pub graph: &'a Graph,
+    /// The graph of `relations`, made only when a warning needs it (not
+    /// under `--all`).
+    pub graph: &'a LazyGraph,
     pub cascade: &'a Cascade,
     pub order: &'a Order,
     /// `--all`: nothing stays, so no controller recreates anything.
     pub all: bool,
+    /// Does the snapshot hold a Kubernetes object? (Only one calls a Service.)
+    pub kubernetes: bool,
 }
 
 /// The plan's warnings, in order: findings about the input, grouped
@@ -272,6 +276,7 @@ pub(super) fn collect(cx: &Context) -> Vec<Warning> {
     // whose Service stays and selects Pods are written again by the
     // endpoints controller.
     if !cx.all {
+        let graph = cx.graph.get(relations);
         let mut owners = Vec::new();
         for (i, (cause, o)) in cascade.cause.iter().zip(objects).enumerate() {
             let Some(cause) = cause else { continue };
@@ -282,7 +287,7 @@ pub(super) fn collect(cx: &Context) -> Vec<Warning> {
                 }
                 _ => false,
             };
-            cx.graph.dependencies_into(id, &mut owners);
+            graph.dependencies_into(id, &mut owners);
             for &r in &owners {
                 let Some(rel) = relation(r) else { continue };
                 let Some(controller) = objects.get(rel.from.index()) else { continue };
@@ -300,7 +305,7 @@ pub(super) fn collect(cx: &Context) -> Vec<Warning> {
                 }
             }
             let endpoints = o.is_kubernetes() && o.group.is_empty() && &*o.kind == "Endpoints";
-            for r in cx.graph.around(id).filter(|_| endpoints).filter_map(relation) {
+            for r in graph.around(id).filter(|_| endpoints).filter_map(relation) {
                 let Some(service) = objects.get(r.to.index()) else { continue };
                 if r.kind == RelKind::Controller(ControllerEdge::ServiceEndpoints)
                     && r.from == id
@@ -313,7 +318,9 @@ pub(super) fn collect(cx: &Context) -> Vec<Warning> {
             }
         }
     }
-    warnings.extend(webhooks_stay(objects, cascade));
+    if cx.kubernetes {
+        warnings.extend(webhooks_stay(objects, cascade));
+    }
     if !cx.all {
         warnings.extend(dependents_stay(objects, relations, cascade));
     }

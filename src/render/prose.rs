@@ -26,20 +26,22 @@ impl Reason {
     /// The reason as text.
     pub fn write(&self, names: &Names, out: &mut String) {
         let _ = match self {
-            Reason::Target => write!(out, "target"),
-            Reason::AbsentFromNew => write!(out, "absent from NEW"),
-            Reason::OwnedBy(x) => write!(out, "owned by {}", names.of(*x)),
-            Reason::ManagedBy(x) => write!(out, "managed by {}", names.of(*x)),
+            // (Words and names joined as they are: a plan of a whole
+            // cluster says a reason for each object.)
+            Reason::Target => said(out, &["target"]),
+            Reason::AbsentFromNew => said(out, &["absent from NEW"]),
+            Reason::OwnedBy(x) => said(out, &["owned by ", names.of(*x)]),
+            Reason::ManagedBy(x) => said(out, &["managed by ", names.of(*x)]),
             Reason::ManagedThrough { app, controller } => {
                 write!(out, "managed by {} {} ({})", names.of(*app), controller.through(), controller.name())
             }
-            Reason::InNamespace(x) => write!(out, "in {}", names.of(*x)),
-            Reason::DefinedBy(x) => write!(out, "defined by {}", names.of(*x)),
-            Reason::With(x) => write!(out, "with {}", names.of(*x)),
+            Reason::InNamespace(x) => said(out, &["in ", names.of(*x)]),
+            Reason::DefinedBy(x) => said(out, &["defined by ", names.of(*x)]),
+            Reason::With(x) => said(out, &["with ", names.of(*x)]),
             Reason::Garbage(g) => write_garbage(g, names, out),
-            Reason::Notifies(x) => write!(out, "notifies {}", names.of(*x)),
-            Reason::DependsOn(x) => write!(out, "depends-on {}", names.of(*x)),
-            Reason::DestroyedAfter(x) => write!(out, "destroyed after {}", names.of(*x)),
+            Reason::Notifies(x) => said(out, &["notifies ", names.of(*x)]),
+            Reason::DependsOn(x) => said(out, &["depends-on ", names.of(*x)]),
+            Reason::DestroyedAfter(x) => said(out, &["destroyed after ", names.of(*x)]),
             Reason::After { first, shown, more } => {
                 out.push_str("after ");
                 for (i, x) in first.iter().take(usize::from(*shown)).enumerate() {
@@ -53,21 +55,22 @@ impl Reason {
                     n => write!(out, " and {n} more"),
                 }
             }
-            Reason::SubscribedTo(x) => write!(out, "subscribed to {}", names.of(*x)),
+            Reason::SubscribedTo(x) => said(out, &["subscribed to ", names.of(*x)]),
             Reason::WaitsFor { finalizer, removed_by: Some(x) } => {
                 write!(out, "waits for finalizer {finalizer} (removed by {})", names.of(*x))
             }
             Reason::WaitsFor { finalizer, removed_by: None } => write!(out, "waits for finalizer {finalizer}"),
-            Reason::Rule { edge, after } => {
-                write!(out, "after {}, {} (default rule {})", names.of(*after), rule_why(*edge), edge.rule().id())
-            }
+            Reason::Rule { edge, after } => said(
+                out,
+                &["after ", names.of(*after), ", ", rule_why(*edge), " (default rule ", edge.rule().id(), ")"],
+            ),
             Reason::MutatesFrom(x) => {
                 write!(out, "takes a value from {} ({CLI_UTILS_MUTATION})", names.of(*x))
             }
             Reason::Tool { why, after } => write_tool(why, *after, names, out),
             Reason::Controller { edge, by } => {
                 let (lead, why) = controller_why(*edge);
-                write!(out, "{lead} {} ({why})", names.of(*by))
+                said(out, &[lead, " ", names.of(*by), " (", why, ")"])
             }
         };
     }
@@ -151,6 +154,15 @@ pub fn reasons(reasons: &[Reason], names: &Names) -> String {
         r.write(names, &mut out);
     }
     out
+}
+
+/// `words` one after the other, at the end of `out` (what `write!` of
+/// them would write, without formatting).
+fn said(out: &mut String, words: &[&str]) -> std::fmt::Result {
+    for w in words {
+        out.push_str(w);
+    }
+    Ok(())
 }
 
 /// A kapp change rule as written.
