@@ -273,18 +273,34 @@ pub fn resolve(objects: &[Object]) -> Resolved {
             crds.entry((&*crd.group, &*crd.kind)).or_insert(ObjId(i as u32));
         }
     }
-    let each = |(n, run): (usize, &[Object])| {
-        let mut part = Part::default();
+    // Each run's vectors are made here, at their most, and filled by the
+    // threads: memory one thread makes goes back to that thread's heap
+    // when freed, and this one's is what the checks after reuse (made by
+    // the threads, they took 18 MB of fresh pages at 100k objects).
+    let mut parts: Vec<Part> = objects
+        .chunks(RUN)
+        .map(|run| {
+            let (owners, deps) = run.iter().fold((0, 0), |(o, d), x| (o + x.owners.len(), d + x.deps.len()));
+            Part {
+                owners: Vec::with_capacity(owners),
+                missing_owners: Vec::new(),
+                unresolvable: Vec::new(),
+                implicit: Vec::with_capacity(2 * run.len()),
+                deps: Vec::with_capacity(deps),
+                missing_deps: Vec::new(),
+            }
+        })
+        .collect();
+    let each = |(n, (run, part)): (usize, (&[Object], &mut Part))| {
         let first = n * RUN;
-        owners_of(&index, &served, first, run, &mut part);
+        owners_of(&index, &served, first, run, part);
         implicit_of(&index, &crds, first, run, &mut part.implicit);
-        deps_of(&index, first, run, &mut part);
-        part
+        deps_of(&index, first, run, part);
     };
-    let ((parts, tracked_by), controlled_by) = rayon::join(
+    let (((), tracked_by), controlled_by) = rayon::join(
         || {
             rayon::join(
-                || objects.par_chunks(RUN).enumerate().map(each).collect::<Vec<Part>>(),
+                || objects.par_chunks(RUN).zip(parts.par_iter_mut()).enumerate().for_each(each),
                 || {
                     let mut rels = Vec::new();
                     tracked(&index, objects, &mut rels);
