@@ -591,8 +591,11 @@ impl Reader<'_> {
                 runs.items_in(b, start..stop.min(runs.close))
             })
             .collect();
-        let mut slots: Vec<Option<Object>> = Vec::new();
-        slots.resize_with(shares.iter().sum(), || None);
+        // (Made in parallel: its pages are zeroed by the threads that fill
+        // them, not one.)
+        let total = shares.iter().sum();
+        let mut slots: Vec<Option<Object>> = Vec::with_capacity(total);
+        slots.par_extend((0..total).into_par_iter().map(|_| None));
         let mut parts: Vec<&mut [Option<Object>]> = Vec::with_capacity(shares.len());
         let mut rest = slots.as_mut_slice();
         for &share in &shares {

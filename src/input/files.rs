@@ -517,22 +517,64 @@ fn read_large(file: &std::fs::File, size: u64) -> std::io::Result<Option<(Text, 
     let mut map = memmap2::MmapMut::map_anon(len)?;
     #[cfg(target_os = "linux")]
     let _ = map.advise(memmap2::Advice::HugePage);
-    let mut reader = file;
-    let mut filled = 0;
-    while let Some(rest) = map.get_mut(filled..).filter(|rest| !rest.is_empty()) {
-        match reader.read(rest) {
-            Ok(0) => return Ok(None), // shorter than it was
-            Ok(n) => filled += n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
+    if !fill(file, &mut map)? {
+        return Ok(None); // shorter than it was
     }
     let mut more = [0u8; 1];
+    let mut reader = file;
     if reader.read(&mut more)? != 0 || file.metadata()?.len() != size {
         return Ok(None); // longer than it was
     }
     let bom = map.starts_with(b"\xEF\xBB\xBF");
     Ok(Text::buffer(map, if bom { 3 } else { 0 }).ok().map(|text| (text, bom)))
+}
+
+/// A large file is read in pieces of at least this many bytes, one a
+/// thread, each at its own offset: the kernel's work for a read (the
+/// buffer's fresh pages zeroed, the bytes copied) is done by every core,
+/// not one (issue 40: a third of the read time of a 108 MB snapshot).
+/// A multiple of the 2 MiB huge page, so that no page is two threads'.
+const PIECE: usize = 4 << 20;
+
+/// Fill `buf` from the start of `file`, leaving the file's offset at its
+/// end: false when the file ends first.
+#[cfg(unix)]
+fn fill(file: &std::fs::File, buf: &mut [u8]) -> std::io::Result<bool> {
+    use rayon::prelude::*;
+    use std::os::unix::fs::FileExt;
+    let piece = buf.len().div_ceil(rayon::current_num_threads().max(1)).next_multiple_of(PIECE);
+    let read_at = |(n, part): (usize, &mut [u8])| -> std::io::Result<bool> {
+        let start = n * piece;
+        let mut filled = 0;
+        while let Some(rest) = part.get_mut(filled..).filter(|rest| !rest.is_empty()) {
+            match file.read_at(rest, (start + filled) as u64) {
+                Ok(0) => return Ok(false),
+                Ok(k) => filled += k,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(true)
+    };
+    let whole = buf.par_chunks_mut(piece).enumerate().map(read_at).collect::<std::io::Result<Vec<bool>>>()?;
+    let mut reader = file;
+    std::io::Seek::seek(&mut reader, std::io::SeekFrom::Start(buf.len() as u64))?;
+    Ok(whole.into_iter().all(|read| read))
+}
+
+#[cfg(not(unix))]
+fn fill(file: &std::fs::File, buf: &mut [u8]) -> std::io::Result<bool> {
+    let mut reader = file;
+    let mut filled = 0;
+    while let Some(rest) = buf.get_mut(filled..).filter(|rest| !rest.is_empty()) {
+        match reader.read(rest) {
+            Ok(0) => return Ok(false),
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(true)
 }
 
 /// Read a file to its end, within the limit, and check that its size held.

@@ -360,7 +360,7 @@ impl<'de> de::Deserializer<'de> for &mut Lean<'de> {
                 return visitor.visit_borrowed_str(s);
             }
         }
-        self.by_json(|de| de.deserialize_str(visitor))
+        self.rarely_by_json(|de| de.deserialize_str(visitor))
     }
 
     fn deserialize_string<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
@@ -373,7 +373,7 @@ impl<'de> de::Deserializer<'de> for &mut Lean<'de> {
 
     fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         match self.ws() {
-            Some(b'n') => self.by_json(|de| de.deserialize_option(visitor)),
+            Some(b'n') => self.null(visitor),
             _ => visitor.visit_some(self),
         }
     }
@@ -389,7 +389,7 @@ impl<'de> de::Deserializer<'de> for &mut Lean<'de> {
     fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         match self.ws() {
             Some(b'{') => self.map(visitor),
-            _ => self.by_json(|de| de.deserialize_map(visitor)),
+            _ => self.rarely_by_json(|de| de.deserialize_map(visitor)),
         }
     }
 
@@ -401,15 +401,14 @@ impl<'de> de::Deserializer<'de> for &mut Lean<'de> {
     ) -> Result<V::Value> {
         match self.ws() {
             Some(b'{') => self.map(visitor),
-            Some(b'[') => self.seq(visitor),
-            _ => self.by_json(|de| de.deserialize_map(visitor)),
+            _ => self.struct_otherwise(visitor),
         }
     }
 
     fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         match self.ws() {
             Some(b'[') => self.seq(visitor),
-            _ => self.by_json(|de| de.deserialize_seq(visitor)),
+            _ => self.rarely_by_json(|de| de.deserialize_seq(visitor)),
         }
     }
 
@@ -439,6 +438,38 @@ impl<'de> de::Deserializer<'de> for &mut Lean<'de> {
 }
 
 impl<'de> Lean<'de> {
+    /// A struct written as an array, or not at all: rare, and kept out of
+    /// line (with its visitor's `visit_seq` and serde_json's reading), so
+    /// that the code that reads objects is small (issue 40: a 100k-object
+    /// snapshot's instruction cache misses).
+    #[cold]
+    #[inline(never)]
+    fn struct_otherwise<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value> {
+        match self.peek() {
+            Some(b'[') => self.seq(visitor),
+            _ => self.by_json(|de| de::Deserializer::deserialize_map(de, visitor)),
+        }
+    }
+
+    /// An option at `null` (or what starts as one), read by serde_json;
+    /// out of line as [`Lean::struct_otherwise`] is.
+    #[cold]
+    #[inline(never)]
+    fn null<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value> {
+        self.by_json(|de| de::Deserializer::deserialize_option(de, visitor))
+    }
+
+    /// [`Lean::by_json`] for what is rarely written (an escaped string, a
+    /// map or an array that is not one): out of line.
+    #[cold]
+    #[inline(never)]
+    fn rarely_by_json<T>(
+        &mut self,
+        read: impl FnOnce(&mut serde_json::Deserializer<serde_json::de::StrRead<'de>>) -> serde_json::Result<T>,
+    ) -> Result<T> {
+        self.by_json(read)
+    }
+
     /// The scalar at `i` read by serde_json: `read` calls the method asked for.
     fn by_json<T>(
         &mut self,

@@ -30,7 +30,6 @@
 
 use super::{ObjId, Object, OwnerRef};
 use rustc_hash::{FxHashMap, FxHashSet};
-use std::cell::OnceCell;
 use std::sync::OnceLock;
 
 /// The resources Kubernetes 1.34 serves by default: (group, version, kinds).
@@ -257,17 +256,17 @@ impl Unresolvable {
 pub struct Evidence<'a> {
     objects: &'a [Object],
     /// (group, kind) → the first CRD that defines it.
-    crds: OnceCell<FxHashMap<(&'a str, &'a str), ObjId>>,
+    crds: OnceLock<FxHashMap<(&'a str, &'a str), ObjId>>,
     /// (`apiVersion`, kind) of the snapshot's Kubernetes objects written
     /// at a version the built-in table says Kubernetes removed.
-    written: OnceCell<FxHashSet<(&'a str, &'a str)>>,
+    written: OnceLock<FxHashSet<(&'a str, &'a str)>>,
     /// (group, kind) of the snapshot's Kubernetes objects.
-    kinds: OnceCell<FxHashSet<(&'a str, &'a str)>>,
+    kinds: OnceLock<FxHashSet<(&'a str, &'a str)>>,
 }
 
 impl<'a> Evidence<'a> {
     pub fn new(objects: &'a [Object]) -> Evidence<'a> {
-        Evidence { objects, crds: OnceCell::new(), written: OnceCell::new(), kinds: OnceCell::new() }
+        Evidence { objects, crds: OnceLock::new(), written: OnceLock::new(), kinds: OnceLock::new() }
     }
 
     fn kubernetes(&self) -> impl Iterator<Item = (usize, &'a Object)> {
