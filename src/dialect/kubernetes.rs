@@ -11,7 +11,9 @@
 //! their spec.
 
 use super::api::{List, Out};
-use super::fields::{Interned, IsText, Key, LenientBool, LenientStr, StrMap, Text, TextKey, NOT_A_STRING};
+use super::fields::{
+    Interned, IsText, Key, LenientBool, LenientStr, OwnerName, OwnerUid, StrMap, Text, TextKey, NOT_A_STRING,
+};
 use super::tools::parse_depends_on;
 use crate::findings::{quoted, Finding, Rule};
 use crate::input::outline::Value;
@@ -989,8 +991,10 @@ pub struct RawOwnerRef {
     #[serde(rename = "apiVersion")]
     pub api_version: Option<Interned>,
     pub kind: Option<Interned>,
-    pub name: Option<Text>,
-    pub uid: Option<Text>,
+    /// The owner's name and uid, shared with the owner when this thread
+    /// read it lately.
+    pub name: Option<OwnerName>,
+    pub uid: Option<OwnerUid>,
     pub controller: Option<bool>,
     #[serde(rename = "blockOwnerDeletion")]
     pub block_owner_deletion: Option<bool>,
@@ -1190,6 +1194,8 @@ pub fn convert(
         facts.get_or_insert_with(Default::default).set_unserved_api_version(intern(&api_version));
     }
     let crd = crd_def(&group, &kind, &mut spec);
+    let uid = meta.uid.map(|u| u.0).filter(|u| !u.is_empty());
+    crate::model::refs::remember_object(uid.as_ref(), &name);
     Some(Object {
         facts,
         origin: &ORIGIN,
@@ -1200,7 +1206,7 @@ pub fn convert(
         versioned: meta.resource_version.0,
         namespace,
         name,
-        uid: meta.uid.map(|u| u.0).filter(|u| !u.is_empty()),
+        uid,
         labels,
         owners: owners.into(),
         deps: deps.into(),
