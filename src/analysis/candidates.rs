@@ -134,7 +134,7 @@ impl<'a> Candidates<'a> {
                 all_workloads.push(ObjId(i as u32));
             }
             if is_role(&o.group, &o.kind) {
-                let groups = o.facts.as_deref().map_or(&[][..], |f| &f.updates_groups[..]);
+                let groups = o.facts.as_deref().map_or(&[][..], |f| f.updates_groups());
                 roles.entry((&o.kind, o.namespace.as_deref(), &o.name)).or_insert(groups);
             }
         }
@@ -142,14 +142,14 @@ impl<'a> Candidates<'a> {
         for &w in &all_workloads {
             let Some(o) = objects.get(w.index()) else { continue };
             let account =
-                o.facts.as_deref().and_then(|f| f.service_account.clone()).unwrap_or_else(|| "default".into());
+                o.facts.as_deref().and_then(|f| f.service_account().clone()).unwrap_or_else(|| "default".into());
             let ns = o.namespace.clone().unwrap_or_else(|| "default".into());
             workloads.entry((ns, account)).or_default().push(w);
         }
         let mut grants = Vec::new();
         for o in objects.iter().filter(|o| o.is_kubernetes() && is_binding(&o.group, &o.kind)) {
             let Some(f) = o.facts.as_deref() else { continue };
-            let Some((kind, name)) = &f.role_ref else { continue };
+            let Some((kind, name)) = f.role_ref() else { continue };
             let own = match &*o.kind {
                 "RoleBinding" => o.namespace.clone(),
                 _ => None,
@@ -160,7 +160,7 @@ impl<'a> Candidates<'a> {
                 _ => None,
             };
             if let Some(groups) = role.filter(|g| !g.is_empty()).map(|g| Box::<[Str]>::from(*g)) {
-                grants.push(Grant { scope: own, groups, subjects: f.subjects.clone() });
+                grants.push(Grant { scope: own, groups, subjects: f.subjects().into() });
             }
         }
         Candidates {

@@ -397,12 +397,12 @@ pub fn released_volumes(objects: &[Object]) -> Vec<(ObjId, Garbage)> {
     let mut out = Vec::new();
     for (i, o) in objects.iter().enumerate() {
         let Some(f) = o.facts.as_deref().filter(|_| core(o, "PersistentVolume")) else { continue };
-        let Some((ns, name)) = &f.claim_ref else { continue };
-        if Reclaim::of(f.reclaim_policy.as_deref()) != Reclaim::Delete || o.deletion_timestamp.is_some() {
+        let Some((ns, name)) = f.claim_ref() else { continue };
+        if Reclaim::of(f.reclaim_policy().as_deref()) != Reclaim::Delete || o.deletion_timestamp.is_some() {
             continue;
         }
         let (gone, replaced) = match claims.get(&(&**ns, &**name)) {
-            Some(uid) => (matches!((uid, f.claim_uid.as_deref()), (Some(a), Some(b)) if *a != b), true),
+            Some(uid) => (matches!((uid, f.claim_uid().as_deref()), (Some(a), Some(b)) if *a != b), true),
             None => (true, false),
         };
         if gone {

@@ -145,7 +145,7 @@ fn claims<'a>(objects: &'a [Object], relations: &[Relation], wanted: bool) -> Cl
             let recycles = objects
                 .get(r.from.index())
                 .and_then(|v| v.facts.as_deref())
-                .map(|f| Reclaim::of(f.reclaim_policy.as_deref()));
+                .map(|f| Reclaim::of(f.reclaim_policy().as_deref()));
             if recycles == Some(Reclaim::Recycle) {
                 recycled.insert(r.to, r.from);
             }
@@ -213,7 +213,7 @@ pub fn of(objects: &[Object], relations: &[Relation], cascade: &Cascade, deleted
         let Some(o) = get(id) else { continue };
         let facts = o.facts.as_deref();
         let what = if core(o, "PersistentVolume") {
-            let policy = facts.and_then(|f| f.reclaim_policy.as_deref());
+            let policy = facts.and_then(|f| f.reclaim_policy().as_deref());
             if Reclaim::of(policy) != Reclaim::Delete {
                 continue;
             }
@@ -230,30 +230,30 @@ pub fn of(objects: &[Object], relations: &[Relation], cascade: &Cascade, deleted
                 _ => Via::Direct,
             };
             What::Volume {
-                capacity: facts.and_then(|f| f.capacity.clone()),
-                storage_class: facts.and_then(|f| f.storage_class.clone()),
+                capacity: facts.and_then(|f| f.capacity().clone()),
+                storage_class: facts.and_then(|f| f.storage_class().clone()),
                 via,
             }
         } else if core(o, "PersistentVolumeClaim") {
             if let Some(&volume) = recycled.get(&id) {
                 let facts = get(volume).and_then(|v| v.facts.as_deref());
                 let what = What::RecycledVolume {
-                    capacity: facts.and_then(|f| f.capacity.clone()),
-                    storage_class: facts.and_then(|f| f.storage_class.clone()),
+                    capacity: facts.and_then(|f| f.capacity().clone()),
+                    storage_class: facts.and_then(|f| f.storage_class().clone()),
                     claim: id,
                     deleted: ids().any(|d| d == volume),
                 };
                 out.push(Loss { object: volume, what });
                 continue;
             }
-            let Some(volume) = facts.and_then(|f| f.volume_name.clone()) else { continue };
+            let Some(volume) = facts.and_then(|f| f.volume_name().clone()) else { continue };
             if bound.contains(&id) || volumes.contains(&*volume) {
                 continue;
             }
             What::ClaimOfUnknownVolume {
                 volume,
-                capacity: facts.and_then(|f| f.capacity.clone()),
-                storage_class: facts.and_then(|f| f.storage_class.clone()),
+                capacity: facts.and_then(|f| f.capacity().clone()),
+                storage_class: facts.and_then(|f| f.storage_class().clone()),
             }
         } else if core(o, "Namespace") {
             What::Namespace { in_snapshot: in_namespace.get(&*o.name).copied().unwrap_or(0) }
@@ -264,7 +264,7 @@ pub fn of(objects: &[Object], relations: &[Relation], cascade: &Cascade, deleted
                 in_snapshot: of_kind.get(&(&*crd.group, &*crd.kind)).copied().unwrap_or(0),
             }
         } else if core(o, "Secret") {
-            let secret_type = facts.and_then(|f| f.secret_type.clone());
+            let secret_type = facts.and_then(|f| f.secret_type().clone());
             if secret_type.as_deref() == Some("kubernetes.io/service-account-token")
                 || !o.owners.is_empty()
                 || owned.contains(&id)
@@ -286,7 +286,7 @@ fn deletes_its_claims(o: &Object) -> bool {
     o.is_kubernetes()
         && &*o.group == "apps"
         && &*o.kind == "StatefulSet"
-        && o.facts.as_deref().is_some_and(|f| f.claims_deleted_with_set)
+        && o.facts.as_deref().is_some_and(|f| f.claims_deleted_with_set())
 }
 
 /// Does a tool say it manages the object (and so would apply it again)?
@@ -294,7 +294,7 @@ fn managed_by_tool(o: &Object) -> bool {
     if o.labels.iter().any(|(k, v)| &**k == MANAGED_BY && !v.is_empty()) {
         return true;
     }
-    let Some(t) = o.facts.as_deref().and_then(|f| f.tools.as_deref()) else { return false };
+    let Some(t) = o.facts.as_deref().and_then(|f| f.tools()) else { return false };
     t.argocd_app.is_some()
         || t.kapp_app.is_some()
         || t.helm_release.is_some()

@@ -175,19 +175,19 @@ fn couple_by_name(objects: &[Object], joined: &mut Joined) {
             services.entry((ns, &o.name)).or_default().push(id);
         }
         if pod_spec_at(&o.group, &o.kind).is_some() {
-            let account = o.facts.as_deref().and_then(|f| f.service_account.as_deref()).unwrap_or("default");
+            let account = o.facts.as_deref().and_then(|f| f.service_account().as_deref()).unwrap_or("default");
             runs_as.entry((ns, account)).or_default().push(id);
         }
     }
     for (i, o) in objects.iter().enumerate().filter(|(_, o)| o.is_kubernetes()) {
         let (id, Some(f)) = (ObjId(i as u32), o.facts.as_deref()) else { continue };
         if calls_services(&o.group, &o.kind) {
-            for c in f.calls.iter() {
+            for c in f.calls().iter() {
                 services.get(&(&*c.namespace, &*c.name)).into_iter().flatten().for_each(|&s| joined.union(id, s));
             }
         }
         if is_binding(&o.group, &o.kind) {
-            for (ns, name) in f.subjects.iter() {
+            for (ns, name) in f.subjects().iter() {
                 runs_as.get(&(&**ns, &**name)).into_iter().flatten().for_each(|&w| joined.union(id, w));
             }
         }

@@ -107,7 +107,7 @@ fn storage_and_accounts(objects: &[Object], in_set: &[bool], storage: bool, acco
         let ns = o.namespace.as_deref().unwrap_or("");
         match (&*o.group, &*o.kind) {
             (g, k) if accounts && is_binding(g, k) => {
-                for (sns, sname) in o.facts.iter().flat_map(|f| f.subjects.iter()) {
+                for (sns, sname) in o.facts.iter().flat_map(|f| f.subjects().iter()) {
                     bindings.entry((sns, sname)).or_default().push(id);
                 }
             }
@@ -136,7 +136,7 @@ fn storage_and_accounts(objects: &[Object], in_set: &[bool], storage: bool, acco
     // The role a binding grants, if the plan deletes it.
     let granted = |b: ObjId| -> Option<ObjId> {
         let o = objects.get(b.index())?;
-        let (kind, name) = o.facts.as_deref()?.role_ref.as_ref()?;
+        let (kind, name) = o.facts.as_deref()?.role_ref().as_ref()?;
         match &**kind {
             "Role" if &*o.kind == "RoleBinding" => roles.get(&(o.namespace.as_deref().unwrap_or(""), &**name)).copied(),
             "ClusterRole" => cluster_roles.get(&**name).copied(),
@@ -151,7 +151,7 @@ fn storage_and_accounts(objects: &[Object], in_set: &[bool], storage: bool, acco
         let ns = o.namespace.as_deref().unwrap_or("");
         let f = o.facts.as_deref().unwrap_or(&none);
         if accounts && pod_spec_at(&o.group, &o.kind).is_some() {
-            let account: &str = f.service_account.as_deref().unwrap_or(DEFAULT);
+            let account: &str = f.service_account().as_deref().unwrap_or(DEFAULT);
             if let Some(&sa) = service_accounts.get(&(ns, account)) {
                 out.push(edge(RuleEdge::RunsAs, sa, id, id));
             }
@@ -168,10 +168,10 @@ fn storage_and_accounts(objects: &[Object], in_set: &[bool], storage: bool, acco
         if !storage || !o.group.is_empty() {
             continue;
         }
-        let class = |f: &Facts| f.storage_class.as_deref().and_then(|c| classes.get(c)).copied();
+        let class = |f: &Facts| f.storage_class().as_deref().and_then(|c| classes.get(c)).copied();
         match &*o.kind {
             "PersistentVolumeClaim" => {
-                if let Some(&pv) = f.volume_name.as_deref().and_then(|v| volumes.get(v)) {
+                if let Some(&pv) = f.volume_name().as_deref().and_then(|v| volumes.get(v)) {
                     out.push(edge(RuleEdge::BoundClaim, pv, id, id));
                 }
                 if let Some(sc) = class(f) {
@@ -179,7 +179,8 @@ fn storage_and_accounts(objects: &[Object], in_set: &[bool], storage: bool, acco
                 }
             }
             "PersistentVolume" => {
-                let bound = f.claim_ref.as_ref().and_then(|(cns, cname): &(Str, Str)| claims.get(&(&**cns, &**cname)));
+                let bound =
+                    f.claim_ref().as_ref().and_then(|(cns, cname): &(Str, Str)| claims.get(&(&**cns, &**cname)));
                 if let Some(&pvc) = bound {
                     out.push(edge(RuleEdge::BoundClaim, id, pvc, id));
                 }
@@ -204,7 +205,7 @@ fn webhooks(objects: &[Object], owners: &[Relation], in_set: &[bool], out: &mut 
         if !(planned && o.is_kubernetes() && calls_services(&o.group, &o.kind)) {
             continue;
         }
-        for c in o.facts.iter().flat_map(|f| f.calls.iter()) {
+        for c in o.facts.iter().flat_map(|f| f.calls().iter()) {
             callers.push((ObjId(i as u32), (&c.namespace, &c.name)));
         }
     }
@@ -248,7 +249,7 @@ fn webhooks(objects: &[Object], owners: &[Relation], in_set: &[bool], out: &mut 
             out.push(edge(RuleEdge::CallsService, service, caller, caller));
         }
         let backends = behind.entry(service).or_insert_with(|| {
-            let selector = &facts(service).selector;
+            let selector = facts(service).selector();
             let mut found = Vec::new();
             if selector.is_empty() {
                 return found;
@@ -267,7 +268,7 @@ fn webhooks(objects: &[Object], owners: &[Relation], in_set: &[bool], out: &mut 
                 }
             }
             for &w in workloads.get(key.0).into_iter().flatten() {
-                if selects(selector, &facts(w).template_labels) {
+                if selects(selector, facts(w).template_labels()) {
                     found.push(w);
                 }
             }

@@ -72,6 +72,17 @@ pub struct IsText;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Interned(pub Str);
 
+/// A [`Text`] naming an object by its uid (an owner reference's): the
+/// object's own string when this thread read it lately
+/// ([`crate::model::refs::owner_uid`]), never a copy of its own.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OwnerUid(pub Str);
+
+/// A [`Text`] naming an object by its name (an owner reference's), as
+/// [`OwnerUid`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OwnerName(pub Str);
+
 /// The visitor arms of a string field that refuse numbers and booleans.
 macro_rules! refuse_non_strings {
     ($t:ty) => {
@@ -140,6 +151,8 @@ macro_rules! strict_text {
 strict_text!(Text, |v: &str| Text(v.into()), true);
 strict_text!(IsText, |_: &str| IsText, false);
 strict_text!(Interned, |v: &str| Interned(crate::model::intern::intern(v)), true);
+strict_text!(OwnerUid, |v: &str| OwnerUid(crate::model::refs::owner_uid(v)), true);
+strict_text!(OwnerName, |v: &str| OwnerName(crate::model::refs::owner_name(v)), true);
 
 /// A map key that must be a string, borrowed from the input when it can be.
 pub struct TextKey<'de>(pub std::borrow::Cow<'de, str>);

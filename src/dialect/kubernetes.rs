@@ -11,7 +11,9 @@
 //! their spec.
 
 use super::api::{List, Out};
-use super::fields::{Interned, IsText, Key, LenientBool, LenientStr, StrMap, Text, TextKey, NOT_A_STRING};
+use super::fields::{
+    Interned, IsText, Key, LenientBool, LenientStr, OwnerName, OwnerUid, StrMap, Text, TextKey, NOT_A_STRING,
+};
 use super::tools::parse_depends_on;
 use crate::findings::{quoted, Finding, Rule};
 use crate::input::outline::Value;
@@ -21,8 +23,9 @@ use crate::model::kube::{group_of, ServiceCall};
 use crate::model::lifecycle::{Lifecycle, Said};
 use crate::model::{anchor, naming};
 use crate::model::{
-    kube::Facts, Collector, CrdDef, DepDecl, DepKind, DepTarget, Fields, Identity, ModelKeys, Object, Origin, OwnerRef,
-    StateKeys, Str, TrackingKeys,
+    kube::{Binding, Facts, Storage},
+    Collector, CrdDef, DepDecl, DepKind, DepTarget, Fields, Identity, ModelKeys, Object, Origin, OwnerRef, StateKeys,
+    Str, TrackingKeys,
 };
 use crate::span::Span;
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
@@ -988,8 +991,10 @@ pub struct RawOwnerRef {
     #[serde(rename = "apiVersion")]
     pub api_version: Option<Interned>,
     pub kind: Option<Interned>,
-    pub name: Option<Text>,
-    pub uid: Option<Text>,
+    /// The owner's name and uid, shared with the owner when this thread
+    /// read it lately.
+    pub name: Option<OwnerName>,
+    pub uid: Option<OwnerUid>,
     pub controller: Option<bool>,
     #[serde(rename = "blockOwnerDeletion")]
     pub block_owner_deletion: Option<bool>,
@@ -1186,9 +1191,11 @@ pub fn convert(
     if pre_release(&api_version)
         && matches!(crate::model::served::builtin(&api_version, &kind), crate::model::served::Builtin::Removed(_))
     {
-        facts.get_or_insert_with(Default::default).unserved_api_version = Some(intern(&api_version));
+        facts.get_or_insert_with(Default::default).set_unserved_api_version(intern(&api_version));
     }
     let crd = crd_def(&group, &kind, &mut spec);
+    let uid = meta.uid.map(|u| u.0).filter(|u| !u.is_empty());
+    crate::model::refs::remember_object(uid.as_ref(), &name);
     Some(Object {
         facts,
         origin: &ORIGIN,
@@ -1199,7 +1206,7 @@ pub fn convert(
         versioned: meta.resource_version.0,
         namespace,
         name,
-        uid: meta.uid.map(|u| u.0).filter(|u| !u.is_empty()),
+        uid,
         labels,
         owners: owners.into(),
         deps: deps.into(),
@@ -1452,24 +1459,20 @@ fn facts(
     let mut f = if let Some(at) = pod_spec_at(group, kind) {
         pod_facts(group, kind, at, spec)
     } else if group.is_empty() && kind == "Service" {
-        let selector: Box<[(Str, Str)]> = std::mem::take(&mut spec.selector).0.unwrap_or_default().into();
-        Facts { selects: !selector.is_empty(), selector, ..Facts::default() }
+        Facts::service(std::mem::take(&mut spec.selector).0.unwrap_or_default().into())
     } else if calls_services(group, kind) {
-        Facts { calls: service_calls(kind, spec, webhooks), ..Facts::default() }
+        Facts::calling(service_calls(kind, spec, webhooks))
     } else if group.is_empty() && kind == "PersistentVolumeClaim" {
-        Facts {
+        Facts::storage(Storage {
             volume_name: spec.volume_name.take().filter(|s| !s.is_empty()),
             storage_class: spec.storage_class_name.take().filter(|s| !s.is_empty()).map(|s| intern(&s)),
             capacity: std::mem::take(&mut spec.resources).requests.storage.0.filter(|s| !s.is_empty()),
-            ..Facts::default()
-        }
+            ..Storage::default()
+        })
     } else if group.is_empty() && kind == "PersistentVolume" {
         volume_facts(spec)
     } else if group.is_empty() && kind == "Secret" {
-        Facts {
-            secret_type: std::mem::take(secret_type).0.filter(|s| !s.is_empty()).map(|s| intern(&s)),
-            ..Facts::default()
-        }
+        Facts::secret(std::mem::take(secret_type).0.filter(|s| !s.is_empty()).map(|s| intern(&s)))
     } else if is_binding(group, kind) {
         binding_facts(kind, namespace, role_ref, subjects)
     } else if is_role(group, kind) {
@@ -1482,7 +1485,7 @@ fn facts(
             .collect();
         groups.sort_unstable();
         groups.dedup();
-        Facts { updates_groups: groups.into(), ..Facts::default() }
+        Facts::role(groups.into())
     } else {
         if FLUX_DEPENDENT_KINDS.contains(&(group, kind)) {
             tools.get_or_insert_with(Default::default).flux_depends_on = flux_depends_on(namespace, spec);
@@ -1497,37 +1500,31 @@ fn facts(
         tools.get_or_insert_with(Default::default).usage =
             super::tools::usage(kind, namespace, of.side(), by.side(), spec.reason.take());
     }
-    f.tools = tools.filter(|t| *t != crate::model::kube::Tools::default()).map(Box::new);
-    (f != Facts::default()).then(|| Box::new(f))
+    f.set_tools(tools);
+    (!f.is_empty()).then(|| Box::new(f))
 }
 
 /// A Pod's, or a Pod template's: the ServiceAccount it runs as, the
 /// template's labels; a Pod's node; whether a StatefulSet's claims go
 /// with it.
 fn pod_facts(group: &str, kind: &str, at: crate::model::kube::PodSpecAt, spec: &mut LenientSpec) -> Facts {
-    use crate::model::kube::PodSpecAt;
-    let mut f = Facts::default();
+    use crate::model::kube::{PodSpecAt, Template};
     let template = match at {
-        PodSpecAt::Pod => None,
-        PodSpecAt::Template => Some(std::mem::take(&mut spec.template)),
-        PodSpecAt::JobTemplate => Some(std::mem::take(&mut spec.job_template.spec.template)),
-    };
-    let pod = match template {
-        Some(t) => {
-            f.template_labels = t.metadata.labels.0.unwrap_or_default().into();
-            t.spec
+        PodSpecAt::Pod => {
+            let account = std::mem::take(&mut spec.pod).account().map(|s| intern(&s));
+            return Facts::pod(account, spec.node_name.take().filter(|s| !s.is_empty()).map(|s| intern(&s)));
         }
-        None => std::mem::take(&mut spec.pod),
+        PodSpecAt::Template => std::mem::take(&mut spec.template),
+        PodSpecAt::JobTemplate => std::mem::take(&mut spec.job_template.spec.template),
     };
-    f.service_account = pod.account().map(|s| intern(&s));
-    if group == "apps" && kind == "StatefulSet" {
-        let when = std::mem::take(&mut spec.claim_retention).when_deleted.0;
-        f.claims_deleted_with_set = when.as_deref() == Some("Delete");
-    }
-    if at == PodSpecAt::Pod {
-        f.node_name = spec.node_name.take().filter(|s| !s.is_empty()).map(|s| intern(&s));
-    }
-    f
+    let claims_deleted_with_set = group == "apps"
+        && kind == "StatefulSet"
+        && std::mem::take(&mut spec.claim_retention).when_deleted.0.as_deref() == Some("Delete");
+    Facts::template(Template {
+        template_labels: template.metadata.labels.0.unwrap_or_default().into(),
+        service_account: template.spec.account().map(|s| intern(&s)),
+        claims_deleted_with_set,
+    })
 }
 
 /// The Services a webhook configuration's webhooks or an APIService call,
@@ -1564,14 +1561,14 @@ fn volume_facts(spec: &mut LenientSpec) -> Facts {
         (Some(ns), Some(name)) if !ns.is_empty() && !name.is_empty() => Some((intern(&ns), name)),
         _ => None,
     };
-    Facts {
+    Facts::storage(Storage {
         claim_uid: claim.uid.0.filter(|u| !u.is_empty() && claim_ref.is_some()),
         claim_ref,
         reclaim_policy: spec.reclaim_policy.take().map(|s| intern(&s)),
         storage_class: spec.storage_class_name.take().filter(|s| !s.is_empty()).map(|s| intern(&s)),
         capacity: std::mem::take(&mut spec.capacity).storage.0.filter(|s| !s.is_empty()),
-        ..Facts::default()
-    }
+        ..Storage::default()
+    })
 }
 
 /// A RoleBinding's or ClusterRoleBinding's role and ServiceAccount subjects.
@@ -1602,7 +1599,7 @@ fn binding_facts(
             Some((intern(&ns), name))
         })
         .collect();
-    Facts { role_ref, subjects, ..Facts::default() }
+    Facts::binding(Binding { role_ref, subjects })
 }
 
 /// A Flux Kustomization's or HelmRelease's `dependsOn`: an item without a
@@ -1669,7 +1666,7 @@ mod tests {
         // written at a version Kubernetes no longer serves keeps it too.
         let o = read("apiVersion: extensions/v1beta1\nkind: ReplicaSet\nmetadata:\n  name: r\n  namespace: a\n  ownerReferences: [{apiVersion: extensions/v1beta1, kind: Deployment, name: d, uid: u}]\n");
         assert_eq!((&*o.owners[0].api_version, &*o.owners[0].group), ("extensions/v1beta1", "apps"));
-        assert_eq!(o.facts.as_deref().and_then(|f| f.unserved_api_version.as_deref()), Some("extensions/v1beta1"));
+        assert_eq!(o.facts.as_deref().and_then(|f| f.unserved_api_version().as_deref()), Some("extensions/v1beta1"));
         let o = read("apiVersion: apps/v1\nkind: ReplicaSet\nmetadata: {name: r, namespace: a}\n");
         assert!(o.facts.is_none());
     }
@@ -1736,7 +1733,7 @@ mod tests {
         let raw: RawObject = serde_yaml::from_str(text).unwrap();
         let span = Span::new(crate::span::FileId(0), 0..text.len());
         let o = convert(raw, span, text, ListContext::default(), &mut Vec::new()).unwrap();
-        let role = o.facts.unwrap().role_ref.unwrap();
+        let role = o.facts.unwrap().role_ref().clone().unwrap();
         assert_eq!((&*role.0, &*role.1), ("ClusterRole", "gk-role"));
         // A roleRef of the wrong shape reads as none.
         let raw: RawObject = serde_yaml::from_str("kind: RoleBinding\nroleRef: [1]\ndependsOn: 3\n").unwrap();
@@ -1763,20 +1760,20 @@ mod tests {
         )
         .unwrap();
         let calls: Vec<(&str, &str, bool)> =
-            f.calls.iter().map(|c| (&*c.namespace, &*c.name, c.fails_closed)).collect();
+            f.calls().iter().map(|c| (&*c.namespace, &*c.name, c.fails_closed)).collect();
         // One call a Service; it fails closed when one webhook calling it does.
         assert_eq!(calls, [("gk", "svc", true), ("other", "svc2", false)]);
         let f = facts_of(
             "apiVersion: apiregistration.k8s.io/v1\nkind: APIService\nmetadata: {name: v1beta1.metrics.k8s.io}\nspec:\n  service: {namespace: kube-system, name: metrics-server}\n",
         )
         .unwrap();
-        assert_eq!((&*f.calls[0].name, f.calls[0].fails_closed), ("metrics-server", true));
+        assert_eq!((&*f.calls()[0].name, f.calls()[0].fails_closed), ("metrics-server", true));
         // A local APIService (served by the API server itself) calls nothing.
         assert!(facts_of("apiVersion: apiregistration.k8s.io/v1\nkind: APIService\nmetadata: {name: v1.apps}\nspec:\n  service: null\n").is_none());
 
         let pairs = |p: &[(Str, Str)]| p.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>();
         let f = facts_of("apiVersion: v1\nkind: Service\nmetadata: {name: s, namespace: gk}\nspec:\n  selector:\n    app: gk\n    tier: ''\n").unwrap();
-        assert_eq!(pairs(&f.selector), ["app=gk", "tier="]);
+        assert_eq!(pairs(f.selector()), ["app=gk", "tier="]);
         // A selector that is not a map of strings is not read (never half of it).
         assert!(facts_of("apiVersion: v1\nkind: Service\nmetadata: {name: s, namespace: gk}\nspec:\n  selector:\n    app: gk\n    n: 1\n").is_none());
         assert!(facts_of(
@@ -1787,10 +1784,10 @@ mod tests {
         assert!(facts_of("apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: s, namespace: gk}\nspec:\n  selector:\n    matchLabels: {app: gk}\n").is_none());
 
         let f = facts_of("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d, namespace: gk}\nspec:\n  selector:\n    matchLabels: {app: gk}\n  template:\n    metadata:\n      labels: {app: gk, 'control-plane': controller-manager}\n    spec:\n      serviceAccountName: gk-admin\n").unwrap();
-        assert_eq!(pairs(&f.template_labels), ["app=gk", "control-plane=controller-manager"]);
-        assert_eq!(f.service_account.as_deref(), Some("gk-admin"));
+        assert_eq!(pairs(f.template_labels()), ["app=gk", "control-plane=controller-manager"]);
+        assert_eq!(f.service_account().as_deref(), Some("gk-admin"));
         let f = facts_of("apiVersion: batch/v1\nkind: CronJob\nmetadata: {name: c, namespace: gk}\nspec:\n  jobTemplate:\n    spec:\n      template:\n        metadata:\n          labels: {job: audit}\n").unwrap();
-        assert_eq!(pairs(&f.template_labels), ["job=audit"]);
+        assert_eq!(pairs(f.template_labels()), ["job=audit"]);
         // Wrong types where the rules look read as nothing; the object loads.
         assert!(facts_of("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d, namespace: gk}\nspec:\n  template:\n    metadata: 3\n").is_none());
         assert!(facts_of("apiVersion: admissionregistration.k8s.io/v1\nkind: MutatingWebhookConfiguration\nmetadata: {name: m}\nwebhooks: {a: 1}\n").is_none());
@@ -1805,21 +1802,21 @@ mod tests {
     #[test]
     fn what_the_controller_cascades_and_td011_read() {
         let f = facts_or_default("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {nodeName: n1}\n");
-        assert_eq!(f.node_name.as_deref(), Some("n1"));
+        assert_eq!(f.node_name().as_deref(), Some("n1"));
         let f = facts_or_default("apiVersion: v1\nkind: Service\nmetadata: {name: s}\nspec: {selector: {app: web}}\n");
-        assert!(f.selects);
+        assert!(f.selects());
         // An empty selector, or one of the wrong shape, selects nothing.
         assert_eq!(
             facts_or_default("apiVersion: v1\nkind: Service\nmetadata: {name: s}\nspec: {selector: {}}\n"),
             Facts::default()
         );
         assert!(
-            !facts_or_default("apiVersion: v1\nkind: Service\nmetadata: {name: s}\nspec: {selector: [1]}\n").selects
+            !facts_or_default("apiVersion: v1\nkind: Service\nmetadata: {name: s}\nspec: {selector: [1]}\n").selects()
         );
         let f = facts_or_default("apiVersion: v1\nkind: PersistentVolume\nmetadata: {name: v}\nspec:\n  persistentVolumeReclaimPolicy: Delete\n  claimRef: {namespace: a, name: c, uid: u1}\n");
-        assert_eq!((f.reclaim_policy.as_deref(), f.claim_uid.as_deref()), (Some("Delete"), Some("u1")));
+        assert_eq!((f.reclaim_policy().as_deref(), f.claim_uid().as_deref()), (Some("Delete"), Some("u1")));
         let f = facts_or_default("apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: r}\nrules:\n- {apiGroups: [b.io, a.io], resources: [things], verbs: [get, patch]}\n- {apiGroups: [c.io], resources: [things/status], verbs: [update]}\n- {apiGroups: [d.io], resources: [things], verbs: [get]}\n- {apiGroups: ['*'], resources: ['*'], verbs: ['*']}\n- {apiGroups: 3, verbs: [update]}\n- 7\n");
-        let groups: Vec<&str> = f.updates_groups.iter().map(|g| &**g).collect();
+        let groups: Vec<&str> = f.updates_groups().iter().map(|g| &**g).collect();
         assert_eq!(groups, ["*", "a.io", "b.io"], "a subresource or a read does not count");
         // Rules of the wrong shape read as none; the object still loads.
         assert_eq!(

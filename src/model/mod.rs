@@ -310,7 +310,7 @@ impl Object {
     /// What other tools say about deleting it (none for objects that are
     /// not Kubernetes objects, or say nothing the rules read).
     pub fn tools(&self) -> Option<&kube::Tools> {
-        self.facts.as_deref().and_then(|f| f.tools.as_deref())
+        self.facts.as_deref().and_then(|f| f.tools())
     }
 
     pub fn identity(&self) -> Identity {

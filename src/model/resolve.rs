@@ -585,7 +585,7 @@ fn controlled(index: &Index, objects: &[Object], out: &mut Vec<Relation>) {
         if !core(o) || &*o.kind != "PersistentVolumeClaim" {
             continue;
         }
-        if let Some(v) = o.facts.as_deref().and_then(|f| f.volume_name.as_deref()) {
+        if let Some(v) = o.facts.as_deref().and_then(|f| f.volume_name().as_deref()) {
             prebound.entry(v).and_modify(|c| *c = None).or_insert(Some(ObjId(i as u32)));
         }
     }
@@ -602,30 +602,30 @@ fn controlled(index: &Index, objects: &[Object], out: &mut Vec<Relation>) {
                 }
             }
             "Pod" => {
-                let node = facts.and_then(|f| f.node_name.as_deref()).and_then(|n| index.by_key("", "Node", None, n));
+                let node = facts.and_then(|f| f.node_name().as_deref()).and_then(|n| index.by_key("", "Node", None, n));
                 if let Some(node) = node {
                     out.push(rel(ControllerEdge::NodePods, node, id, id));
                 }
             }
             "PersistentVolume" => {
-                let bound = match facts.and_then(|f| f.claim_ref.as_ref()) {
+                let bound = match facts.and_then(|f| f.claim_ref().as_ref()) {
                     Some((ns, name)) => index
                         .by_key("", "PersistentVolumeClaim", Some(ns), name)
                         .filter(|&c| {
                             let Some(claim) = index.get(c) else { return false };
-                            let uid = facts.and_then(|f| f.claim_uid.as_deref());
+                            let uid = facts.and_then(|f| f.claim_uid().as_deref());
                             let same_uid = match (uid, claim.uid.as_deref()) {
                                 (Some(a), Some(b)) => a == b,
                                 _ => true,
                             };
-                            let volume = claim.facts.as_deref().and_then(|f| f.volume_name.as_deref());
+                            let volume = claim.facts.as_deref().and_then(|f| f.volume_name().as_deref());
                             same_uid && volume.is_none_or(|v| v == &*o.name)
                         })
                         .map(|c| (c, id)),
                     None => prebound.get(&*o.name).copied().flatten().map(|c| (c, c)),
                 };
                 if let Some((claim, declared_by)) = bound {
-                    let edge = match Reclaim::of(facts.and_then(|f| f.reclaim_policy.as_deref())) {
+                    let edge = match Reclaim::of(facts.and_then(|f| f.reclaim_policy().as_deref())) {
                         Reclaim::Delete => ControllerEdge::ReclaimDelete,
                         _ => ControllerEdge::Released,
                     };

@@ -286,7 +286,7 @@ impl<'a> Evidence<'a> {
     fn written(&self) -> &FxHashSet<(&'a str, &'a str)> {
         self.written.get_or_init(|| {
             self.kubernetes()
-                .filter_map(|(_, o)| Some((o.facts.as_deref()?.unserved_api_version.as_deref()?, &*o.kind)))
+                .filter_map(|(_, o)| Some((o.facts.as_deref()?.unserved_api_version().as_deref()?, &*o.kind)))
                 .collect()
         })
     }

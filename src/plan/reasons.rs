@@ -473,7 +473,7 @@ impl Kept {
             KeptBy::Reclaim(r) => {
                 let r = &relations[r as usize];
                 let volume = &objects[r.from.index()];
-                let policy = volume.facts.as_deref().and_then(|f| f.reclaim_policy.as_deref());
+                let policy = volume.facts.as_deref().and_then(|f| f.reclaim_policy().as_deref());
                 Kept::Reclaim { claim: r.to, policy: Reclaim::of(policy) }
             }
             KeptBy::UnresolvableOwner(j) => {
@@ -494,7 +494,7 @@ impl Kept {
 
 /// `PersistentVolumeClaim/namespace/name` of a volume's `claimRef`.
 fn claim_of(volume: &Object) -> Str {
-    match volume.facts.as_deref().and_then(|f| f.claim_ref.as_ref()) {
+    match volume.facts.as_deref().and_then(|f| f.claim_ref().as_ref()) {
         Some((ns, name)) => Str::from(format!("PersistentVolumeClaim/{ns}/{name}")),
         None => Str::from(""),
     }

@@ -311,7 +311,7 @@ pub(super) fn collect(cx: &Context) -> Vec<Warning> {
                     && r.from == id
                     && !cascade.deleted(r.to)
                     && service.deletion_timestamp.is_none()
-                    && service.facts.as_deref().is_some_and(|f| f.selects)
+                    && service.facts.as_deref().is_some_and(|f| f.selects())
                 {
                     warnings.push(Warning::EndpointsRewritten { endpoints: id, service: r.to });
                 }
@@ -351,7 +351,7 @@ fn webhooks_stay(objects: &[Object], cascade: &Cascade) -> Vec<Warning> {
         .filter(staying)
         .flat_map(|(i, o)| {
             let api_service = &*o.kind == "APIService";
-            o.facts.iter().flat_map(|f| f.calls.iter()).map(move |c| (ObjId(i as u32), c, api_service))
+            o.facts.iter().flat_map(|f| f.calls().iter()).map(move |c| (ObjId(i as u32), c, api_service))
         })
         .filter(|(_, c, _)| c.fails_closed)
         .collect();
