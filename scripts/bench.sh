@@ -13,7 +13,9 @@
 # RUNS=N (default 9): each command runs N times, the commands taking turns
 # (one run of each, then the next round), so that a slow minute of a shared
 # machine falls on all of them; the figures are medians. BIN=PATH times
-# another build of teardown (the floors are built from this checkout).
+# another build of teardown (the floors are built from this checkout);
+# FLOOR=PATH another build of examples/json_floor (e.g. both from
+# `cargo build --profile dist --bins --examples`, under target/dist/).
 #
 # Each timed run comes right after an untimed run of the same command
 # (WARM=0: without it, as before), so that every command, and both sides of
@@ -66,7 +68,7 @@ fi
 
 cargo build --release --quiet --bins --examples
 td=${BIN:-target/release/teardown}
-floor=target/release/examples/json_floor
+floor=${FLOOR:-target/release/examples/json_floor}
 
 # name <TAB> command (`> FILE` at the end: stdout to that file, else to /dev/null).
 cat > "$data/commands.tsv" <<EOF
