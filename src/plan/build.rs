@@ -777,9 +777,9 @@ fn describe(
     if options.detail.places {
         lazy.forget();
     }
-    let (lines, inputs) = match options.detail.places {
-        true => (lines(snapshot), inputs(snapshot)),
-        false => (Vec::new(), Vec::new()),
+    let lines = match options.detail.places {
+        true => lines(snapshot),
+        false => Vec::new(),
     };
     t.lap("  places");
     let kept: Vec<(ObjId, Kept)> = cascade
@@ -807,6 +807,12 @@ fn describe(
         .filter(|&row| rows.insert(row))
         .collect();
     let (data_loss, loss_index) = data_loss(objects, &relations, &cascade, &steps, present);
+    // The inputs' digests last: hashed meanwhile when a core was free.
+    let inputs = match options.detail.places {
+        true => inputs(snapshot),
+        false => Vec::new(),
+    };
+    t.lap("  digests");
     Plan {
         data_loss,
         loss_index,
@@ -1133,7 +1139,8 @@ fn lines(snapshot: &Snapshot) -> Vec<u32> {
     lines
 }
 
-/// The inputs and their digests (computed while loading when asked for).
+/// The inputs and their digests (hashed in the background from the load
+/// on, when asked for: see `input::source::digest_in_background`).
 fn inputs(snapshot: &Snapshot) -> Vec<Input> {
     snapshot.sources.files.par_iter().map(|f| Input { path: f.name.clone(), sha256: f.sha256().to_string() }).collect()
 }
