@@ -777,10 +777,7 @@ fn describe(
     if options.detail.places {
         lazy.forget();
     }
-    let lines = match options.detail.places {
-        true => lines(snapshot),
-        false => Vec::new(),
-    };
+    let lines = if options.detail.places { lines(snapshot) } else { Vec::new() };
     t.lap("  places");
     let kept: Vec<(ObjId, Kept)> = cascade
         .kept
@@ -808,10 +805,7 @@ fn describe(
         .collect();
     let (data_loss, loss_index) = data_loss(objects, &relations, &cascade, &steps, present);
     // The inputs' digests last: hashed meanwhile when a core was free.
-    let inputs = match options.detail.places {
-        true => inputs(snapshot),
-        false => Vec::new(),
-    };
+    let inputs = if options.detail.places { inputs(snapshot) } else { Vec::new() };
     t.lap("  digests");
     Plan {
         data_loss,
