@@ -149,6 +149,12 @@ fn parse(
     options: &LoadOptions,
     mut timer: crate::timing::Timer,
 ) -> Parsed {
+    if options.digests {
+        // A plan file records each input's digest: hashed from now on by a
+        // thread that runs when a core would idle; whoever asks for a
+        // digest first takes over where it got to (`SourceFile::sha256`).
+        input::source::digest_in_background(sources.files.clone());
+    }
     let forced = options.dialect.as_deref().and_then(dialect::by_name);
     let (mut findings, files) = files_to_read(sources, problems, forced);
 
@@ -175,14 +181,6 @@ fn parse(
     let (mut objects, mut omitted) = assemble(read, &mut findings);
     findings::cap(&mut findings, &mut omitted, &mut []);
     timer.lap("assemble");
-    if options.digests {
-        // A plan file records each input's digest. Computed on a thread of
-        // its own while objects are resolved and the plan is made (work that
-        // leaves a core free), it costs no wall time; whoever asks for a
-        // digest first waits for it (`SourceFile::sha256`).
-        let files = sources.files.clone();
-        std::thread::spawn(move || files.iter().for_each(|f| _ = f.sha256()));
-    }
     if let Some(bar) = &reader.bar {
         bar.set_message("resolving");
     }

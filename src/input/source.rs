@@ -31,6 +31,9 @@ pub struct SourceFile {
     pub bom: bool,
     line_starts: OnceLock<LineStarts>,
     sha256: OnceLock<String>,
+    /// How far a background thread has hashed the file (see
+    /// [`digest_in_background`]).
+    hashed: Mutex<Hashed>,
     /// The last line a column was computed in (see `line_col`).
     column_cache: Mutex<Option<ColumnCache>>,
 }
@@ -197,6 +200,7 @@ impl SourceFile {
             bom: false,
             line_starts: OnceLock::new(),
             sha256: OnceLock::new(),
+            hashed: Mutex::new(Hashed::NotYet),
             column_cache: Mutex::new(None),
         }
     }
@@ -284,18 +288,62 @@ impl SourceFile {
         text.char_indices().nth(skip).map(|(i, _)| range.start + i).unwrap_or(range.end)
     }
 
-    /// SHA-256 of the file's bytes as read (hex), for plans to pin their inputs.
-    /// The file's sha256, as lowercase hex (computed once).
+    /// SHA-256 of the file's bytes as read (hex), for plans to pin their
+    /// inputs (computed once). What a background thread has hashed of it
+    /// already ([`digest_in_background`]) is taken over, not hashed again.
     pub fn sha256(&self) -> &str {
         self.sha256.get_or_init(|| {
-            use sha2::{Digest, Sha256};
-            let mut h = Sha256::new();
-            if self.bom {
-                h.update(b"\xEF\xBB\xBF");
-            }
-            h.update(self.text.as_bytes());
+            use sha2::Digest;
+            let taken = std::mem::replace(&mut *self.hashed.lock().unwrap_or_else(|e| e.into_inner()), Hashed::Taken);
+            let (mut h, at) = match taken {
+                Hashed::Part(h, at) => (h, at),
+                Hashed::NotYet | Hashed::Taken => (self.hasher(), 0),
+            };
+            h.update(self.text.as_bytes().get(at..).unwrap_or_default());
             h.finalize().iter().map(|b| format!("{b:02x}")).collect()
         })
+    }
+
+    /// A hasher that has read the byte order mark, if the file had one.
+    fn hasher(&self) -> sha2::Sha256 {
+        use sha2::Digest;
+        let mut h = sha2::Sha256::new();
+        if self.bom {
+            h.update(b"\xEF\xBB\xBF");
+        }
+        h
+    }
+
+    /// Hash the next piece of the file in the background: `false` once
+    /// there is nothing more to do (all of it hashed, or the digest asked
+    /// for and taken over by [`SourceFile::sha256`]).
+    fn hash_piece(&self) -> bool {
+        use sha2::Digest;
+        if self.sha256.get().is_some() {
+            return false;
+        }
+        let lock = || self.hashed.lock().unwrap_or_else(|e| e.into_inner());
+        // Hashed on a copy, without the lock: whoever asks for the digest
+        // meanwhile takes the state as it was, and this piece is dropped.
+        let (mut h, at) = match &*lock() {
+            Hashed::NotYet => (self.hasher(), 0),
+            Hashed::Part(h, at) => (h.clone(), *at),
+            Hashed::Taken => return false,
+        };
+        let bytes = self.text.as_bytes();
+        if at >= bytes.len() {
+            // All hashed: whoever asks finishes the digest.
+            return false;
+        }
+        let to = (at + HASH_PIECE).min(bytes.len());
+        h.update(bytes.get(at..to).unwrap_or_default());
+        let mut state = lock();
+        match &*state {
+            Hashed::Part(_, was) if *was != at => return false,
+            Hashed::Taken => return false,
+            _ => *state = Hashed::Part(h, to),
+        }
+        true
     }
 
     pub fn floor_char_boundary(&self, mut offset: usize) -> usize {
@@ -304,6 +352,38 @@ impl SourceFile {
         }
         offset
     }
+}
+
+/// How far the background thread has hashed a file.
+enum Hashed {
+    NotYet,
+    /// The hasher, having read the text up to this offset.
+    Part(sha2::Sha256, usize),
+    /// [`SourceFile::sha256`] took over (or there was nothing to take).
+    Taken,
+}
+
+/// Bytes hashed at a time in the background (about a millisecond).
+const HASH_PIECE: usize = 1 << 20;
+
+/// Hash `files` on a thread of their own, at the lowest priority: it
+/// runs when a core would idle (the serial phases of loading and planning)
+/// rather than taking one from work spread over every core. Whoever asks
+/// for a digest first ([`SourceFile::sha256`]) takes over where this thread
+/// got to, at its own priority, so the digest never waits on a starved
+/// thread. (Plan files record each input's sha256, issue 40.)
+pub fn digest_in_background(files: Vec<Arc<SourceFile>>) {
+    std::thread::spawn(move || {
+        // On Linux a thread's nice value is its own (on other systems the
+        // call would lower the whole process: not made there).
+        #[cfg(target_os = "linux")]
+        {
+            _ = rustix::process::setpriority_process(None, 19);
+        }
+        for f in &files {
+            while f.hash_piece() {}
+        }
+    });
 }
 
 /// All files of one run. `FileId(i)` is `files[i]`.
@@ -360,6 +440,41 @@ mod tests {
         assert!(!utf8_in_pieces(&bytes));
         assert!(utf8_in_pieces(b""));
         assert!(!utf8_in_pieces(b"\x80"));
+    }
+
+    #[test]
+    fn a_digest_taken_over_from_the_background_is_the_files() {
+        use sha2::{Digest, Sha256};
+        // Three and a half pieces, with and without a byte order mark.
+        let text: String = (0..HASH_PIECE * 7 / 2).map(|i| char::from(b'a' + (i % 26) as u8)).collect();
+        for bom in [false, true] {
+            let mut whole = Sha256::new();
+            if bom {
+                whole.update(b"\xEF\xBB\xBF");
+            }
+            whole.update(text.as_bytes());
+            let want: String = whole.finalize().iter().map(|b| format!("{b:02x}")).collect();
+            // Asked for after 0 to 5 pieces hashed in the background.
+            for pieces in 0..=5 {
+                let mut f = file(&text);
+                f.bom = bom;
+                let mut more = true;
+                for _ in 0..pieces {
+                    more = f.hash_piece();
+                }
+                assert_eq!(more, pieces < 5, "{pieces} pieces");
+                assert_eq!(f.sha256(), want, "after {pieces} pieces, bom {bom}");
+                // Taken over: the background stops.
+                assert!(!f.hash_piece());
+            }
+        }
+        // From a thread of its own, then asked for.
+        let f = Arc::new(file(&text));
+        digest_in_background(vec![f.clone()]);
+        let mut alone = Sha256::new();
+        alone.update(text.as_bytes());
+        assert_eq!(f.sha256(), alone.finalize().iter().map(|b| format!("{b:02x}")).collect::<String>());
+        assert_eq!(file("").sha256(), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
     }
 
     fn file(text: &str) -> SourceFile {

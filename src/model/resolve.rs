@@ -246,21 +246,60 @@ pub fn assign_scopes(objects: &mut [Object]) {
 const RUN: usize = 4096;
 
 /// What a run of objects declares, in object order: their owner
-/// references, implicit relations and dependencies resolved.
-#[derive(Default)]
-struct Part {
-    owners: Vec<Relation>,
+/// references, implicit relations and dependencies resolved (the
+/// relations in their places in the one vector they end in).
+struct Part<'a> {
+    owners: Slots<'a>,
     missing_owners: Vec<(ObjId, u32)>,
     unresolvable: Vec<(ObjId, u32, super::served::Unresolvable)>,
-    implicit: Vec<Relation>,
-    deps: Vec<Relation>,
+    implicit: Slots<'a>,
+    deps: Slots<'a>,
     missing_deps: Vec<(ObjId, u32)>,
+}
+
+/// Room for a run's relations of one sort in the vector of all relations,
+/// as many as its objects declare (at most): filled from the start; past
+/// the room (a bound that does not hold, a bug) in a vector of its own.
+struct Slots<'a> {
+    room: &'a mut [Relation],
+    len: usize,
+    over: Vec<Relation>,
+}
+
+impl<'a> Slots<'a> {
+    /// The first `n` relations of `rest`, which keeps the others.
+    fn take(rest: &mut &'a mut [Relation], n: usize) -> Slots<'a> {
+        let all = std::mem::take(rest);
+        let (room, after) = all.split_at_mut(n.min(all.len()));
+        *rest = after;
+        Slots { room, len: 0, over: Vec::new() }
+    }
+
+    fn push(&mut self, r: Relation) {
+        match self.room.get_mut(self.len) {
+            Some(slot) => {
+                *slot = r;
+                self.len += 1;
+            }
+            None => self.over.push(r),
+        }
+    }
+
+    fn filled(&self) -> &[Relation] {
+        self.room.get(..self.len).unwrap_or_default()
+    }
 }
 
 /// Resolve every reference, in parallel runs of objects (the tables are
 /// only read); the relations come in the order one pass over the objects
 /// would give: owner references, implicit relations, tracking
 /// applications', controllers' cascades, dependencies.
+///
+/// Each run writes its relations into room of its own in the one vector
+/// they end in, which is then closed up: a million objects' relations
+/// (tens of megabytes) are neither held twice nor copied. The vector has
+/// room, never touched until used, for as many relations again as there
+/// are objects (a plan adds about one a namespaced object).
 pub fn resolve(objects: &[Object]) -> Resolved {
     use rayon::prelude::*;
     let mut out = Resolved::default();
@@ -273,22 +312,30 @@ pub fn resolve(objects: &[Object]) -> Resolved {
             crds.entry((&*crd.group, &*crd.kind)).or_insert(ObjId(i as u32));
         }
     }
-    // Each run's vectors are made here, at their most, and filled by the
-    // threads: memory one thread makes goes back to that thread's heap
-    // when freed, and this one's is what the checks after reuse (made by
-    // the threads, they took 18 MB of fresh pages at 100k objects).
-    let mut parts: Vec<Part> = objects
+    // Room for each run: its owner references, two implicit relations an
+    // object (its namespace's, its definition's), its dependencies.
+    let declared: Vec<[usize; 3]> = objects
         .chunks(RUN)
         .map(|run| {
             let (owners, deps) = run.iter().fold((0, 0), |(o, d), x| (o + x.owners.len(), d + x.deps.len()));
-            Part {
-                owners: Vec::with_capacity(owners),
-                missing_owners: Vec::new(),
-                unresolvable: Vec::new(),
-                implicit: Vec::with_capacity(2 * run.len()),
-                deps: Vec::with_capacity(deps),
-                missing_deps: Vec::new(),
-            }
+            [owners, 2 * run.len(), deps]
+        })
+        .collect();
+    let room = declared.iter().flatten().sum::<usize>();
+    let mut all = Vec::with_capacity(room + objects.len());
+    let blank = Relation::solid(RelKind::Owns, ObjId(0), ObjId(0), ObjId(0), 0);
+    all.par_extend(rayon::iter::repeat_n(blank, room));
+    let (mut owners_room, rest) = all.split_at_mut(declared.iter().map(|[o, _, _]| o).sum());
+    let (mut implicit_room, mut deps_room) = rest.split_at_mut(declared.iter().map(|[_, i, _]| i).sum());
+    let mut parts: Vec<Part> = declared
+        .iter()
+        .map(|&[owners, implicit, deps]| Part {
+            owners: Slots::take(&mut owners_room, owners),
+            missing_owners: Vec::new(),
+            unresolvable: Vec::new(),
+            implicit: Slots::take(&mut implicit_room, implicit),
+            deps: Slots::take(&mut deps_room, deps),
+            missing_deps: Vec::new(),
         })
         .collect();
     let each = |(n, (run, part)): (usize, (&[Object], &mut Part))| {
@@ -314,25 +361,65 @@ pub fn resolve(objects: &[Object]) -> Resolved {
             rels
         },
     );
-    let total = parts.iter().map(|p| p.owners.len() + p.implicit.len() + p.deps.len()).sum::<usize>()
-        + tracked_by.len()
-        + controlled_by.len();
-    out.relations.reserve_exact(total);
-    for p in &parts {
-        out.relations.extend_from_slice(&p.owners);
-        out.missing_owners.extend_from_slice(&p.missing_owners);
-        out.unresolvable.extend_from_slice(&p.unresolvable);
+    for p in &mut parts {
+        out.missing_owners.append(&mut p.missing_owners);
+        out.unresolvable.append(&mut p.unresolvable);
+        out.missing_deps.append(&mut p.missing_deps);
     }
-    for p in &parts {
-        out.relations.extend_from_slice(&p.implicit);
-    }
-    out.relations.extend(tracked_by);
-    out.relations.extend(controlled_by);
-    for p in parts {
-        out.relations.extend(p.deps);
-        out.missing_deps.extend(p.missing_deps);
-    }
+    let closed = parts.iter().all(|p| p.owners.over.is_empty() && p.implicit.over.is_empty() && p.deps.over.is_empty());
+    out.relations = if closed {
+        // Where each run's room starts, and how much of it it filled.
+        let filled: Vec<[usize; 3]> = parts.iter().map(|p| [p.owners.len, p.implicit.len, p.deps.len]).collect();
+        drop(parts);
+        let mut start = 0;
+        let sorts: [Vec<(usize, usize)>; 3] = std::array::from_fn(|k| {
+            let of = |n: &[usize; 3]| n.get(k).copied().unwrap_or(0);
+            declared
+                .iter()
+                .zip(&filled)
+                .map(|(d, f)| {
+                    let at = start;
+                    start += of(d);
+                    (at, of(f))
+                })
+                .collect()
+        });
+        close_up(all, sorts, tracked_by.into_iter().chain(controlled_by))
+    } else {
+        let mut relations = Vec::new();
+        relations.extend(parts.iter().flat_map(|p| p.owners.filled().iter().chain(&p.owners.over)));
+        relations.extend(parts.iter().flat_map(|p| p.implicit.filled().iter().chain(&p.implicit.over)));
+        relations.extend(tracked_by.into_iter().chain(controlled_by));
+        relations.extend(parts.iter().flat_map(|p| p.deps.filled().iter().chain(&p.deps.over)));
+        relations
+    };
     out
+}
+
+/// `all`, its runs' relations closed up: of each sort (owner references,
+/// implicit relations, dependencies), each run's (where its room starts,
+/// how many it filled), in order; `between` goes after the second sort.
+fn close_up(
+    mut all: Vec<Relation>,
+    sorts: [Vec<(usize, usize)>; 3],
+    between: impl Iterator<Item = Relation>,
+) -> Vec<Relation> {
+    let (mut at, mut between_at) = (0, 0);
+    for (k, runs) in sorts.iter().enumerate() {
+        if k == 2 {
+            between_at = at;
+        }
+        // Each run moves down (or stays): a run fills at most its room.
+        for &(start, len) in runs {
+            if start != at {
+                all.copy_within(start..start + len, at);
+            }
+            at += len;
+        }
+    }
+    all.truncate(at);
+    drop(all.splice(between_at..between_at, between));
+    all
 }
 
 /// The owner references of `run` (its first object's id `first`).
@@ -375,13 +462,7 @@ fn owners_of(index: &Index, served: &super::served::Evidence, first: usize, run:
 
 /// Implicit relations of `run`: Namespace → namespaced objects, CRD →
 /// custom resources.
-fn implicit_of(
-    index: &Index,
-    crds: &FxHashMap<(&str, &str), ObjId>,
-    first: usize,
-    run: &[Object],
-    out: &mut Vec<Relation>,
-) {
+fn implicit_of(index: &Index, crds: &FxHashMap<(&str, &str), ObjId>, first: usize, run: &[Object], out: &mut Slots) {
     // The namespace looked up last, and what it found: objects come in
     // runs of one namespace.
     let mut last: Option<(&str, Option<ObjId>)> = None;
@@ -634,5 +715,40 @@ fn controlled(index: &Index, objects: &[Object], out: &mut Vec<Relation>) {
             }
             _ => {}
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rel(n: u32) -> Relation {
+        Relation::solid(RelKind::Owns, ObjId(n), ObjId(n), ObjId(n), n)
+    }
+
+    #[test]
+    fn runs_closed_up_keep_their_order_with_what_goes_between() {
+        // Three sorts of two runs each, with room 3, 2 | 4, 1 | 2, 3; the
+        // runs filled 2, 0 | 4, 1 | 1, 3 (0 marks room left unfilled).
+        let all: Vec<Relation> = [1, 2, 0, 0, 0, 3, 4, 5, 6, 7, 8, 0, 9, 10, 11].into_iter().map(rel).collect();
+        let sorts = [vec![(0, 2), (3, 0)], vec![(5, 4), (9, 1)], vec![(10, 1), (12, 3)]];
+        let between = [20, 21, 22, 23, 24].map(rel);
+        let out = close_up(all.clone(), sorts.clone(), between.into_iter());
+        let ids: Vec<u32> = out.iter().map(|r| r.decl).collect();
+        assert_eq!(ids, [1, 2, 3, 4, 5, 6, 7, 20, 21, 22, 23, 24, 8, 9, 10, 11]);
+        let out = close_up(all, sorts, std::iter::empty());
+        assert_eq!(out.iter().map(|r| r.decl).collect::<Vec<_>>(), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
+    }
+
+    #[test]
+    fn slots_past_their_room_keep_the_rest() {
+        let mut room = [rel(0), rel(0)];
+        let mut rest: &mut [Relation] = &mut room;
+        let mut slots = Slots::take(&mut rest, 5);
+        assert!(rest.is_empty());
+        for n in 1..=3 {
+            slots.push(rel(n));
+        }
+        assert_eq!(slots.filled().iter().chain(&slots.over).map(|r| r.decl).collect::<Vec<_>>(), [1, 2, 3]);
     }
 }

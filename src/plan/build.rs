@@ -777,10 +777,7 @@ fn describe(
     if options.detail.places {
         lazy.forget();
     }
-    let (lines, inputs) = match options.detail.places {
-        true => (lines(snapshot), inputs(snapshot)),
-        false => (Vec::new(), Vec::new()),
-    };
+    let lines = if options.detail.places { lines(snapshot) } else { Vec::new() };
     t.lap("  places");
     let kept: Vec<(ObjId, Kept)> = cascade
         .kept
@@ -807,6 +804,9 @@ fn describe(
         .filter(|&row| rows.insert(row))
         .collect();
     let (data_loss, loss_index) = data_loss(objects, &relations, &cascade, &steps, present);
+    // The inputs' digests last: hashed meanwhile when a core was free.
+    let inputs = if options.detail.places { inputs(snapshot) } else { Vec::new() };
+    t.lap("  digests");
     Plan {
         data_loss,
         loss_index,
@@ -1133,7 +1133,8 @@ fn lines(snapshot: &Snapshot) -> Vec<u32> {
     lines
 }
 
-/// The inputs and their digests (computed while loading when asked for).
+/// The inputs and their digests (hashed in the background from the load
+/// on, when asked for: see `input::source::digest_in_background`).
 fn inputs(snapshot: &Snapshot) -> Vec<Input> {
     snapshot.sources.files.par_iter().map(|f| Input { path: f.name.clone(), sha256: f.sha256().to_string() }).collect()
 }
