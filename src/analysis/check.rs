@@ -56,44 +56,8 @@ pub struct CheckReport {
 
 pub fn check(snapshot: &Snapshot, graph: &Graph, options: &CheckOptions) -> CheckReport {
     let mut t = crate::timing::Timer::start();
-    let on = |rule: Rule| options.rules.contains(rule);
-    let mut findings = snapshot.findings.clone();
-    if on(Rule::Td002) {
-        duplicates(snapshot, &mut findings);
-    }
-    if [Rule::Td003, Rule::Td004, Rule::Td005, Rule::Td006, Rule::Td017].into_iter().any(on) {
-        owners(snapshot, options.policy.closed_world, &mut findings);
-    }
-    if on(Rule::Td009) {
-        controllers(snapshot, &mut findings);
-    }
-    if on(Rule::Td010) {
-        missing_deps(snapshot, &mut findings);
-    }
-    if on(Rule::Td011) {
-        finalizers(snapshot, options, &mut findings);
-    }
+    let mut findings = found(snapshot, graph, options);
     t.lap("  rules");
-    let rels = &snapshot.resolved.relations;
-    // Owner links Kubernetes ignores (TD004–TD006) make no ownership cycle.
-    if on(Rule::Td007) {
-        // (Nor a managed-by relation whose application does not wait.)
-        for c in cycles::find_by_reference(&snapshot.objects, graph, rels, |r| {
-            r.kind.is_ownership() && r.link == Link::Solid && super::managed::orders(r)
-        }) {
-            findings.extend(cycle_finding(snapshot, &c, Rule::Td007));
-        }
-    }
-    if on(Rule::Td008) {
-        for c in cycles::find_by_reference(&snapshot.objects, graph, rels, |r| r.kind.is_destruction()) {
-            findings.extend(cycle_finding(snapshot, &c, Rule::Td008));
-        }
-    }
-    t.lap("  cycles");
-    if on(Rule::Td012) {
-        conflicts(snapshot, graph, &mut findings);
-    }
-    t.lap("  conflicts");
 
     // Rules not reported are left out before anything is counted: the
     // exit code, the summary and every format see the same findings.
@@ -107,6 +71,7 @@ pub fn check(snapshot: &Snapshot, graph: &Graph, options: &CheckOptions) -> Chec
     omitted.apply(&options.policy);
     findings::cap(&mut findings, &mut omitted, &mut []);
 
+    let rels = &snapshot.resolved.relations;
     // The snapshot's own edges (not those --finalizer-controller adds).
     let own = || rels.iter().filter(|r| r.kind != crate::model::RelKind::Finalizer);
     let mut counts = Counts {
@@ -131,6 +96,80 @@ pub fn check(snapshot: &Snapshot, graph: &Graph, options: &CheckOptions) -> Chec
     // run with exit 2, as it ends a plan: the README's Exit codes.
     let fatal = findings.iter().any(|f| f.rule == Rule::Td001) || omitted.count_of(|u| u.rule == Rule::Td001) > 0;
     CheckReport { fatal, findings, omitted, counts }
+}
+
+/// One rule's (or rules') look at the snapshot: its findings.
+type Look<'a> = Box<dyn Fn() -> Vec<Finding> + Send + Sync + 'a>;
+
+/// What loading found and what each rule finds, in the rules' order: the
+/// rules look at the snapshot on every core, each into findings of its
+/// own, joined in the order they were listed (the same findings, in the
+/// same order, as one after the other).
+fn found(snapshot: &Snapshot, graph: &Graph, options: &CheckOptions) -> Vec<Finding> {
+    use rayon::prelude::*;
+    let on = |rule: Rule| options.rules.contains(rule);
+    let rels = &snapshot.resolved.relations;
+    let each = |f: fn(&Snapshot, &mut Vec<Finding>)| -> Look {
+        Box::new(move || {
+            let mut out = Vec::new();
+            f(snapshot, &mut out);
+            out
+        })
+    };
+    let mut looks: Vec<Look> = Vec::new();
+    looks.push(Box::new(|| snapshot.findings.clone()));
+    if on(Rule::Td002) {
+        looks.push(each(duplicates));
+    }
+    if [Rule::Td003, Rule::Td004, Rule::Td005, Rule::Td006, Rule::Td017].into_iter().any(on) {
+        looks.push(Box::new(|| {
+            let mut out = Vec::new();
+            owners(snapshot, options.policy.closed_world, &mut out);
+            out
+        }));
+    }
+    if on(Rule::Td009) {
+        looks.push(each(controllers));
+    }
+    if on(Rule::Td010) {
+        looks.push(each(missing_deps));
+    }
+    if on(Rule::Td011) {
+        looks.push(Box::new(|| {
+            let mut out = Vec::new();
+            finalizers(snapshot, options, &mut out);
+            out
+        }));
+    }
+    // Owner links Kubernetes ignores (TD004–TD006) make no ownership cycle.
+    if on(Rule::Td007) {
+        // (Nor a managed-by relation whose application does not wait.)
+        looks.push(Box::new(|| {
+            let cycles = cycles::find_by_reference(&snapshot.objects, graph, rels, |r| {
+                r.kind.is_ownership() && r.link == Link::Solid && super::managed::orders(r)
+            });
+            cycles.iter().filter_map(|c| cycle_finding(snapshot, c, Rule::Td007)).collect()
+        }));
+    }
+    if on(Rule::Td008) {
+        looks.push(Box::new(|| {
+            let cycles = cycles::find_by_reference(&snapshot.objects, graph, rels, |r| r.kind.is_destruction());
+            cycles.iter().filter_map(|c| cycle_finding(snapshot, c, Rule::Td008)).collect()
+        }));
+    }
+    if on(Rule::Td012) {
+        looks.push(Box::new(|| {
+            let mut out = Vec::new();
+            conflicts(snapshot, graph, &mut out);
+            out
+        }));
+    }
+    let parts: Vec<Vec<Finding>> = looks.par_iter().with_max_len(1).map(|look| look()).collect();
+    let mut findings = Vec::with_capacity(parts.iter().map(Vec::len).sum());
+    for part in parts {
+        findings.extend(part);
+    }
+    findings
 }
 
 // The ids and positions below were made by `resolve` and `cycles` over

@@ -104,7 +104,7 @@ impl super::api::Dialect for Kubernetes {
     fn read(&self, unit: &Unit, out: &mut Out) {
         let raw: RawObject = match super::api::parse_object(unit) {
             Ok(raw) => raw,
-            Err(finding) => return out.findings.push(naming_its_object(unit, not_a_string(unit, finding))),
+            Err(finding) => return out.findings.push(unreadable(unit, finding)),
         };
         if !unit.is_json() {
             if let Some(finding) = yaml11::check(&raw, unit) {
@@ -150,6 +150,15 @@ pub(super) fn own_document<'a>(document: &'a Node, object: &Object) -> Option<&'
     }
     let items = document.as_seq().or_else(|| document.get("items").and_then(Node::as_seq))?;
     items.iter().find(|n| own(n))
+}
+
+/// A document that cannot be read: the finding says which field and names
+/// its object. Rare, and out of line (issue 40: the code that reads each
+/// object is kept small for the instruction cache).
+#[cold]
+#[inline(never)]
+fn unreadable(unit: &Unit, finding: Finding) -> Finding {
+    naming_its_object(unit, not_a_string(unit, finding))
 }
 
 /// A document that cannot be read names its object (`Pod/ns/name`) when
@@ -988,33 +997,43 @@ impl<'de> Deserialize<'de> for LenientNames {
 #[serde(expecting = "an owner reference map")]
 pub struct RawOwnerRef {
     /// Interned as read (as the reference keeps them).
-    #[serde(rename = "apiVersion")]
+    #[serde(default, rename = "apiVersion")]
     pub api_version: Option<Interned>,
+    #[serde(default)]
     pub kind: Option<Interned>,
     /// The owner's name and uid, shared with the owner when this thread
     /// read it lately.
+    #[serde(default)]
     pub name: Option<OwnerName>,
+    #[serde(default)]
     pub uid: Option<OwnerUid>,
+    #[serde(default)]
     pub controller: Option<bool>,
-    #[serde(rename = "blockOwnerDeletion")]
+    #[serde(default, rename = "blockOwnerDeletion")]
     pub block_owner_deletion: Option<bool>,
 }
 
 #[derive(Deserialize, Debug, Default)]
 #[serde(expecting = "a metadata map")]
 pub struct RawMeta {
+    #[serde(default)]
     pub name: Option<Text>,
-    #[serde(rename = "generateName")]
+    #[serde(default, rename = "generateName")]
     pub generate_name: Option<Text>,
     /// Interned as read (as the object keeps it).
+    #[serde(default)]
     pub namespace: Option<Interned>,
+    #[serde(default)]
     pub uid: Option<Text>,
+    #[serde(default)]
     pub labels: Option<StrMap>,
+    #[serde(default)]
     pub annotations: Option<KeptAnnotations>,
-    #[serde(rename = "ownerReferences")]
+    #[serde(default, rename = "ownerReferences")]
     pub owner_references: Option<Vec<RawOwnerRef>>,
+    #[serde(default)]
     pub finalizers: Option<Vec<Interned>>,
-    #[serde(rename = "deletionTimestamp")]
+    #[serde(default, rename = "deletionTimestamp")]
     pub deletion_timestamp: Option<Text>,
     #[serde(default, rename = "resourceVersion")]
     pub resource_version: super::fields::Written,
@@ -1024,13 +1043,16 @@ pub struct RawMeta {
 #[derive(Deserialize, Debug, Default)]
 #[serde(expecting = "an object")]
 pub struct RawObject {
-    #[serde(rename = "apiVersion")]
+    #[serde(default, rename = "apiVersion")]
     pub api_version: Option<Text>,
     /// Interned as read (as the object keeps it).
+    #[serde(default)]
     pub kind: Option<Interned>,
+    #[serde(default)]
     pub metadata: Option<RawMeta>,
     /// Boxed: an object is moved several times while it is read, and a
     /// spec is most of its size (`None`: none written, or `null`).
+    #[serde(default)]
     pub spec: Option<Box<LenientSpec>>,
     /// A binding's subjects (the default rules read its ServiceAccounts).
     #[serde(default)]
@@ -1080,29 +1102,44 @@ fn refused_name(
     text: &str,
     head: Span,
 ) -> Option<Finding> {
-    let at = |path: &[&str], value: &str| match locate::value_after(text, span.range(), path, value) {
-        Some(range) => (Span::new(span.file, range), "this"),
-        None => (head, "the object of this"),
-    };
-    let (what, value, why, (place, this)) = if let Some(why) = naming::kind_problem(kind) {
-        ("kind", kind, why, at(&["kind"], kind))
+    let refused = if let Some(why) = naming::kind_problem(kind) {
+        Refused { what: "kind", value: kind, why, path: &["kind"] }
     } else if let Some(why) = naming::name_problem(group, kind, name) {
-        ("name", name, why, at(&["metadata", "name"], name))
+        Refused { what: "name", value: name, why, path: &["metadata", "name"] }
     } else {
         let ns = namespace?;
         let why = naming::namespace_problem(ns)?;
-        ("namespace", ns, why, at(&["metadata", "namespace"], ns))
+        Refused { what: "namespace", value: ns, why, path: &["metadata", "namespace"] }
+    };
+    Some(refused_finding(kind, refused, span, text, head))
+}
+
+/// What [`refused_name`] found: which field, its value, why the API server
+/// refuses it, and where it is written.
+struct Refused<'a> {
+    what: &'static str,
+    value: &'a str,
+    why: String,
+    path: &'static [&'static str],
+}
+
+/// [`refused_name`]'s finding, out of line (rare).
+#[cold]
+#[inline(never)]
+fn refused_finding(kind: &str, refused: Refused, span: Span, text: &str, head: Span) -> Finding {
+    let Refused { what, value, why, path } = refused;
+    let (place, this) = match locate::value_after(text, span.range(), path, value) {
+        Some(range) => (Span::new(span.file, range), "this"),
+        None => (head, "the object of this"),
     };
     let help = match why.starts_with("holds") {
         true => "teardown reads no object whose name, namespace or kind holds such a character: no command or table could name it as it is",
         false => "the API server refuses such an object, so no cluster holds it: fix the input (teardown plans only objects a cluster can have)",
     };
     let kind = if what == "kind" { "object".into() } else { crate::escape::escape(kind) };
-    Some(
-        Finding::new(Rule::Td001, format!("{kind} {what} `{}` {why}", quoted(value)))
-            .at(place, format!("{this} {what}"))
-            .help(help),
-    )
+    Finding::new(Rule::Td001, format!("{kind} {what} `{}` {why}", quoted(value)))
+        .at(place, format!("{this} {what}"))
+        .help(help)
 }
 
 /// Turn one parsed object into a model object, in phases: who it is
@@ -1129,22 +1166,16 @@ pub fn convert(
     let annotations = meta.annotations.unwrap_or_default();
     // As kpt's `IsLocalConfig`: `Annotations[LocalConfigAnnotation] == "true"`.
     if annotations.get(LOCAL_CONFIG) == Some("true") {
-        let group = if group.is_empty() { String::new() } else { format!(".{group}") };
-        let ns = namespace.as_deref().map(|n| format!("{n}/")).unwrap_or_default();
-        out.push(
-            Finding::new(
-                Rule::Td018,
-                format!("{kind}{group}/{ns}{name} is local configuration ({LOCAL_CONFIG}: \"true\"): not read"),
-            )
-            .at(head, "not an object of the cluster")
-            .help("kpt and kustomize never apply a document so annotated (a function's config, setters); teardown leaves it out of the snapshot"),
-        );
+        out.push(local_configuration(&kind, &group, namespace.as_deref(), &name, head));
         return None;
     }
     // For messages only: made when one is needed.
     let reference = || format!("{kind}/{name}");
     let owners = owner_refs(meta.owner_references.unwrap_or_default(), &reference, at, out);
-    let mut deps = depends_on(&annotations, &reference, at, out);
+    let mut deps = match annotations.get(DEPENDS_ON) {
+        Some(value) => depends_on(value, &reference, at, out),
+        None => Vec::new(),
+    };
     let labels: Box<[(Str, Str)]> = meta.labels.map(|l| l.0).unwrap_or_default().into();
     let subject = super::tools::Subject {
         group: &group,
@@ -1155,17 +1186,8 @@ pub fn convert(
         labels: &labels,
     };
     let tools = super::tools::read(&subject, &annotations.0, span, text, out);
-    // cli-utils' apply-time-mutation: a dependency on each source, resolved
-    // and reported (TD010) as depends-on is.
-    for target in tools.iter().flat_map(|t| t.mutation_sources.iter()) {
-        let text = match target {
-            DepTarget::Object { group, kind, namespace: Some(ns), name } => {
-                format!("{group}/namespaces/{ns}/{kind}/{name}")
-            }
-            DepTarget::Object { group, kind, namespace: None, name } => format!("{group}/{kind}/{name}"),
-            DepTarget::Id(id) => id.to_string(),
-        };
-        deps.push(DepDecl { target: target.clone(), kind: DepKind::ApplyTimeMutation, text: text.into() });
+    if let Some(t) = tools.as_ref().filter(|t| !t.mutation_sources.is_empty()) {
+        mutation_dependencies(t, &mut deps);
     }
     let mut facts = facts(
         &group,
@@ -1188,12 +1210,13 @@ pub fn convert(
         let stem = v.trim_end_matches(|c: char| c.is_ascii_digit());
         stem.ends_with("beta") || stem.ends_with("alpha")
     };
-    if pre_release(&api_version)
-        && matches!(crate::model::served::builtin(&api_version, &kind), crate::model::served::Builtin::Removed(_))
-    {
-        facts.get_or_insert_with(Default::default).set_unserved_api_version(intern(&api_version));
+    if pre_release(&api_version) {
+        unserved_api_version(&api_version, &kind, &mut facts);
     }
-    let crd = crd_def(&group, &kind, &mut spec);
+    let crd = match &*kind == "CustomResourceDefinition" && &*group == "apiextensions.k8s.io" {
+        true => crd_def(&mut spec),
+        false => None,
+    };
     let uid = meta.uid.map(|u| u.0).filter(|u| !u.is_empty());
     crate::model::refs::remember_object(uid.as_ref(), &name);
     Some(Object {
@@ -1218,6 +1241,42 @@ pub fn convert(
         desired_state: spec.state,
         span,
     })
+}
+
+/// TD018 for kpt's local configuration (rare: out of line).
+#[cold]
+#[inline(never)]
+fn local_configuration(kind: &str, group: &str, namespace: Option<&str>, name: &str, head: Span) -> Finding {
+    let group = if group.is_empty() { String::new() } else { format!(".{group}") };
+    let ns = namespace.map(|n| format!("{n}/")).unwrap_or_default();
+    Finding::new(Rule::Td018, format!("{kind}{group}/{ns}{name} is local configuration ({LOCAL_CONFIG}: \"true\"): not read"))
+        .at(head, "not an object of the cluster")
+        .help("kpt and kustomize never apply a document so annotated (a function's config, setters); teardown leaves it out of the snapshot")
+}
+
+/// cli-utils' apply-time-mutation: a dependency on each source, resolved
+/// and reported (TD010) as depends-on is. (Out of line: few objects have one.)
+#[inline(never)]
+fn mutation_dependencies(tools: &crate::model::kube::Tools, deps: &mut Vec<DepDecl>) {
+    for target in tools.mutation_sources.iter() {
+        let text = match target {
+            DepTarget::Object { group, kind, namespace: Some(ns), name } => {
+                format!("{group}/namespaces/{ns}/{kind}/{name}")
+            }
+            DepTarget::Object { group, kind, namespace: None, name } => format!("{group}/{kind}/{name}"),
+            DepTarget::Id(id) => id.to_string(),
+        };
+        deps.push(DepDecl { target: target.clone(), kind: DepKind::ApplyTimeMutation, text: text.into() });
+    }
+}
+
+/// An object written at a pre-release version: kept as evidence, in its
+/// facts, when Kubernetes no longer serves it (out of line).
+#[inline(never)]
+fn unserved_api_version(api_version: &str, kind: &str, facts: &mut Option<Box<Facts>>) {
+    if matches!(crate::model::served::builtin(api_version, kind), crate::model::served::Builtin::Removed(_)) {
+        facts.get_or_insert_with(Default::default).set_unserved_api_version(intern(api_version));
+    }
 }
 
 /// Who an object is: its kind, apiVersion, group, name and namespace.
@@ -1255,21 +1314,11 @@ fn identify(
         (Some(k), _) if !k.0.is_empty() => k.0,
         (_, Some(k)) => intern(k),
         _ if crd_shape.is_some() => {
-            out.push(
-                Finding::new(Rule::Td014, "read as a CustomResourceDefinition: it names no kind, but has a CRD's shape")
-                    .at(head, "this object")
-                    .help("its spec has a group, names.kind and names.plural, and its name is <plural>.<group>, as a CRD's must be; a dump that leaves out the kind (a support bundle's `custom-resource-definitions.json`) reads this way"),
-            );
+            out.push(kind_by_crd_shape(head));
             intern("CustomResourceDefinition")
         }
         _ => {
-            let help = if list.in_list {
-                "the list has no kind either, so the items' kind cannot be implied; \
-                 a typed list needs `kind: <Kind>List`"
-            } else {
-                "every object needs `apiVersion`, `kind` and `metadata.name`"
-            };
-            out.push(Finding::new(Rule::Td001, "object has no `kind`").at(head, "this object").help(help));
+            out.push(no_kind(list.in_list, head));
             return None;
         }
     };
@@ -1278,25 +1327,14 @@ fn identify(
         (_, Some(v)) => v.into(),
         _ if crd_shape.is_some() && &*kind == "CustomResourceDefinition" => "apiextensions.k8s.io/v1".into(),
         _ => {
-            out.push(
-                Finding::new(Rule::Td001, format!("{kind} has no `apiVersion`"))
-                    .at(head, "this object")
-                    .help("every object needs `apiVersion`, `kind` and `metadata.name`"),
-            );
+            out.push(no_api_version(&kind, head));
             "".into()
         }
     };
     let name: Str = match &meta.name {
         Some(n) if !n.0.is_empty() => n.0.clone(),
         _ => {
-            let help = if meta.generate_name.is_some() {
-                "`generateName` objects get their name from the API server; a snapshot needs the name"
-            } else {
-                "every object needs `apiVersion`, `kind` and `metadata.name`"
-            };
-            out.push(
-                Finding::new(Rule::Td001, format!("{kind} has no `metadata.name`")).at(head, "this object").help(help),
-            );
+            out.push(no_name(&kind, meta.generate_name.is_some(), head));
             return None;
         }
     };
@@ -1309,6 +1347,49 @@ fn identify(
     Some(Named { kind, api_version, group, name, namespace })
 }
 
+/// TD014: an object without a kind read as a CRD by its shape.
+#[cold]
+#[inline(never)]
+fn kind_by_crd_shape(head: Span) -> Finding {
+    Finding::new(Rule::Td014, "read as a CustomResourceDefinition: it names no kind, but has a CRD's shape")
+        .at(head, "this object")
+        .help("its spec has a group, names.kind and names.plural, and its name is <plural>.<group>, as a CRD's must be; a dump that leaves out the kind (a support bundle's `custom-resource-definitions.json`) reads this way")
+}
+
+/// TD001: no kind, none implied.
+#[cold]
+#[inline(never)]
+fn no_kind(in_list: bool, head: Span) -> Finding {
+    let help = if in_list {
+        "the list has no kind either, so the items' kind cannot be implied; \
+         a typed list needs `kind: <Kind>List`"
+    } else {
+        "every object needs `apiVersion`, `kind` and `metadata.name`"
+    };
+    Finding::new(Rule::Td001, "object has no `kind`").at(head, "this object").help(help)
+}
+
+/// TD001: no apiVersion, none implied.
+#[cold]
+#[inline(never)]
+fn no_api_version(kind: &str, head: Span) -> Finding {
+    Finding::new(Rule::Td001, format!("{kind} has no `apiVersion`"))
+        .at(head, "this object")
+        .help("every object needs `apiVersion`, `kind` and `metadata.name`")
+}
+
+/// TD001: no name.
+#[cold]
+#[inline(never)]
+fn no_name(kind: &str, generated: bool, head: Span) -> Finding {
+    let help = if generated {
+        "`generateName` objects get their name from the API server; a snapshot needs the name"
+    } else {
+        "every object needs `apiVersion`, `kind` and `metadata.name`"
+    };
+    Finding::new(Rule::Td001, format!("{kind} has no `metadata.name`")).at(head, "this object").help(help)
+}
+
 /// The owner references, as written; one without a kind or a name is a
 /// TD001 (and left out), one without a uid a TD001 (and kept: resolved by
 /// kind and name).
@@ -1318,53 +1399,17 @@ fn owner_refs(
     w: Where,
     out: &mut Vec<Finding>,
 ) -> Vec<OwnerRef> {
-    let Where { span, text, head } = w;
     let mut owners = Vec::with_capacity(written.len());
-    // Where the references are written; each is looked for after the one
-    // found before it (one pass over an object with 200,000 of them).
-    // (After `anchor::MISSES` searches that found nothing, no more.)
-    let list = OnceCell::new();
-    let (mut from, mut misses) = (None, 0);
+    let mut anchors = Anchors { w, list: OnceCell::new(), from: None, misses: 0 };
     for (i, r) in written.into_iter().enumerate() {
-        let mut at = |needle: Option<&str>| -> Span {
-            let list = list.get_or_init(|| locate::key_after(text, span.range(), "ownerReferences"));
-            let start = from.or(list.as_ref().map(|l| l.end)).filter(|_| misses < anchor::MISSES);
-            let found = needle.zip(start).and_then(|(n, start)| locate::scalar_after(text, start..span.end, n));
-            match &found {
-                Some(f) => from = Some(f.end),
-                None => misses += 1,
-            }
-            Span::new(span.file, found.or_else(|| list.clone()).unwrap_or(head.range()))
-        };
         let (Some(okind), Some(oname)) = (r.kind.filter(|s| !s.0.is_empty()), r.name.filter(|s| !s.0.is_empty()))
         else {
-            out.push(
-                Finding::new(
-                    Rule::Td001,
-                    format!("owner reference #{} of {} has no `kind` or no `name`", i + 1, reference()),
-                )
-                .at(at(r.uid.as_ref().map(|u| &*u.0)), "this owner reference")
-                .refs([reference()]),
-            );
+            out.push(anchors.no_kind_or_name(i, reference, r.uid.as_ref().map(|u| &*u.0)));
             continue;
         };
         let uid = r.uid.map(|u| u.0).filter(|u| !u.is_empty());
         if uid.is_none() {
-            out.push(
-                Finding::new(
-                    Rule::Td001,
-                    format!(
-                        "owner reference #{} of {} ({}/{}) has no `uid`",
-                        i + 1,
-                        reference(),
-                        okind.0,
-                        oname.0
-                    ),
-                )
-                .at(at(Some(&oname.0)), "no uid here")
-                .refs([reference()])
-                .help("the API server rejects owner references without a uid; teardown resolves this one by kind and name"),
-            );
+            out.push(anchors.no_uid(i, reference, &okind.0, &oname.0));
         }
         let owner_api = r.api_version.as_ref().map(|v| &*v.0).unwrap_or("");
         owners.push(OwnerRef {
@@ -1381,17 +1426,57 @@ fn owner_refs(
     owners
 }
 
+/// Where an object's owner references are written, for findings about
+/// them; each is looked for after the one found before it (one pass over
+/// an object with 200,000 of them). (After `anchor::MISSES` searches that
+/// found nothing, no more.) Used only on the error paths, out of line.
+struct Anchors<'t> {
+    w: Where<'t>,
+    list: OnceCell<Option<std::ops::Range<usize>>>,
+    from: Option<usize>,
+    misses: usize,
+}
+
+impl Anchors<'_> {
+    fn at(&mut self, needle: Option<&str>) -> Span {
+        let Where { span, text, head } = self.w;
+        let list = self.list.get_or_init(|| locate::key_after(text, span.range(), "ownerReferences"));
+        let start = self.from.or(list.as_ref().map(|l| l.end)).filter(|_| self.misses < anchor::MISSES);
+        let found = needle.zip(start).and_then(|(n, start)| locate::scalar_after(text, start..span.end, n));
+        match &found {
+            Some(f) => self.from = Some(f.end),
+            None => self.misses += 1,
+        }
+        Span::new(span.file, found.or_else(|| list.clone()).unwrap_or(head.range()))
+    }
+
+    /// TD001: owner reference `i` names no kind or no name.
+    #[cold]
+    #[inline(never)]
+    fn no_kind_or_name(&mut self, i: usize, reference: &dyn Fn() -> String, uid: Option<&str>) -> Finding {
+        Finding::new(Rule::Td001, format!("owner reference #{} of {} has no `kind` or no `name`", i + 1, reference()))
+            .at(self.at(uid), "this owner reference")
+            .refs([reference()])
+    }
+
+    /// TD001: owner reference `i` has no uid (kept: resolved by kind and name).
+    #[cold]
+    #[inline(never)]
+    fn no_uid(&mut self, i: usize, reference: &dyn Fn() -> String, kind: &str, name: &str) -> Finding {
+        Finding::new(Rule::Td001, format!("owner reference #{} of {} ({kind}/{name}) has no `uid`", i + 1, reference()))
+            .at(self.at(Some(name)), "no uid here")
+            .refs([reference()])
+            .help("the API server rejects owner references without a uid; teardown resolves this one by kind and name")
+    }
+}
+
 /// What the object declares it depends on in cli-utils' `depends-on`
 /// annotation; each reference that cannot be read is a TD001.
-fn depends_on(
-    annotations: &KeptAnnotations,
-    reference: &dyn Fn() -> String,
-    w: Where,
-    out: &mut Vec<Finding>,
-) -> Vec<DepDecl> {
+#[inline(never)]
+fn depends_on(value: &str, reference: &dyn Fn() -> String, w: Where, out: &mut Vec<Finding>) -> Vec<DepDecl> {
     let Where { span, text, head } = w;
     let mut deps = Vec::new();
-    if let Some(value) = annotations.get(DEPENDS_ON) {
+    {
         for item in value.split(',').map(str::trim).filter(|s| !s.is_empty()) {
             match parse_depends_on(item) {
                 Some(target) => deps.push(DepDecl { target, kind: DepKind::DependsOn, text: item.into() }),
@@ -1417,10 +1502,8 @@ fn depends_on(
 
 /// What a CustomResourceDefinition defines: group, kind, scope and the
 /// versions it serves (`versions`, else v1beta1's single `version`).
-fn crd_def(group: &str, kind: &str, spec: &mut LenientSpec) -> Option<Box<CrdDef>> {
-    if kind != "CustomResourceDefinition" || group != "apiextensions.k8s.io" {
-        return None;
-    }
+#[inline(never)]
+fn crd_def(spec: &mut LenientSpec) -> Option<Box<CrdDef>> {
     let (Some(g), Some(k)) = (spec.group.take(), spec.names_kind.take()) else { return None };
     let versions: Box<[(Str, bool)]> = match (spec.versions.0.is_empty(), spec.version.take()) {
         (true, Some(v)) => Box::new([(intern(&v), true)]),
@@ -1463,12 +1546,7 @@ fn facts(
     } else if calls_services(group, kind) {
         Facts::calling(service_calls(kind, spec, webhooks))
     } else if group.is_empty() && kind == "PersistentVolumeClaim" {
-        Facts::storage(Storage {
-            volume_name: spec.volume_name.take().filter(|s| !s.is_empty()),
-            storage_class: spec.storage_class_name.take().filter(|s| !s.is_empty()).map(|s| intern(&s)),
-            capacity: std::mem::take(&mut spec.resources).requests.storage.0.filter(|s| !s.is_empty()),
-            ..Storage::default()
-        })
+        claim_facts(spec)
     } else if group.is_empty() && kind == "PersistentVolume" {
         volume_facts(spec)
     } else if group.is_empty() && kind == "Secret" {
@@ -1476,16 +1554,7 @@ fn facts(
     } else if is_binding(group, kind) {
         binding_facts(kind, namespace, role_ref, subjects)
     } else if is_role(group, kind) {
-        let mut groups: Vec<Str> = std::mem::take(rules)
-            .0
-            .into_iter()
-            .filter(LenientPolicyRule::updates)
-            .flat_map(|r| r.api_groups.0.into_iter().filter_map(|g| g.0))
-            .map(|g| intern(&g))
-            .collect();
-        groups.sort_unstable();
-        groups.dedup();
-        Facts::role(groups.into())
+        role_facts(rules)
     } else {
         if FLUX_DEPENDENT_KINDS.contains(&(group, kind)) {
             tools.get_or_insert_with(Default::default).flux_depends_on = flux_depends_on(namespace, spec);
@@ -1504,9 +1573,36 @@ fn facts(
     (!f.is_empty()).then(|| Box::new(f))
 }
 
+/// A PersistentVolumeClaim's volume, class and requested capacity.
+#[inline(never)]
+fn claim_facts(spec: &mut LenientSpec) -> Facts {
+    Facts::storage(Storage {
+        volume_name: spec.volume_name.take().filter(|s| !s.is_empty()),
+        storage_class: spec.storage_class_name.take().filter(|s| !s.is_empty()).map(|s| intern(&s)),
+        capacity: std::mem::take(&mut spec.resources).requests.storage.0.filter(|s| !s.is_empty()),
+        ..Storage::default()
+    })
+}
+
+/// A Role's or ClusterRole's API groups it may update, each once, sorted.
+#[inline(never)]
+fn role_facts(rules: &mut LenientList<LenientPolicyRule>) -> Facts {
+    let mut groups: Vec<Str> = std::mem::take(rules)
+        .0
+        .into_iter()
+        .filter(LenientPolicyRule::updates)
+        .flat_map(|r| r.api_groups.0.into_iter().filter_map(|g| g.0))
+        .map(|g| intern(&g))
+        .collect();
+    groups.sort_unstable();
+    groups.dedup();
+    Facts::role(groups.into())
+}
+
 /// A Pod's, or a Pod template's: the ServiceAccount it runs as, the
 /// template's labels; a Pod's node; whether a StatefulSet's claims go
 /// with it.
+#[inline(never)]
 fn pod_facts(group: &str, kind: &str, at: crate::model::kube::PodSpecAt, spec: &mut LenientSpec) -> Facts {
     use crate::model::kube::{PodSpecAt, Template};
     let template = match at {
@@ -1530,6 +1626,7 @@ fn pod_facts(group: &str, kind: &str, at: crate::model::kube::PodSpecAt, spec: &
 /// The Services a webhook configuration's webhooks or an APIService call,
 /// each once, in written order; a Service fails closed when one call of
 /// it does.
+#[inline(never)]
 fn service_calls(kind: &str, spec: &mut LenientSpec, webhooks: &mut LenientList<LenientWebhook>) -> Box<[ServiceCall]> {
     let mut calls: Vec<ServiceCall> = Vec::new();
     let mut call = |service: LenientServiceRef, fails_closed: bool| {
@@ -1555,6 +1652,7 @@ fn service_calls(kind: &str, spec: &mut LenientSpec, webhooks: &mut LenientList<
 }
 
 /// A PersistentVolume's claim, reclaim policy, class and capacity.
+#[inline(never)]
 fn volume_facts(spec: &mut LenientSpec) -> Facts {
     let claim = std::mem::take(&mut spec.claim_ref);
     let claim_ref = match (claim.namespace.0, claim.name.0) {
@@ -1572,6 +1670,7 @@ fn volume_facts(spec: &mut LenientSpec) -> Facts {
 }
 
 /// A RoleBinding's or ClusterRoleBinding's role and ServiceAccount subjects.
+#[inline(never)]
 fn binding_facts(
     kind: &str,
     namespace: Option<&Str>,
@@ -1604,6 +1703,7 @@ fn binding_facts(
 
 /// A Flux Kustomization's or HelmRelease's `dependsOn`: an item without a
 /// namespace names one in the object's own.
+#[inline(never)]
 fn flux_depends_on(namespace: Option<&Str>, spec: &mut LenientSpec) -> Box<[(Str, Str)]> {
     let own = namespace.cloned().unwrap_or_else(|| intern("default"));
     std::mem::take(&mut spec.depends_on)

@@ -22,6 +22,7 @@ mod apply;
 // `teardown check`: one fixture per rule, and TD011's candidates.
 mod check_finalizer_candidates;
 mod check_rules;
+mod check_threads;
 // CI on real repositories: packages, files that are not objects, exclude, settings beside the inputs.
 mod ci_packages;
 // The CI recipes of docs/ci.md, run as CI runs them.
