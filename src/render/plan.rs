@@ -929,6 +929,7 @@ pub fn json(snapshot: &Snapshot, plan: &Plan, out: &mut dyn Write) -> io::Result
 
 /// [`json`], the resources written in `parts`.
 fn json_in(mut parts: super::parts::Parts, snapshot: &Snapshot, plan: &Plan, out: &mut dyn Write) -> io::Result<()> {
+    let mut timer = crate::timing::Timer::start();
     let summary = super::glance::summary_of(snapshot, plan);
     let p = plan_out(snapshot, plan, &summary)?;
     let resources = Deleted::new(snapshot, plan);
@@ -947,6 +948,7 @@ fn json_in(mut parts: super::parts::Parts, snapshot: &Snapshot, plan: &Plan, out
     doc.field(&mut buf, "summary", &p.summary)?;
     doc.key(&mut buf, "steps");
     buf.push(b'[');
+    timer.lap("  head");
     for (i, ids) in plan.steps.iter().enumerate() {
         json::element(&mut buf, i == 0, 2);
         let mut step = json::Object::begin(&mut buf, 2);
@@ -969,6 +971,7 @@ fn json_in(mut parts: super::parts::Parts, snapshot: &Snapshot, plan: &Plan, out
     } else {
         json::end_array(&mut buf, 2);
     }
+    timer.lap("  steps");
     doc.field(&mut buf, "kept", &p.kept)?;
     doc.field(&mut buf, "orphaned", &p.orphaned)?;
     doc.field(&mut buf, "relaxed", &p.relaxed)?;
@@ -990,7 +993,9 @@ fn json_in(mut parts: super::parts::Parts, snapshot: &Snapshot, plan: &Plan, out
     doc.field(&mut buf, "inputs", &p.inputs)?;
     doc.end(&mut buf);
     buf.push(b'\n');
-    out.write_all(&buf)
+    out.write_all(&buf)?;
+    timer.lap("  tail");
+    Ok(())
 }
 
 pub fn yaml(snapshot: &Snapshot, plan: &Plan, out: &mut dyn Write) -> io::Result<()> {
