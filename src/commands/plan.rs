@@ -16,6 +16,7 @@ pub fn run(args: PlanArgs, env: Env, style: Style) -> Result<Status, Error> {
     let settings = PlanCommand::new(&args, None)?;
     let voice = Voice { style, progress: env.progress, rules: settings.rules, quiet: env.quiet };
     let (snapshot, mut plan) = made(&settings, &args, None, env.stdin, env.stderr, voice)?;
+    let mut timer = crate::timing::Timer::start();
     if matches!(args.output, Format::Json | Format::Yaml) {
         // (The graph is the plan's largest part these outputs never read.)
         plan.forget_graph();
@@ -27,7 +28,7 @@ pub fn run(args: PlanArgs, env: Env, style: Style) -> Result<Status, Error> {
     if args.output == Format::Names {
         render::printable::printable(&snapshot, &plan.steps, "-o names")?;
     }
-    let mut timer = crate::timing::Timer::start();
+    timer.lap("prepare");
     let (objects, out) = (&snapshot.objects, &mut *env.stdout);
     let written = match args.output {
         Format::Table => render::plan::table(&plan, objects, style, false, out),

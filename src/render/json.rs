@@ -177,6 +177,12 @@ impl Object {
         Object { depth, first: true }
     }
 
+    /// An object `depth` levels in whose first fields are already written
+    /// (by a writer that knows its layout; the rarer fields go on here).
+    pub fn after_fields(depth: usize) -> Object {
+        Object { depth, first: false }
+    }
+
     /// `"name": ` on its own line; the value follows.
     pub fn key(&mut self, buf: &mut Vec<u8>, name: &str) {
         line(buf, self.first, self.depth + 1);

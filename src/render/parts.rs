@@ -5,7 +5,7 @@
 //! whole.
 
 use rayon::prelude::*;
-use std::io::{self, Write};
+use std::io::{self, IoSlice, Write};
 
 pub struct Parts {
     /// Items a part holds, and parts held at once: half of them a batch
@@ -42,7 +42,7 @@ impl Parts {
             let (pool, spare) = (&self.pool, &mut self.spare);
             let (written, next) = std::thread::scope(|s| {
                 let making = s.spawn(|| fill(spare, batch, start, part, &format));
-                let written = pool.iter().take(made).try_for_each(|buf| out.write_all(buf));
+                let written = write_all(out, pool.get(..made).unwrap_or_default());
                 let next = making.join().unwrap_or_else(|_| Err(io::Error::other("a part of the output failed")));
                 (written, next)
             });
@@ -50,8 +50,25 @@ impl Parts {
             made = next?;
             std::mem::swap(&mut self.pool, &mut self.spare);
         }
-        self.pool.iter().take(made).try_for_each(|buf| out.write_all(buf))
+        write_all(out, self.pool.get(..made).unwrap_or_default())
     }
+}
+
+/// Write `parts` one after another, in as few calls as `out` takes them:
+/// a batch of parts is larger than a buffered writer's buffer, which then
+/// hands them on whole instead of copying each into its buffer first.
+fn write_all(out: &mut dyn Write, parts: &[Vec<u8>]) -> io::Result<()> {
+    let mut slices: Vec<IoSlice> = parts.iter().filter(|p| !p.is_empty()).map(|p| IoSlice::new(p)).collect();
+    let mut rest = slices.as_mut_slice();
+    while !rest.is_empty() {
+        match out.write_vectored(rest) {
+            Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
+            Ok(n) => IoSlice::advance_slices(&mut rest, n),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
 }
 
 /// Format `batch` (its first item the `start`th) into the first buffers of
@@ -74,4 +91,92 @@ fn fill<T: Sync>(
         chunk.iter().enumerate().try_for_each(|(k, item)| format(first + k, item, buf))
     })?;
     Ok(parts)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A writer that takes at most `most` bytes a call, vectored or not.
+    struct Slow {
+        bytes: Vec<u8>,
+        most: usize,
+        calls: usize,
+    }
+
+    impl Write for Slow {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            self.calls += 1;
+            let n = buf.len().min(self.most);
+            self.bytes.extend_from_slice(buf.get(..n).unwrap_or_default());
+            Ok(n)
+        }
+        fn write_vectored(&mut self, bufs: &[IoSlice<'_>]) -> io::Result<usize> {
+            self.calls += 1;
+            let mut n = 0;
+            for b in bufs {
+                let take = b.len().min(self.most - n);
+                self.bytes.extend_from_slice(b.get(..take).unwrap_or_default());
+                n += take;
+            }
+            Ok(n)
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    /// Items formatted in parts of any size, any number held at once, and
+    /// written to a writer that takes a few bytes a call, are the bytes of
+    /// formatting them one after another; a failing item stops the writing
+    /// with its error.
+    #[test]
+    fn parts_join_into_the_whole() {
+        let items: Vec<u32> = (0..40).collect();
+        let format = |i: usize, x: &u32, buf: &mut Vec<u8>| {
+            buf.extend_from_slice(if i == 0 { b"[" } else { b"," });
+            buf.extend_from_slice(format!("\"{x}\\\"\"").as_bytes());
+            Ok(())
+        };
+        for len in [0, 1, 2, 3, 7, 40] {
+            let items = items.get(..len).unwrap_or_default();
+            let mut whole = Vec::new();
+            for (i, x) in items.iter().enumerate() {
+                format(i, x, &mut whole).unwrap();
+            }
+            for (part, parts, most) in [(1, 1, 1), (1, 2, 3), (2, 2, 5), (3, 4, 64), (3, 6, 2), (256, 16, 1 << 20)] {
+                let mut out = Slow { bytes: Vec::new(), most, calls: 0 };
+                Parts::new(part, parts).write(items, &mut out, format).unwrap();
+                assert_eq!(out.bytes, whole, "{len} items, parts of {part}, {parts} at once, {most} bytes a call");
+            }
+        }
+        let failing = |_: usize, x: &u32, buf: &mut Vec<u8>| match *x {
+            17 => Err(io::Error::other("item 17")),
+            _ => {
+                buf.push(b'.');
+                Ok(())
+            }
+        };
+        let mut out = Slow { bytes: Vec::new(), most: 8, calls: 0 };
+        let err = Parts::new(2, 4).write(&items, &mut out, failing).unwrap_err();
+        assert_eq!(err.to_string(), "item 17");
+        assert!(out.bytes.len() < 17, "{}", out.bytes.len());
+    }
+
+    /// A batch of parts goes to the writer in one vectored call when it
+    /// takes them whole.
+    #[test]
+    fn a_batch_is_one_call() {
+        let items: Vec<u32> = (0..64).collect();
+        let mut out = Slow { bytes: Vec::new(), most: usize::MAX, calls: 0 };
+        Parts::new(4, 8)
+            .write(&items, &mut out, |_, x, buf| {
+                buf.push(*x as u8);
+                Ok(())
+            })
+            .unwrap();
+        assert_eq!(out.bytes, items.iter().map(|&x| x as u8).collect::<Vec<_>>());
+        // 64 items, 16 a batch (four parts of four).
+        assert_eq!(out.calls, 4);
+    }
 }

@@ -147,13 +147,19 @@ fn write_garbage(g: &Garbage, names: &Names, out: &mut String) -> std::fmt::Resu
 /// Reasons joined as one line of text (`owned by X; waits for finalizer f`).
 pub fn reasons(reasons: &[Reason], names: &Names) -> String {
     let mut out = String::new();
+    reasons_into(reasons, names, &mut out);
+    out
+}
+
+/// [`reasons`], written at the end of `out` (the plan's JSON says them
+/// for every object, into one buffer a thread).
+pub fn reasons_into(reasons: &[Reason], names: &Names, out: &mut String) {
     for (i, r) in reasons.iter().enumerate() {
         if i > 0 {
             out.push_str("; ");
         }
-        r.write(names, &mut out);
+        r.write(names, out);
     }
-    out
 }
 
 /// `words` one after the other, at the end of `out` (what `write!` of
