@@ -98,8 +98,8 @@ pub fn check(snapshot: &Snapshot, graph: &Graph, options: &CheckOptions) -> Chec
     CheckReport { fatal, findings, omitted, counts }
 }
 
-/// One rule's (or rules') look at the snapshot: its findings.
-type Look<'a> = Box<dyn Fn() -> Vec<Finding> + Send + Sync + 'a>;
+/// One rule's (or rules') look at the snapshot, into findings of its own.
+type Look<'a> = Box<dyn Fn(&mut Vec<Finding>) + Send + Sync + 'a>;
 
 /// What loading found and what each rule finds, in the rules' order: the
 /// rules look at the snapshot on every core, each into findings of its
@@ -109,67 +109,51 @@ fn found(snapshot: &Snapshot, graph: &Graph, options: &CheckOptions) -> Vec<Find
     use rayon::prelude::*;
     let on = |rule: Rule| options.rules.contains(rule);
     let rels = &snapshot.resolved.relations;
-    let each = |f: fn(&Snapshot, &mut Vec<Finding>)| -> Look {
-        Box::new(move || {
-            let mut out = Vec::new();
-            f(snapshot, &mut out);
-            out
+    let cycles_of = |rule: Rule, edge: fn(&Relation) -> bool| -> Look {
+        Box::new(move |out| {
+            let cycles = cycles::find_by_reference(&snapshot.objects, graph, rels, edge);
+            out.extend(cycles.iter().filter_map(|c| cycle_finding(snapshot, c, rule)));
         })
     };
-    let mut looks: Vec<Look> = Vec::new();
-    looks.push(Box::new(|| snapshot.findings.clone()));
+    let mut looks: Vec<Look> = vec![Box::new(|out| out.extend_from_slice(&snapshot.findings))];
     if on(Rule::Td002) {
-        looks.push(each(duplicates));
+        looks.push(Box::new(|out| duplicates(snapshot, out)));
     }
     if [Rule::Td003, Rule::Td004, Rule::Td005, Rule::Td006, Rule::Td017].into_iter().any(on) {
-        looks.push(Box::new(|| {
-            let mut out = Vec::new();
-            owners(snapshot, options.policy.closed_world, &mut out);
-            out
-        }));
+        looks.push(Box::new(|out| owners(snapshot, options.policy.closed_world, out)));
     }
     if on(Rule::Td009) {
-        looks.push(each(controllers));
+        looks.push(Box::new(|out| controllers(snapshot, out)));
     }
     if on(Rule::Td010) {
-        looks.push(each(missing_deps));
+        looks.push(Box::new(|out| missing_deps(snapshot, out)));
     }
     if on(Rule::Td011) {
-        looks.push(Box::new(|| {
-            let mut out = Vec::new();
-            finalizers(snapshot, options, &mut out);
-            out
-        }));
+        looks.push(Box::new(|out| finalizers(snapshot, options, out)));
     }
-    // Owner links Kubernetes ignores (TD004–TD006) make no ownership cycle.
+    // Owner links Kubernetes ignores (TD004–TD006) make no ownership cycle
+    // (nor a managed-by relation whose application does not wait).
     if on(Rule::Td007) {
-        // (Nor a managed-by relation whose application does not wait.)
-        looks.push(Box::new(|| {
-            let cycles = cycles::find_by_reference(&snapshot.objects, graph, rels, |r| {
-                r.kind.is_ownership() && r.link == Link::Solid && super::managed::orders(r)
-            });
-            cycles.iter().filter_map(|c| cycle_finding(snapshot, c, Rule::Td007)).collect()
+        looks.push(cycles_of(Rule::Td007, |r| {
+            r.kind.is_ownership() && r.link == Link::Solid && super::managed::orders(r)
         }));
     }
     if on(Rule::Td008) {
-        looks.push(Box::new(|| {
-            let cycles = cycles::find_by_reference(&snapshot.objects, graph, rels, |r| r.kind.is_destruction());
-            cycles.iter().filter_map(|c| cycle_finding(snapshot, c, Rule::Td008)).collect()
-        }));
+        looks.push(cycles_of(Rule::Td008, |r| r.kind.is_destruction()));
     }
     if on(Rule::Td012) {
-        looks.push(Box::new(|| {
+        looks.push(Box::new(|out| conflicts(snapshot, graph, out)));
+    }
+    let parts: Vec<Vec<Finding>> = looks
+        .par_iter()
+        .with_max_len(1)
+        .map(|look| {
             let mut out = Vec::new();
-            conflicts(snapshot, graph, &mut out);
+            look(&mut out);
             out
-        }));
-    }
-    let parts: Vec<Vec<Finding>> = looks.par_iter().with_max_len(1).map(|look| look()).collect();
-    let mut findings = Vec::with_capacity(parts.iter().map(Vec::len).sum());
-    for part in parts {
-        findings.extend(part);
-    }
-    findings
+        })
+        .collect();
+    parts.into_iter().flatten().collect()
 }
 
 // The ids and positions below were made by `resolve` and `cycles` over

@@ -1476,24 +1476,22 @@ impl Anchors<'_> {
 fn depends_on(value: &str, reference: &dyn Fn() -> String, w: Where, out: &mut Vec<Finding>) -> Vec<DepDecl> {
     let Where { span, text, head } = w;
     let mut deps = Vec::new();
-    {
-        for item in value.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-            match parse_depends_on(item) {
-                Some(target) => deps.push(DepDecl { target, kind: DepKind::DependsOn, text: item.into() }),
-                None => {
-                    let range = locate::scalar_after(text, span.range(), item)
-                        .or_else(|| locate::key_after(text, span.range(), DEPENDS_ON))
-                        .unwrap_or(head.range());
-                    out.push(
-                        Finding::new(
-                            Rule::Td001,
-                            format!("{}: `{item}` is not a depends-on reference", reference()),
-                        )
-                        .at(Span::new(span.file, range), "not GROUP/KIND/NAME or GROUP/namespaces/NAMESPACE/KIND/NAME")
-                        .refs([reference()])
-                        .help("write `group/kind/name` for cluster-scoped objects and `group/namespaces/namespace/kind/name` for namespaced ones (the core group is empty: `/namespaces/default/Secret/db`)"),
-                    );
-                }
+    for item in value.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        match parse_depends_on(item) {
+            Some(target) => deps.push(DepDecl { target, kind: DepKind::DependsOn, text: item.into() }),
+            None => {
+                let range = locate::scalar_after(text, span.range(), item)
+                    .or_else(|| locate::key_after(text, span.range(), DEPENDS_ON))
+                    .unwrap_or(head.range());
+                out.push(
+                    Finding::new(
+                        Rule::Td001,
+                        format!("{}: `{item}` is not a depends-on reference", reference()),
+                    )
+                    .at(Span::new(span.file, range), "not GROUP/KIND/NAME or GROUP/namespaces/NAMESPACE/KIND/NAME")
+                    .refs([reference()])
+                    .help("write `group/kind/name` for cluster-scoped objects and `group/namespaces/namespace/kind/name` for namespaced ones (the core group is empty: `/namespaces/default/Secret/db`)"),
+                );
             }
         }
     }

@@ -826,19 +826,18 @@ impl<'a> Deleted<'a> {
         json::number(buf, o.span.start as u64);
         buf.extend_from_slice(field!("length"));
         json::number(buf, o.span.len() as u64);
-        let copies = snapshot.copies_of(id);
+        let copies = copies(snapshot, id);
         if !copies.is_empty() {
             let mut fields = json::Object::after_fields(4);
             fields.key(buf, "copies");
             buf.push(b'[');
-            for (i, (_, span)) in copies.iter().enumerate() {
-                let file = snapshot.sources.get(span.file);
+            for (i, c) in copies.iter().enumerate() {
                 json::element(buf, i == 0, 6);
                 let mut w = json::Object::begin(buf, 6);
-                w.str(buf, "file", &file.name);
-                w.num(buf, "line", file.line_index(span.start) as u64 + 1);
-                w.num(buf, "offset", span.start as u64);
-                w.num(buf, "length", span.len() as u64);
+                w.str(buf, "file", c.file);
+                w.num(buf, "line", c.line.into());
+                w.num(buf, "offset", c.offset as u64);
+                w.num(buf, "length", c.length as u64);
                 w.end(buf);
             }
             json::end_array(buf, 6);
@@ -903,12 +902,7 @@ impl<'a> Deleted<'a> {
             fields.strs(buf, "waitsFor", &waits.collect::<Vec<_>>());
         }
         fields.opt_str(buf, "type", o.member.as_deref().map(|m| &*m.type_name));
-        // (Hashed only when some object is still referred to: Murano.)
-        let by = match plan.still_referenced.is_empty() {
-            true => None,
-            false => plan.still_referenced.get(&id),
-        };
-        if let Some(by) = by {
+        if let Some(by) = plan.still_referenced.get(&id) {
             fields.strs(buf, "referencedBy", &by.iter().map(|b| names.of(*b)).collect::<Vec<_>>());
         }
         if let Some(loss) = plan.loss_of(id) {
