@@ -33,7 +33,7 @@ pub fn run(args: ExplainArgs, env: Env, style: Style) -> Result<Status, Error> {
         Format::Names => {
             let named = explain::named(&plan, &explanations);
             render::printable::printable(&snapshot, &[&named], "-o names")?;
-            render::names::kubectl(&snapshot.objects, named.into_iter(), out)
+            render::names::kubectl(&snapshot.objects, &named, out)
         }
         Format::Refs => {
             let named = explain::named(&plan, &explanations);

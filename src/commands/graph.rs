@@ -31,7 +31,7 @@ pub fn run(args: GraphArgs, env: Env, style: Style) -> Result<Status, Error> {
         Format::Names => {
             let shown = view.tree_order();
             render::printable::printable(&snapshot, &[&shown], "-o names")?;
-            render::names::kubectl(objects, shown.into_iter(), out)
+            render::names::kubectl(objects, &shown, out)
         }
         Format::Refs => render::names::object_refs(objects, view.tree_order().into_iter(), out),
         Format::Dot => out.write_all(render::graph::dot(objects, rels, &view)?.as_bytes()),

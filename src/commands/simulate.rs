@@ -71,7 +71,7 @@ pub fn run(args: SimulateArgs, env: Env, style: Style) -> Result<Status, Error> 
         Format::Yaml => render::simulate::yaml(&sim, &refs, out),
         Format::Names => {
             render::printable::printable(&snapshot, &[&sim.removed], "-o names")?;
-            render::names::kubectl(objects, sim.removed.iter().copied(), out)
+            render::names::kubectl(objects, &sim.removed, out)
         }
         Format::Refs => {
             render::names::refs(&crate::analysis::refs::Refs::from_strings(&refs), sim.removed.iter().copied(), out)

@@ -74,51 +74,104 @@ pub fn value_at<T: Serialize + ?Sized>(buf: &mut Vec<u8>, depth: usize, value: &
     value.serialize(&mut ser).map_err(io::Error::from)
 }
 
-/// A JSON string, escaped as serde_json escapes it. (Most strings need no
-/// escaping: those are copied as they are.)
+/// A JSON string, escaped as serde_json escapes it. Most strings need no
+/// escaping: those are copied as they are; in the others the bytes before
+/// the first 16 holding one are copied, and the rest escaped byte by byte.
 pub fn string(buf: &mut Vec<u8>, s: &str) {
-    if needs_escape(s.as_bytes()) {
-        // serde_json writes to a Vec without failing.
-        let _ = serde_json::to_writer(&mut *buf, s);
+    let bytes = s.as_bytes();
+    buf.reserve(bytes.len() + 2);
+    buf.push(b'"');
+    match bytes.split_at_checked(plain_len(bytes)) {
+        Some((plain, rest)) if !rest.is_empty() => {
+            buf.extend_from_slice(plain);
+            escaped(buf, rest);
+        }
+        _ => buf.extend_from_slice(bytes),
+    }
+    buf.push(b'"');
+}
+
+/// Whether JSON escapes `b`: a control character, `"` or `\`.
+fn escapes(b: u8) -> bool {
+    b < 0x20 || b == b'"' || b == b'\\'
+}
+
+/// Whether none of 16 bytes needs escaping. (Written without an early
+/// exit so that the compiler compares all 16 at once: a plan of a whole
+/// cluster writes tens of megabytes of names, nearly all plain.)
+#[inline(always)]
+fn plain16(c: &[u8; 16]) -> bool {
+    let mut bad = 0u8;
+    for &b in c {
+        bad |= u8::from(b < 0x20) | u8::from(b == b'"') | u8::from(b == b'\\');
+    }
+    bad == 0
+}
+
+/// How many of the first bytes are known to need no escaping: all of them,
+/// or a multiple of 16 (the start of the first 16 that hold a byte to
+/// escape, or of a tail that does), from which [`escaped`] goes on.
+fn plain_len(bytes: &[u8]) -> usize {
+    let mut chunks = bytes.chunks_exact(16);
+    let mut at = 0;
+    for c in &mut chunks {
+        match <&[u8; 16]>::try_from(c) {
+            Ok(c) if plain16(c) => at += 16,
+            _ => return at,
+        }
+    }
+    let plain = match bytes.len() {
+        0 => true,
+        // The tail within the last 16 bytes (read again: harmless).
+        16.. => bytes.get(bytes.len() - 16..).and_then(|c| <&[u8; 16]>::try_from(c).ok()).is_some_and(plain16),
+        // Short: as two eight-byte words (overlapping), or byte by byte.
+        8.. => plain8(bytes.get(..8)) && plain8(bytes.get(bytes.len() - 8..)),
+        _ => !bytes.iter().any(|&b| escapes(b)),
+    };
+    if plain {
+        bytes.len()
     } else {
-        buf.reserve(s.len() + 2);
-        buf.push(b'"');
-        buf.extend_from_slice(s.as_bytes());
-        buf.push(b'"');
+        at
     }
 }
 
-/// Whether `bytes` hold a byte JSON escapes: a control character, `"` or
-/// `\`. Eight bytes at a time (a plan of a whole cluster writes tens of
-/// megabytes of names, nearly all plain).
-fn needs_escape(bytes: &[u8]) -> bool {
+/// Whether none of eight bytes needs escaping, as one word.
+fn plain8(c: Option<&[u8]>) -> bool {
     const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
     const HIGH: u64 = u64::from_ne_bytes([0x80; 8]);
+    let Some(w) = c.and_then(|c| <[u8; 8]>::try_from(c).ok()).map(u64::from_ne_bytes) else { return false };
     // A lane of `x` is zero: `(x - 1) & !x` sets its top bit (exactly
     // when some lane is; lanes above a zero one may be set too, which
     // does not change the answer). A lane below 0x20: the same with 0x20.
-    let has = |w: u64| {
-        let below = w.wrapping_sub(ONES * 0x20) & !w;
-        let quote = w ^ (ONES * u64::from(b'"'));
-        let slash = w ^ (ONES * u64::from(b'\\'));
-        (below | (quote.wrapping_sub(ONES) & !quote) | (slash.wrapping_sub(ONES) & !slash)) & HIGH != 0
-    };
-    let mut chunks = bytes.chunks_exact(8);
-    for c in &mut chunks {
-        if has(word(c)) {
-            return true;
-        }
-    }
-    match bytes.len() {
-        // The tail within the last eight bytes (read again: harmless).
-        8.. => bytes.get(bytes.len() - 8..).is_some_and(|c| has(word(c))),
-        _ => chunks.remainder().iter().any(|&b| b < 0x20 || b == b'"' || b == b'\\'),
-    }
+    let below = w.wrapping_sub(ONES * 0x20) & !w;
+    let quote = w ^ (ONES * u64::from(b'"'));
+    let slash = w ^ (ONES * u64::from(b'\\'));
+    (below | (quote.wrapping_sub(ONES) & !quote) | (slash.wrapping_sub(ONES) & !slash)) & HIGH == 0
 }
 
-/// Eight bytes as a word.
-fn word(c: &[u8]) -> u64 {
-    <[u8; 8]>::try_from(c).map_or(0, u64::from_ne_bytes)
+/// `bytes` escaped as serde_json escapes them, byte by byte: runs of plain
+/// bytes copied whole.
+fn escaped(buf: &mut Vec<u8>, bytes: &[u8]) {
+    let hex = |n: u8| if n < 10 { b'0' + n } else { b'a' + n - 10 };
+    let mut run = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        if !escapes(b) {
+            continue;
+        }
+        buf.extend_from_slice(bytes.get(run..i).unwrap_or_default());
+        run = i + 1;
+        match b {
+            b'"' => buf.extend_from_slice(b"\\\""),
+            b'\\' => buf.extend_from_slice(b"\\\\"),
+            b'\n' => buf.extend_from_slice(b"\\n"),
+            b'\r' => buf.extend_from_slice(b"\\r"),
+            b'\t' => buf.extend_from_slice(b"\\t"),
+            0x08 => buf.extend_from_slice(b"\\b"),
+            0x0c => buf.extend_from_slice(b"\\f"),
+            _ => buf.extend_from_slice(&[b'\\', b'u', b'0', b'0', hex(b >> 4), hex(b & 0xf)]),
+        }
+    }
+    buf.extend_from_slice(bytes.get(run..).unwrap_or_default());
 }
 
 /// A newline and the indentation of up to 32 levels (two spaces each).
@@ -291,6 +344,35 @@ mod tests {
             let mut buf = Vec::new();
             string(&mut buf, s);
             assert_eq!(String::from_utf8(buf).unwrap(), serde_json::to_string(s).unwrap(), "{s:?}");
+        }
+    }
+
+    /// The scan 16 bytes at a time: every ASCII byte (0x00-0x7f) and
+    /// multi-byte text at each of the 16 places of a block, in strings
+    /// shorter than a block, of one, and of several (the byte in the
+    /// first block, a middle one, the overlapping last one or the tail),
+    /// alone or after another byte to escape, give serde_json's bytes.
+    #[test]
+    fn the_scan_escapes_every_byte_at_every_place_as_serde_json_does() {
+        let same = |s: &str| {
+            let mut buf = Vec::new();
+            string(&mut buf, s);
+            assert_eq!(String::from_utf8(buf).unwrap(), serde_json::to_string(s).unwrap(), "{s:?}");
+        };
+        let specials =
+            (0u8..0x80).map(char::from).map(String::from).chain(["é", "€", "😀", "é\"", "€\n"].map(String::from));
+        for special in specials {
+            for len in [1, 7, 8, 9, 15, 16, 17, 31, 32, 33, 47, 48, 50] {
+                for at in 0..=len {
+                    let mut s: String =
+                        "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ".chars().take(len).collect();
+                    s.insert_str(at, &special);
+                    same(&s);
+                    same(&format!("\t{s}"));
+                    same(&format!("{s}\u{1f}"));
+                }
+            }
+            same(&special);
         }
     }
 

@@ -221,14 +221,7 @@ pub fn summary(plan: &Plan, summary: &crate::plan::summary::Summary, style: Styl
 /// delete` takes it (see [`super::names`]). The objects must have been
 /// found printable.
 pub fn names(plan: &Plan, objects: &[Object], out: &mut dyn Write) -> io::Result<()> {
-    // Lines made in parallel, in parts of 4096 (a plan of a million pairs
-    // has a line each), written in order.
-    let ids = plan.steps.concat();
-    super::parts::Parts::new(4096, 16).write(&ids, out, |_, &id, part| {
-        super::names::kubectl_line(id.of(objects)?, part);
-        part.push(b'\n');
-        Ok(())
-    })
+    super::names::kubectl(objects, &plan.steps.concat(), out)
 }
 
 /// `-o refs`: one full reference a line, in plan order.
