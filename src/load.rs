@@ -16,6 +16,7 @@ use crate::model::{ObjId, Object};
 use crate::span::{FileId, Span};
 use rayon::prelude::*;
 use std::io::Read;
+use std::ops::Range;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -104,6 +105,8 @@ struct Reader<'s> {
     bar: Option<indicatif::ProgressBar>,
     /// `--max-object-size`.
     max_object: u64,
+    /// Items of a large list parsed before any is converted ([`BATCH`]).
+    batch: usize,
 }
 
 pub fn load(inputs: &[PathBuf], options: &LoadOptions, stdin: &mut dyn Read) -> Snapshot {
@@ -176,7 +179,7 @@ fn parse(
 
     let size: usize = files.iter().map(|&id| sources.get(id).text.len()).sum();
     let bar = (options.progress && size >= PROGRESS_AT).then(|| progress_bar(size));
-    let reader = Reader { sources, forced, bar, max_object: options.limits.object_size };
+    let reader = Reader { sources, forced, bar, max_object: options.limits.object_size, batch: BATCH };
     let read = read_documents(&reader, &files, &mut findings, &mut timer);
     let (mut objects, mut omitted) = assemble(read, &mut findings);
     findings::cap(&mut findings, &mut omitted, &mut []);
@@ -568,15 +571,6 @@ impl Reader<'_> {
             ListHeader { outline: header_unit.outline().clone().into_owned(), taken_by: d, own_items: list.own_items };
         let file = self.sources.get(id);
         let b = file.text.as_bytes();
-        struct Run {
-            out: Out,
-            /// Objects past the run's share of the snapshot's vector (its
-            /// items' lines undercounted them).
-            extra: Vec<Object>,
-            /// Where the item after the run starts, or the list's `]`.
-            next: Option<usize>,
-            close: Option<usize>,
-        }
         // One vector for the whole list, each run writing its share (made
         // for the items its lines show): the runs' objects are not copied
         // into another when they are joined.
@@ -608,41 +602,7 @@ impl Reader<'_> {
             .enumerate()
             .map(|(n, (&start, part))| {
                 let stop = runs.starts.get(n + 1).copied().unwrap_or(usize::MAX);
-                let mut run = Run { out: Out::default(), extra: Vec::new(), next: None, close: None };
-                let mut free = part.iter_mut();
-                let mut pos = start;
-                loop {
-                    if pos >= stop {
-                        run.next = Some(pos);
-                        break;
-                    }
-                    let unit = Unit::streamed(file, id, pos, Some(&header));
-                    let findings = run.out.findings.len();
-                    self.read_item(&unit, &mut run.out);
-                    let end = unit.skip()?;
-                    // Its size is known only once it is read: if too large,
-                    // what it gave goes.
-                    if let Some(finding) = self.oversized(&unit, end - pos) {
-                        run.out.objects.clear();
-                        run.out.findings.truncate(findings);
-                        run.out.findings.push(finding);
-                    }
-                    for object in run.out.objects.drain(..) {
-                        match free.next() {
-                            Some(slot) => *slot = Some(object),
-                            None => run.extra.push(object),
-                        }
-                    }
-                    findings::cap_often(&mut run.out.findings, &mut run.out.omitted, &mut []);
-                    match jsonruns::after_item(b, end) {
-                        After::Next(p) => pos = p,
-                        After::Close(c) => {
-                            run.close = Some(c);
-                            break;
-                        }
-                        After::Broken => return None,
-                    }
-                }
+                let run = self.run(id, &header, start..stop, part)?;
                 self.progress(stop.min(b.len()) - start);
                 Some(run)
             })
@@ -676,6 +636,97 @@ impl Reader<'_> {
         };
         Some(out)
     }
+    /// Read the items of a list from `range.start` (an item's start) to the
+    /// first item at or past `range.end`, or to the list's end, into their
+    /// slots: `None` when the list is not as `jsonruns` guessed (an item
+    /// that does not parse, or no comma or `]` after one).
+    fn run(&self, id: FileId, header: &ListHeader, range: Range<usize>, part: &mut [Option<Object>]) -> Option<Run> {
+        let file = self.sources.get(id);
+        let b = file.text.as_bytes();
+        let (start, stop) = (range.start, range.end);
+        let mut run = Run { out: Out::default(), extra: Vec::new(), next: None, close: None };
+        let mut free = part.iter_mut();
+        let mut batch: Vec<Pending> = Vec::with_capacity(self.batch);
+        let mut pos = start;
+        let mut over = false;
+        while !over {
+            // Parse up to `BATCH` items, then convert them.
+            while batch.len() < self.batch {
+                if pos >= stop {
+                    run.next = Some(pos);
+                    over = true;
+                    break;
+                }
+                let unit = Unit::streamed(file, id, pos, Some(header));
+                let mut out = Out::default();
+                let dialect = dialect::recognise(&unit, self.forced).and_then(|d| REGISTRY.get(d).copied());
+                let wire = dialect.and_then(|d| d.parse(&unit, &mut out));
+                let end = unit.skip()?;
+                batch.push(Pending { start: pos, end, dialect, wire, out });
+                match jsonruns::after_item(b, end) {
+                    After::Next(p) => pos = p,
+                    After::Close(c) => {
+                        run.close = Some(c);
+                        over = true;
+                        break;
+                    }
+                    After::Broken => return None,
+                }
+            }
+            for item in batch.drain(..) {
+                let Pending { start, end, dialect, wire, out: mut parsed } = item;
+                let unit = Unit::streamed_to(file, id, start, end, Some(header));
+                let findings = run.out.findings.len();
+                run.out.findings.append(&mut parsed.findings);
+                run.out.objects.append(&mut parsed.objects);
+                run.out.omitted.merge(&parsed.omitted);
+                if let (Some(dialect), Some(wire)) = (dialect, wire) {
+                    dialect.convert(&unit, wire, &mut run.out);
+                }
+                // Its size is known only once it is read: if too
+                // large, what it gave goes.
+                if let Some(finding) = self.oversized(&unit, end - start) {
+                    run.out.objects.clear();
+                    run.out.findings.truncate(findings);
+                    run.out.findings.push(finding);
+                }
+                for object in run.out.objects.drain(..) {
+                    match free.next() {
+                        Some(slot) => *slot = Some(object),
+                        None => run.extra.push(object),
+                    }
+                }
+                findings::cap_often(&mut run.out.findings, &mut run.out.omitted, &mut []);
+            }
+        }
+        Some(run)
+    }
+}
+
+/// Items of a large list parsed before any is converted (issue 40: each
+/// step's code stays in the instruction cache; see `Dialect::parse`).
+const BATCH: usize = 64;
+
+/// What a run of a large list gave.
+struct Run {
+    out: Out,
+    /// Objects past the run's share of the snapshot's vector (its
+    /// items' lines undercounted them).
+    extra: Vec<Object>,
+    /// Where the item after the run starts, or the list's `]`.
+    next: Option<usize>,
+    close: Option<usize>,
+}
+
+/// An item of a batch, parsed.
+struct Pending {
+    /// Where it starts and ends in its file.
+    start: usize,
+    end: usize,
+    dialect: Option<&'static dyn dialect::Dialect>,
+    wire: Option<dialect::Wire>,
+    /// What parsing it gave (a dialect that reads in one step: all).
+    out: Out,
 }
 
 /// The objects of the filled slots, in the slots' own vector (collected in
@@ -819,7 +870,8 @@ mod tests {
         );
         for (file, expect) in [(kubectl, "ConfigMap"), (native, ""), (uneven, "Secret")] {
             let sources = Sources { files: vec![std::sync::Arc::new(file)] };
-            let reader = Reader { sources: &sources, forced: None, bar: None, max_object: Limits::OBJECT_SIZE };
+            let reader =
+                Reader { sources: &sources, forced: None, bar: None, max_object: Limits::OBJECT_SIZE, batch: BATCH };
             let pieces = split_file(sources.get(FileId(0)), 4);
             let Pieces::Runs(runs) = &pieces else { panic!("not read in runs") };
             assert!(runs.starts.len() > 1);
@@ -839,6 +891,69 @@ mod tests {
             }
             let names = |objs: &[Object]| objs.iter().map(|o| (o.name.clone(), o.span)).collect::<Vec<_>>();
             assert_eq!(names(&out.objects), names(&general.objects));
+        }
+    }
+
+    /// Items read in batches (parsed, then converted) give the objects and
+    /// findings that reading them one at a time gives, in the same order:
+    /// batches that end mid-list and one larger than a run; an item that
+    /// cannot be read, an oversized one, one another dialect reads in one
+    /// step, and findings made when an item is converted, inside batches.
+    #[test]
+    fn items_read_in_batches_are_read_as_one_at_a_time() {
+        let item = |i: usize| {
+            match i % 997 {
+            1 => format!("  {{\"apiVersion\": \"v1\", \"kind\": \"ConfigMap\", \"metadata\": {{\"name\": [\"c{i}\"], \"namespace\": \"ns\", \"uid\": \"u{i}\"}}}}"),
+            3 => format!("  {{\"apiVersion\": \"v1\", \"kind\": \"ConfigMap\", \"metadata\": {{\"name\": \"c{i}\", \"namespace\": \"ns\", \"uid\": \"u{i}\", \"annotations\": {{\"a\": \"{}\"}}}}}}", "x".repeat(300)),
+            5 => format!("  {{\"apiVersion\": \"core.oam.dev/v1beta1\", \"kind\": \"Application\", \"metadata\": {{\"name\": \"app{i}\", \"namespace\": \"ns\", \"uid\": \"u{i}\"}}, \"spec\": {{\"components\": [{{\"type\": \"webservice\"}}]}}}}"),
+            7 => format!("  {{\"apiVersion\": \"v1\", \"kind\": \"ConfigMap\", \"metadata\": {{\"name\": \"Bad_{i}\", \"namespace\": \"ns\", \"uid\": \"u{i}\"}}}}"),
+            9 => format!("  {{\"apiVersion\": \"v1\", \"kind\": \"Pod\", \"metadata\": {{\"name\": \"p{i}\", \"namespace\": \"ns\", \"uid\": \"u{i}\", \"ownerReferences\": [{{\"apiVersion\": \"v1\", \"kind\": \"ConfigMap\", \"name\": \"c{}\"}}]}}}}", i - 1),
+            _ => format!("  {{\"apiVersion\": \"v1\", \"kind\": \"ConfigMap\", \"metadata\": {{\"name\": \"c{i}\", \"namespace\": \"ns\", \"uid\": \"u{i}\"}}}}"),
+        }
+        };
+        let head = " \"apiVersion\": \"v1\",\n \"items\": [\n";
+        let tail = " ],\n \"kind\": \"List\"\n}\n";
+        let list = big(item, head, tail);
+        let sources = Sources { files: vec![std::sync::Arc::new(list)] };
+        let reader = |batch| Reader { sources: &sources, forced: None, bar: None, max_object: 400, batch };
+        let pieces = split_file(sources.get(FileId(0)), 4);
+        let Pieces::Runs(runs) = &pieces else { panic!("not read in runs") };
+        assert!(runs.starts.len() > 1);
+        // One at a time, each item as `read` reads it.
+        let mut one = Out::default();
+        for spec in json_values(sources.get(FileId(0))) {
+            for item in reader(1).document(FileId(0), &spec, &mut one).unwrap_or_default() {
+                let o = reader(1).item(FileId(0), &item);
+                one.objects.extend(o.objects);
+                one.findings.extend(o.findings);
+            }
+        }
+        let seen = |out: &Out| {
+            let objects: Vec<_> = out.objects.iter().map(|o| (o.kind.clone(), o.name.clone(), o.span)).collect();
+            let findings: Vec<_> = out.findings.iter().map(|f| format!("{f:?}")).collect();
+            (objects, findings)
+        };
+        let (objects, findings) = seen(&one);
+        assert!(objects.len() > 100_000 && findings.len() < findings::LISTED_PER_RULE);
+        for rule in ["not a DNS-1123", "more than the limit", "expected a string", "has no `uid`", "has no `name`"] {
+            assert!(findings.iter().any(|f| f.contains(rule)), "{rule}");
+        }
+        let per_run = runs.items_in(sources.get(FileId(0)).text.as_bytes(), runs.starts[0]..runs.starts[1]);
+        for batch in [1, 3, 64, per_run + 1] {
+            let out = reader(batch).runs(FileId(0), runs).expect("the runs check out");
+            assert!(out.omitted.0.is_empty());
+            assert_eq!(seen(&out), seen(&one), "batches of {batch}");
+        }
+        // An item that does not parse, inside a batch: the list is read
+        // whole instead (no run gives what it read).
+        let broken =
+            big(|i| if i == 70_001 { "  {\"kind\": \"ConfigMap\" \"x\"}".to_owned() } else { item(i) }, head, tail);
+        let sources = Sources { files: vec![std::sync::Arc::new(broken)] };
+        let pieces = split_file(sources.get(FileId(0)), 4);
+        let Pieces::Runs(runs) = &pieces else { panic!("not read in runs") };
+        for batch in [1, 3, 64, 1 << 20] {
+            let reader = Reader { sources: &sources, forced: None, bar: None, max_object: 400, batch };
+            assert!(reader.runs(FileId(0), runs).is_none(), "batches of {batch}");
         }
     }
 }
