@@ -64,7 +64,8 @@ impl Pieces {
 
 /// What the parallel reading works through, in input order.
 enum Task<'s> {
-    Doc(FileId, &'s UnitSpec),
+    /// Documents of a file, read in a batch ([`BATCH`]).
+    Docs(FileId, &'s [UnitSpec]),
     /// A file read in runs (already: its output waits in order).
     Runs,
 }
@@ -273,16 +274,11 @@ fn read_documents(
         .par_iter()
         .flat_map(|(id, specs, in_runs)| {
             let runs = in_runs.then_some(Task::Runs);
-            runs.into_par_iter().chain(specs.par_iter().map(move |s| Task::Doc(*id, s)))
+            runs.into_par_iter().chain(specs.par_chunks(reader.batch).map(move |s| Task::Docs(*id, s)))
         })
         .fold(Batch::default, |mut batch, task| {
             match task {
-                Task::Doc(id, spec) => {
-                    if let Some(items) = reader.document(id, spec, &mut batch.out) {
-                        batch.marks.push((batch.out.objects.len(), batch.out.findings.len(), Mark::Items(id, items)));
-                    }
-                    batch.tidy();
-                }
+                Task::Docs(id, specs) => reader.documents(id, specs, &mut batch),
                 Task::Runs => batch.marks.push((batch.out.objects.len(), batch.out.findings.len(), Mark::Runs)),
             }
             batch
@@ -466,23 +462,67 @@ impl Reader<'_> {
         }
     }
 
+    /// Read documents of a file in a batch: each parsed, then each
+    /// converted (see `Dialect::parse`), in order; the items of a list it
+    /// finds are marked where they go.
+    fn documents(&self, id: FileId, specs: &[UnitSpec], batch: &mut Batch) {
+        let mut parsed: Vec<(Out, Doc)> = Vec::with_capacity(specs.len());
+        for spec in specs {
+            let mut out = Out::default();
+            let doc = self.parse_document(id, spec, &mut out);
+            parsed.push((out, doc));
+        }
+        for (spec, (mut out, doc)) in specs.iter().zip(parsed) {
+            batch.out.findings.append(&mut out.findings);
+            batch.out.objects.append(&mut out.objects);
+            batch.out.omitted.merge(&out.omitted);
+            match doc {
+                Doc::Read => {}
+                Doc::Wire(dialect, wire) => {
+                    dialect.convert(&Unit::new(self.sources.get(id), id, spec), wire, &mut batch.out);
+                }
+                Doc::Items(items) => {
+                    batch.marks.push((batch.out.objects.len(), batch.out.findings.len(), Mark::Items(id, items)));
+                }
+            }
+            batch.tidy();
+        }
+    }
+
     /// Read a document into `out`, or find the items of the list it is.
+    #[cfg(test)]
     fn document(&self, id: FileId, spec: &UnitSpec, out: &mut Out) -> Option<Vec<UnitSpec>> {
+        match self.parse_document(id, spec, out) {
+            Doc::Read => None,
+            Doc::Wire(dialect, wire) => {
+                dialect.convert(&Unit::new(self.sources.get(id), id, spec), wire, out);
+                None
+            }
+            Doc::Items(items) => Some(items),
+        }
+    }
+
+    /// Read a document into `out` (or parse it, when its dialect reads in
+    /// two steps), or find the items of the list it is.
+    fn parse_document(&self, id: FileId, spec: &UnitSpec, out: &mut Out) -> Doc {
         let file = self.sources.get(id);
         let unit = Unit::new(file, id, spec);
         let Some((d, dialect)) = dialect::recognise(&unit, self.forced).and_then(|d| Some((d, *REGISTRY.get(d)?)))
         else {
             out.findings.extend(dialect::unrecognised(&unit));
             self.progress(spec.range.len());
-            return None;
+            return Doc::Read;
         };
         let Some(list) = dialect.list(&unit) else {
-            match self.oversized(&unit, spec.range.len()) {
-                Some(finding) => out.findings.push(finding),
-                None => dialect.read(&unit, out),
-            }
+            let wire = match self.oversized(&unit, spec.range.len()) {
+                Some(finding) => {
+                    out.findings.push(finding);
+                    None
+                }
+                None => dialect.parse(&unit, out),
+            };
             self.progress(spec.range.len());
-            return None;
+            return wire.map_or(Doc::Read, |wire| Doc::Wire(dialect, wire));
         };
         let header = || {
             Arc::new(ListHeader {
@@ -494,7 +534,7 @@ impl Reader<'_> {
         match unit.items(list.member) {
             Items::Split(items) => {
                 let header = header();
-                Some(
+                Doc::Items(
                     items
                         .into_iter()
                         .map(|(range, form)| UnitSpec { range, form, list: Some(header.clone()) })
@@ -509,12 +549,12 @@ impl Reader<'_> {
                     self.read_item(&item, out);
                 }
                 self.progress(spec.range.len());
-                None
+                Doc::Read
             }
             Items::Broken(finding) => {
                 out.findings.push(finding);
                 self.progress(spec.range.len());
-                None
+                Doc::Read
             }
         }
     }
@@ -718,6 +758,16 @@ struct Run {
     close: Option<usize>,
 }
 
+/// A document parsed.
+enum Doc {
+    /// Read (or not readable): what it gave is in its `Out`.
+    Read,
+    /// Parsed by a dialect that reads in two steps: converted next.
+    Wire(&'static dyn dialect::Dialect, dialect::Wire),
+    /// A list: the items, read after.
+    Items(Vec<UnitSpec>),
+}
+
 /// An item of a batch, parsed.
 struct Pending {
     /// Where it starts and ends in its file.
@@ -904,7 +954,7 @@ mod tests {
         let item = |i: usize| {
             match i % 997 {
             1 => format!("  {{\"apiVersion\": \"v1\", \"kind\": \"ConfigMap\", \"metadata\": {{\"name\": [\"c{i}\"], \"namespace\": \"ns\", \"uid\": \"u{i}\"}}}}"),
-            3 => format!("  {{\"apiVersion\": \"v1\", \"kind\": \"ConfigMap\", \"metadata\": {{\"name\": \"c{i}\", \"namespace\": \"ns\", \"uid\": \"u{i}\", \"annotations\": {{\"a\": \"{}\"}}}}}}", "x".repeat(300)),
+            3 => format!("  {{\"apiVersion\": \"v1\", \"kind\": \"ConfigMap\", \"metadata\": {{\"name\": \"Big_{i}\", \"namespace\": \"ns\", \"uid\": \"u{i}\", \"annotations\": {{\"a\": \"{}\"}}}}}}", "x".repeat(300)),
             5 => format!("  {{\"apiVersion\": \"core.oam.dev/v1beta1\", \"kind\": \"Application\", \"metadata\": {{\"name\": \"app{i}\", \"namespace\": \"ns\", \"uid\": \"u{i}\"}}, \"spec\": {{\"components\": [{{\"type\": \"webservice\"}}]}}}}"),
             7 => format!("  {{\"apiVersion\": \"v1\", \"kind\": \"ConfigMap\", \"metadata\": {{\"name\": \"Bad_{i}\", \"namespace\": \"ns\", \"uid\": \"u{i}\"}}}}"),
             9 => format!("  {{\"apiVersion\": \"v1\", \"kind\": \"Pod\", \"metadata\": {{\"name\": \"p{i}\", \"namespace\": \"ns\", \"uid\": \"u{i}\", \"ownerReferences\": [{{\"apiVersion\": \"v1\", \"kind\": \"ConfigMap\", \"name\": \"c{}\"}}]}}}}", i - 1),
@@ -954,6 +1004,66 @@ mod tests {
         for batch in [1, 3, 64, 1 << 20] {
             let reader = Reader { sources: &sources, forced: None, bar: None, max_object: 400, batch };
             assert!(reader.runs(FileId(0), runs).is_none(), "batches of {batch}");
+        }
+    }
+
+    /// Documents read in batches (parsed, then converted) give the objects,
+    /// findings and list marks that reading them one at a time gives:
+    /// batches that end inside the stream and one larger than it; a list,
+    /// an oversized document, one no dialect reads, one that cannot be
+    /// read and one another dialect reads in one step, inside batches.
+    #[test]
+    fn documents_read_in_batches_are_read_as_one_at_a_time() {
+        let mut text = String::new();
+        for i in 0..200 {
+            text.push_str(&match i % 9 {
+                1 => format!("apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: [c{i}], namespace: ns}}\n"),
+                2 => format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c{i}\n  annotations: {{a: {}}}\n", "x".repeat(300)),
+                3 => format!("apiVersion: core.oam.dev/v1beta1\nkind: Application\nmetadata: {{name: app{i}, namespace: ns}}\nspec:\n  components: [{{type: webservice}}]\n"),
+                4 => format!("apiVersion: v1\nkind: List\nitems:\n- {{apiVersion: v1, kind: Secret, metadata: {{name: s{i}, namespace: ns}}}}\n"),
+                5 => "just: [a, document]\n".to_owned(),
+                6 => format!("apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: Bad_{i}, namespace: ns}}\n"),
+                7 => format!("apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: on, namespace: n{i}}}\n"),
+                _ => format!("apiVersion: v1\nkind: Pod\nmetadata: {{name: p{i}, namespace: ns, ownerReferences: [{{apiVersion: v1, kind: ConfigMap, name: c{i}}}]}}\n"),
+            });
+            text.push_str("---\n");
+        }
+        let file = SourceFile::new("docs.yaml".into(), None, Format::Yaml, text);
+        let sources = Sources { files: vec![std::sync::Arc::new(file)] };
+        let Pieces::Docs(specs) = split_file(sources.get(FileId(0)), 4) else { panic!("not documents") };
+        assert_eq!(specs.len(), 200);
+        let reader = |batch| Reader { sources: &sources, forced: None, bar: None, max_object: 300, batch };
+        let seen = |b: &Batch| {
+            let objects: Vec<_> = b.out.objects.iter().map(|o| (o.kind.clone(), o.name.clone(), o.span)).collect();
+            let findings: Vec<_> = b.out.findings.iter().map(|f| format!("{f:?}")).collect();
+            let marks: Vec<_> = b
+                .marks
+                .iter()
+                .map(|(o, f, m)| match m {
+                    Mark::Items(_, items) => (*o, *f, items.iter().map(|i| i.range.clone()).collect::<Vec<_>>()),
+                    Mark::Runs => panic!("no runs here"),
+                })
+                .collect();
+            (objects, findings, marks)
+        };
+        // One at a time, each document as `read` reads it.
+        let mut one = Batch::default();
+        for spec in &specs {
+            if let Some(items) = reader(1).document(FileId(0), spec, &mut one.out) {
+                one.marks.push((one.out.objects.len(), one.out.findings.len(), Mark::Items(FileId(0), items)));
+            }
+        }
+        let (objects, findings, marks) = seen(&one);
+        assert!(objects.len() > 50 && marks.len() > 20);
+        for rule in ["not a DNS-1123", "more than the limit", "expected a string", "has no `name`", "YAML 1.1"] {
+            assert!(findings.iter().any(|f| f.contains(rule)), "{rule}: {findings:?}");
+        }
+        for batch in [1, 4, 64, 1000] {
+            let mut read = Batch::default();
+            for chunk in specs.chunks(batch) {
+                reader(batch).documents(FileId(0), chunk, &mut read);
+            }
+            assert_eq!(seen(&read), seen(&one), "batches of {batch}");
         }
     }
 }
