@@ -16,7 +16,6 @@ use crate::model::{ObjId, Object};
 use crate::span::{FileId, Span};
 use rayon::prelude::*;
 use std::io::Read;
-use std::ops::Range;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -64,8 +63,7 @@ impl Pieces {
 
 /// What the parallel reading works through, in input order.
 enum Task<'s> {
-    /// Documents of a file, read in a batch ([`BATCH`]).
-    Docs(FileId, &'s [UnitSpec]),
+    Doc(FileId, &'s UnitSpec),
     /// A file read in runs (already: its output waits in order).
     Runs,
 }
@@ -106,8 +104,6 @@ struct Reader<'s> {
     bar: Option<indicatif::ProgressBar>,
     /// `--max-object-size`.
     max_object: u64,
-    /// Items of a large list parsed before any is converted ([`BATCH`]).
-    batch: usize,
 }
 
 pub fn load(inputs: &[PathBuf], options: &LoadOptions, stdin: &mut dyn Read) -> Snapshot {
@@ -180,7 +176,7 @@ fn parse(
 
     let size: usize = files.iter().map(|&id| sources.get(id).text.len()).sum();
     let bar = (options.progress && size >= PROGRESS_AT).then(|| progress_bar(size));
-    let reader = Reader { sources, forced, bar, max_object: options.limits.object_size, batch: BATCH };
+    let reader = Reader { sources, forced, bar, max_object: options.limits.object_size };
     let read = read_documents(&reader, &files, &mut findings, &mut timer);
     let (mut objects, mut omitted) = assemble(read, &mut findings);
     findings::cap(&mut findings, &mut omitted, &mut []);
@@ -274,11 +270,16 @@ fn read_documents(
         .par_iter()
         .flat_map(|(id, specs, in_runs)| {
             let runs = in_runs.then_some(Task::Runs);
-            runs.into_par_iter().chain(specs.par_chunks(reader.batch).map(move |s| Task::Docs(*id, s)))
+            runs.into_par_iter().chain(specs.par_iter().map(move |s| Task::Doc(*id, s)))
         })
         .fold(Batch::default, |mut batch, task| {
             match task {
-                Task::Docs(id, specs) => reader.documents(id, specs, &mut batch),
+                Task::Doc(id, spec) => {
+                    if let Some(items) = reader.document(id, spec, &mut batch.out) {
+                        batch.marks.push((batch.out.objects.len(), batch.out.findings.len(), Mark::Items(id, items)));
+                    }
+                    batch.tidy();
+                }
                 Task::Runs => batch.marks.push((batch.out.objects.len(), batch.out.findings.len(), Mark::Runs)),
             }
             batch
@@ -462,67 +463,23 @@ impl Reader<'_> {
         }
     }
 
-    /// Read documents of a file in a batch: each parsed, then each
-    /// converted (see `Dialect::parse`), in order; the items of a list it
-    /// finds are marked where they go.
-    fn documents(&self, id: FileId, specs: &[UnitSpec], batch: &mut Batch) {
-        let mut parsed: Vec<(Out, Doc)> = Vec::with_capacity(specs.len());
-        for spec in specs {
-            let mut out = Out::default();
-            let doc = self.parse_document(id, spec, &mut out);
-            parsed.push((out, doc));
-        }
-        for (spec, (mut out, doc)) in specs.iter().zip(parsed) {
-            batch.out.findings.append(&mut out.findings);
-            batch.out.objects.append(&mut out.objects);
-            batch.out.omitted.merge(&out.omitted);
-            match doc {
-                Doc::Read => {}
-                Doc::Wire(dialect, wire) => {
-                    dialect.convert(&Unit::new(self.sources.get(id), id, spec), wire, &mut batch.out);
-                }
-                Doc::Items(items) => {
-                    batch.marks.push((batch.out.objects.len(), batch.out.findings.len(), Mark::Items(id, items)));
-                }
-            }
-            batch.tidy();
-        }
-    }
-
     /// Read a document into `out`, or find the items of the list it is.
-    #[cfg(test)]
     fn document(&self, id: FileId, spec: &UnitSpec, out: &mut Out) -> Option<Vec<UnitSpec>> {
-        match self.parse_document(id, spec, out) {
-            Doc::Read => None,
-            Doc::Wire(dialect, wire) => {
-                dialect.convert(&Unit::new(self.sources.get(id), id, spec), wire, out);
-                None
-            }
-            Doc::Items(items) => Some(items),
-        }
-    }
-
-    /// Read a document into `out` (or parse it, when its dialect reads in
-    /// two steps), or find the items of the list it is.
-    fn parse_document(&self, id: FileId, spec: &UnitSpec, out: &mut Out) -> Doc {
         let file = self.sources.get(id);
         let unit = Unit::new(file, id, spec);
         let Some((d, dialect)) = dialect::recognise(&unit, self.forced).and_then(|d| Some((d, *REGISTRY.get(d)?)))
         else {
             out.findings.extend(dialect::unrecognised(&unit));
             self.progress(spec.range.len());
-            return Doc::Read;
+            return None;
         };
         let Some(list) = dialect.list(&unit) else {
-            let wire = match self.oversized(&unit, spec.range.len()) {
-                Some(finding) => {
-                    out.findings.push(finding);
-                    None
-                }
-                None => dialect.parse(&unit, out),
-            };
+            match self.oversized(&unit, spec.range.len()) {
+                Some(finding) => out.findings.push(finding),
+                None => dialect.read(&unit, out),
+            }
             self.progress(spec.range.len());
-            return wire.map_or(Doc::Read, |wire| Doc::Wire(dialect, wire));
+            return None;
         };
         let header = || {
             Arc::new(ListHeader {
@@ -534,7 +491,7 @@ impl Reader<'_> {
         match unit.items(list.member) {
             Items::Split(items) => {
                 let header = header();
-                Doc::Items(
+                Some(
                     items
                         .into_iter()
                         .map(|(range, form)| UnitSpec { range, form, list: Some(header.clone()) })
@@ -549,12 +506,12 @@ impl Reader<'_> {
                     self.read_item(&item, out);
                 }
                 self.progress(spec.range.len());
-                Doc::Read
+                None
             }
             Items::Broken(finding) => {
                 out.findings.push(finding);
                 self.progress(spec.range.len());
-                Doc::Read
+                None
             }
         }
     }
@@ -611,6 +568,15 @@ impl Reader<'_> {
             ListHeader { outline: header_unit.outline().clone().into_owned(), taken_by: d, own_items: list.own_items };
         let file = self.sources.get(id);
         let b = file.text.as_bytes();
+        struct Run {
+            out: Out,
+            /// Objects past the run's share of the snapshot's vector (its
+            /// items' lines undercounted them).
+            extra: Vec<Object>,
+            /// Where the item after the run starts, or the list's `]`.
+            next: Option<usize>,
+            close: Option<usize>,
+        }
         // One vector for the whole list, each run writing its share (made
         // for the items its lines show): the runs' objects are not copied
         // into another when they are joined.
@@ -642,7 +608,41 @@ impl Reader<'_> {
             .enumerate()
             .map(|(n, (&start, part))| {
                 let stop = runs.starts.get(n + 1).copied().unwrap_or(usize::MAX);
-                let run = self.run(id, &header, start..stop, part)?;
+                let mut run = Run { out: Out::default(), extra: Vec::new(), next: None, close: None };
+                let mut free = part.iter_mut();
+                let mut pos = start;
+                loop {
+                    if pos >= stop {
+                        run.next = Some(pos);
+                        break;
+                    }
+                    let unit = Unit::streamed(file, id, pos, Some(&header));
+                    let findings = run.out.findings.len();
+                    self.read_item(&unit, &mut run.out);
+                    let end = unit.skip()?;
+                    // Its size is known only once it is read: if too large,
+                    // what it gave goes.
+                    if let Some(finding) = self.oversized(&unit, end - pos) {
+                        run.out.objects.clear();
+                        run.out.findings.truncate(findings);
+                        run.out.findings.push(finding);
+                    }
+                    for object in run.out.objects.drain(..) {
+                        match free.next() {
+                            Some(slot) => *slot = Some(object),
+                            None => run.extra.push(object),
+                        }
+                    }
+                    findings::cap_often(&mut run.out.findings, &mut run.out.omitted, &mut []);
+                    match jsonruns::after_item(b, end) {
+                        After::Next(p) => pos = p,
+                        After::Close(c) => {
+                            run.close = Some(c);
+                            break;
+                        }
+                        After::Broken => return None,
+                    }
+                }
                 self.progress(stop.min(b.len()) - start);
                 Some(run)
             })
@@ -676,107 +676,6 @@ impl Reader<'_> {
         };
         Some(out)
     }
-    /// Read the items of a list from `range.start` (an item's start) to the
-    /// first item at or past `range.end`, or to the list's end, into their
-    /// slots: `None` when the list is not as `jsonruns` guessed (an item
-    /// that does not parse, or no comma or `]` after one).
-    fn run(&self, id: FileId, header: &ListHeader, range: Range<usize>, part: &mut [Option<Object>]) -> Option<Run> {
-        let file = self.sources.get(id);
-        let b = file.text.as_bytes();
-        let (start, stop) = (range.start, range.end);
-        let mut run = Run { out: Out::default(), extra: Vec::new(), next: None, close: None };
-        let mut free = part.iter_mut();
-        let mut batch: Vec<Pending> = Vec::with_capacity(self.batch);
-        let mut pos = start;
-        let mut over = false;
-        while !over {
-            // Parse up to `BATCH` items, then convert them.
-            while batch.len() < self.batch {
-                if pos >= stop {
-                    run.next = Some(pos);
-                    over = true;
-                    break;
-                }
-                let unit = Unit::streamed(file, id, pos, Some(header));
-                let mut out = Out::default();
-                let dialect = dialect::recognise(&unit, self.forced).and_then(|d| REGISTRY.get(d).copied());
-                let wire = dialect.and_then(|d| d.parse(&unit, &mut out));
-                let end = unit.skip()?;
-                batch.push(Pending { start: pos, end, dialect, wire, out });
-                match jsonruns::after_item(b, end) {
-                    After::Next(p) => pos = p,
-                    After::Close(c) => {
-                        run.close = Some(c);
-                        over = true;
-                        break;
-                    }
-                    After::Broken => return None,
-                }
-            }
-            for item in batch.drain(..) {
-                let Pending { start, end, dialect, wire, out: mut parsed } = item;
-                let unit = Unit::streamed_to(file, id, start, end, Some(header));
-                let findings = run.out.findings.len();
-                run.out.findings.append(&mut parsed.findings);
-                run.out.objects.append(&mut parsed.objects);
-                run.out.omitted.merge(&parsed.omitted);
-                if let (Some(dialect), Some(wire)) = (dialect, wire) {
-                    dialect.convert(&unit, wire, &mut run.out);
-                }
-                // Its size is known only once it is read: if too
-                // large, what it gave goes.
-                if let Some(finding) = self.oversized(&unit, end - start) {
-                    run.out.objects.clear();
-                    run.out.findings.truncate(findings);
-                    run.out.findings.push(finding);
-                }
-                for object in run.out.objects.drain(..) {
-                    match free.next() {
-                        Some(slot) => *slot = Some(object),
-                        None => run.extra.push(object),
-                    }
-                }
-                findings::cap_often(&mut run.out.findings, &mut run.out.omitted, &mut []);
-            }
-        }
-        Some(run)
-    }
-}
-
-/// Items of a large list parsed before any is converted (issue 40: each
-/// step's code stays in the instruction cache; see `Dialect::parse`).
-const BATCH: usize = 64;
-
-/// What a run of a large list gave.
-struct Run {
-    out: Out,
-    /// Objects past the run's share of the snapshot's vector (its
-    /// items' lines undercounted them).
-    extra: Vec<Object>,
-    /// Where the item after the run starts, or the list's `]`.
-    next: Option<usize>,
-    close: Option<usize>,
-}
-
-/// A document parsed.
-enum Doc {
-    /// Read (or not readable): what it gave is in its `Out`.
-    Read,
-    /// Parsed by a dialect that reads in two steps: converted next.
-    Wire(&'static dyn dialect::Dialect, dialect::Wire),
-    /// A list: the items, read after.
-    Items(Vec<UnitSpec>),
-}
-
-/// An item of a batch, parsed.
-struct Pending {
-    /// Where it starts and ends in its file.
-    start: usize,
-    end: usize,
-    dialect: Option<&'static dyn dialect::Dialect>,
-    wire: Option<dialect::Wire>,
-    /// What parsing it gave (a dialect that reads in one step: all).
-    out: Out,
 }
 
 /// The objects of the filled slots, in the slots' own vector (collected in
@@ -920,8 +819,7 @@ mod tests {
         );
         for (file, expect) in [(kubectl, "ConfigMap"), (native, ""), (uneven, "Secret")] {
             let sources = Sources { files: vec![std::sync::Arc::new(file)] };
-            let reader =
-                Reader { sources: &sources, forced: None, bar: None, max_object: Limits::OBJECT_SIZE, batch: BATCH };
+            let reader = Reader { sources: &sources, forced: None, bar: None, max_object: Limits::OBJECT_SIZE };
             let pieces = split_file(sources.get(FileId(0)), 4);
             let Pieces::Runs(runs) = &pieces else { panic!("not read in runs") };
             assert!(runs.starts.len() > 1);
@@ -941,129 +839,6 @@ mod tests {
             }
             let names = |objs: &[Object]| objs.iter().map(|o| (o.name.clone(), o.span)).collect::<Vec<_>>();
             assert_eq!(names(&out.objects), names(&general.objects));
-        }
-    }
-
-    /// Items read in batches (parsed, then converted) give the objects and
-    /// findings that reading them one at a time gives, in the same order:
-    /// batches that end mid-list and one larger than a run; an item that
-    /// cannot be read, an oversized one, one another dialect reads in one
-    /// step, and findings made when an item is converted, inside batches.
-    #[test]
-    fn items_read_in_batches_are_read_as_one_at_a_time() {
-        let item = |i: usize| {
-            match i % 997 {
-            1 => format!("  {{\"apiVersion\": \"v1\", \"kind\": \"ConfigMap\", \"metadata\": {{\"name\": [\"c{i}\"], \"namespace\": \"ns\", \"uid\": \"u{i}\"}}}}"),
-            3 => format!("  {{\"apiVersion\": \"v1\", \"kind\": \"ConfigMap\", \"metadata\": {{\"name\": \"Big_{i}\", \"namespace\": \"ns\", \"uid\": \"u{i}\", \"annotations\": {{\"a\": \"{}\"}}}}}}", "x".repeat(300)),
-            5 => format!("  {{\"apiVersion\": \"core.oam.dev/v1beta1\", \"kind\": \"Application\", \"metadata\": {{\"name\": \"app{i}\", \"namespace\": \"ns\", \"uid\": \"u{i}\"}}, \"spec\": {{\"components\": [{{\"type\": \"webservice\"}}]}}}}"),
-            7 => format!("  {{\"apiVersion\": \"v1\", \"kind\": \"ConfigMap\", \"metadata\": {{\"name\": \"Bad_{i}\", \"namespace\": \"ns\", \"uid\": \"u{i}\"}}}}"),
-            9 => format!("  {{\"apiVersion\": \"v1\", \"kind\": \"Pod\", \"metadata\": {{\"name\": \"p{i}\", \"namespace\": \"ns\", \"uid\": \"u{i}\", \"ownerReferences\": [{{\"apiVersion\": \"v1\", \"kind\": \"ConfigMap\", \"name\": \"c{}\"}}]}}}}", i - 1),
-            _ => format!("  {{\"apiVersion\": \"v1\", \"kind\": \"ConfigMap\", \"metadata\": {{\"name\": \"c{i}\", \"namespace\": \"ns\", \"uid\": \"u{i}\"}}}}"),
-        }
-        };
-        let head = " \"apiVersion\": \"v1\",\n \"items\": [\n";
-        let tail = " ],\n \"kind\": \"List\"\n}\n";
-        let list = big(item, head, tail);
-        let sources = Sources { files: vec![std::sync::Arc::new(list)] };
-        let reader = |batch| Reader { sources: &sources, forced: None, bar: None, max_object: 400, batch };
-        let pieces = split_file(sources.get(FileId(0)), 4);
-        let Pieces::Runs(runs) = &pieces else { panic!("not read in runs") };
-        assert!(runs.starts.len() > 1);
-        // One at a time, each item as `read` reads it.
-        let mut one = Out::default();
-        for spec in json_values(sources.get(FileId(0))) {
-            for item in reader(1).document(FileId(0), &spec, &mut one).unwrap_or_default() {
-                let o = reader(1).item(FileId(0), &item);
-                one.objects.extend(o.objects);
-                one.findings.extend(o.findings);
-            }
-        }
-        let seen = |out: &Out| {
-            let objects: Vec<_> = out.objects.iter().map(|o| (o.kind.clone(), o.name.clone(), o.span)).collect();
-            let findings: Vec<_> = out.findings.iter().map(|f| format!("{f:?}")).collect();
-            (objects, findings)
-        };
-        let (objects, findings) = seen(&one);
-        assert!(objects.len() > 100_000 && findings.len() < findings::LISTED_PER_RULE);
-        for rule in ["not a DNS-1123", "more than the limit", "expected a string", "has no `uid`", "has no `name`"] {
-            assert!(findings.iter().any(|f| f.contains(rule)), "{rule}");
-        }
-        let per_run = runs.items_in(sources.get(FileId(0)).text.as_bytes(), runs.starts[0]..runs.starts[1]);
-        for batch in [1, 3, 64, per_run + 1] {
-            let out = reader(batch).runs(FileId(0), runs).expect("the runs check out");
-            assert!(out.omitted.0.is_empty());
-            assert_eq!(seen(&out), seen(&one), "batches of {batch}");
-        }
-        // An item that does not parse, inside a batch: the list is read
-        // whole instead (no run gives what it read).
-        let broken =
-            big(|i| if i == 70_001 { "  {\"kind\": \"ConfigMap\" \"x\"}".to_owned() } else { item(i) }, head, tail);
-        let sources = Sources { files: vec![std::sync::Arc::new(broken)] };
-        let pieces = split_file(sources.get(FileId(0)), 4);
-        let Pieces::Runs(runs) = &pieces else { panic!("not read in runs") };
-        for batch in [1, 3, 64, 1 << 20] {
-            let reader = Reader { sources: &sources, forced: None, bar: None, max_object: 400, batch };
-            assert!(reader.runs(FileId(0), runs).is_none(), "batches of {batch}");
-        }
-    }
-
-    /// Documents read in batches (parsed, then converted) give the objects,
-    /// findings and list marks that reading them one at a time gives:
-    /// batches that end inside the stream and one larger than it; a list,
-    /// an oversized document, one no dialect reads, one that cannot be
-    /// read and one another dialect reads in one step, inside batches.
-    #[test]
-    fn documents_read_in_batches_are_read_as_one_at_a_time() {
-        let mut text = String::new();
-        for i in 0..200 {
-            text.push_str(&match i % 9 {
-                1 => format!("apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: [c{i}], namespace: ns}}\n"),
-                2 => format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c{i}\n  annotations: {{a: {}}}\n", "x".repeat(300)),
-                3 => format!("apiVersion: core.oam.dev/v1beta1\nkind: Application\nmetadata: {{name: app{i}, namespace: ns}}\nspec:\n  components: [{{type: webservice}}]\n"),
-                4 => format!("apiVersion: v1\nkind: List\nitems:\n- {{apiVersion: v1, kind: Secret, metadata: {{name: s{i}, namespace: ns}}}}\n"),
-                5 => "just: [a, document]\n".to_owned(),
-                6 => format!("apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: Bad_{i}, namespace: ns}}\n"),
-                7 => format!("apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: on, namespace: n{i}}}\n"),
-                _ => format!("apiVersion: v1\nkind: Pod\nmetadata: {{name: p{i}, namespace: ns, ownerReferences: [{{apiVersion: v1, kind: ConfigMap, name: c{i}}}]}}\n"),
-            });
-            text.push_str("---\n");
-        }
-        let file = SourceFile::new("docs.yaml".into(), None, Format::Yaml, text);
-        let sources = Sources { files: vec![std::sync::Arc::new(file)] };
-        let Pieces::Docs(specs) = split_file(sources.get(FileId(0)), 4) else { panic!("not documents") };
-        assert_eq!(specs.len(), 200);
-        let reader = |batch| Reader { sources: &sources, forced: None, bar: None, max_object: 300, batch };
-        let seen = |b: &Batch| {
-            let objects: Vec<_> = b.out.objects.iter().map(|o| (o.kind.clone(), o.name.clone(), o.span)).collect();
-            let findings: Vec<_> = b.out.findings.iter().map(|f| format!("{f:?}")).collect();
-            let marks: Vec<_> = b
-                .marks
-                .iter()
-                .map(|(o, f, m)| match m {
-                    Mark::Items(_, items) => (*o, *f, items.iter().map(|i| i.range.clone()).collect::<Vec<_>>()),
-                    Mark::Runs => panic!("no runs here"),
-                })
-                .collect();
-            (objects, findings, marks)
-        };
-        // One at a time, each document as `read` reads it.
-        let mut one = Batch::default();
-        for spec in &specs {
-            if let Some(items) = reader(1).document(FileId(0), spec, &mut one.out) {
-                one.marks.push((one.out.objects.len(), one.out.findings.len(), Mark::Items(FileId(0), items)));
-            }
-        }
-        let (objects, findings, marks) = seen(&one);
-        assert!(objects.len() > 50 && marks.len() > 20);
-        for rule in ["not a DNS-1123", "more than the limit", "expected a string", "has no `name`", "YAML 1.1"] {
-            assert!(findings.iter().any(|f| f.contains(rule)), "{rule}: {findings:?}");
-        }
-        for batch in [1, 4, 64, 1000] {
-            let mut read = Batch::default();
-            for chunk in specs.chunks(batch) {
-                reader(batch).documents(FileId(0), chunk, &mut read);
-            }
-            assert_eq!(seen(&read), seen(&one), "batches of {batch}");
         }
     }
 }

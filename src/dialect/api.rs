@@ -41,21 +41,6 @@ pub trait Dialect: Sync {
     /// Read a unit this dialect took (or that `--dialect` gave it).
     fn read(&self, unit: &Unit, out: &mut Out);
 
-    /// `read` in two steps, for the items of a large list read in batches:
-    /// parse the unit now and give what it says (its wire value), which
-    /// [`Dialect::convert`] makes into objects once the batch's other items
-    /// are parsed, so that each step's code stays in the instruction cache
-    /// (issue 40). `read` must give what the two give one after the other.
-    /// The default reads the unit at once and gives nothing to convert.
-    fn parse(&self, unit: &Unit, out: &mut Out) -> Option<Wire> {
-        self.read(unit, out);
-        None
-    }
-
-    /// The second step of [`Dialect::parse`]: the objects of `unit` from the
-    /// wire value `parse` gave for it.
-    fn convert(&self, _unit: &Unit, _wire: Wire, _out: &mut Out) {}
-
     /// Dialects that read whole files, not documents (tsort pairs): read
     /// these files. Only under `--dialect`.
     fn read_files(&self, _sources: &Sources, _files: &[FileId]) -> Option<Files> {
@@ -105,10 +90,6 @@ pub struct List {
     /// like a document, and goes to the list's dialect when none takes it).
     pub own_items: bool,
 }
-
-/// A unit's wire value, parsed and not yet converted (see
-/// [`Dialect::parse`]): what only the dialect that made it knows.
-pub struct Wire(pub Box<dyn std::any::Any>);
 
 /// What reading units gave.
 #[derive(Default)]

@@ -10,7 +10,7 @@
 //! unexpected type is ignored), because custom resources put anything in
 //! their spec.
 
-use super::api::{self, List, Out};
+use super::api::{List, Out};
 use super::fields::{
     Interned, IsText, Key, LenientBool, LenientStr, OwnerName, OwnerUid, StrMap, Text, TextKey, NOT_A_STRING,
 };
@@ -102,19 +102,20 @@ impl super::api::Dialect for Kubernetes {
     }
 
     fn read(&self, unit: &Unit, out: &mut Out) {
-        if let Some(mut raw) = parse(unit, out) {
-            objects(unit, &mut raw, out);
+        let raw: RawObject = match super::api::parse_object(unit) {
+            Ok(raw) => raw,
+            Err(finding) => return out.findings.push(unreadable(unit, finding)),
+        };
+        if !unit.is_json() {
+            if let Some(finding) = yaml11::check(&raw, unit) {
+                return out.findings.push(naming_its_object(unit, finding));
+            }
         }
-    }
-
-    fn parse(&self, unit: &Unit, out: &mut Out) -> Option<api::Wire> {
-        parse(unit, out).map(|raw| api::Wire(Box::new(raw)))
-    }
-
-    fn convert(&self, unit: &Unit, wire: api::Wire, out: &mut Out) {
-        if let Ok(mut raw) = wire.0.downcast::<RawObject>() {
-            objects(unit, &mut raw, out);
-        }
+        let list = match unit.list {
+            Some(l) => ListContext::new(l.outline.str("apiVersion"), l.outline.str("kind")),
+            None => ListContext::default(),
+        };
+        out.objects.extend(convert(raw, unit.span(), unit.source_text(), list, &mut out.findings));
     }
 
     /// Everything but `apiVersion`, `kind`, `metadata` and `status`: `spec`,
@@ -149,33 +150,6 @@ pub(super) fn own_document<'a>(document: &'a Node, object: &Object) -> Option<&'
     }
     let items = document.as_seq().or_else(|| document.get("items").and_then(Node::as_seq))?;
     items.iter().find(|n| own(n))
-}
-
-/// A unit's wire value (a finding when it cannot be read).
-fn parse(unit: &Unit, out: &mut Out) -> Option<RawObject> {
-    let raw: RawObject = match super::api::parse_object(unit) {
-        Ok(raw) => raw,
-        Err(finding) => {
-            out.findings.push(unreadable(unit, finding));
-            return None;
-        }
-    };
-    if !unit.is_json() {
-        if let Some(finding) = yaml11::check(&raw, unit) {
-            out.findings.push(naming_its_object(unit, finding));
-            return None;
-        }
-    }
-    Some(raw)
-}
-
-/// The object of a unit's wire value.
-fn objects(unit: &Unit, raw: &mut RawObject, out: &mut Out) {
-    let list = match unit.list {
-        Some(l) => ListContext::new(l.outline.str("apiVersion"), l.outline.str("kind")),
-        None => ListContext::default(),
-    };
-    out.objects.extend(convert(raw, unit.span(), unit.source_text(), list, &mut out.findings));
 }
 
 /// A document that cannot be read: the finding says which field and names
@@ -1177,7 +1151,7 @@ fn refused_finding(kind: &str, refused: Refused, span: Span, text: &str, head: S
 /// without a kind or a name is dropped (it cannot be identified), any
 /// other problem keeps the object.
 pub fn convert(
-    raw: &mut RawObject,
+    mut raw: RawObject,
     span: Span,
     text: &str,
     list: ListContext,
@@ -1768,10 +1742,10 @@ mod tests {
 
     /// One object read from `text`, which reads without a finding.
     fn read(text: &str) -> Object {
-        let mut raw: RawObject = serde_yaml::from_str(text).unwrap();
+        let raw: RawObject = serde_yaml::from_str(text).unwrap();
         let span = Span::new(crate::span::FileId(0), 0..text.len());
         let mut findings = Vec::new();
-        let o = convert(&mut raw, span, text, ListContext::default(), &mut findings).unwrap();
+        let o = convert(raw, span, text, ListContext::default(), &mut findings).unwrap();
         assert!(findings.is_empty(), "{findings:?}");
         o
     }
@@ -1827,10 +1801,10 @@ mod tests {
     #[test]
     fn tool_metadata_is_kept_in_facts() {
         let text = "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: apps\n  namespace: flux-system\n  labels:\n    app.kubernetes.io/instance: shop\n  annotations:\n    a: b\n    argocd.argoproj.io/sync-wave: '-2'\n    kapp.k14s.io/change-group.db: x/{name}\n    kapp.k14s.io/change-rule: delete before deleting y\n    helm.sh/resource-policy: keep\n    config.kubernetes.io/depends-on: /namespaces/x/Secret/y\nspec:\n  dependsOn:\n  - name: infra\n  - name: crds\n    namespace: other\n  - namespace: nameless\n";
-        let mut raw: RawObject = serde_yaml::from_str(text).unwrap();
+        let raw: RawObject = serde_yaml::from_str(text).unwrap();
         let span = Span::new(crate::span::FileId(0), 0..text.len());
         let mut findings = Vec::new();
-        let o = convert(&mut raw, span, text, ListContext::default(), &mut findings).unwrap();
+        let o = convert(raw, span, text, ListContext::default(), &mut findings).unwrap();
         assert!(findings.is_empty(), "{findings:?}");
         let t = o.tools().unwrap();
         assert_eq!(t.sync_wave, Some(-2));
@@ -1844,19 +1818,19 @@ mod tests {
 
         // A value a tool would misread is a TD001 at its line; the object stays.
         let text = "kind: ConfigMap\napiVersion: v1\nmetadata:\n  name: c\n  annotations:\n    argocd.argoproj.io/sync-wave: soon\n";
-        let mut raw: RawObject = serde_yaml::from_str(text).unwrap();
+        let raw: RawObject = serde_yaml::from_str(text).unwrap();
         let span = Span::new(crate::span::FileId(0), 0..text.len());
         let mut findings = Vec::new();
-        let o = convert(&mut raw, span, text, ListContext::default(), &mut findings).unwrap();
+        let o = convert(raw, span, text, ListContext::default(), &mut findings).unwrap();
         assert!(o.facts.is_none());
         assert_eq!(findings.len(), 1);
         let at = findings[0].primary.as_ref().unwrap().span;
         assert_eq!(&text[at.start..at.end], "soon");
 
         let text = "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata: {name: b}\nroleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: gk-role}\nsubjects: []\n";
-        let mut raw: RawObject = serde_yaml::from_str(text).unwrap();
+        let raw: RawObject = serde_yaml::from_str(text).unwrap();
         let span = Span::new(crate::span::FileId(0), 0..text.len());
-        let o = convert(&mut raw, span, text, ListContext::default(), &mut Vec::new()).unwrap();
+        let o = convert(raw, span, text, ListContext::default(), &mut Vec::new()).unwrap();
         let role = o.facts.unwrap().role_ref().clone().unwrap();
         assert_eq!((&*role.0, &*role.1), ("ClusterRole", "gk-role"));
         // A roleRef of the wrong shape reads as none.
@@ -1867,9 +1841,9 @@ mod tests {
     /// An object read by the YAML fast path (which must answer) and by
     /// serde_yaml: the same facts.
     fn facts_of(text: &str) -> Option<Box<Facts>> {
-        let read = |mut raw: RawObject| {
+        let read = |raw: RawObject| {
             let span = Span::new(crate::span::FileId(0), 0..text.len());
-            convert(&mut raw, span, text, ListContext::default(), &mut Vec::new()).and_then(|o| o.facts)
+            convert(raw, span, text, ListContext::default(), &mut Vec::new()).and_then(|o| o.facts)
         };
         let fast = crate::input::fast::Doc::document(text).expect("fast path").parse::<RawObject>().expect("fast path");
         let slow = read(serde_yaml::from_str(text).unwrap());
@@ -1918,9 +1892,9 @@ mod tests {
     }
 
     fn facts_or_default(text: &str) -> Facts {
-        let mut raw: RawObject = serde_yaml::from_str(text).unwrap();
+        let raw: RawObject = serde_yaml::from_str(text).unwrap();
         let span = Span::new(crate::span::FileId(0), 0..text.len());
-        *convert(&mut raw, span, text, ListContext::default(), &mut Vec::new()).unwrap().facts.unwrap_or_default()
+        *convert(raw, span, text, ListContext::default(), &mut Vec::new()).unwrap().facts.unwrap_or_default()
     }
 
     #[test]

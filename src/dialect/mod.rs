@@ -23,7 +23,7 @@ pub mod pairs;
 pub mod status;
 pub mod tools;
 
-pub use api::{not_an_object, parse_object, Dialect, Edits, Files, List, Out, Wire};
+pub use api::{not_an_object, parse_object, Dialect, Edits, Files, List, Out};
 
 use crate::findings::Finding;
 use crate::input::{Node, Shape, Sources, Unit};

@@ -100,20 +100,6 @@ impl<'a> Unit<'a> {
         Unit::make(file, id, start..file.text.len(), Form::Json, list, true)
     }
 
-    /// An item of a JSON list starting at `start`, already parsed once:
-    /// it ends at `end` (what [`Unit::skip`] gave).
-    pub fn streamed_to(
-        file: &'a SourceFile,
-        id: FileId,
-        start: usize,
-        end: usize,
-        list: Option<&'a ListHeader>,
-    ) -> Unit<'a> {
-        let unit = Unit::streamed(file, id, start, list);
-        unit.end.set(Some(end));
-        unit
-    }
-
     /// An item of a list that was read whole: `node`, in the list's `range`.
     pub fn value(
         file: &'a SourceFile,
