@@ -6,15 +6,16 @@
 //! dialect asks for drives it, and subtrees the type ignores are checked and
 //! skipped line by line, never built. It knows nothing of any dialect.
 //!
-//! It declines ([`Declined`]) everything it does not fully understand —
-//! anchors, aliases, tags, merge keys, complex keys, multi-line quoted and
+//! Anchors and aliases it reads only in the form PyYAML's dumper writes
+//! them (see [`Node::read`]). It declines ([`Declined`]) everything it does
+//! not fully understand — other anchors and aliases, tags, merge keys, complex keys, multi-line quoted and
 //! flow scalars where it reads (where it only skips, it follows them to
 //! their end), explicit indentation indicators, tabs in indentation,
 //! control characters, a value a type rejects — and the caller then reads
 //! the text with serde_yaml, which says what, if anything, is wrong. When it
 //! answers, the answer is serde_yaml's: scalars are resolved by the same
 //! rules, every skipped line is held to YAML's rules for it, and a
-//! differential test (tests/fastyaml_diff.rs) holds it to that on real
+//! differential test (tests/props/fast_yaml_vs_serde_yaml.rs) holds it to that on real
 //! dumps and on generated and mutated documents.
 
 use super::outline::{Member, Outline, Shape, Value};

@@ -340,7 +340,7 @@ fn anchored_value(indent: usize) -> BoxedStrategy<String> {
         Just(" x".to_string()),
         Just(" # c".to_string()),
         Just(String::new()),
-        Just(format!("\n- a\n- b")),
+        Just("\n- a\n- b".to_string()),
     ];
     prop_oneof![
         4 => (name.clone(), body).prop_map(|(n, b)| format!("&{n}{b}")),
