@@ -6,15 +6,16 @@
 //! dialect asks for drives it, and subtrees the type ignores are checked and
 //! skipped line by line, never built. It knows nothing of any dialect.
 //!
-//! It declines ([`Declined`]) everything it does not fully understand —
-//! anchors, aliases, tags, merge keys, complex keys, multi-line quoted and
+//! Anchors and aliases it reads only in the form PyYAML's dumper writes
+//! them (see [`Node::read`]). It declines ([`Declined`]) everything it does
+//! not fully understand — other anchors and aliases, tags, merge keys, complex keys, multi-line quoted and
 //! flow scalars where it reads (where it only skips, it follows them to
 //! their end), explicit indentation indicators, tabs in indentation,
 //! control characters, a value a type rejects — and the caller then reads
 //! the text with serde_yaml, which says what, if anything, is wrong. When it
 //! answers, the answer is serde_yaml's: scalars are resolved by the same
 //! rules, every skipped line is held to YAML's rules for it, and a
-//! differential test (tests/fastyaml_diff.rs) holds it to that on real
+//! differential test (tests/props/fast_yaml_vs_serde_yaml.rs) holds it to that on real
 //! dumps and on generated and mutated documents.
 
 use super::outline::{Member, Outline, Shape, Value};
@@ -222,7 +223,7 @@ impl<'a> Doc<'a> {
     /// Read the document as `T`; `Err(Declined)` when the fast path cannot
     /// answer exactly as serde_yaml would.
     pub fn parse<T: de::Deserialize<'a>>(&self) -> R<T> {
-        let mut de = De { text: self.text, lines: &self.lines, i: 0, depth: 0 };
+        let mut de = De { text: self.text, lines: &self.lines, i: 0, depth: 0, anchors: Vec::new(), in_anchor: false };
         let pos = match self.root {
             Root::Block => Pos::Below { parent: usize::MAX, compact: false },
             Root::Entry(pos) => match pos {
@@ -920,6 +921,33 @@ struct De<'a, 'l> {
     /// The next line to read.
     i: usize,
     depth: usize,
+    /// The anchored nodes read so far (see [`Node::read`]).
+    anchors: Vec<Anchor<'a>>,
+    /// Reading an anchored node (or replaying one for an alias): no anchor
+    /// or alias may stand in it.
+    in_anchor: bool,
+}
+
+/// A node with an anchor (`key: &name` and the block node below), once
+/// read: its lines are `start..end`, below a key at column `parent`.
+#[derive(Clone, Copy, Debug)]
+struct Anchor<'a> {
+    name: &'a str,
+    start: usize,
+    parent: usize,
+    end: usize,
+}
+
+/// An anchor's name as libyaml scans one (letters, digits, `_`, `-`), and
+/// nothing after it on the line.
+fn anchor_name(text: &str) -> R<&str> {
+    let name = text.get(1..).ok_or(Declined)?;
+    let ok = !name.is_empty() && name.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_' || c == b'-');
+    if ok {
+        Ok(name)
+    } else {
+        Err(Declined)
+    }
 }
 
 /// What a node turned out to be.
@@ -1267,12 +1295,54 @@ impl<'a, 'd, 'l> Node<'a, 'd, 'l> {
         let kind = self.de.classify(self.pos, build)?;
         Ok(Classified { de: self.de, kind })
     }
+
+    /// Read the node with `f`. Anchors and aliases are read in the form
+    /// PyYAML's dumper writes them, and only so: `key: &name` alone on its
+    /// line, anchoring the block mapping or sequence indented below it;
+    /// `key: *name` or `- *name`, alone, after that node and outside it;
+    /// each name anchored once; no anchor or alias inside an anchored node.
+    /// An alias is read as serde_yaml reads it: the anchored node's lines
+    /// again, in its place. Anything else with `&` or `*` is declined.
+    fn read<T>(self, build: bool, f: impl FnOnce(Classified<'a, '_, 'l>) -> R<T>) -> R<T> {
+        let Pos::Inline { text, parent, dash, .. } = self.pos else { return f(self.classify(build)?) };
+        let text = value_text(text);
+        let anchor = match text.as_bytes().first() {
+            Some(b'&') => true,
+            Some(b'*') => false,
+            _ => return f(self.classify(build)?),
+        };
+        let name = anchor_name(text)?;
+        let de = self.de;
+        if de.in_anchor {
+            return Err(Declined);
+        }
+        if anchor {
+            let start = de.i;
+            let below = de.peek().is_some_and(|l| l.indent > parent);
+            if dash || !below || de.anchors.iter().any(|a| a.name == name) {
+                return Err(Declined);
+            }
+            de.in_anchor = true;
+            let value = f(Node { de: &mut *de, pos: Pos::Below { parent, compact: false } }.classify(build)?)?;
+            de.in_anchor = false;
+            de.anchors.push(Anchor { name, start, parent, end: de.i });
+            return Ok(value);
+        }
+        let a = de.anchors.iter().find(|a| a.name == name).copied().ok_or(Declined)?;
+        let mut again =
+            De { text: de.text, lines: de.lines, i: a.start, depth: de.depth, anchors: Vec::new(), in_anchor: true };
+        let value = f(Node { de: &mut again, pos: Pos::Below { parent: a.parent, compact: false } }.classify(build)?)?;
+        if again.i != a.end {
+            return Err(Declined);
+        }
+        Ok(value)
+    }
 }
 
 macro_rules! classified {
     ($($method:ident),*) => {
         $(fn $method<V: Visitor<'a>>(self, visitor: V) -> R<V::Value> {
-            self.classify(true)?.$method(visitor)
+            self.read(true, |node| node.$method(visitor))
         })*
     };
 }
@@ -1293,7 +1363,7 @@ impl<'a> Deserializer<'a> for Node<'a, '_, '_> {
     );
 
     fn deserialize_ignored_any<V: Visitor<'a>>(self, visitor: V) -> R<V::Value> {
-        self.classify(false)?.deserialize_ignored_any(visitor)
+        self.read(false, |node| node.deserialize_ignored_any(visitor))
     }
 }
 
@@ -1706,5 +1776,82 @@ mod tests {
         assert!(matches!(o.get("metadata"), Some(Value::Map)));
         let m = d.child_outline(o.member("metadata").unwrap().at.clone()).unwrap();
         assert_eq!(m.str("name"), Some("x"));
+    }
+
+    /// A Deployment as scripts/gen_cluster.py (PyYAML's safe dumper)
+    /// writes it: labels anchored once, aliased twice.
+    const GENERATED_DEPLOYMENT: &str = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: svc0\n  namespace: team-0\n  labels: &id001\n    app: svc0\nspec:\n  replicas: 3\n  selector:\n    matchLabels: *id001\n  template:\n    metadata:\n      labels: *id001\n    spec:\n      containers:\n      - name: svc0\n        image: x:v1\n";
+
+    #[test]
+    fn reads_the_generators_deployment() {
+        same(GENERATED_DEPLOYMENT);
+        let doc = Doc::document(GENERATED_DEPLOYMENT).unwrap();
+        let kube = doc.parse::<crate::dialect::kubernetes::RawObject>().unwrap();
+        let slow = serde_yaml::from_str::<crate::dialect::kubernetes::RawObject>(GENERATED_DEPLOYMENT).unwrap();
+        assert_eq!(format!("{kube:?}"), format!("{slow:?}"));
+        doc.parse::<IgnoredAny>().unwrap();
+    }
+
+    #[test]
+    fn anchors_a_block_mapping_or_sequence_below_its_key() {
+        same("a: &x\n  k: v\nb: *x\n");
+        same("a: &x\n  - 1\n  - k: v\nb: *x\n");
+        same("a: &x-1_y\n  k: v\nb:\n  c: *x-1_y\n");
+        // Read where the anchor is and where the alias is, at other depths.
+        same("top:\n  deep:\n    a: &x\n      k: [1, 2]\n      s: |\n        text\nb:\n- *x\n- c: *x\n");
+    }
+
+    #[test]
+    fn declines_other_anchors() {
+        declines("a: &x v\nb: *x\n"); // on a scalar
+        declines("a: &x\n- 1\nb: *x\n"); // a sequence at the key's column
+        declines("a: &x\nb: *x\n"); // on nothing (null)
+        declines("a: &x # c\n  k: v\nb: *x\n"); // a comment after it
+        declines("a:\n- &x\n  k: v\n- *x\n"); // on a sequence entry
+        declines("a: &x {k: v}\nb: *x\n"); // on a flow collection
+        declines("a: &x |\n  t\nb: *x\n"); // on a block scalar
+        declines("a: &x!\n  k: v\nb: *x!\n"); // a name libyaml does not scan so
+    }
+
+    #[test]
+    fn an_alias_is_alone_and_after_its_anchor() {
+        same("a: &x\n  k: v\nb: *x\nc:\n- *x\n- *x\n");
+        declines("b: *x\na: &x\n  k: v\n"); // before it
+        declines("a: &x\n  k: v\nb: *y\n"); // unknown
+        declines("a: &x\n  k: v\nb: *x # c\n");
+        declines("a: &x\n  k: v\nb: *x y\n");
+        declines("a: &x\n  k: v\nb: *x\n  c: d\n"); // lines below the alias
+        declines("a: &x\n  k: v\n*x: b\n"); // an alias as a key
+        declines("a: &x\n  k: v\nb:\n  <<: *x\n"); // a merge key
+    }
+
+    #[test]
+    fn a_name_is_anchored_once_and_nothing_nests() {
+        declines("a: &x\n  k: v\nb: &x\n  k: w\nc: *x\n"); // redefined
+        declines("a: &x\n  k: &y\n    j: v\nb: *x\n"); // an anchor in an anchored node
+        declines("a: &x\n  k: v\nb: &y\n  j: *x\nc: *y\n"); // an alias in one
+        declines("a: &x\n  k: *x\n"); // its own alias
+    }
+
+    #[test]
+    fn aliases_are_held_to_what_the_type_says() {
+        // Duplicate keys through an alias: serde_yaml refuses, so must the fast path.
+        declines("a: &x\n  k: v\nb:\n  k: w\nb: *x\n");
+        // A string where the anchored node is a mapping.
+        assert!(Doc::document("a: &x\n  k: v\nname: *x\n")
+            .unwrap()
+            .parse::<std::collections::BTreeMap<String, String>>()
+            .is_err());
+        // Only skipped: the alias must still name a node.
+        assert!(Doc::document("a: &x\n  k: v\nb: *y\n").unwrap().parse::<IgnoredAny>().is_err());
+        Doc::document("a: &x\n  k: v\nb: *x\n").unwrap().parse::<IgnoredAny>().unwrap();
+    }
+
+    #[test]
+    fn an_entry_reads_only_its_own_anchors() {
+        let e = Doc::entry("- a: &x\n    k: v\n  b: *x\n").unwrap();
+        let v = e.parse::<serde_yaml::Value>().unwrap();
+        assert_eq!(v, serde_yaml::from_str::<serde_yaml::Value>("a: {k: v}\nb: {k: v}\n").unwrap());
+        assert!(Doc::entry("- b: *x\n").unwrap().parse::<serde_yaml::Value>().is_err());
     }
 }
