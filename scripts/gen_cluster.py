@@ -30,8 +30,8 @@ usage:
 --format json: one `kind: List` (`json.dump`, indent 1); yaml: a
 multi-document stream in block style, byte for byte what PyYAML's safe
 dumper prints (a Deployment's labels, one value written three times, as an
-anchor and two aliases; teardown's YAML fast path declines those documents
-and serde_yaml reads them); ndjson: one object a line.
+anchor and two aliases, which teardown's YAML fast path reads in that form
+only); ndjson: one object a line.
 """
 import argparse
 import json
