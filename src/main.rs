@@ -6,14 +6,8 @@ use teardown::error::Error;
 
 /// mimalloc keeps freed memory for reuse: large inputs make and drop big
 /// buffers, and the system allocator returns each to the kernel only to
-/// fault it back in. (mimalloc itself hands freed memory back a second
-/// after it is freed, its `purge_delay`. Keeping it to the end,
-/// `MIMALLOC_PURGE_DELAY=-1`, cut the minor faults of a million objects'
-/// `plan --all -o json` from ~7,500 to ~2,100 but was not measurably
-/// faster in alternating runs and raised its peak by 20-40 MB, towards
-/// the 2 GB limit. `MIMALLOC_ALLOW_THP=0` lowered that peak ~10 MB and
-/// was not faster either (more user time). What costs is memory touched
-/// the first time, zeroed by the kernel: issue 40.)
+/// fault it back in. (Its own settings, measured at a million objects: docs/
+/// contributing.md, Benchmarks.)
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
