@@ -223,7 +223,15 @@ impl<'a> Doc<'a> {
     /// Read the document as `T`; `Err(Declined)` when the fast path cannot
     /// answer exactly as serde_yaml would.
     pub fn parse<T: de::Deserialize<'a>>(&self) -> R<T> {
-        let mut de = De { text: self.text, lines: &self.lines, i: 0, depth: 0, anchors: Vec::new(), in_anchor: false };
+        let mut de = De {
+            text: self.text,
+            lines: &self.lines,
+            i: 0,
+            depth: 0,
+            anchors: Vec::new(),
+            in_anchor: false,
+            replayed: 0,
+        };
         let pos = match self.root {
             Root::Block => Pos::Below { parent: usize::MAX, compact: false },
             Root::Entry(pos) => match pos {
@@ -926,6 +934,12 @@ struct De<'a, 'l> {
     /// Reading an anchored node (or replaying one for an alias): no anchor
     /// or alias may stand in it.
     in_anchor: bool,
+    /// Bytes replayed for aliases so far: past
+    /// [`super::yaml::MAX_EXPANSION`], the document is declined, and
+    /// serde_yaml's path refuses it if its aliases expand it past the limit.
+    /// (A node takes at least a byte, so no document the fast path reads
+    /// is one that path would refuse.)
+    replayed: usize,
 }
 
 /// A node with an anchor (`key: &name` and the block node below), once
@@ -1329,8 +1343,20 @@ impl<'a, 'd, 'l> Node<'a, 'd, 'l> {
             return Ok(value);
         }
         let a = de.anchors.iter().find(|a| a.name == name).copied().ok_or(Declined)?;
-        let mut again =
-            De { text: de.text, lines: de.lines, i: a.start, depth: de.depth, anchors: Vec::new(), in_anchor: true };
+        let bytes = |i: usize| de.lines.get(i).map_or(de.text.len(), |l| l.start);
+        de.replayed = de.replayed.saturating_add(bytes(a.end).saturating_sub(bytes(a.start)));
+        if de.replayed > super::yaml::MAX_EXPANSION {
+            return Err(Declined);
+        }
+        let mut again = De {
+            text: de.text,
+            lines: de.lines,
+            i: a.start,
+            depth: de.depth,
+            anchors: Vec::new(),
+            in_anchor: true,
+            replayed: 0,
+        };
         let value = f(Node { de: &mut again, pos: Pos::Below { parent: a.parent, compact: false } }.classify(build)?)?;
         if again.i != a.end {
             return Err(Declined);
@@ -1845,6 +1871,21 @@ mod tests {
         // Only skipped: the alias must still name a node.
         assert!(Doc::document("a: &x\n  k: v\nb: *y\n").unwrap().parse::<IgnoredAny>().is_err());
         Doc::document("a: &x\n  k: v\nb: *x\n").unwrap().parse::<IgnoredAny>().unwrap();
+    }
+
+    #[test]
+    fn aliases_replay_at_most_the_expansion_limit() {
+        // An anchored node of 100 lines (1,000 bytes: `  - k0000\n`), aliased `m` times.
+        let doc = |m: usize| {
+            let items: String = (0..100).map(|i| format!("  - k{i:04}\n")).collect();
+            format!("a: &x\n{items}b:\n{}", "- *x\n".repeat(m))
+        };
+        // 1,000 aliases replay 1,000,000 bytes: read.
+        let text = doc(1000);
+        assert_eq!(text.find("b:").map(|b| b - "a: &x\n".len()), Some(1000));
+        same(&text);
+        // One more: past super::yaml::MAX_EXPANSION, declined (serde_yaml's path decides).
+        declines(&doc(1001));
     }
 
     #[test]

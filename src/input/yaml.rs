@@ -112,11 +112,120 @@ fn aliases(text: &str) -> Result<(), Error> {
     if !(token(b'&') && token(b'*')) {
         return Ok(());
     }
-    match serde_yaml::from_str::<serde_yaml::Value>(text) {
+    let walk = Walk { left: std::cell::Cell::new(MAX_EXPANSION.saturating_add(text.len())) };
+    match serde::de::DeserializeSeed::deserialize(&walk, serde_yaml::Deserializer::from_str(text)) {
+        Err(e) if walk.left.get() == 0 => Err(Error { message: expanded(&e, text.len()), offset: None, syntax: true }),
         Err(e) if e.to_string().starts_with("repetition limit exceeded") => {
             Err(Error { message: clean(&e.to_string()), offset: None, syntax: true })
         }
         _ => Ok(()),
+    }
+}
+
+/// How many nodes a YAML document may have once its aliases are expanded:
+/// this many more than its size in bytes (which no document without
+/// aliases reaches). Past it, the document is refused: the expansion could
+/// take time and memory out of proportion to the input.
+pub const MAX_EXPANSION: usize = 1_000_000;
+
+/// The message of a document of `len` bytes that aliases expand past
+/// [`MAX_EXPANSION`].
+fn expanded(e: &serde_yaml::Error, len: usize) -> String {
+    let why = clean(&e.to_string());
+    if why.starts_with("repetition limit exceeded") {
+        why
+    } else {
+        let max = len.saturating_add(MAX_EXPANSION);
+        format!("repetition limit exceeded: with its aliases expanded, the document has more than {max} nodes (its size in bytes plus {MAX_EXPANSION})")
+    }
+}
+
+/// A walk over a YAML document that follows every alias, as a type that
+/// reads every field would, and keeps nothing: each node visited (aliases
+/// expanded) takes one from `left`, and the walk fails when none is left.
+/// (serde's `IgnoredAny` skips an alias without following it, so it could
+/// not see a bomb; `serde_yaml::Value` would hold the expansion.)
+struct Walk {
+    left: std::cell::Cell<usize>,
+}
+
+impl Walk {
+    fn node<E: serde::de::Error>(&self) -> Result<(), E> {
+        match self.left.get().checked_sub(1) {
+            Some(n) if n > 0 => {
+                self.left.set(n);
+                Ok(())
+            }
+            _ => {
+                self.left.set(0);
+                Err(E::custom("too many nodes"))
+            }
+        }
+    }
+}
+
+impl<'de> serde::de::DeserializeSeed<'de> for &Walk {
+    type Value = ();
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for &Walk {
+    type Value = ();
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("any YAML node")
+    }
+
+    fn visit_bool<E: serde::de::Error>(self, _: bool) -> Result<(), E> {
+        self.node()
+    }
+    fn visit_i64<E: serde::de::Error>(self, _: i64) -> Result<(), E> {
+        self.node()
+    }
+    fn visit_i128<E: serde::de::Error>(self, _: i128) -> Result<(), E> {
+        self.node()
+    }
+    fn visit_u64<E: serde::de::Error>(self, _: u64) -> Result<(), E> {
+        self.node()
+    }
+    fn visit_u128<E: serde::de::Error>(self, _: u128) -> Result<(), E> {
+        self.node()
+    }
+    fn visit_f64<E: serde::de::Error>(self, _: f64) -> Result<(), E> {
+        self.node()
+    }
+    fn visit_str<E: serde::de::Error>(self, _: &str) -> Result<(), E> {
+        self.node()
+    }
+    fn visit_unit<E: serde::de::Error>(self) -> Result<(), E> {
+        self.node()
+    }
+    fn visit_none<E: serde::de::Error>(self) -> Result<(), E> {
+        self.node()
+    }
+    fn visit_some<D: serde::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        self.node()?;
+        while seq.next_element_seed(self)?.is_some() {}
+        Ok(())
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        self.node()?;
+        while map.next_key_seed(self)?.is_some() {
+            map.next_value_seed(self)?;
+        }
+        Ok(())
+    }
+    fn visit_enum<A: serde::de::EnumAccess<'de>>(self, data: A) -> Result<(), A::Error> {
+        // A tagged node (`!tag value`): the tag, then the value.
+        use serde::de::VariantAccess;
+        let ((), value) = data.variant_seed(self)?;
+        value.newtype_variant_seed(self)
     }
 }
 
@@ -284,6 +393,42 @@ mod tests {
         // Brackets in quotes, comments and block scalars are text.
         let text = format!("a: '{}'\nb: |\n  {}\nc: 1 # {}\n", "[".repeat(600), "{".repeat(600), "[".repeat(600));
         assert!(from_str::<serde_yaml::Value>(&text).is_ok());
+    }
+
+    /// A document whose anchored node of `k` strings is aliased `m` times,
+    /// in flow form (which the fast path leaves to serde_yaml).
+    fn wide(k: usize, m: usize) -> String {
+        let items: Vec<String> = (0..k).map(|i| format!("s{i}")).collect();
+        format!("big: &big [{}]\nuses:\n{}", items.join(", "), "- *big\n".repeat(m))
+    }
+
+    #[test]
+    fn aliases_are_followed_and_bounded_by_what_they_expand_to() {
+        // 1,000 strings aliased 100 times: 100,000 nodes, within the limit.
+        assert!(from_str::<serde_yaml::Value>(&wide(1000, 100)).is_ok());
+        // 1,000 strings aliased 2,000 times: 2 million nodes from 21 kB of text:
+        // refused, where serde_yaml's own limit (jumps, not nodes) lets it through.
+        let text = wide(1000, 2000);
+        assert!(serde_yaml::from_str::<serde_yaml::Value>(&text).is_ok());
+        let e = from_str::<serde_yaml::Value>(&text).unwrap_err();
+        assert!(e.syntax && e.message.starts_with("repetition limit exceeded: with its aliases expanded"), "{e:?}");
+        // Also when no type would read the aliases (`check`).
+        assert!(check(&text).unwrap_err().message.contains("repetition limit exceeded"));
+        // Aliases inside an aliased node are followed too: 200 aliases of ten
+        // aliases of 1,000 strings (2 million nodes, 2,200 jumps).
+        let items = ["x"; 1000].join(", ");
+        let nested =
+            format!("a0: &a0 [{items}]\na1: &a1 [{}]\nuses:\n{}", ["*a0"; 10].join(", "), "- *a1\n".repeat(200));
+        assert!(from_str::<serde_yaml::Value>(&nested).unwrap_err().message.contains("with its aliases expanded"));
+        // A bomb meets serde_yaml's own limit first (more than 100 jumps an event).
+        let mut bomb = String::from("a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
+        for i in 1..10 {
+            bomb.push_str(&format!("a{i}: &a{i} [{}]\n", vec![format!("*a{}", i - 1); 10].join(", ")));
+        }
+        assert_eq!(from_str::<serde_yaml::Value>(&bomb).unwrap_err().message, "repetition limit exceeded");
+        // A tagged node is walked to its value.
+        let tagged = format!("big: &big !t [{}]\nuses:\n{}", ["x"; 1000].join(", "), "- *big\n".repeat(2000));
+        assert!(from_str::<serde_yaml::Value>(&tagged).unwrap_err().message.contains("with its aliases expanded"));
     }
 
     #[test]

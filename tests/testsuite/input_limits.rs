@@ -156,6 +156,38 @@ fn alias_bombs_are_refused_in_every_dialect() {
     assert_eq!((r.code, r.stdout.as_str()), (0, "*a0\n&a0\n"), "{}", r.stderr);
 }
 
+/// One anchored node of 4,000 strings of 95 bytes, aliased 8,000 times:
+/// 32 million nodes (3 GB of text) from 0.5 MB, each alias one jump, so
+/// serde_yaml's own limit (100 jumps an event) lets it through. `flow`:
+/// the node as a flow sequence (which only serde_yaml reads), else as a
+/// block sequence below `big: &big` (which the fast path reads).
+fn wide_aliases(flow: bool) -> String {
+    let item = |i: usize| format!("{}{i:05}", "x".repeat(90));
+    let big = if flow {
+        format!(" &big [{}]\n", (0..4000).map(item).collect::<Vec<_>>().join(", "))
+    } else {
+        format!(" &big\n{}", (0..4000).map(|i| format!("    - {}\n", item(i))).collect::<String>())
+    };
+    format!(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\nspec:\n  big:{big}  uses:\n{}",
+        "  - *big\n".repeat(8000)
+    )
+}
+
+#[test]
+fn aliases_that_expand_a_document_out_of_proportion_are_refused() {
+    // Before, the flow form took 5.8 GB and 29 s (the guard expanded it into
+    // a value) and was then read; the block form took 7 s and was read.
+    let d = tmp();
+    for flow in [true, false] {
+        let p = write(d.path(), &format!("wide-{flow}.yaml"), wide_aliases(flow));
+        refused(&p, "repetition limit exceeded: with its aliases expanded, the document has more than", &[]);
+        let r = bounded_cpu(&["check", &p.to_string_lossy()], None, &[], 10);
+        assert_eq!(r.code, 2, "{}", r.stderr);
+        assert!(r.stdout.contains("repetition limit exceeded"), "{}", r.stdout);
+    }
+}
+
 #[test]
 fn deep_nesting_is_refused_in_every_position() {
     let d = tmp();
