@@ -4,7 +4,7 @@
 use super::tracking::{DependsHow, Tracking};
 use super::{ControllerEdge, DepTarget, Identity, ObjId, Object, RelKind, Relation};
 use crate::input::locate;
-use crate::input::Sources;
+use crate::input::{SourceFile, Sources};
 use crate::span::Span;
 
 fn span(o: &Object, range: Option<std::ops::Range<usize>>, sources: &Sources) -> Span {
@@ -30,24 +30,37 @@ pub fn object(sources: &Sources, o: &Object) -> Span {
 /// Owner reference `j` of `o`: its uid (or its name when it has none).
 /// The references of one object are found together ([`owner_refs`]) and
 /// kept for the next call: a finding for each of an object's 200,000
-/// references costs one pass over it, not one each.
+/// references costs one pass over it, not one each. What is kept is keyed
+/// by the file itself, not its id: ids restart at 0 in each snapshot
+/// (`check --packages` loads one per package, and a library caller may
+/// load several), and an object at the same offsets of another file must
+/// not be given the last one's places. (The key holds a `Weak` of the
+/// file, so its address is not reused while it is kept.)
 pub fn owner_ref(sources: &Sources, o: &Object, j: u32) -> Span {
     use std::cell::RefCell;
     use std::rc::Rc;
+    use std::sync::{Arc, Weak};
     /// An object's references: its (file, start, end), and their spans.
-    type Located = ((u32, usize, usize), Rc<[Span]>);
+    type Located = ((Weak<SourceFile>, usize, usize), Rc<[Span]>);
     thread_local! {
         /// The last object's.
         static LAST: RefCell<Option<Located>> = const { RefCell::new(None) };
     }
-    let key = (o.span.file.0, o.span.start, o.span.end);
+    let Some(file) = sources.files.get(o.span.file.0 as usize) else { return object(sources, o) };
+    let (start, end) = (o.span.start, o.span.end);
     let spans = LAST.with(|last| {
         let mut last = last.borrow_mut();
         match &*last {
-            Some((k, spans)) if *k == key && spans.len() == o.owners.len() => spans.clone(),
+            Some(((f, s, e), spans))
+                if std::ptr::eq(f.as_ptr(), Arc::as_ptr(file))
+                    && (*s, *e) == (start, end)
+                    && spans.len() == o.owners.len() =>
+            {
+                spans.clone()
+            }
             _ => {
                 let spans: Rc<[Span]> = owner_refs(sources, o).into();
-                *last = Some((key, spans.clone()));
+                *last = Some(((Arc::downgrade(file), start, end), spans.clone()));
                 spans
             }
         }

@@ -46,7 +46,10 @@
 //! reports and where it starts, which object's finalizer hang is named,
 //! which edge `explain` says decided a step, which destruction dependency
 //! a relaxed edge gave way to, and which relation is a cascaded object's
-//! cause all followed the order the files were read in.
+//! cause all followed the order the files were read in; and an owner
+//! reference's places were kept from one run to the next by file id and
+//! offsets (runs here share a thread; `check --packages` makes a snapshot
+//! per package), so a run could point at the run before's lines.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing, clippy::string_slice)]
 
 use crate::props_gen;
@@ -531,5 +534,36 @@ fn regression_plans_in_reference_order() {
         assert_eq!(kinds, ["relaxed", "relaxed", "keep-ignored", "keep-ignored"], "{mode:?}");
         assert!(warned[0].1.contains("ConfigMap/app/ao owns ConfigMap/app/ad is relaxed"), "{warned:?}");
         assert!(warned[2].1.starts_with("ConfigMap/app/ak carries"), "{warned:?}");
+    }
+}
+
+/// Runs in one process do not share places: the property runs A, B and C
+/// one after another on one thread, and an owner reference's places were
+/// kept from one run to the next by file id and offsets, so a run whose
+/// object sat at the same offsets of its file as the last run's got the
+/// last run's places (found by CI on 54f8560: `plan --all --allow-cycles`
+/// differed between A and C). Two files of 170 bytes with a Pod at the same
+/// offsets, the owner reference on line 11 in one and on line 10 in the
+/// other: each run points at its own (column 10, the uid).
+#[test]
+fn a_run_does_not_take_places_from_the_run_before() {
+    let tmp = tempfile::tempdir().unwrap();
+    let head = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\n  namespace: ns\n";
+    let owner = "  ownerReferences:\n  - apiVersion: apps/v1\n    kind: ReplicaSet\n    name: rs\n    uid: u-1\n";
+    let labels = "  labels: {a: b}\n";
+    let one = tmp.path().join("one.yaml");
+    let two = tmp.path().join("two.yaml");
+    std::fs::write(&one, format!("{head}{labels}{owner}")).unwrap();
+    std::fs::write(&two, format!("{head}{owner}{labels}")).unwrap();
+    for (file, line) in [(&one, 11), (&two, 10), (&one, 11)] {
+        let (code, out, err) = run(&["check", "-o", "json", &file.to_string_lossy()]);
+        assert_eq!(code, 0, "{err}");
+        let report: Value = serde_json::from_str(&out).unwrap();
+        let f = &report["findings"][0];
+        assert_eq!(
+            (f["rule"].as_str(), f["line"].as_u64(), f["column"].as_u64()),
+            (Some("TD003"), Some(line), Some(10)),
+            "{out}"
+        );
     }
 }

@@ -225,3 +225,32 @@ fn ignore_covers_every_rule() {
     let missing = dir.path().join("missing.yaml").display().to_string();
     assert_eq!(run(&["check", "--ignore", "TD001", &missing]).0, 2);
 }
+
+/// Each package's findings point into its own files. Two packages whose
+/// Pods sit at the same offsets of their first file (file ids restart in
+/// each package's snapshot), with the owner reference written on other
+/// lines: the second finding was given the first one's places (line 11,
+/// `labels: {a: b}`, where its uid is on line 10).
+#[test]
+fn a_packages_findings_point_into_its_own_files() {
+    let dir = repo();
+    let kptfile = "apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: p\n";
+    let head = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\n  namespace: ns\n";
+    let owner = "  ownerReferences:\n  - apiVersion: apps/v1\n    kind: ReplicaSet\n    name: rs\n    uid: u-1\n";
+    let labels = "  labels: {a: b}\n";
+    for (p, text) in [("p1", format!("{head}{labels}{owner}")), ("p2", format!("{head}{owner}{labels}"))] {
+        std::fs::create_dir(dir.path().join(p)).unwrap();
+        std::fs::write(dir.path().join(p).join("Kptfile"), kptfile).unwrap();
+        std::fs::write(dir.path().join(p).join("a.yaml"), text).unwrap();
+    }
+    let (code, out, err) = run_in(dir.path(), &["check", "--packages", "-o", "json", "p1", "p2"]);
+    assert_eq!(code, 0, "{err}");
+    let report: Value = serde_json::from_str(&out).unwrap();
+    let places: Vec<(String, u64, u64)> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| (f["file"].as_str().unwrap().to_string(), f["line"].as_u64().unwrap(), f["column"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(places, [("p1/a.yaml".to_string(), 11, 10), ("p2/a.yaml".to_string(), 10, 10)], "{out}");
+}
