@@ -936,9 +936,10 @@ struct De<'a, 'l> {
     in_anchor: bool,
     /// Bytes replayed for aliases so far: past
     /// [`super::yaml::MAX_EXPANSION`], the document is declined, and
-    /// serde_yaml's path refuses it if its aliases expand it past the limit.
-    /// (A node takes at least a byte, so no document the fast path reads
-    /// is one that path would refuse.)
+    /// serde_yaml's path refuses it if its aliases expand it past its limit.
+    /// (That limit counts a node and each byte of a string: at most twice
+    /// the bytes they are written in, so no document the fast path reads is
+    /// one that path would refuse.)
     replayed: usize,
 }
 

@@ -4,8 +4,10 @@
 //! What it adds to serde_yaml: merge keys (`<<`) are applied, as kubectl
 //! applies them; documents nested deeper than [`MAX_NESTING`] are refused
 //! before the parser sees them (its scanner takes time quadratic in the
-//! depth of flow collections); errors carry their offset and whether the
-//! text is not YAML at all (a syntax error) or only not what was asked for.
+//! depth of flow collections); documents whose aliases expand them out of
+//! proportion to their text are refused (`aliases`); errors carry their
+//! offset and whether the text is not YAML at all (a syntax error) or only
+//! not what was asked for.
 
 use serde::de::{DeserializeOwned, IgnoredAny};
 
@@ -91,76 +93,125 @@ fn guard(text: &str) -> Result<(), Error> {
     aliases(text)
 }
 
-/// Refuse aliases that expand past serde_yaml's limit (an alias bomb),
-/// wherever they are. serde_yaml expands an alias only where a type reads
-/// it, so a bomb under a field no dialect reads would be read in no time
-/// and let through; it is refused instead, as kubectl (whose YAML reader
-/// refuses "excessive aliasing") would refuse it. Only a document that may
-/// hold both an anchor and an alias is expanded to find out: kubectl never
-/// writes either.
+/// Refuse a document whose aliases expand it out of proportion to its
+/// text (an alias bomb, or one large node aliased many times), wherever
+/// they are. serde_yaml expands an alias only where a type reads it, so a
+/// bomb under a field no dialect reads would be read in no time and let
+/// through; it is refused instead, as kubectl (whose YAML reader refuses
+/// "excessive aliasing") would refuse it. Only a document that may hold
+/// both an anchor and an alias is walked to find out ([`walk`]): kubectl
+/// never writes either.
 fn aliases(text: &str) -> Result<(), Error> {
     let b = text.as_bytes();
-    // `&name` or `*name` where a node can start.
+    // `&name` or `*name` where a node can start (after white space, a
+    // flow indicator, or where the scan cannot tell).
     let token = |c: u8| {
         memchr::memchr_iter(c, b).any(|i| {
             let before = i.checked_sub(1).and_then(|j| b.get(j)).copied();
             let after = b.get(i + 1).copied();
-            matches!(before, None | Some(b' ' | b'\n' | b'[' | b',' | b'{' | b'-' | b':'))
+            matches!(before, None | Some(b' ' | b'\t' | b'\r' | b'\n' | b'[' | b',' | b'{' | b'-' | b':' | b'?'))
                 && after.is_some_and(|a| !a.is_ascii_whitespace() && !matches!(a, b',' | b']' | b'}'))
         })
     };
     if !(token(b'&') && token(b'*')) {
         return Ok(());
     }
-    let walk = Walk { left: std::cell::Cell::new(MAX_EXPANSION.saturating_add(text.len())) };
-    match serde::de::DeserializeSeed::deserialize(&walk, serde_yaml::Deserializer::from_str(text)) {
-        Err(e) if walk.left.get() == 0 => Err(Error { message: expanded(&e, text.len()), offset: None, syntax: true }),
-        Err(e) if e.to_string().starts_with("repetition limit exceeded") => {
-            Err(Error { message: clean(&e.to_string()), offset: None, syntax: true })
-        }
-        _ => Ok(()),
-    }
+    walk(text, budget(text.len()))
 }
 
-/// How many nodes a YAML document may have once its aliases are expanded:
-/// this many more than its size in bytes (which no document without
-/// aliases reaches). Past it, the document is refused: the expansion could
-/// take time and memory out of proportion to the input.
+/// What aliases may expand a YAML document to, in [`walk`]'s units (a
+/// node, and a byte of a string), beyond twice its size in bytes (which no
+/// document without aliases reaches: a node takes at least two thirds of a
+/// byte of text, `[?,?]`, and a string no more bytes than are written).
+/// Past it, the document is refused: the expansion could take time and
+/// memory out of proportion to the input.
 pub const MAX_EXPANSION: usize = 1_000_000;
 
-/// The message of a document of `len` bytes that aliases expand past
-/// [`MAX_EXPANSION`].
-fn expanded(e: &serde_yaml::Error, len: usize) -> String {
-    let why = clean(&e.to_string());
-    if why.starts_with("repetition limit exceeded") {
-        why
-    } else {
-        let max = len.saturating_add(MAX_EXPANSION);
-        format!("repetition limit exceeded: with its aliases expanded, the document has more than {max} nodes (its size in bytes plus {MAX_EXPANSION})")
+/// [`walk`]'s budget for a document of `len` bytes.
+fn budget(len: usize) -> usize {
+    len.saturating_add(MAX_EXPANSION).saturating_mul(2)
+}
+
+/// Walk `text` as a type that reads every field would, aliases expanded,
+/// keeping nothing; refuse it when it holds more than `budget` units (one
+/// for each node and for each byte of each string), or when serde_yaml's
+/// own limits stop the walk: more than 100 jumps to anchors an event of
+/// the document, or collections nested deeper than 128 levels (a deeper
+/// nest would hide the aliases after it from the walk; the fast path
+/// leaves any nest deeper than 100 to serde_yaml).
+fn walk(text: &str, budget: usize) -> Result<(), Error> {
+    let walk = Walk { left: std::cell::Cell::new(budget), over: std::cell::Cell::new(false) };
+    match serde::de::DeserializeSeed::deserialize(&walk, serde_yaml::Deserializer::from_str(text)) {
+        Ok(()) => Ok(()),
+        Err(e) if walk.over.get() => Err(Error {
+            message: format!(
+                "repetition limit exceeded: with its aliases expanded, the document holds more than {budget} nodes and bytes of strings (twice its size in bytes plus {})",
+                2 * MAX_EXPANSION
+            ),
+            offset: e.location().map(|l| l.index().min(text.len())),
+            syntax: true,
+        }),
+        Err(e) => {
+            let message = clean(&e.to_string());
+            if message.starts_with("repetition limit exceeded") || message.starts_with("recursion limit exceeded") {
+                return Err(Error { message, offset: None, syntax: true });
+            }
+            // Anything else: the parse that follows says what is wrong.
+            Ok(())
+        }
     }
 }
 
 /// A walk over a YAML document that follows every alias, as a type that
 /// reads every field would, and keeps nothing: each node visited (aliases
-/// expanded) takes one from `left`, and the walk fails when none is left.
-/// (serde's `IgnoredAny` skips an alias without following it, so it could
-/// not see a bomb; `serde_yaml::Value` would hold the expansion.)
+/// expanded) and each byte of each string takes one from `left`, and the
+/// walk fails (`over`) when too few are left. (serde's `IgnoredAny` skips
+/// an alias without following it, so it could not see a bomb;
+/// `serde_yaml::Value` would hold the expansion.)
 struct Walk {
     left: std::cell::Cell<usize>,
+    over: std::cell::Cell<bool>,
 }
 
 impl Walk {
-    fn node<E: serde::de::Error>(&self) -> Result<(), E> {
-        match self.left.get().checked_sub(1) {
-            Some(n) if n > 0 => {
-                self.left.set(n);
+    fn take<E: serde::de::Error>(&self, units: usize) -> Result<(), E> {
+        match self.left.get().checked_sub(units) {
+            Some(left) => {
+                self.left.set(left);
                 Ok(())
             }
-            _ => {
-                self.left.set(0);
-                Err(E::custom("too many nodes"))
+            None => {
+                self.over.set(true);
+                Err(E::custom("over the budget"))
             }
         }
+    }
+    fn node<E: serde::de::Error>(&self) -> Result<(), E> {
+        self.take(1)
+    }
+}
+
+/// A tag (`!t`, as serde_yaml hands it over: a string): one unit, however
+/// long a `%TAG` directive makes it.
+struct Tag<'w>(&'w Walk);
+
+impl<'de> serde::de::DeserializeSeed<'de> for Tag<'_> {
+    type Value = ();
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_str(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for Tag<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a tag")
+    }
+
+    fn visit_str<E: serde::de::Error>(self, _: &str) -> Result<(), E> {
+        self.0.node()
     }
 }
 
@@ -197,8 +248,8 @@ impl<'de> serde::de::Visitor<'de> for &Walk {
     fn visit_f64<E: serde::de::Error>(self, _: f64) -> Result<(), E> {
         self.node()
     }
-    fn visit_str<E: serde::de::Error>(self, _: &str) -> Result<(), E> {
-        self.node()
+    fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<(), E> {
+        self.take(v.len().saturating_add(1))
     }
     fn visit_unit<E: serde::de::Error>(self) -> Result<(), E> {
         self.node()
@@ -224,7 +275,7 @@ impl<'de> serde::de::Visitor<'de> for &Walk {
     fn visit_enum<A: serde::de::EnumAccess<'de>>(self, data: A) -> Result<(), A::Error> {
         // A tagged node (`!tag value`): the tag, then the value.
         use serde::de::VariantAccess;
-        let ((), value) = data.variant_seed(self)?;
+        let ((), value) = data.variant_seed(Tag(self))?;
         value.newtype_variant_seed(self)
     }
 }
@@ -406,14 +457,17 @@ mod tests {
     fn aliases_are_followed_and_bounded_by_what_they_expand_to() {
         // 1,000 strings aliased 100 times: 100,000 nodes, within the limit.
         assert!(from_str::<serde_yaml::Value>(&wide(1000, 100)).is_ok());
-        // 1,000 strings aliased 2,000 times: 2 million nodes from 21 kB of text:
-        // refused, where serde_yaml's own limit (jumps, not nodes) lets it through.
+        // Aliased 2,000 times: 2 million nodes (3.8 million units) from 21 kB
+        // of text: refused, where serde_yaml's own limit (2,000 jumps
+        // against 100 an event) lets it through.
         let text = wide(1000, 2000);
-        assert!(serde_yaml::from_str::<serde_yaml::Value>(&text).is_ok());
         let e = from_str::<serde_yaml::Value>(&text).unwrap_err();
         assert!(e.syntax && e.message.starts_with("repetition limit exceeded: with its aliases expanded"), "{e:?}");
-        // Also when no type would read the aliases (`check`).
-        assert!(check(&text).unwrap_err().message.contains("repetition limit exceeded"));
+        // Also when no type would read the aliases (`check`), and with a tab
+        // before each alias (where libyaml skips white space in a flow).
+        assert!(check(&text).unwrap_err().message.contains("with its aliases expanded"));
+        let tabs = text.replace("- *big", "- [\t*big]");
+        assert!(check(&tabs).unwrap_err().message.contains("with its aliases expanded"), "{tabs:.80}");
         // Aliases inside an aliased node are followed too: 200 aliases of ten
         // aliases of 1,000 strings (2 million nodes, 2,200 jumps).
         let items = ["x"; 1000].join(", ");
@@ -429,6 +483,44 @@ mod tests {
         // A tagged node is walked to its value.
         let tagged = format!("big: &big !t [{}]\nuses:\n{}", ["x"; 1000].join(", "), "- *big\n".repeat(2000));
         assert!(from_str::<serde_yaml::Value>(&tagged).unwrap_err().message.contains("with its aliases expanded"));
+    }
+
+    #[test]
+    fn a_long_string_counts_by_its_bytes() {
+        // 100 kB aliased 30 times: 31 nodes, but 3 MB of strings (past twice
+        // the text's 100 kB plus 2,000,000).
+        let text = format!("b: &b {}\nu: [{}]\n", "x".repeat(100_000), ["*b"; 30].join(", "));
+        assert!(from_str::<serde_yaml::Value>(&text).unwrap_err().message.contains("with its aliases expanded"));
+        // 15 times: 1.5 MB, within it.
+        let text = format!("b: &b {}\nu: [{}]\n", "x".repeat(100_000), ["*b"; 15].join(", "));
+        assert!(from_str::<serde_yaml::Value>(&text).is_ok());
+    }
+
+    #[test]
+    fn the_walk_takes_its_budget_to_the_unit() {
+        // A mapping, `a` (2), a sequence, `x` (2), `y` (2): 8 units.
+        assert!(walk("a: [x, y]", 8).is_ok());
+        assert!(walk("a: [x, y]", 7).is_err());
+        // An alias counts as what it stands for: a mapping, `a`, `x`, `b`
+        // and `x` again: 9.
+        assert!(walk("a: &x x\nb: *x", 9).is_ok());
+        assert!(walk("a: &x x\nb: *x", 8).is_err());
+        // Its limits on documents without aliases: twice their size, plus the expansion.
+        assert_eq!(budget(10), 2 * (10 + MAX_EXPANSION));
+        let flow = format!("[{}]", vec!["?"; 1000].join(","));
+        assert!(walk(&flow, 2 * flow.len()).is_ok(), "`[?,?]` takes 1.5 units a byte");
+    }
+
+    #[test]
+    fn aliases_past_serde_yamls_nesting_limit_are_refused() {
+        // 130 levels (serde_yaml stops at 128), then an alias: the walk
+        // cannot reach it, so the document is refused, also where no type
+        // reads the nest (`check`: serde skips it without a limit).
+        let deep = format!("a: &x 1\nd: {}1{}\nb: *x\n", "[".repeat(130), "]".repeat(130));
+        assert!(check(&deep).unwrap_err().message.starts_with("recursion limit exceeded"));
+        // Without aliases, the walk is not made.
+        let deep = format!("d: {}1{}\n", "[".repeat(130), "]".repeat(130));
+        assert!(aliases(&deep).is_ok());
     }
 
     #[test]

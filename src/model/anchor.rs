@@ -34,14 +34,17 @@ pub fn object(sources: &Sources, o: &Object) -> Span {
 /// by the file itself, not its id: ids restart at 0 in each snapshot
 /// (`check --packages` loads one per package, and a library caller may
 /// load several), and an object at the same offsets of another file must
-/// not be given the last one's places. (The key holds a `Weak` of the
-/// file, so its address is not reused while it is kept.)
+/// not be given the last one's places; nor, since the places name the file
+/// by id, one at another id (`check --packages` gives a file other ids in
+/// its package's snapshot). The key holds a `Weak` of the file, so its
+/// address is not reused while it is kept.
 pub fn owner_ref(sources: &Sources, o: &Object, j: u32) -> Span {
     use std::cell::RefCell;
     use std::rc::Rc;
     use std::sync::{Arc, Weak};
-    /// An object's references: its (file, start, end), and their spans.
-    type Located = ((Weak<SourceFile>, usize, usize), Rc<[Span]>);
+    /// An object's references: its (file, file id, start, end), and their
+    /// spans (which carry the id).
+    type Located = ((Weak<SourceFile>, u32, usize, usize), Rc<[Span]>);
     thread_local! {
         /// The last object's.
         static LAST: RefCell<Option<Located>> = const { RefCell::new(None) };
@@ -51,16 +54,16 @@ pub fn owner_ref(sources: &Sources, o: &Object, j: u32) -> Span {
     let spans = LAST.with(|last| {
         let mut last = last.borrow_mut();
         match &*last {
-            Some(((f, s, e), spans))
+            Some(((f, id, s, e), spans))
                 if std::ptr::eq(f.as_ptr(), Arc::as_ptr(file))
-                    && (*s, *e) == (start, end)
+                    && (*id, *s, *e) == (o.span.file.0, start, end)
                     && spans.len() == o.owners.len() =>
             {
                 spans.clone()
             }
             _ => {
                 let spans: Rc<[Span]> = owner_refs(sources, o).into();
-                *last = Some(((Arc::downgrade(file), start, end), spans.clone()));
+                *last = Some(((Arc::downgrade(file), o.span.file.0, start, end), spans.clone()));
                 spans
             }
         }

@@ -181,7 +181,7 @@ fn aliases_that_expand_a_document_out_of_proportion_are_refused() {
     let d = tmp();
     for flow in [true, false] {
         let p = write(d.path(), &format!("wide-{flow}.yaml"), wide_aliases(flow));
-        refused(&p, "repetition limit exceeded: with its aliases expanded, the document has more than", &[]);
+        refused(&p, "repetition limit exceeded: with its aliases expanded, the document holds more than", &[]);
         let r = bounded_cpu(&["check", &p.to_string_lossy()], None, &[], 10);
         assert_eq!(r.code, 2, "{}", r.stderr);
         assert!(r.stdout.contains("repetition limit exceeded"), "{}", r.stdout);
