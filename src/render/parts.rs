@@ -158,9 +158,16 @@ mod tests {
                 format(i, x, &mut whole).unwrap();
             }
             for (part, parts, most) in [(1, 1, 1), (1, 2, 3), (2, 2, 5), (3, 4, 64), (3, 6, 2), (256, 16, 1 << 20)] {
-                let mut out = Slow { bytes: Vec::new(), most, calls: 0 };
-                Parts::new(part, parts).write(items, &mut out, format).unwrap();
-                assert_eq!(out.bytes, whole, "{len} items, parts of {part}, {parts} at once, {most} bytes a call");
+                // Buffers made ready for none, fewer or more bytes than an
+                // item takes (a buffer used again holds a former part's).
+                for size in [0, 1, 4, 100] {
+                    let mut out = Slow { bytes: Vec::new(), most, calls: 0 };
+                    Parts::new(part, parts).sized(size).write(items, &mut out, format).unwrap();
+                    assert_eq!(
+                        out.bytes, whole,
+                        "{len} items, parts of {part} ({size} B), {parts} at once, {most} B a call"
+                    );
+                }
             }
         }
         let failing = |_: usize, x: &u32, buf: &mut Vec<u8>| match *x {
