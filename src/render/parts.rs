@@ -12,6 +12,10 @@ pub struct Parts {
     /// being written, half the next batch being made.
     part: usize,
     parts: usize,
+    /// Bytes a part's buffer is made ready for at first, per item: about
+    /// what an item takes, so that a buffer is not grown (and copied) a
+    /// dozen times while its first part is formatted.
+    item_bytes: usize,
     /// The buffers of the batch being written, and of the one being made.
     pool: Vec<Vec<u8>>,
     spare: Vec<Vec<u8>>,
@@ -19,7 +23,13 @@ pub struct Parts {
 
 impl Parts {
     pub fn new(part: usize, parts: usize) -> Parts {
-        Parts { part, parts, pool: Vec::new(), spare: Vec::new() }
+        Parts { part, parts, item_bytes: 0, pool: Vec::new(), spare: Vec::new() }
+    }
+
+    /// The same, each buffer made ready at first for `item_bytes` bytes an
+    /// item (the bytes written are the same whatever it is).
+    pub fn sized(self, item_bytes: usize) -> Parts {
+        Parts { item_bytes, ..self }
     }
 
     /// Write `items` to `out`, each formatted by `format(index, item,
@@ -34,14 +44,15 @@ impl Parts {
         let (part, batch_len) = (self.part, (self.part * (self.parts / 2).max(1)).max(1));
         let mut batches = items.chunks(batch_len);
         let Some(first) = batches.next() else { return Ok(()) };
-        let mut made = fill(&mut self.pool, first, 0, part, &format)?;
+        let size = part.saturating_mul(self.item_bytes);
+        let mut made = fill(&mut self.pool, first, 0, (part, size), &format)?;
         for (b, batch) in batches.enumerate() {
             // The batch made is written (on this thread: `out` stays here)
             // while the next is made on rayon's.
             let start = (b + 1) * batch_len;
             let (pool, spare) = (&self.pool, &mut self.spare);
             let (written, next) = std::thread::scope(|s| {
-                let making = s.spawn(|| fill(spare, batch, start, part, &format));
+                let making = s.spawn(|| fill(spare, batch, start, (part, size), &format));
                 let written = write_all(out, pool.get(..made).unwrap_or_default());
                 let next = making.join().unwrap_or_else(|_| Err(io::Error::other("a part of the output failed")));
                 (written, next)
@@ -72,12 +83,13 @@ fn write_all(out: &mut dyn Write, parts: &[Vec<u8>]) -> io::Result<()> {
 }
 
 /// Format `batch` (its first item the `start`th) into the first buffers of
-/// `pool`, `part` items a buffer, in parallel; how many buffers it filled.
+/// `pool`, `part` items a buffer (each made ready for `size` bytes), in
+/// parallel; how many buffers it filled.
 fn fill<T: Sync>(
     pool: &mut Vec<Vec<u8>>,
     batch: &[T],
     start: usize,
-    part: usize,
+    (part, size): (usize, usize),
     format: &(impl Fn(usize, &T, &mut Vec<u8>) -> io::Result<()> + Sync),
 ) -> io::Result<usize> {
     let part = part.max(1);
@@ -87,6 +99,7 @@ fn fill<T: Sync>(
     }
     pool.par_iter_mut().take(parts).zip(batch.par_chunks(part)).enumerate().try_for_each(|(c, (buf, chunk))| {
         buf.clear();
+        buf.reserve(size);
         let first = start + c * part;
         chunk.iter().enumerate().try_for_each(|(k, item)| format(first + k, item, buf))
     })?;
@@ -145,9 +158,16 @@ mod tests {
                 format(i, x, &mut whole).unwrap();
             }
             for (part, parts, most) in [(1, 1, 1), (1, 2, 3), (2, 2, 5), (3, 4, 64), (3, 6, 2), (256, 16, 1 << 20)] {
-                let mut out = Slow { bytes: Vec::new(), most, calls: 0 };
-                Parts::new(part, parts).write(items, &mut out, format).unwrap();
-                assert_eq!(out.bytes, whole, "{len} items, parts of {part}, {parts} at once, {most} bytes a call");
+                // Buffers made ready for none, fewer or more bytes than an
+                // item takes (a buffer used again holds a former part's).
+                for size in [0, 1, 4, 100] {
+                    let mut out = Slow { bytes: Vec::new(), most, calls: 0 };
+                    Parts::new(part, parts).sized(size).write(items, &mut out, format).unwrap();
+                    assert_eq!(
+                        out.bytes, whole,
+                        "{len} items, parts of {part} ({size} B), {parts} at once, {most} B a call"
+                    );
+                }
             }
         }
         let failing = |_: usize, x: &u32, buf: &mut Vec<u8>| match *x {
