@@ -27,10 +27,15 @@ pub fn cases(default: u32) -> u32 {
 
 /// The configuration of every property here: `default` cases (or
 /// `PROPTEST_CASES`), failures kept in `tests/props/<module>.proptest-regressions`
-/// and run first next time.
+/// and run first next time. Cases a property sets aside (`prop_assume!`)
+/// may be as many as the cases run (proptest's 1,024 alone made
+/// `order_comparator::a_hub_orders_like_every_pair` abort, "Too many global
+/// rejects", at `PROPTEST_CASES=8000`).
 pub fn config(default: u32) -> ProptestConfig {
+    let cases = cases(default);
     ProptestConfig {
-        cases: cases(default),
+        cases,
+        max_global_rejects: cases.max(1024),
         failure_persistence: Some(Box::new(proptest::test_runner::FileFailurePersistence::WithSource(
             "proptest-regressions",
         ))),
