@@ -69,6 +69,7 @@ fi
 cargo build --release --quiet --bins --examples
 td=${BIN:-target/release/teardown}
 floor=${FLOOR:-target/release/examples/json_floor}
+plan_floor=${PLAN_FLOOR:-target/release/examples/plan_floor}
 
 # name <TAB> command (`> FILE` at the end: stdout to that file, else to /dev/null).
 cat > "$data/commands.tsv" <<EOF
@@ -78,6 +79,7 @@ check	$td check $data/c100k.json
 plan-all	$td plan --all $data/c100k.json
 plan-ns	$td plan --delete ns/team-1 $data/c100k.json
 plan-json	$td plan --all -o json $data/c100k.json > $data/plan.json
+plan-floor	$plan_floor $data/c100k.json $data/plan.json $data/plan-floor.json
 check-yaml	$td check -o json $data/c100k.yaml
 serde-yaml	env TEARDOWN_NO_FAST_YAML=1 $td check -o json $data/c100k.yaml
 check-200k	$td check -o json $data/c200k.json
@@ -98,12 +100,18 @@ wall = {n: [] for n, _ in cmds}
 user = {n: [] for n, _ in cmds}
 system = {n: [] for n, _ in cmds}
 
-def run(cmd):
+def run(cmd, name):
     """Run `cmd`: its wall, user and system time."""
     argv = shlex.split(cmd)
     out = "/dev/null"
     if len(argv) > 2 and argv[-2] == ">":
         argv, out = argv[:-2], argv[-1]
+    if name == "plan-floor":
+        # Its own clock (the plan it reads first is not timed): "sum N ms".
+        said = subprocess.run(argv, capture_output=True, text=True)
+        if said.returncode != 0:
+            sys.exit("scripts/bench.sh: `%s` exited %d: %s" % (cmd, said.returncode, said.stderr))
+        return float(said.stdout.rsplit("sum ", 1)[1].split()[0]) / 1000, 0.0, 0.0
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
     with open(out, "wb") as fh:
@@ -118,8 +126,8 @@ for r in range(runs):
     print("round %d of %d" % (r + 1, runs), file=sys.stderr)
     for name, cmd in cmds:
         if warm:
-            run(cmd)  # the same command just before: see the header
-        took, usr, sys_ = run(cmd)
+            run(cmd, name)  # the same command just before: see the header
+        took, usr, sys_ = run(cmd, name)
         wall[name].append(took)
         user[name].append(usr)
         system[name].append(sys_)
@@ -135,6 +143,10 @@ rows = [
     ("plan --all, 100k JSON", "plan-all", "%+.0f%% over check" % (100 * (w["plan-all"] / w["check"] - 1))),
     ("plan --delete ns, 100k JSON", "plan-ns", "%+.0f%% over check" % (100 * (w["plan-ns"] / w["check"] - 1))),
     ("plan --all -o json > file, 100k JSON", "plan-json", x("plan-json", "check-json") + " (target <= 1.2)"),
+    # What a plan file must do beyond check, at the least (examples/plan_floor.rs):
+    # against it, what teardown's plan adds to check's wall time.
+    ("plan's floor: sha256 of the input, serde_json writing the plan to a file, one core", "plan-floor",
+     "plan-json - check-json = %.0f ms: %.2f x this" % ((w["plan-json"] - w["check-json"]) * 1000, (w["plan-json"] - w["check-json"]) / w["plan-floor"])),
     ("check -o json, 100k YAML (75 MB)", "check-yaml", x("check-yaml", "serde-yaml") + " (target <= 0.25)"),
     ("the same, TEARDOWN_NO_FAST_YAML=1", "serde-yaml", "serde_yaml for every document"),
     ("check -o json, 200k JSON", "check-200k", "%.2f x the 100k time (linear: 2)" % (w["check-200k"] / w["check-json"])),
@@ -150,7 +162,8 @@ rows = [
 print("| what (medians of %d alternating runs%s) | wall | user CPU | system CPU | against |" % (runs, ", each after one of the same" if warm else ""))
 print("|---|---|---|---|---|")
 for label, k, note in rows:
-    print("| %s | %s | %5.0f ms | %4.0f ms | %s |" % (label, ms(k).strip(), u[k] * 1000, st[k] * 1000, note))
+    cpu = ("%5.0f ms | %4.0f ms" % (u[k] * 1000, st[k] * 1000)) if k != "plan-floor" else "|"
+    print("| %s | %s | %s | %s |" % (label, ms(k).strip(), cpu, note))
 EOF
 
 /usr/bin/time -f "%e s, %S s system, peak RSS %M KB" -o "$data/time.txt" $td explain id:o0 --delete id:o0 "$data/chain200k.yaml" > "$data/explain.txt" 2>/dev/null || true
