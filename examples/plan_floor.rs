@@ -49,11 +49,10 @@ fn main() {
 
     let ms = |d: std::time::Duration| d.as_secs_f64() * 1000.0;
     println!(
-        "sha256 {:.1} ms ({} bytes, {:02x}{:02x}…), written {:.1} ms, sum {:.1} ms",
+        "sha256 {:.1} ms ({} bytes, {}…), written {:.1} ms, sum {:.1} ms",
         ms(hashed),
         input.len(),
-        digest[0],
-        digest[1],
+        digest.iter().take(2).map(|b| format!("{b:02x}")).collect::<String>(),
         ms(written),
         ms(hashed) + ms(written)
     );
