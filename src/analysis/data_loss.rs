@@ -100,28 +100,42 @@ impl What {
 /// manages an object (and so applies it again from its source).
 const MANAGED_BY: &str = "app.kubernetes.io/managed-by";
 
-/// Objects of each namespace, when a deleted Namespace asks.
-fn in_namespace(objects: &[Object], wanted: bool) -> FxHashMap<&str, u32> {
-    let mut in_namespace: FxHashMap<&str, u32> = FxHashMap::default();
-    if wanted {
-        for o in objects.iter().filter(|o| o.is_kubernetes()) {
-            if let Some(ns) = o.namespace.as_deref() {
-                *in_namespace.entry(ns).or_default() += 1;
+/// How many times each key comes, counted a run of equal keys at a time:
+/// a snapshot's objects come a namespace (a kind) at a time, so the table
+/// is looked up once a run, not once an object.
+fn count_runs<K: Eq + std::hash::Hash>(keys: impl Iterator<Item = K>) -> FxHashMap<K, u32> {
+    let mut counts: FxHashMap<K, u32> = FxHashMap::default();
+    let mut run: Option<(K, u32)> = None;
+    for k in keys {
+        match &mut run {
+            Some((key, n)) if *key == k => *n += 1,
+            _ => {
+                if let Some((key, n)) = run.replace((k, 1)) {
+                    *counts.entry(key).or_default() += n;
+                }
             }
         }
     }
-    in_namespace
+    if let Some((key, n)) = run {
+        *counts.entry(key).or_default() += n;
+    }
+    counts
+}
+
+/// Objects of each namespace, when a deleted Namespace asks.
+fn in_namespace(objects: &[Object], wanted: bool) -> FxHashMap<&str, u32> {
+    match wanted {
+        true => count_runs(objects.iter().filter(|o| o.is_kubernetes()).filter_map(|o| o.namespace.as_deref())),
+        false => FxHashMap::default(),
+    }
 }
 
 /// Objects of each kind, when a deleted CRD asks.
 fn of_kind(objects: &[Object], wanted: bool) -> FxHashMap<(&str, &str), u32> {
-    let mut of_kind: FxHashMap<(&str, &str), u32> = FxHashMap::default();
-    if wanted {
-        for o in objects.iter().filter(|o| o.is_kubernetes()) {
-            *of_kind.entry((&*o.group, &*o.kind)).or_default() += 1;
-        }
+    match wanted {
+        true => count_runs(objects.iter().filter(|o| o.is_kubernetes()).map(|o| (&*o.group, &*o.kind))),
+        false => FxHashMap::default(),
     }
-    of_kind
 }
 
 /// Claims whose volume the snapshot holds (bound by the volume's
@@ -300,4 +314,20 @@ fn managed_by_tool(o: &Object) -> bool {
         || t.helm_release.is_some()
         || t.flux_owner.is_some()
         || t.kubevela_shared_by.is_some()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn runs_count_as_each_key_one_by_one() {
+        let keys = ["a", "a", "b", "a", "c", "c", "a", "d"];
+        let counts = count_runs(keys.iter().copied());
+        let mut got: Vec<(&str, u32)> = counts.into_iter().collect();
+        got.sort_unstable();
+        assert_eq!(got, [("a", 4), ("b", 1), ("c", 2), ("d", 1)]);
+        assert!(count_runs(std::iter::empty::<&str>()).is_empty());
+        assert_eq!(count_runs(["x"; 3].into_iter()).get("x"), Some(&3));
+    }
 }

@@ -631,9 +631,12 @@ fn cause(cx: &Context, id: ObjId, out: &mut Vec<Reason>) {
 /// written); else what a controller deletes it with.
 fn taken_with(cx: &Context, id: ObjId) -> Option<Reason> {
     let rels = cx.relations;
+    // (A relation `to` it is in the row into it: a self-loop is in both.)
     let first = cx
         .graph
-        .around(id)
+        .into_of(id)
+        .iter()
+        .copied()
         .filter(|&r| {
             let r = &rels[r as usize];
             r.to == id && matches!(r.kind, RelKind::Owns | RelKind::Manages) && r.link == Link::Solid
@@ -719,9 +722,13 @@ fn after_pairs(cx: &Context, id: ObjId, out: &mut Vec<Reason>) {
 /// publisher once.
 fn subscribed_to(cx: &Context, id: ObjId, out: &mut Vec<Reason>) {
     let rels = cx.relations;
+    // (A relation `from` it is in the row out of it: a self-loop, in both,
+    // names one publisher.)
     let mut subscribed: Vec<u32> = cx
         .graph
-        .around(id)
+        .out_of(id)
+        .iter()
+        .copied()
         .filter(|&r| {
             let r = &rels[r as usize];
             r.kind == RelKind::DestroyAfter
