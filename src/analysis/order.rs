@@ -1595,7 +1595,13 @@ fn ranks<'a>(n: usize, reference: impl Fn(usize) -> &'a str + Sync) -> Vec<u32> 
             (key, i as u32)
         })
         .collect();
-    keys.par_sort_unstable();
+    // (Compared field by field, unrolled: as the derived order, the key's
+    // words, then the index.)
+    keys.par_sort_unstable_by(|(a, i), (b, j)| {
+        let [a0, a1, a2, a3] = *a;
+        let [b0, b1, b2, b3] = *b;
+        (a0, a1, a2, a3, i).cmp(&(b0, b1, b2, b3, j))
+    });
     keys.par_chunk_by_mut(|a, b| a.0 == b.0).filter(|run| run.len() > 1).for_each(|run| {
         run.sort_unstable_by(|a, b| reference(a.1 as usize).cmp(reference(b.1 as usize)).then(a.1.cmp(&b.1)))
     });
