@@ -562,6 +562,10 @@ pub(super) fn reasons(cx: &Context) -> Reasons {
             let range = c * RUN..((c + 1) * RUN).min(n);
             let mut start = Vec::with_capacity(range.len() + 1);
             start.push(0);
+            // (Room for two reasons an object at once: most have one or
+            // two; grown from nothing, the buffer was copied a dozen times.
+            // It keeps its room from run to run.)
+            scratch.reserve(2 * range.len());
             for i in range {
                 if cx.cascade.cause[i].is_some() {
                     of(cx, ObjId(i as u32), scratch);
