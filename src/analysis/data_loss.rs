@@ -100,44 +100,81 @@ impl What {
 /// manages an object (and so applies it again from its source).
 const MANAGED_BY: &str = "app.kubernetes.io/managed-by";
 
-/// Objects of each namespace, when a deleted Namespace asks.
-fn in_namespace(objects: &[Object], wanted: bool) -> FxHashMap<&str, u32> {
-    let mut in_namespace: FxHashMap<&str, u32> = FxHashMap::default();
-    if wanted {
-        for o in objects.iter().filter(|o| o.is_kubernetes()) {
-            if let Some(ns) = o.namespace.as_deref() {
-                *in_namespace.entry(ns).or_default() += 1;
+/// How many times each key comes. Counted first by `same(key)`, which
+/// must be equal only for equal keys (where an interned string is: a
+/// snapshot's namespaces and kinds are a few strings, each held once, so
+/// no string is hashed or compared per object), a run of the same at a
+/// time (objects often come a namespace at a time); then by key.
+fn count_runs<K, S>(keys: impl Iterator<Item = K>, same: impl Fn(&K) -> S) -> FxHashMap<K, u32>
+where
+    K: Eq + std::hash::Hash,
+    S: Eq + std::hash::Hash,
+{
+    let mut by_same: FxHashMap<S, (K, u32)> = FxHashMap::default();
+    let mut run: Option<(S, K, u32)> = None;
+    for k in keys {
+        let s = same(&k);
+        match &mut run {
+            Some((at, _, n)) if *at == s => *n += 1,
+            _ => {
+                if let Some((at, key, n)) = run.replace((s, k, 1)) {
+                    by_same.entry(at).or_insert((key, 0)).1 += n;
+                }
             }
         }
     }
-    in_namespace
+    if let Some((at, key, n)) = run {
+        by_same.entry(at).or_insert((key, 0)).1 += n;
+    }
+    let mut counts: FxHashMap<K, u32> = FxHashMap::default();
+    for (key, n) in by_same.into_values() {
+        *counts.entry(key).or_default() += n;
+    }
+    counts
+}
+
+/// Where a string is: the same for the same string held once.
+fn at(s: &str) -> (usize, usize) {
+    (s.as_ptr() as usize, s.len())
+}
+
+/// Objects of each namespace, when a deleted Namespace asks.
+fn in_namespace(objects: &[Object], wanted: bool) -> FxHashMap<&str, u32> {
+    match wanted {
+        true => {
+            count_runs(objects.iter().filter(|o| o.is_kubernetes()).filter_map(|o| o.namespace.as_deref()), |ns| at(ns))
+        }
+        false => FxHashMap::default(),
+    }
 }
 
 /// Objects of each kind, when a deleted CRD asks.
 fn of_kind(objects: &[Object], wanted: bool) -> FxHashMap<(&str, &str), u32> {
-    let mut of_kind: FxHashMap<(&str, &str), u32> = FxHashMap::default();
-    if wanted {
-        for o in objects.iter().filter(|o| o.is_kubernetes()) {
-            *of_kind.entry((&*o.group, &*o.kind)).or_default() += 1;
-        }
+    match wanted {
+        true => count_runs(objects.iter().filter(|o| o.is_kubernetes()).map(|o| (&*o.group, &*o.kind)), |&(g, k)| {
+            (at(g), at(k))
+        }),
+        false => FxHashMap::default(),
     }
-    of_kind
 }
 
 /// Claims whose volume the snapshot holds (bound by the volume's
 /// relation), and the volumes' names; volumes with reclaim policy
 /// `Recycle`, by the claim they are bound to. When a deleted claim asks.
-type Claims<'a> = (FxHashSet<&'a str>, FxHashSet<ObjId>, FxHashMap<ObjId, ObjId>);
+type Claims<'a> = (FxHashSet<&'a str>, Vec<bool>, FxHashMap<ObjId, ObjId>);
 
 fn claims<'a>(objects: &'a [Object], relations: &[Relation], wanted: bool) -> Claims<'a> {
     let mut volumes: FxHashSet<&str> = FxHashSet::default();
-    let mut bound: FxHashSet<ObjId> = FxHashSet::default();
+    let mut bound: Vec<bool> = Vec::new();
     let mut recycled: FxHashMap<ObjId, ObjId> = FxHashMap::default();
     if wanted {
         volumes = objects.iter().filter(|o| core(o, "PersistentVolume")).map(|o| &*o.name).collect();
+        bound = vec![false; objects.len()];
         for r in relations {
             if matches!(r.kind, RelKind::Controller(ControllerEdge::ReclaimDelete | ControllerEdge::Released)) {
-                bound.insert(r.to);
+                if let Some(b) = bound.get_mut(r.to.index()) {
+                    *b = true;
+                }
             }
             if r.kind != RelKind::Controller(ControllerEdge::Released) {
                 continue;
@@ -154,13 +191,24 @@ fn claims<'a>(objects: &'a [Object], relations: &[Relation], wanted: bool) -> Cl
     (volumes, bound, recycled)
 }
 
-/// Objects something of the snapshot owns or manages, when a deleted
-/// Secret asks.
-fn owned(relations: &[Relation], wanted: bool) -> FxHashSet<ObjId> {
-    match wanted {
-        true => relations.iter().filter(|r| matches!(r.kind, RelKind::Owns | RelKind::Manages)).map(|r| r.to).collect(),
-        false => FxHashSet::default(),
+/// Objects something of the snapshot owns or manages, by object, when a
+/// deleted Secret asks (else none).
+fn owned(objects: &[Object], relations: &[Relation], wanted: bool) -> Vec<bool> {
+    let mut owned = Vec::new();
+    if wanted {
+        owned = vec![false; objects.len()];
+        for r in relations.iter().filter(|r| matches!(r.kind, RelKind::Owns | RelKind::Manages)) {
+            if let Some(o) = owned.get_mut(r.to.index()) {
+                *o = true;
+            }
+        }
     }
+    owned
+}
+
+/// Is `id` marked in a table by object (none: not)?
+fn marked(table: &[bool], id: ObjId) -> bool {
+    table.get(id.index()).copied().unwrap_or(false)
 }
 
 /// A core (`v1`) Kubernetes object of this kind?
@@ -202,7 +250,7 @@ pub fn of(objects: &[Object], relations: &[Relation], cascade: &Cascade, deleted
     // over the objects or the relations).
     let ((in_namespace, of_kind), ((volumes, bound, recycled), owned)) = rayon::join(
         || rayon::join(|| in_namespace(objects, wants.namespace), || of_kind(objects, wants.crd)),
-        || rayon::join(|| claims(objects, relations, wants.claim), || owned(relations, wants.secret)),
+        || rayon::join(|| claims(objects, relations, wants.claim), || owned(objects, relations, wants.secret)),
     );
     let relation = |id: ObjId| match cascade.cause.get(id.index()) {
         Some(Some(Cause::Relation(r))) => relations.get(*r as usize),
@@ -247,7 +295,7 @@ pub fn of(objects: &[Object], relations: &[Relation], cascade: &Cascade, deleted
                 continue;
             }
             let Some(volume) = facts.and_then(|f| f.volume_name().clone()) else { continue };
-            if bound.contains(&id) || volumes.contains(&*volume) {
+            if marked(&bound, id) || volumes.contains(&*volume) {
                 continue;
             }
             What::ClaimOfUnknownVolume {
@@ -267,7 +315,7 @@ pub fn of(objects: &[Object], relations: &[Relation], cascade: &Cascade, deleted
             let secret_type = facts.and_then(|f| f.secret_type().clone());
             if secret_type.as_deref() == Some("kubernetes.io/service-account-token")
                 || !o.owners.is_empty()
-                || owned.contains(&id)
+                || marked(&owned, id)
                 || managed_by_tool(o)
             {
                 continue;
@@ -300,4 +348,25 @@ fn managed_by_tool(o: &Object) -> bool {
         || t.helm_release.is_some()
         || t.flux_owner.is_some()
         || t.kubevela_shared_by.is_some()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn runs_count_as_each_key_one_by_one() {
+        let keys = ["a", "a", "b", "a", "c", "c", "a", "d"];
+        let counts = count_runs(keys.iter().copied(), |k| *k);
+        let mut got: Vec<(&str, u32)> = counts.into_iter().collect();
+        got.sort_unstable();
+        assert_eq!(got, [("a", 4), ("b", 1), ("c", 2), ("d", 1)]);
+        assert!(count_runs(std::iter::empty::<&str>(), |k| *k).is_empty());
+        assert_eq!(count_runs(["x"; 3].into_iter(), |k| *k).get("x"), Some(&3));
+        // Equal strings held apart count together.
+        let (a, b) = (String::from("ns"), String::from("ns"));
+        let keys = [a.as_str(), b.as_str(), "other", a.as_str()];
+        let counts = count_runs(keys.iter().copied(), |k| at(k));
+        assert_eq!((counts.get("ns"), counts.get("other"), counts.len()), (Some(&3), Some(&1), 2));
+    }
 }

@@ -1579,31 +1579,50 @@ fn ranks<'a>(n: usize, reference: impl Fn(usize) -> &'a str + Sync) -> Vec<u32> 
     // The first 32 bytes as four big-endian numbers order like the strings
     // do (zero-padded: a prefix sorts first): sorted with each index, side
     // by side (no look-up of another table in each comparison); a run of
-    // equal prefixes is then sorted by the whole references (ties by
-    // index). (The first sixteen are often alike: `ReplicaSet.apps/team-`.)
-    let mut keys: Vec<([u64; 4], u32)> = (0..n)
-        .into_par_iter()
-        .map(|i| {
-            let mut b = [0u8; 32];
-            for (to, from) in b.iter_mut().zip(reference(i).as_bytes()) {
-                *to = *from;
-            }
-            let mut key = [0u64; 4];
-            for (k, c) in key.iter_mut().zip(b.chunks_exact(8)) {
-                *k = <[u8; 8]>::try_from(c).map_or(0, u64::from_be_bytes);
-            }
-            (key, i as u32)
-        })
-        .collect();
-    keys.par_sort_unstable();
+    // equal prefixes is then sorted by the next 32 bytes the same way, and
+    // a run still equal by the whole references (ties by index). (The
+    // first 32 are often alike: `Lease.coordination.k8s.io/kube-node-lease/`,
+    // `RoleBinding.rbac.authorization.k8s.io/`.)
+    let mut keys: Vec<([u64; 4], u32)> = (0..n).into_par_iter().map(|i| (key_at(reference(i), 0), i as u32)).collect();
+    sort_keys(&mut keys);
     keys.par_chunk_by_mut(|a, b| a.0 == b.0).filter(|run| run.len() > 1).for_each(|run| {
-        run.sort_unstable_by(|a, b| reference(a.1 as usize).cmp(reference(b.1 as usize)).then(a.1.cmp(&b.1)))
+        for k in run.iter_mut() {
+            k.0 = key_at(reference(k.1 as usize), 32);
+        }
+        sort_keys(run);
+        for run in run.chunk_by_mut(|a, b| a.0 == b.0).filter(|run| run.len() > 1) {
+            run.sort_unstable_by(|a, b| reference(a.1 as usize).cmp(reference(b.1 as usize)).then(a.1.cmp(&b.1)));
+        }
     });
     let mut rank = vec![0u32; n];
     for (r, &(_, i)) in keys.iter().enumerate() {
         rank[i as usize] = r as u32;
     }
     rank
+}
+
+/// The 32 bytes of `reference` from byte `from` on (zero-padded) as four
+/// big-endian numbers: they order as those bytes do.
+fn key_at(reference: &str, from: usize) -> [u64; 4] {
+    let mut b = [0u8; 32];
+    for (to, from) in b.iter_mut().zip(reference.as_bytes().get(from..).unwrap_or_default()) {
+        *to = *from;
+    }
+    let mut key = [0u64; 4];
+    for (k, c) in key.iter_mut().zip(b.chunks_exact(8)) {
+        *k = <[u8; 8]>::try_from(c).map_or(0, u64::from_be_bytes);
+    }
+    key
+}
+
+/// Keys with their indexes, in order: compared field by field, unrolled
+/// (as the derived order: the key's words, then the index).
+fn sort_keys(keys: &mut [([u64; 4], u32)]) {
+    keys.par_sort_unstable_by(|(a, i), (b, j)| {
+        let [a0, a1, a2, a3] = *a;
+        let [b0, b1, b2, b3] = *b;
+        (a0, a1, a2, a3, i).cmp(&(b0, b1, b2, b3, j))
+    });
 }
 
 /// The objects in rank order: `by_rank(rank)[r]` is the object whose rank
@@ -1654,12 +1673,16 @@ mod tests {
             "e".to_owned(),
             String::new(),
         ];
+        // Alike for 64 bytes and more, a NUL past the 32nd byte.
+        let longer = format!("{long}{long}");
+        refs.extend([format!("{long}x\0"), format!("{long}x"), longer.clone(), format!("{longer}\0")]);
         let mut x: u64 = 7;
         for _ in 0..3000 {
             x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
             let suffix = (x >> 33) % 40;
-            refs.push(match (x >> 20) % 3 {
+            refs.push(match (x >> 20) % 4 {
                 0 => format!("{long}{suffix}"),
+                3 => format!("{longer}{suffix}"),
                 1 => format!("Pod/ns-{}/p-{suffix}", (x >> 40) % 5),
                 _ => format!("{}", suffix),
             });

@@ -40,7 +40,6 @@
 
 use crate::model::kube::{calls_services, is_binding, pod_spec_at, selects, Facts, PodSpecAt, RBAC};
 use crate::model::{DefaultRule, Link, ObjId, Object, RelKind, Relation, RuleEdge, Str};
-use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 /// The edges of the default rules `enabled` between objects of the plan
@@ -61,7 +60,7 @@ pub fn relations(objects: &[Object], owners: &[Relation], in_set: &[bool], enabl
         }
         out
     };
-    let ((mut out, called), pods) = rayon::join(
+    let ((made, called), pods) = rayon::join(
         || {
             rayon::join(
                 || rule(storage || accounts, &|out| storage_and_accounts(objects, in_set, storage, accounts, out)),
@@ -70,12 +69,53 @@ pub fn relations(objects: &[Object], owners: &[Relation], in_set: &[bool], enabl
         },
         || rule(on(DefaultRule::NamespacePods), &|out| namespace_pods(objects, owners, in_set, out)),
     );
-    out.extend(called);
-    out.extend(pods);
     // A claim and its volume may both say they are bound, two Pods of one
     // ReplicaSet lead to it: one edge (the first made: the sort is stable).
-    out.par_sort_by_key(|r| (r.from, r.to, r.kind));
+    let mut out = sorted(&[made, called, pods]);
     out.dedup_by_key(|r| (r.from, r.to, r.kind));
+    out
+}
+
+/// The edges of `parts`, one after the other, sorted by `(from, to, kind)`,
+/// stably (of equal ones, the first made first): put in place by `from`
+/// (counted, then each where its object's edges start: no comparison), then
+/// each object's few sorted by `(to, kind)` (a namespace's Pods come in
+/// object order already).
+fn sorted(parts: &[Vec<Relation>]) -> Vec<Relation> {
+    let edges = || parts.iter().flatten();
+    let Some(&first) = edges().next() else { return Vec::new() };
+    let nodes = edges().map(|r| r.from.index() + 1).max().unwrap_or(0);
+    // `next[i]`: where object i's next edge goes (its first, at first).
+    let mut next = vec![0u32; nodes + 1];
+    for r in edges() {
+        if let Some(n) = next.get_mut(r.from.index() + 1) {
+            *n += 1;
+        }
+    }
+    let mut sum = 0;
+    for n in next.iter_mut() {
+        sum += *n;
+        *n = sum;
+    }
+    let starts = next.clone();
+    let mut out = vec![first; sum as usize];
+    for r in edges() {
+        if let Some(n) = next.get_mut(r.from.index()) {
+            if let Some(slot) = out.get_mut(*n as usize) {
+                *slot = *r;
+            }
+            *n += 1;
+        }
+    }
+    for w in starts.windows(2) {
+        if let [a, b] = *w {
+            if b - a > 1 {
+                if let Some(run) = out.get_mut(a as usize..b as usize) {
+                    run.sort_by_key(|r| (r.to, r.kind));
+                }
+            }
+        }
+    }
     out
 }
 
@@ -332,5 +372,30 @@ fn namespace_pods(objects: &[Object], relations: &[Relation], in_set: &[bool], o
         if let Some(ns) = namespace_of(o).filter(|ns| with_pods.contains(ns)) {
             out.push(edge(RuleEdge::AfterPods, id, ns, ns));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn edges_sort_as_a_stable_sort_by_from_to_and_kind() {
+        let kinds = [RuleEdge::AfterPods, RuleEdge::PodFirst, RuleEdge::RunsAs, RuleEdge::BoundClaim];
+        // Equal (from, to, kind) edges told apart by who declared them.
+        let part = |seed: u32, n: u32| -> Vec<Relation> {
+            (0..n)
+                .map(|i| {
+                    let x = i.wrapping_mul(2_654_435_761).wrapping_add(seed);
+                    let kind = kinds[(x as usize >> 3) % kinds.len()];
+                    edge(kind, ObjId(x % 7 + (x >> 29)), ObjId((x >> 5) % 5), ObjId(seed * 1000 + i))
+                })
+                .collect()
+        };
+        let parts = [part(1, 300), Vec::new(), part(2, 5), part(3, 1000)];
+        let mut expected: Vec<Relation> = parts.iter().flatten().copied().collect();
+        expected.sort_by_key(|r| (r.from, r.to, r.kind));
+        assert_eq!(sorted(&parts), expected);
+        assert!(sorted(&[Vec::new(), Vec::new()]).is_empty());
     }
 }

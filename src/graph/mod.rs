@@ -77,6 +77,11 @@ impl Graph {
         self.out.row(id.index())
     }
 
+    /// The relation indices of `dependencies`, without a copy.
+    pub fn into_of(&self, id: ObjId) -> &[u32] {
+        self.inn.row(id.index())
+    }
+
     /// Relation indices of all edges at `id`, both ways: leaving it, then
     /// entering it, each latest relation first (a self-loop twice). Lookups
     /// that take the first match rely on this order.

@@ -562,6 +562,10 @@ pub(super) fn reasons(cx: &Context) -> Reasons {
             let range = c * RUN..((c + 1) * RUN).min(n);
             let mut start = Vec::with_capacity(range.len() + 1);
             start.push(0);
+            // (Room for two reasons an object at once: most have one or
+            // two; grown from nothing, the buffer was copied a dozen times.
+            // It keeps its room from run to run.)
+            scratch.reserve(2 * range.len());
             for i in range {
                 if cx.cascade.cause[i].is_some() {
                     of(cx, ObjId(i as u32), scratch);
@@ -631,9 +635,12 @@ fn cause(cx: &Context, id: ObjId, out: &mut Vec<Reason>) {
 /// written); else what a controller deletes it with.
 fn taken_with(cx: &Context, id: ObjId) -> Option<Reason> {
     let rels = cx.relations;
+    // (A relation `to` it is in the row into it: a self-loop is in both.)
     let first = cx
         .graph
-        .around(id)
+        .into_of(id)
+        .iter()
+        .copied()
         .filter(|&r| {
             let r = &rels[r as usize];
             r.to == id && matches!(r.kind, RelKind::Owns | RelKind::Manages) && r.link == Link::Solid
@@ -719,9 +726,13 @@ fn after_pairs(cx: &Context, id: ObjId, out: &mut Vec<Reason>) {
 /// publisher once.
 fn subscribed_to(cx: &Context, id: ObjId, out: &mut Vec<Reason>) {
     let rels = cx.relations;
+    // (A relation `from` it is in the row out of it: a self-loop, in both,
+    // names one publisher.)
     let mut subscribed: Vec<u32> = cx
         .graph
-        .around(id)
+        .out_of(id)
+        .iter()
+        .copied()
         .filter(|&r| {
             let r = &rels[r as usize];
             r.kind == RelKind::DestroyAfter
