@@ -312,8 +312,8 @@ pub struct Hang {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Unkept {
-    /// The holder goes with its owners, one of which (the relation's
-    /// `from`) would recreate it if it were deleted by name.
+    /// The holder goes with its owners, and the owner of this carrying
+    /// relation (its `taker`) would recreate it if it were deleted by name.
     Recreated(u32),
     /// The command that deletes this root (the controller, or a root it
     /// goes with) starts no later than the holder's own.
