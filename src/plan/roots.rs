@@ -24,6 +24,16 @@
 //! objects are not reached from the roots, the last of them in plan order
 //! (an owner goes after what it owns) becomes a root too, until every
 //! deleted object is reached. Linear in objects plus relations.
+//!
+//! A finalizer's controller the plan deletes (`--finalizer-controller`,
+//! a `Finalizer` relation) is a hard constraint the script must keep: an
+//! object carrying that finalizer must be gone before its controller's
+//! deletion starts, or nothing removes the finalizer and the object (and
+//! what holds it, a Namespace) hangs. Such an object that would go with
+//! its owners is a root too, deleted by name in its own step, when naming
+//! it is safe: nothing that carries it would recreate it (it goes only
+//! with a Namespace, a CRD, or owners none of which is its controller).
+//! [`finalizer_hang`] says where the script still could not keep one.
 
 // No-panic lints (issue 19): this module indexes dense tables only: object
 // ids of the plan (every table here has one entry per object of its
@@ -36,7 +46,7 @@
 
 use super::Plan;
 use crate::analysis::cascade::CascadeMode;
-use crate::model::{Link, ObjId, Object, RelKind};
+use crate::model::{Link, ObjId, Object, RelKind, Relation};
 use std::collections::VecDeque;
 
 /// How many of the roots an object goes with are named.
@@ -77,6 +87,25 @@ pub struct Roots {
     pub step_with: Vec<With>,
     /// How many roots there are.
     pub count: usize,
+    /// The `Finalizer` relations whose ends the plan both deletes, by the
+    /// plan order of the object carrying the finalizer, then of its
+    /// controller.
+    pub finalizers: Vec<u32>,
+    /// By object index (empty when there is none): a root only because it
+    /// carries the finalizer of a controller the plan deletes.
+    pub held: Vec<bool>,
+}
+
+/// Does relation `r`, when it carries its dependent, belong to an owner
+/// that would recreate the dependent deleted before it: an owner
+/// reference with `controller: true`, a tracker that manages it, a
+/// controller's cascade? (A Namespace, a CRD or another owner does not.)
+pub fn recreates(r: &Relation) -> bool {
+    match r.kind {
+        RelKind::Owns => r.controller,
+        RelKind::Manages | RelKind::Controller(_) => true,
+        _ => false,
+    }
 }
 
 /// Does relation `ri` of the plan carry its dependent: does deleting its
@@ -117,14 +146,14 @@ pub fn cascade_roots(objects: &[Object], plan: &Plan) -> Roots {
     }
     // The carrying relations, by owner (compressed rows), and how many
     // carry each object.
-    let carrying: Vec<(ObjId, ObjId)> = (0..plan.relations.len())
+    let carrying: Vec<(ObjId, ObjId, usize)> = (0..plan.relations.len())
         .filter(|&ri| carries(objects, plan, ri))
-        .filter_map(|ri| plan.relations[ri].reaches())
-        .filter(|(f, t)| pos[f.index()] != u32::MAX && pos[t.index()] != u32::MAX)
+        .filter_map(|ri| plan.relations[ri].reaches().map(|(f, t)| (f, t, ri)))
+        .filter(|(f, t, _)| pos[f.index()] != u32::MAX && pos[t.index()] != u32::MAX)
         .collect();
     let mut start = vec![0usize; n + 1];
     let mut carried_by = vec![0u32; n];
-    for &(f, t) in &carrying {
+    for &(f, t, _) in &carrying {
         start[f.index() + 1] += 1;
         carried_by[t.index()] += 1;
     }
@@ -133,7 +162,7 @@ pub fn cascade_roots(objects: &[Object], plan: &Plan) -> Roots {
     }
     let mut fill = start.clone();
     let mut carried = vec![ObjId(0); carrying.len()];
-    for &(f, t) in &carrying {
+    for &(f, t, _) in &carrying {
         carried[fill[f.index()]] = t;
         fill[f.index()] += 1;
     }
@@ -144,6 +173,14 @@ pub fn cascade_roots(objects: &[Object], plan: &Plan) -> Roots {
     let mut queue: VecDeque<ObjId> = VecDeque::new();
     for &id in &order {
         if carried_by[id.index()] == 0 {
+            root[id.index()] = true;
+            queue.push_back(id);
+        }
+    }
+    let finalizers = finalizers(plan, &pos);
+    let held = held(plan, &finalizers, &carrying, &carried_by);
+    for &id in &order {
+        if held.get(id.index()) == Some(&true) {
             root[id.index()] = true;
             queue.push_back(id);
         }
@@ -200,7 +237,44 @@ pub fn cascade_roots(objects: &[Object], plan: &Plan) -> Roots {
         })
         .collect();
     let count = steps.iter().map(Vec::len).sum();
-    Roots { steps, root, with, step_with, count }
+    Roots { steps, root, with, step_with, count, finalizers, held }
+}
+
+/// The `Finalizer` relations whose ends are both deleted (and differ), in
+/// plan order of the object carrying the finalizer, then of its controller.
+fn finalizers(plan: &Plan, pos: &[u32]) -> Vec<u32> {
+    let at = |id: ObjId| pos.get(id.index()).copied().unwrap_or(u32::MAX);
+    let mut out: Vec<u32> = (0..plan.relations.len() as u32)
+        .filter(|&ri| {
+            let r = &plan.relations[ri as usize];
+            r.kind == RelKind::Finalizer && r.from != r.to && at(r.from) != u32::MAX && at(r.to) != u32::MAX
+        })
+        .collect();
+    out.sort_by_key(|&ri| {
+        let r = &plan.relations[ri as usize];
+        (at(r.to), at(r.from), ri)
+    });
+    out
+}
+
+/// By object index (empty when there is none): the deleted objects that
+/// would go with their owners but carry the finalizer of a controller the
+/// plan deletes, and that no carrying owner would recreate.
+fn held(plan: &Plan, finalizers: &[u32], carrying: &[(ObjId, ObjId, usize)], carried_by: &[u32]) -> Vec<bool> {
+    let n = carried_by.len();
+    let mut held = vec![false; if finalizers.is_empty() { 0 } else { n }];
+    for &ri in finalizers {
+        let x = plan.relations[ri as usize].to.index();
+        held[x] = carried_by[x] > 0;
+    }
+    if held.iter().any(|&h| h) {
+        for &(_, t, ri) in carrying {
+            if held[t.index()] && recreates(&plan.relations[ri]) {
+                held[t.index()] = false;
+            }
+        }
+    }
+    held
 }
 
 /// Under `--cascade orphan`, a root deleted while its controller (the
@@ -221,6 +295,77 @@ pub fn recreated(objects: &[Object], plan: &Plan, roots: &Roots) -> Option<(ObjI
             let live = objects.get(r.from.index()).is_some_and(|c| c.deletion_timestamp.is_none());
             let controls = r.kind == RelKind::Owns && r.controller && r.link == Link::Solid && live;
             (controls && r.from != x && deleted(r.from) && step(r.from) >= step(x)).then_some((x, r.from))
+        })
+    })
+}
+
+/// Where the script could not keep a `Finalizer` relation: the object
+/// carrying the finalizer, the relation, and why.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Hang {
+    /// The object carrying the finalizer.
+    pub holder: ObjId,
+    /// The `Finalizer` relation (its `from` is the controller).
+    pub relation: u32,
+    pub why: Unkept,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unkept {
+    /// The holder goes with its owners, and the owner of this carrying
+    /// relation (its `taker`) would recreate it if it were deleted by name.
+    Recreated(u32),
+    /// The command that deletes this root (the controller, or a root it
+    /// goes with) starts no later than the holder's own.
+    Early(ObjId),
+}
+
+/// The first `Finalizer` relation of the plan (in plan order of its
+/// holder, then of its controller) that the script does not keep: its
+/// holder must be deleted by name, by a command (`command`: a root's
+/// position among the script's commands) before the first that starts
+/// deleting its controller.
+pub fn finalizer_hang(
+    objects: &[Object],
+    plan: &Plan,
+    roots: &Roots,
+    command: impl Fn(ObjId) -> Option<usize>,
+) -> Option<Hang> {
+    let root = |id: ObjId| roots.root.get(id.index()) == Some(&true);
+    roots.finalizers.iter().find_map(|&ri| {
+        let r = plan.relations.get(ri as usize)?;
+        let (x, c) = (r.to, r.from);
+        if !root(x) {
+            let graph = plan.graph();
+            let by = graph.dependencies(x).into_iter().chain(graph.dependents(x)).find(|&o| {
+                plan.relations.get(o as usize).is_some_and(|o| recreates(o) && o.reaches().is_some_and(|(_, t)| t == x))
+                    && carries(objects, plan, o as usize)
+            });
+            return Some(Hang { holder: x, relation: ri, why: Unkept::Recreated(by.unwrap_or(ri)) });
+        }
+        let first = match root(c) {
+            true => Some(c),
+            false => roots.with.get(c.index()).and_then(|w| w.roots.first().copied()),
+        }?;
+        // Under background, what goes with the holder by an owner
+        // reference (or a controller's cascade) goes once the holder is gone.
+        if first == x && plan.cascade_mode == CascadeMode::Background && !takes_at_once(objects, plan, x) {
+            return None;
+        }
+        (command(first)? <= command(x)?).then_some(Hang { holder: x, relation: ri, why: Unkept::Early(first) })
+    })
+}
+
+/// Does deleting `x` start deleting what it carries before `x` is gone,
+/// whatever the propagation: a Namespace what it holds, a CRD its custom
+/// resources, a tracker (or an application controller) what it manages?
+pub fn takes_at_once(objects: &[Object], plan: &Plan, x: ObjId) -> bool {
+    let graph = plan.graph();
+    graph.dependents(x).into_iter().chain(graph.dependencies(x)).any(|ri| {
+        plan.relations.get(ri as usize).is_some_and(|r| {
+            matches!(r.kind, RelKind::Contains | RelKind::Defines | RelKind::Manages)
+                && r.reaches().is_some_and(|(f, _)| f == x)
+                && carries(objects, plan, ri as usize)
         })
     })
 }

@@ -11,7 +11,7 @@ use crate::internal::Internal;
 use crate::model::kube::HelmHook;
 use crate::model::snapshot::Snapshot;
 use crate::model::{Identity, ObjId, Object};
-use crate::plan::roots::{Roots, With};
+use crate::plan::roots::{Roots, Unkept, With};
 use crate::plan::{Mode, Plan, Refused};
 use std::io::{self, Write};
 
@@ -82,13 +82,74 @@ pub fn roots(snapshot: &Snapshot, plan: &Plan) -> Result<Roots, Refused> {
             step(controller)
         )));
     }
+    if let Some(hang) = hang(objects, plan, &roots)? {
+        return Err(Refused::Usage(hang));
+    }
     Ok(roots)
+}
+
+/// Why the script cannot keep a finalizer whose controller the plan
+/// deletes, if it cannot (`roots::finalizer_hang`).
+fn hang(objects: &[Object], plan: &Plan, roots: &Roots) -> Result<Option<String>, Internal> {
+    if roots.finalizers.is_empty() {
+        return Ok(None);
+    }
+    let at = positions(objects, roots)?;
+    let command = |id: ObjId| at.get(id.index()).copied().filter(|&p| p != usize::MAX);
+    let Some(h) = crate::plan::roots::finalizer_hang(objects, plan, roots, command) else { return Ok(None) };
+    let r = crate::internal::entry(&plan.relations, h.relation as usize, "relation")?;
+    let step = |id: ObjId| plan.order.step.get(id.index()).copied().unwrap_or(0);
+    let x = plan.refs.at(h.holder)?;
+    let finalizer = h.holder.of(objects)?.finalizers.get(r.decl as usize).map_or("", |f| &**f);
+    let (c, cs) = (plan.refs.at(r.from)?, step(r.from));
+    let head = format!(
+        "-o kubectl: {x} (step {}) carries finalizer {finalizer}, which {c} (step {cs}) removes, so it must be gone before {c} goes",
+        step(h.holder)
+    );
+    Ok(Some(match h.why {
+        Unkept::Recreated(by) => {
+            let o = plan.relations.get(by as usize).map(|o| o.taker()).unwrap_or(r.from);
+            let o = plan.refs.at(o)?;
+            format!(
+                "{head}; but the script cannot delete it by name: {o}, which takes it, would make it again; delete {o} first, with what it owns (kubectl delete --cascade=foreground --wait), then plan again"
+            )
+        }
+        Unkept::Early(first) if first == h.holder => {
+            let what = match plan.cascade_mode == CascadeMode::Foreground
+                && !crate::plan::roots::takes_at_once(objects, plan, h.holder)
+            {
+                true => format!("plan with --cascade background, so that {c} goes once {x} is gone"),
+                false => format!("remove the finalizer from {x} by hand once its cleanup is done, then plan again"),
+            };
+            format!("{head}; but {c} goes with {x}, and deleting {x} starts deleting {c} before {x} is gone, so {x} would hang; {what}")
+        }
+        Unkept::Early(first) if first == r.from => format!(
+            "{head}; but the script would delete {c} no later than {x}, and {x} would hang; delete {x} first (kubectl delete --wait), then plan again"
+        ),
+        Unkept::Early(first) => format!(
+            "{head}; but {c} goes with {} (step {}), which the script deletes no later than {x}, and {x} would hang; delete {x} first (kubectl delete --wait), then plan again",
+            plan.refs.at(first)?,
+            step(first)
+        ),
+    }))
 }
 
 /// The script for `plan`, whose cascade roots are `roots`.
 pub fn script(objects: &[Object], plan: &Plan, roots: &Roots, header: &Header, out: &mut dyn Write) -> io::Result<()> {
     out.write_all(head(plan, roots, header)?.as_bytes())?;
     let steps = plan.steps.len();
+    // By object index, for a root named only for a finalizer: the first
+    // `Finalizer` relation it is named for.
+    let mut finalizer: Vec<Option<u32>> = Vec::new();
+    if roots.held.iter().any(|&h| h) {
+        finalizer = vec![None; objects.len()];
+        for &ri in &roots.finalizers {
+            let x = crate::internal::entry(&plan.relations, ri as usize, "relation")?.to.index();
+            if roots.held.get(x) == Some(&true) {
+                crate::internal::entry_mut(&mut finalizer, x, "object")?.get_or_insert(ri);
+            }
+        }
+    }
     for (i, ids) in plan.steps.iter().enumerate() {
         let mut text = String::with_capacity(64 * ids.len() + 256);
         let named = roots.steps.get(i).map_or(&[][..], Vec::as_slice);
@@ -101,6 +162,9 @@ pub fn script(objects: &[Object], plan: &Plan, roots: &Roots, header: &Header, o
         for &id in ids {
             text.push_str("#   ");
             text.push_str(&comment(plan.refs.at(id)?));
+            if let Some(&ri) = finalizer.get(id.index()).and_then(Option::as_ref) {
+                text.push_str(&comment(&held(objects, plan, ri)?));
+            }
             if let Some(w) = roots.with.get(id.index()).filter(|_| roots.root.get(id.index()) == Some(&false)) {
                 text.push_str(" (goes with ");
                 text.push_str(&comment(&list(plan, w, false)?));
@@ -120,6 +184,14 @@ pub fn script(objects: &[Object], plan: &Plan, roots: &Roots, header: &Header, o
         out.write_all(text.as_bytes())?;
     }
     Ok(())
+}
+
+/// What a root named only for finalizer relation `ri` says of it:
+/// ` (named: StatefulSet.apps/shop/db removes its finalizer F)`.
+fn held(objects: &[Object], plan: &Plan, ri: u32) -> Result<String, Internal> {
+    let r = crate::internal::entry(&plan.relations, ri as usize, "relation")?;
+    let finalizer = r.to.of(objects)?.finalizers.get(r.decl as usize).map_or("", |f| &**f);
+    Ok(format!(" (named: {} removes its finalizer {finalizer})", plan.refs.at(r.from)?))
 }
 
 /// The Helm hooks that run before (pre-delete) or after (post-delete) a
@@ -163,23 +235,37 @@ fn head(plan: &Plan, roots: &Roots, header: &Header) -> Result<String, Internal>
     });
     let (deleted, named) = (plan.deleted_count(), roots.count);
     let steps = count(plan.steps.len(), "step", "steps");
+    let held = roots.held.iter().filter(|&&h| h).count();
+    let they = if held == 1 { "it is" } else { "they are" };
+    let finalizers = [
+        format!("owners the plan deletes, and {held} carrying the finalizer of a controller the plan deletes,"),
+        format!("named so that {they} gone before that controller goes."),
+    ];
+    let objects = count(deleted, "object", "objects");
     if deleted == 0 {
         line(String::from("Nothing to delete: the plan is empty."));
+    } else if held > 0 && named == deleted {
+        line(format!("{objects} in {steps}, each named here: the cascade roots, objects none of whose"));
+        finalizers.into_iter().for_each(&mut line);
     } else if named == deleted {
-        line(format!(
-            "{} in {steps}, each named here: none goes with an owner the plan deletes.",
-            count(deleted, "object", "objects")
-        ));
+        line(format!("{objects} in {steps}, each named here: none goes with an owner the plan deletes."));
     } else {
-        line(format!(
-            "{} in {steps}. The script names {named} of them, the cascade roots: objects none of whose",
-            count(deleted, "object", "objects")
-        ));
         let others = match deleted - named {
             1 => String::from("The other one goes with its owners"),
             k => format!("The other {k} go with their owners"),
         };
-        line(format!("owners the plan deletes. {others}, deleted by Kubernetes (the garbage"));
+        if held > 0 {
+            line(format!(
+                "{objects} in {steps}. The script names {named} of them: the cascade roots, objects none of whose"
+            ));
+            finalizers.into_iter().for_each(&mut line);
+            line(format!("{others}, deleted by Kubernetes (the garbage"));
+        } else {
+            line(format!(
+                "{objects} in {steps}. The script names {named} of them, the cascade roots: objects none of whose"
+            ));
+            line(format!("owners the plan deletes. {others}, deleted by Kubernetes (the garbage"));
+        }
         line(String::from("collector, the namespace and CRD controllers) in its own order, not in the steps below."));
         let by_controller = plan.cascade.cause.iter().any(|c| match c {
             Some(Cause::Relation(r)) => plan.relations.get(*r as usize).is_some_and(|r| r.kind.controller().is_some()),
@@ -275,14 +361,9 @@ fn commands(objects: &[Object], mode: CascadeMode, roots: &[ObjId], out: &mut St
         (resource(o), o.namespace.as_deref())
     }
     let roots = roots.iter().map(|id| id.of(objects)).collect::<Result<Vec<&Object>, _>>()?;
-    let mut rest = roots.as_slice();
-    while let Some(&first) = rest.first() {
-        // A run: the first root, and those after it of its kind and namespace.
-        let k = key(first);
-        let n = rest.iter().take(NAMES_PER_COMMAND).take_while(|o| key(o) == k).count().max(1);
-        let (run, after) = rest.split_at_checked(n).unwrap_or((rest, &[]));
-        rest = after;
-        let (kind, namespace) = k;
+    for run in runs(&roots, |o| key(o)) {
+        let Some(&first) = run.first() else { continue };
+        let (kind, namespace) = key(first);
         let names: Vec<&str> = run.iter().map(|o| &*o.name).collect();
         let mut flags = String::new();
         if let Some(ns) = namespace {
@@ -309,6 +390,41 @@ fn commands(objects: &[Object], mode: CascadeMode, roots: &[ObjId], out: &mut St
         }
     }
     Ok(())
+}
+
+/// A step's roots split into its commands: each a run of roots of one
+/// `key` (resource and namespace), at most [`NAMES_PER_COMMAND`] of them.
+fn runs<T, K: PartialEq>(items: &[T], key: impl Fn(&T) -> K) -> Vec<&[T]> {
+    let mut out = Vec::new();
+    let mut rest = items;
+    while let Some(first) = rest.first() {
+        // A run: the first root, and those after it of its kind and namespace.
+        let k = key(first);
+        let n = rest.iter().take(NAMES_PER_COMMAND).take_while(|o| key(o) == k).count().max(1);
+        let (run, after) = rest.split_at_checked(n).unwrap_or((rest, &[]));
+        out.push(run);
+        rest = after;
+    }
+    out
+}
+
+/// By object index: the position of the command that deletes each root
+/// among the script's commands (`usize::MAX` for what is not a root).
+fn positions(objects: &[Object], roots: &Roots) -> Result<Vec<usize>, Internal> {
+    let mut at = vec![usize::MAX; objects.len()];
+    let mut k = 0;
+    for step in &roots.steps {
+        let named = step.iter().map(|&id| id.of(objects).map(|o| (id, o))).collect::<Result<Vec<_>, _>>()?;
+        for run in runs(&named, |(_, o)| (resource(o), o.namespace.as_deref())) {
+            for (id, _) in run {
+                if let Some(p) = at.get_mut(id.index()) {
+                    *p = k;
+                }
+            }
+            k += 1;
+        }
+    }
+    Ok(at)
 }
 
 /// The resource as kubectl takes it: `deployment.apps`, `pod`.

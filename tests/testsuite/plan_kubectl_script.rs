@@ -564,6 +564,151 @@ fn orphan_is_refused_when_a_controller_would_recreate_what_the_script_deleted() 
     assert_eq!(commands(&s), ["kubectl delete namespace shop --cascade=orphan --wait --ignore-not-found"]);
 }
 
+/// `--finalizer-controller` for the Database of finalizer-operator.yaml.
+const DB_OPERATOR: &[&str] = &[
+    "--delete",
+    "ns/app",
+    "--delete",
+    "deploy/operators/db-operator",
+    "--finalizer-controller",
+    "example.com/cleanup=deploy/operators/db-operator",
+];
+
+#[test]
+fn an_object_carrying_a_finalizer_is_named_before_its_controller_goes() {
+    // The Database goes with Namespace/app, but its finalizer's controller
+    // (the operator) is deleted in the step after it. Named only with the
+    // Namespace, the operator went first and the Namespace hung; now the
+    // Database is deleted by name, and waited for, before the operator.
+    let s = script(&[DB_OPERATOR, &["fixtures/plan/finalizer-operator.yaml"]].concat());
+    assert_eq!(
+        commands(&s),
+        [
+            "kubectl delete database.example.com db -n app --cascade=background --wait --ignore-not-found",
+            "kubectl delete deployment.apps db-operator -n operators --cascade=background --wait --ignore-not-found",
+            "kubectl delete namespace app --cascade=background --wait --ignore-not-found",
+        ]
+    );
+    assert!(s.contains("\n# step 1 of 2: 1 object\n#   Database.example.com/app/db (named: Deployment.apps/operators/db-operator removes its finalizer example.com/cleanup)\nkubectl delete database.example.com db"), "{s}");
+    assert!(s.contains("# 3 objects in 2 steps, each named here: the cascade roots, objects none of whose\n# owners the plan deletes, and 1 carrying the finalizer of a controller the plan deletes,\n# named so that it is gone before that controller goes.\n"), "{s}");
+    bash_n(&s);
+    shellcheck(&s);
+    // The README's sample: the Cart (step 1), in Namespace/shop with the
+    // StatefulSet that removes its finalizer (step 2). Named with the
+    // Namespace alone, both went in one pass.
+    let s = script(&[
+        "--delete",
+        "ns/shop",
+        "--finalizer-controller",
+        "shop.example.com/checkout=sts/shop/db",
+        "fixtures/shop",
+    ]);
+    assert_eq!(
+        commands(&s),
+        [
+            "kubectl delete cart.shop.example.com cart-1 -n shop --cascade=background --wait --ignore-not-found",
+            "kubectl delete namespace shop --cascade=background --wait --ignore-not-found",
+        ]
+    );
+    assert!(s.contains("# 11 objects in 5 steps. The script names 2 of them: the cascade roots, objects none of whose\n# owners the plan deletes, and 1 carrying the finalizer of a controller the plan deletes,\n# named so that it is gone before that controller goes.\n# The other 9 go with their owners,"), "{s}");
+    assert!(s.contains("\n# step 1 of 5: 4 objects, 1 named here\n"), "{s}");
+    assert!(s.contains("#   StatefulSet.apps/shop/db (goes with Namespace/shop)\n"), "{s}");
+}
+
+#[test]
+fn a_finalizer_the_script_cannot_keep_is_refused() {
+    // The Database's controller (a DatabaseClaim) would make it again if it
+    // were deleted by name, and with its Namespace it goes after the operator.
+    let args = [&["plan", "-o", "kubectl"], DB_OPERATOR, &["fixtures/plan/finalizer-owned.yaml"]].concat();
+    let (code, out, err) = run(&args);
+    assert_eq!(code, 2, "{err}");
+    assert!(out.is_empty(), "{out}");
+    assert!(
+        err.contains("teardown: error: -o kubectl: Database.example.com/app/db (step 1) carries finalizer example.com/cleanup, which Deployment.apps/operators/db-operator (step 2) removes, so it must be gone before Deployment.apps/operators/db-operator goes; but the script cannot delete it by name: DatabaseClaim.example.com/app/db, which takes it, would make it again; delete DatabaseClaim.example.com/app/db first, with what it owns (kubectl delete --cascade=foreground --wait), then plan again\n"),
+        "{err}"
+    );
+    // The plan itself is made (the refusal is -o kubectl's).
+    let plan = [&["plan"], DB_OPERATOR, &["fixtures/plan/finalizer-owned.yaml"]].concat();
+    assert_eq!(run(&plan).0, 0);
+    // A root deleted in the same step as its finalizer's controller, after
+    // it in plan order (a cycle: --allow-cycles).
+    let (code, out, err) = run(&[
+        "plan",
+        "-o",
+        "kubectl",
+        "--all",
+        "--allow-cycles",
+        "--finalizer-controller",
+        "example.com/delete-logs=deploy/data/op",
+        "fixtures/plan/finalizer-cycle-first.yaml",
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(out.is_empty(), "{out}");
+    assert!(err.contains("teardown: error: -o kubectl: Secret/data/logs (step 1) carries finalizer example.com/delete-logs, which Deployment.apps/data/op (step 1) removes, so it must be gone before Deployment.apps/data/op goes; but the script would delete Deployment.apps/data/op no later than Secret/data/logs, and Secret/data/logs would hang; delete Secret/data/logs first (kubectl delete --wait), then plan again\n"), "{err}");
+    // A holder that owns its finalizer's controller: under background the
+    // controller goes once the holder is gone (the script as before);
+    // under foreground it goes first.
+    let owned = |cascade: &str| {
+        run(&[
+            "plan",
+            "-o",
+            "kubectl",
+            "--all",
+            "--allow-cycles",
+            "--cascade",
+            cascade,
+            "--finalizer-controller",
+            "example.com/cleanup=ConfigMap/b/db",
+            "fixtures/plan/finalizer-cycle-owned.yaml",
+        ])
+    };
+    let (code, out, err) = owned("background");
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(commands(&out), ["kubectl delete configmap web -n b --cascade=background --wait --ignore-not-found"]);
+    let (code, _, err) = owned("foreground");
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("but ConfigMap/b/db goes with ConfigMap/b/web, and deleting ConfigMap/b/web starts deleting ConfigMap/b/db before ConfigMap/b/web is gone, so ConfigMap/b/web would hang; plan with --cascade background, so that ConfigMap/b/db goes once ConfigMap/b/web is gone\n"), "{err}");
+}
+
+#[test]
+fn a_plan_without_finalizer_controllers_keeps_its_script() {
+    // The same objects without --finalizer-controller: the Database only
+    // goes with its Namespace, byte for byte the script it always was.
+    let s = script(&[
+        "--delete",
+        "ns/app",
+        "--delete",
+        "deploy/operators/db-operator",
+        "fixtures/plan/finalizer-operator.yaml",
+    ]);
+    assert_eq!(
+        s,
+        "#!/usr/bin/env bash
+set -euo pipefail
+
+# Deletes Namespace/app, Deployment.apps/operators/db-operator (--delete) and what goes with them.
+# 3 objects in 2 steps. The script names 2 of them, the cascade roots: objects none of whose
+# owners the plan deletes. The other one goes with its owners, deleted by Kubernetes (the garbage
+# collector, the namespace and CRD controllers) in its own order, not in the steps below.
+# --cascade=background: a root goes at once and the garbage collector deletes its dependents after it,
+# so they may still be going when the next step starts.
+# --wait: each command returns once what it names is gone.
+# --ignore-not-found: an object already gone (deleted by an earlier run, or with its owner)
+# is not an error, so the script can be run again.
+# Generated by teardown from fixtures/plan/finalizer-operator.yaml.
+
+# step 1 of 2: 2 objects, 1 named here
+#   Database.example.com/app/db (goes with Namespace/app)
+#   Deployment.apps/operators/db-operator
+kubectl delete deployment.apps db-operator -n operators --cascade=background --wait --ignore-not-found
+
+# step 2 of 2: 1 object
+#   Namespace/app
+kubectl delete namespace app --cascade=background --wait --ignore-not-found
+"
+    );
+}
+
 #[test]
 fn same_input_same_bytes() {
     let cases: &[&[&str]] = &[
