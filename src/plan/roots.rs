@@ -273,8 +273,26 @@ fn held(plan: &Plan, finalizers: &[u32], carrying: &[(ObjId, ObjId, usize)], car
                 held[t.index()] = false;
             }
         }
+        // A controller the plan keeps would make it again too.
+        let graph = plan.graph();
+        for x in 0..n {
+            if held[x] && kept_recreator(plan, &graph, ObjId(x as u32)).is_some() {
+                held[x] = false;
+            }
+        }
     }
     held
+}
+
+/// A relation by which an owner the plan keeps (a controller, an
+/// application's tracker) would make `x` again once it is deleted by name.
+fn kept_recreator(plan: &Plan, graph: &crate::graph::Graph, x: ObjId) -> Option<u32> {
+    let deleted = |id: ObjId| plan.cascade.cause.get(id.index()).is_some_and(Option::is_some);
+    graph.dependencies(x).into_iter().chain(graph.dependents(x)).find(|&ri| {
+        plan.relations.get(ri as usize).is_some_and(|r| {
+            recreates(r) && r.link == Link::Solid && r.reaches().is_some_and(|(f, t)| t == x && f != x && !deleted(f))
+        })
+    })
 }
 
 /// Under `--cascade orphan`, a root deleted while its controller (the
@@ -315,6 +333,10 @@ pub enum Unkept {
     /// The holder goes with its owners, and the owner of this carrying
     /// relation (its `taker`) would recreate it if it were deleted by name.
     Recreated(u32),
+    /// The holder goes with its owners, and an owner the plan keeps (the
+    /// owner of this relation: a controller, a tracker) would recreate it
+    /// if it were deleted by name.
+    RecreatedByKept(u32),
     /// The command that deletes this root (the controller, or a root it
     /// goes with) starts no later than the holder's own.
     Early(ObjId),
@@ -341,7 +363,11 @@ pub fn finalizer_hang(
                 plan.relations.get(o as usize).is_some_and(|o| recreates(o) && o.reaches().is_some_and(|(_, t)| t == x))
                     && carries(objects, plan, o as usize)
             });
-            return Some(Hang { holder: x, relation: ri, why: Unkept::Recreated(by.unwrap_or(ri)) });
+            return Some(match (by, kept_recreator(plan, &graph, x)) {
+                (Some(by), _) => Hang { holder: x, relation: ri, why: Unkept::Recreated(by) },
+                (None, Some(by)) => Hang { holder: x, relation: ri, why: Unkept::RecreatedByKept(by) },
+                (None, None) => Hang { holder: x, relation: ri, why: Unkept::Recreated(ri) },
+            });
         }
         let first = match root(c) {
             true => Some(c),

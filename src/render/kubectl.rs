@@ -114,6 +114,13 @@ fn hang(objects: &[Object], plan: &Plan, roots: &Roots) -> Result<Option<String>
                 "{head}; but the script cannot delete it by name: {o}, which takes it, would make it again; delete {o} first, with what it owns (kubectl delete --cascade=foreground --wait), then plan again"
             )
         }
+        Unkept::RecreatedByKept(by) => {
+            let o = plan.relations.get(by as usize).map(|o| o.taker()).unwrap_or(r.from);
+            let o = plan.refs.at(o)?;
+            format!(
+                "{head}; but the script cannot delete it by name: {o}, which the plan keeps, would make it again, and it goes with what the script deletes after {c}; leave {c} out of the plan, or plan the deletion of {o} too"
+            )
+        }
         Unkept::Early(first) if first == h.holder => {
             let what = match plan.cascade_mode == CascadeMode::Foreground
                 && !crate::plan::roots::takes_at_once(objects, plan, h.holder)

@@ -630,6 +630,17 @@ fn a_finalizer_the_script_cannot_keep_is_refused() {
     // The plan itself is made (the refusal is -o kubectl's).
     let plan = [&["plan"], DB_OPERATOR, &["fixtures/plan/finalizer-owned.yaml"]].concat();
     assert_eq!(run(&plan).0, 0);
+    // Its controller (a cluster-scoped Tenant) is kept by the plan: deleted
+    // by name, the Database would be made again in the namespace, which then
+    // hangs on the copy's finalizer once the operator is gone.
+    let args = [&["plan", "-o", "kubectl"], DB_OPERATOR, &["fixtures/plan/finalizer-kept-controller.yaml"]].concat();
+    let (code, out, err) = run(&args);
+    assert_eq!(code, 2, "{err}");
+    assert!(out.is_empty(), "{out}");
+    assert!(
+        err.contains("but the script cannot delete it by name: Tenant.example.com/t1, which the plan keeps, would make it again, and it goes with what the script deletes after Deployment.apps/operators/db-operator; leave Deployment.apps/operators/db-operator out of the plan, or plan the deletion of Tenant.example.com/t1 too\n"),
+        "{err}"
+    );
     // A root deleted in the same step as its finalizer's controller, after
     // it in plan order (a cycle: --allow-cycles).
     let (code, out, err) = run(&[
