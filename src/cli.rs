@@ -602,6 +602,8 @@ pub struct PlanFlags {
 
     /// Destroy the objects of INPUT that NEW (files or directories) lacks,
     /// with their cascades: Murano's offline change, cli-utils/kapp prune.
+    /// A namespaced object of NEW without metadata.namespace is refused
+    /// (kubectl apply would put it in its -n or context namespace).
     /// Repeatable.
     #[arg(long, value_name = "NEW")]
     pub prune: Vec<PathBuf>,

@@ -108,6 +108,8 @@ fn start(
             if new.objects.is_empty() && !settings.allow_empty_new && !on_purpose() {
                 return Err(Error::EmptyNew);
             }
+            // An object of NEW that kubectl would place by its -n or context: refused.
+            plan::prune::placed(&new, &snapshot.objects)?;
             let (absent, in_new) = plan::absent_from(&snapshot.objects, &new.objects);
             (Mode::Prune(absent), None, in_new, Vec::new())
         }

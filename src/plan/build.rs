@@ -1139,23 +1139,6 @@ fn inputs(snapshot: &Snapshot) -> Vec<Input> {
     snapshot.sources.files.par_iter().map(|f| Input { path: f.name.clone(), sha256: f.sha256().to_string() }).collect()
 }
 
-/// `--prune`: the objects of `old` that `new` does not declare (by kind,
-/// namespace and name for Kubernetes, by id otherwise), in input order —
-/// the targets — and for each object of `old` whether `new` declares it.
-/// Murano objects already destroyed are left out.
-pub fn absent_from(old: &[Object], new: &[Object]) -> (Vec<ObjId>, Vec<bool>) {
-    let key = |o: &Object| (o.has_coordinates(), o.reference());
-    let present: std::collections::HashSet<(bool, String)> = new.iter().map(key).collect();
-    let declared: Vec<bool> = old.iter().map(|o| present.contains(&key(o))).collect();
-    let absent = old
-        .iter()
-        .enumerate()
-        .filter(|&(i, o)| !o.member.as_deref().is_some_and(|m| m.destroyed) && !declared[i])
-        .map(|(i, _)| ObjId(i as u32))
-        .collect();
-    (absent, declared)
-}
-
 /// The shortest ownership cycle through the offending objects, and the edge
 /// that closes it.
 /// The error for an ownership cycle among `members`: the shortest cycle

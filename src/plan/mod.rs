@@ -15,6 +15,7 @@
 //! - [`tool_order`]: another tool's order beside the plan (`--as`);
 //! - [`mode`], [`roots`], [`refused`]: where a plan starts, the cascade
 //!   roots of `-o kubectl`, what is refused once the input is read;
+//! - [`prune`]: what `--prune NEW` declares, and a NEW it cannot read;
 //! - [`explain`]: one object's chains (`teardown explain`);
 //! - [`reference`]: an object as every output names it (`ref`).
 
@@ -23,6 +24,7 @@ pub mod duplicates;
 pub mod events;
 pub mod explain;
 pub mod mode;
+pub mod prune;
 pub mod reasons;
 pub mod reference;
 pub mod refused;
@@ -32,9 +34,10 @@ pub mod tool_order;
 pub mod tracking;
 pub mod warnings;
 
-pub use build::{absent_from, build, build_from, finalizer_relations, ownership_cycle_error};
+pub use build::{build, build_from, finalizer_relations, ownership_cycle_error};
 pub use events::{Event, EventKind};
 pub use mode::Mode;
+pub use prune::absent_from;
 pub use reasons::{Garbage, Kept, Reason, Root};
 pub use refused::Refused;
 pub use warnings::Warning;

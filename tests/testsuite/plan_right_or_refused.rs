@@ -140,6 +140,104 @@ fn an_empty_new_is_refused_unless_allowed() {
     assert_eq!(steps(&v).concat().len(), 4, "everything but the protected namespace");
 }
 
+const KUSTOMIZE: &str = "fixtures/prune/kustomize/live.yaml";
+
+#[test]
+fn prune_refuses_a_new_whose_namespaced_objects_have_no_namespace() {
+    // Before: NEW (kustomize output for `kubectl apply -n prod`) read as in
+    // `default`: Deployment/prod/web and PVC/prod/data pruned "absent from
+    // NEW", the PV with its storage after them, exit 0 and no warning.
+    let new = "fixtures/prune/kustomize/new.yaml";
+    for format in ["table", "json", "names", "kubectl"] {
+        let (code, out, err) = run(&["plan", "--prune", new, "-o", format, KUSTOMIZE]);
+        assert_eq!(code, 2, "{format}: {err}");
+        assert!(out.is_empty(), "{format}: {out}");
+        assert!(
+            err.contains(
+                "no plan: Deployment.apps/web (fixtures/prune/kustomize/new.yaml:5) in --prune NEW has no \
+                 metadata.namespace, and its kind is namespaced (1 more object of NEW lacks one too): `kubectl \
+                 apply` puts a namespaced object without one in the namespace of its -n or of the kubeconfig \
+                 context, which teardown cannot know"
+            ),
+            "{err}"
+        );
+        assert!(err.contains("set metadata.namespace in NEW (kustomize: `namespace:` in kustomization.yaml)"), "{err}");
+    }
+}
+
+#[test]
+fn prune_plans_a_new_whose_namespaced_objects_have_their_namespace() {
+    // The namespace written, the cluster-scoped objects without one: NEW
+    // declares them all, and only what it dropped goes.
+    let (code, v, err) = try_plan(&["--prune", "fixtures/prune/kustomize/placed.yaml", KUSTOMIZE]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(steps(&v), vec![vec!["Deployment.apps/prod/web".to_string()]]);
+    assert_eq!(v["summary"]["dataLoss"], serde_json::json!([]));
+}
+
+/// A custom resource without a namespace in NEW: refused unless a CRD of
+/// INPUT or NEW says its kind is cluster-scoped.
+#[test]
+fn prune_reads_the_scope_of_a_custom_kind_from_the_crds_of_input_and_new() {
+    let d = tempfile::tempdir().unwrap();
+    let write = |name: &str, text: &str| {
+        let path = d.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        path.to_string_lossy().into_owned()
+    };
+    let crd = |scope: &str| {
+        format!(
+            "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {{name: widgets.example.com}}\n\
+             spec:\n  group: example.com\n  scope: {scope}\n  names: {{kind: Widget, plural: widgets}}\n  \
+             versions: [{{name: v1, served: true, storage: true}}]\n"
+        )
+    };
+    let widget = "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\n";
+    let live = write("live.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: prod}\n");
+    let new = write("new.yaml", widget);
+    let (code, _, err) = run(&["plan", "--prune", &new, &live]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("no plan: Widget.example.com/w (") && err.contains("new.yaml:3) in --prune NEW has no metadata.namespace, and its kind is neither built in nor defined by a CRD in INPUT or NEW, so it may be namespaced:"),
+        "{err}"
+    );
+    assert!(err.ends_with("or add the CRD of its kind to INPUT or NEW\n"), "{err}");
+    // A namespaced CRD (in INPUT): refused as a built-in namespaced kind is.
+    let namespaced = write(
+        "live-namespaced.yaml",
+        &format!(
+            "{}---\n{}",
+            crd("Namespaced"),
+            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: prod}\n"
+        ),
+    );
+    let (code, _, err) = run(&["plan", "--prune", &new, &namespaced]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("has no metadata.namespace, and its kind is namespaced:"), "{err}");
+    // A cluster-scoped CRD, in INPUT or in NEW: planned.
+    let cluster = write(
+        "live-cluster.yaml",
+        &format!(
+            "{}---\n{}",
+            crd("Cluster"),
+            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: prod}\n"
+        ),
+    );
+    let (code, v, err) = try_plan(&["--prune", &new, &cluster]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        steps(&v),
+        vec![vec![
+            "ConfigMap/prod/c".to_string(),
+            "CustomResourceDefinition.apiextensions.k8s.io/widgets.example.com".to_string()
+        ]]
+    );
+    let new_with_crd = write("new-crd.yaml", &format!("{}---\n{widget}", crd("Cluster")));
+    let (code, v, err) = try_plan(&["--prune", &new_with_crd, &live]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(steps(&v), vec![vec!["ConfigMap/prod/c".to_string()]]);
+}
+
 #[test]
 fn protected_namespaces_are_never_planned() {
     // Before: plan --all deleted Namespace/default.
