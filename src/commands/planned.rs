@@ -102,14 +102,17 @@ fn start(
             let limits = loading.limits.clone();
             let loading =
                 Loading { dialect, skip_invalid, what, digests, paths: new, may_be_empty, limits, ..*loading };
-            let new = load_usable(&loading, stdin, stderr)?;
+            let mut new = load_usable(&loading, stdin, stderr)?;
             // (A model deleted whole is empty on purpose.)
             let on_purpose = || new.sources.files.iter().any(|f| crate::dialect::empty_on_purpose(&f.text));
             if new.objects.is_empty() && !settings.allow_empty_new && !on_purpose() {
                 return Err(Error::EmptyNew);
             }
-            // An object of NEW that kubectl would place by its -n or context: refused.
-            plan::prune::placed(&new, &snapshot.objects)?;
+            // NEW's objects written without a namespace where kubectl would
+            // place them by its -n or context: refused (teardown cannot know).
+            if let Err(m) = plan::prune::placed(&mut new.objects, &snapshot.objects, None) {
+                return Err(Error::Usage(crate::render::prose::misplaced(&new, &m, None)?));
+            }
             let (absent, in_new) = plan::absent_from(&snapshot.objects, &new.objects);
             (Mode::Prune(absent), None, in_new, Vec::new())
         }

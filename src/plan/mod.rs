@@ -15,7 +15,7 @@
 //! - [`tool_order`]: another tool's order beside the plan (`--as`);
 //! - [`mode`], [`roots`], [`refused`]: where a plan starts, the cascade
 //!   roots of `-o kubectl`, what is refused once the input is read;
-//! - [`prune`]: what `--prune NEW` declares, and a NEW it cannot read;
+//! - [`prune`]: what `--prune NEW` declares, and where NEW's objects are;
 //! - [`explain`]: one object's chains (`teardown explain`);
 //! - [`reference`]: an object as every output names it (`ref`).
 

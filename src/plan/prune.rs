@@ -1,10 +1,9 @@
 //! `--prune NEW`: which objects of the input NEW declares, and NEW's
 //! objects whose namespace only `kubectl apply` would decide.
 
-use super::refused::Refused;
+use crate::model::intern::intern;
 use crate::model::kube::builtin_namespaced;
-use crate::model::snapshot::Snapshot;
-use crate::model::{anchor, ObjId, Object};
+use crate::model::{ObjId, Object, Str};
 use rustc_hash::FxHashMap;
 
 /// `--prune`: the objects of `old` that `new` does not declare (by kind,
@@ -25,46 +24,75 @@ pub fn absent_from(old: &[Object], new: &[Object]) -> (Vec<ObjId>, Vec<bool>) {
     (absent, declared)
 }
 
-/// Refuse (exit 2) a NEW that holds a Kubernetes object written without
-/// `metadata.namespace` whose kind is namespaced (built in, or defined so
-/// by a CRD of NEW or of the input `old`) or of a scope nothing in the
-/// inputs says (it may be namespaced). `kubectl apply` puts such an object
-/// in the namespace of its `-n` or of the kubeconfig context, which
-/// teardown cannot know: read as in `default`, NEW would declare none of
-/// the input's objects of another namespace, and they would all be
-/// pruned. The error names the first such object and where it is written.
-pub fn placed(new: &Snapshot, old: &[Object]) -> Result<(), Refused> {
-    let mut crds: FxHashMap<(&str, &str), bool> = FxHashMap::default();
-    for crd in new.objects.iter().chain(old).filter_map(|o| o.crd.as_deref()) {
-        crds.entry((&crd.group, &crd.kind)).or_insert(crd.namespaced);
+/// An object of NEW whose place teardown cannot know or NEW contradicts
+/// (said in words by `render::prose::misplaced`): the first, and how many
+/// more.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Misplaced {
+    /// Of NEW's objects.
+    pub object: ObjId,
+    pub why: Why,
+    pub more: usize,
+}
+
+/// What is wrong with where NEW puts an object.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Why {
+    /// Written without a namespace, its kind namespaced (`Some(true)`) or
+    /// of a scope nothing says (`None`).
+    Unplaced(Option<bool>),
+    /// Written in another namespace than `-n`'s.
+    Elsewhere,
+}
+
+/// Place NEW's objects as `kubectl apply` would, or refuse.
+///
+/// A Kubernetes object of NEW written without `metadata.namespace` whose
+/// kind is namespaced (built in, or defined so by a CRD of NEW or of the
+/// input `old`) or of a scope nothing in the inputs says (it may be
+/// namespaced) is put by `kubectl apply` in the namespace of its `-n` or
+/// of the kubeconfig context. Without `namespace` (`plan -n`) teardown
+/// cannot know which: read as in `default`, NEW would declare none of the
+/// input's objects of another namespace, and they would all be pruned; so
+/// it is refused. With `namespace`, a namespaced one is put in it, as
+/// `kubectl apply -n` does; one of unknown scope is still refused (kubectl
+/// would place it only if it is namespaced), and so is an object written
+/// in another namespace (kubectl refuses it).
+pub fn placed(new: &mut [Object], old: &[Object], namespace: Option<&str>) -> Result<(), Misplaced> {
+    let mut crds: FxHashMap<(Str, Str), bool> = FxHashMap::default();
+    for crd in new.iter().chain(old).filter_map(|o| o.crd.as_deref()) {
+        crds.entry((crd.group.clone(), crd.kind.clone())).or_insert(crd.namespaced);
     }
     // `None`: nothing says (a kind neither built in nor defined by a CRD).
-    let namespaced =
-        |o: &Object| builtin_namespaced(&o.group, &o.kind).or_else(|| crds.get(&(&*o.group, &*o.kind)).copied());
-    let mut unplaced =
-        new.objects.iter().filter(|o| o.is_kubernetes() && !o.namespace_written).map(|o| (o, namespaced(o)));
-    let Some((o, known)) = unplaced.find(|&(_, n)| n != Some(false)) else { return Ok(()) };
-    let more = unplaced.filter(|&(_, n)| n != Some(false)).count();
-    let file = new.sources.get(o.span.file);
-    let line = file.line_index(anchor::object(&new.sources, o).start) + 1;
-    let group = if o.group.is_empty() { String::new() } else { format!(".{}", o.group) };
-    let what = format!("{}{group}/{} ({}:{line})", o.kind, o.name, file.name);
-    let (scope, crd) = match known {
-        Some(_) => ("its kind is namespaced", ""),
-        None => (
-            "its kind is neither built in nor defined by a CRD in INPUT or NEW, so it may be namespaced",
-            ", or add the CRD of its kind to INPUT or NEW",
-        ),
+    let namespaced = |o: &Object| {
+        builtin_namespaced(&o.group, &o.kind).or_else(|| crds.get(&(o.group.clone(), o.kind.clone())).copied())
     };
-    let more = match more {
-        0 => String::new(),
-        1 => String::from(" (1 more object of NEW lacks one too)"),
-        n => format!(" ({n} more objects of NEW lack one too)"),
+    let misplaced = |o: &Object| -> Option<Why> {
+        if !o.is_kubernetes() {
+            return None;
+        }
+        if o.namespace_written {
+            // (A cluster-scoped object has lost the namespace written.)
+            let elsewhere = o.namespace.as_deref().zip(namespace).is_some_and(|(written, given)| written != given);
+            return elsewhere.then_some(Why::Elsewhere);
+        }
+        match namespaced(o) {
+            Some(false) => None,
+            Some(true) if namespace.is_some() => None,
+            known => Some(Why::Unplaced(known)),
+        }
     };
-    Err(Refused::Usage(format!(
-        "no plan: {what} in --prune NEW has no metadata.namespace, and {scope}{more}: `kubectl apply` puts a \
-         namespaced object without one in the namespace of its -n or of the kubeconfig context, which teardown \
-         cannot know, nor therefore which objects of INPUT NEW declares; set metadata.namespace in NEW (kustomize: \
-         `namespace:` in kustomization.yaml){crd}"
-    )))
+    let mut found = new.iter().enumerate().filter_map(|(i, o)| Some((ObjId(i as u32), misplaced(o)?)));
+    if let Some((object, why)) = found.next() {
+        return Err(Misplaced { object, why, more: found.count() });
+    }
+    if let Some(ns) = namespace {
+        let ns = intern(ns);
+        for o in new.iter_mut() {
+            if o.is_kubernetes() && !o.namespace_written && namespaced(o) == Some(true) {
+                o.namespace = Some(ns.clone());
+            }
+        }
+    }
+    Ok(())
 }

@@ -938,6 +938,58 @@ pub fn origin_text(cause: Cause, mode: &Mode, models: &crate::model::ModelKeys) 
 /// but for the few listed in [`tests::ALLOWED`], each with why.
 /// `PROSE_CHECK_DIR=DIR` checks another copy of the folder (an older
 /// commit's) instead.
+/// The refusal of a `--prune` NEW whose object `kubectl apply` would
+/// place where teardown cannot know, or NEW contradicts `-n` (`namespace`):
+/// the object, where it is written, why, and what to do.
+pub fn misplaced(
+    new: &crate::model::snapshot::Snapshot,
+    m: &crate::plan::prune::Misplaced,
+    namespace: Option<&str>,
+) -> Result<String, crate::internal::Internal> {
+    use crate::plan::prune::Why;
+    let o = m.object.of(&new.objects)?;
+    let file = new.sources.get(o.span.file);
+    let line = file.line_index(crate::model::anchor::object(&new.sources, o).start) + 1;
+    let group = if o.group.is_empty() { String::new() } else { format!(".{}", o.group) };
+    let more = match m.more {
+        0 => String::new(),
+        1 => String::from(" (1 more object of NEW lacks one too)"),
+        n => format!(" ({n} more objects of NEW lack one too)"),
+    };
+    Ok(match m.why {
+        Why::Unplaced(known) => {
+            let scope = match known {
+                Some(_) => "its kind is namespaced",
+                None => "its kind is neither built in nor defined by a CRD in INPUT or NEW, so it may be namespaced",
+            };
+            let kustomize = "set metadata.namespace in NEW (kustomize: `namespace:` in kustomization.yaml)";
+            let fix = match (known, namespace) {
+                (Some(_), _) => kustomize.to_string(),
+                (None, None) => format!("{kustomize}, or add the CRD of its kind to INPUT or NEW"),
+                (None, Some(ns)) => format!(
+                    "{kustomize}, or add the CRD of its kind to INPUT or NEW (-n {ns} places it only if it is namespaced)"
+                ),
+            };
+            format!(
+                "no plan: {}{group}/{} ({}:{line}) in --prune NEW has no metadata.namespace, and {scope}{more}: \
+                 `kubectl apply` puts a namespaced object without one in the namespace of its -n or of the \
+                 kubeconfig context, which teardown cannot know, nor therefore which objects of INPUT NEW \
+                 declares; {fix}",
+                o.kind, o.name, file.name
+            )
+        }
+        Why::Elsewhere => {
+            let (written, given) = (o.namespace.as_deref().unwrap_or_default(), namespace.unwrap_or_default());
+            format!(
+                "no plan: {}{group}/{written}/{} ({}:{line}) in --prune NEW is in namespace {written}, but -n says \
+                 {given}{more}: `kubectl apply -n {given}` refuses an object of another namespace; give the \
+                 namespace once",
+                o.kind, o.name, file.name
+            )
+        }
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use std::path::PathBuf;
