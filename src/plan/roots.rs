@@ -275,9 +275,9 @@ fn held(plan: &Plan, finalizers: &[u32], carrying: &[(ObjId, ObjId, usize)], car
         }
         // A controller the plan keeps would make it again too.
         let graph = plan.graph();
-        for x in 0..n {
-            if held[x] && kept_recreator(plan, &graph, ObjId(x as u32)).is_some() {
-                held[x] = false;
+        for (x, h) in held.iter_mut().enumerate() {
+            if *h && kept_recreator(plan, graph, ObjId(x as u32)).is_some() {
+                *h = false;
             }
         }
     }
@@ -363,7 +363,7 @@ pub fn finalizer_hang(
                 plan.relations.get(o as usize).is_some_and(|o| recreates(o) && o.reaches().is_some_and(|(_, t)| t == x))
                     && carries(objects, plan, o as usize)
             });
-            return Some(match (by, kept_recreator(plan, &graph, x)) {
+            return Some(match (by, kept_recreator(plan, graph, x)) {
                 (Some(by), _) => Hang { holder: x, relation: ri, why: Unkept::Recreated(by) },
                 (None, Some(by)) => Hang { holder: x, relation: ri, why: Unkept::RecreatedByKept(by) },
                 (None, None) => Hang { holder: x, relation: ri, why: Unkept::Recreated(ri) },
