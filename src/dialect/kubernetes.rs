@@ -168,6 +168,8 @@ fn unreadable(unit: &Unit, finding: Finding, out: &mut Out) {
 /// The identity read is kept as a skipped document's (with its uid and
 /// owner references): `--skip-invalid` goes on without the document, but
 /// a plan must not take it for absent.
+#[cold]
+#[inline(never)]
 fn naming_its_object(unit: &Unit, finding: Finding, out: &mut Out) {
     let (finding, skipped) = identified(unit, finding);
     out.findings.push(finding);
