@@ -640,7 +640,9 @@ pub struct PlanFlags {
 
     /// Plan without documents of INPUT that cannot be read or used (TD001):
     /// they become warnings in the plan instead of stopping it (exit 2).
-    /// Never for --prune NEW (a skipped document would look absent).
+    /// Never for --prune NEW (a skipped document would look absent); a plan
+    /// that depends on a skipped document (an owner its objects name, a
+    /// cascade through it) is refused (exit 2).
     #[arg(long)]
     pub skip_invalid: bool,
 

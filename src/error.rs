@@ -24,6 +24,11 @@ pub enum Error {
     /// Input that cannot be used (TD001 findings), without `--skip-invalid`:
     /// a plan or graph without it would be wrong (exit 2).
     Unusable { what: &'static str, findings: usize },
+    /// A plan that depends on a document `--skip-invalid` left out (exit
+    /// 2): `object` names it as an owner (`owner`, at `place`), and the plan
+    /// decides `object`'s fate, or deleting `via` reaches `object` through
+    /// it; `more` other objects depend on skipped documents.
+    Skipped { what: &'static str, object: String, owner: String, place: String, via: Option<String>, more: usize },
     /// Different documents with one identity (TD002): which is the object?
     /// No `what` is made (exit 1).
     Duplicates { what: &'static str, objects: usize },
@@ -78,6 +83,7 @@ impl Error {
             | Error::Output(_)
             | Error::Unreadable { .. }
             | Error::Unusable { .. }
+            | Error::Skipped { .. }
             | Error::EmptyInput { .. }
             | Error::Unreconcilable { .. }
             | Error::Config { .. }
@@ -125,6 +131,23 @@ impl fmt::Display for Error {
                 "no {what}: input that cannot be read or used ({} above); fix it, or give --skip-invalid to go on without it",
                 count(*findings, "TD001 finding", "TD001 findings")
             ),
+            Error::Skipped { what, object, owner, place, via, more } => {
+                match via {
+                    None => write!(
+                        f,
+                        "no {what}: {object} names owner {owner}, whose document ({place}) --skip-invalid leaves out: the {what} would take that owner for absent, which decides what becomes of {object}"
+                    )?,
+                    Some(via) => write!(
+                        f,
+                        "no {what}: deleting {via} deletes {owner}, whose document ({place}) --skip-invalid leaves out, and with it {object}, which it owns: the {what} would miss {object}"
+                    )?,
+                }
+                if *more > 0 {
+                    let which = if *more == 1 { "object depends on a document" } else { "objects depend on documents" };
+                    write!(f, " ({more} more {which} left out)")?;
+                }
+                f.write_str("; fix the document (its TD001 finding is above) and run again")
+            }
             Error::Duplicates { what, objects } => write!(
                 f,
                 "no {what}: {} given twice with different content ({} above); keep one of each",

@@ -12,6 +12,7 @@ use crate::input::{
     self, json, split, Form, Format, Limits, ListHeader, ReadProblem, Size, SourceFile, Sources, Unit, UnitSpec,
 };
 use crate::model::resolve::{self, Resolved};
+use crate::model::skipped::Skipped;
 use crate::model::{ObjId, Object};
 use crate::span::{FileId, Span};
 use rayon::prelude::*;
@@ -110,8 +111,8 @@ pub fn load(inputs: &[PathBuf], options: &LoadOptions, stdin: &mut dyn Read) -> 
     let mut timer = crate::timing::Timer::start();
     let (sources, problems) = input::read_inputs(inputs, stdin, options.limits.clone());
     timer.lap("read");
-    let (objects, resolved, (findings, omitted), copies) = parse(&sources, problems, options, timer);
-    Snapshot { sources, objects, resolved, findings, omitted, copies }
+    let (objects, resolved, (findings, omitted), copies, skipped) = parse(&sources, problems, options, timer);
+    Snapshot { sources, objects, resolved, findings, omitted, copies, skipped }
 }
 
 /// The end of a command that loaded `snapshot`: the process ends next and
@@ -131,13 +132,14 @@ pub fn load_sources(sources: Sources, options: &LoadOptions) -> Snapshot {
 /// reads the inputs through the directory it checked them in).
 pub fn load_read(sources: Sources, problems: Vec<ReadProblem>, options: &LoadOptions) -> Snapshot {
     let timer = crate::timing::Timer::start();
-    let (objects, resolved, (findings, omitted), copies) = parse(&sources, problems, options, timer);
-    Snapshot { sources, objects, resolved, findings, omitted, copies }
+    let (objects, resolved, (findings, omitted), copies, skipped) = parse(&sources, problems, options, timer);
+    Snapshot { sources, objects, resolved, findings, omitted, copies, skipped }
 }
 
-/// What parsing gives: the objects, resolved, the findings, and where
-/// objects are written again (see [`Snapshot::copies`]).
-type Parsed = (Vec<Object>, Resolved, (Vec<Finding>, Omitted), Vec<(ObjId, Span)>);
+/// What parsing gives: the objects, resolved, the findings, where
+/// objects are written again (see [`Snapshot::copies`]), and the documents
+/// left out whose identity could be read (see [`Snapshot::skipped`]).
+type Parsed = (Vec<Object>, Resolved, (Vec<Finding>, Omitted), Vec<(ObjId, Span)>, Vec<Skipped>);
 
 /// Everything after reading, in phases: which files to read
 /// ([`files_to_read`]); whole-file dialects; documents into objects
@@ -171,14 +173,14 @@ fn parse(
         let resolved = Resolved { relations: read.relations, ..Resolved::default() };
         let mut omitted = Omitted::default();
         findings::cap(&mut findings, &mut omitted, &mut []);
-        return (read.objects, resolved, (findings, omitted), Vec::new());
+        return (read.objects, resolved, (findings, omitted), Vec::new(), Vec::new());
     }
 
     let size: usize = files.iter().map(|&id| sources.get(id).text.len()).sum();
     let bar = (options.progress && size >= PROGRESS_AT).then(|| progress_bar(size));
     let reader = Reader { sources, forced, bar, max_object: options.limits.object_size };
     let read = read_documents(&reader, &files, &mut findings, &mut timer);
-    let (mut objects, mut omitted) = assemble(read, &mut findings);
+    let (mut objects, mut omitted, skipped) = assemble(read, &mut findings);
     findings::cap(&mut findings, &mut omitted, &mut []);
     timer.lap("assemble");
     if let Some(bar) = &reader.bar {
@@ -198,7 +200,7 @@ fn parse(
     if let Some(bar) = reader.bar {
         bar.finish_and_clear();
     }
-    (objects, resolved, (findings, omitted), written_again)
+    (objects, resolved, (findings, omitted), written_again, skipped)
 }
 
 /// The files to read (those that could be read, and, unless a dialect is
@@ -323,15 +325,18 @@ fn read_documents(
 }
 
 /// The objects and findings read, in input order (each batch's documents,
-/// with the items of their lists and the large lists where they were).
-fn assemble(read: ReadDocs, findings: &mut Vec<Finding>) -> (Vec<Object>, Omitted) {
+/// with the items of their lists and the large lists where they were),
+/// and the documents left out whose identity could be read, in input order.
+fn assemble(read: ReadDocs, findings: &mut Vec<Finding>) -> (Vec<Object>, Omitted, Vec<Skipped>) {
     let ReadDocs { batches, items: mut item_outs, runs: mut runs_out } = read;
     let total = batches.iter().map(|b| b.out.objects.len()).sum::<usize>()
         + item_outs.as_slice().iter().chain(runs_out.as_slice()).map(|o| o.objects.len()).sum::<usize>();
     let mut objects: Vec<Object> = Vec::new();
     let mut omitted = Omitted::default();
-    for batch in batches {
+    let mut skipped = Vec::new();
+    for mut batch in batches {
         omitted.merge(&batch.out.omitted);
+        skipped.append(&mut batch.out.skipped);
         let (mut objs, mut finds) = (batch.out.objects.into_iter(), batch.out.findings.into_iter());
         let (mut o_at, mut f_at) = (0, 0);
         for (o, f, mark) in batch.marks {
@@ -351,6 +356,7 @@ fn assemble(read: ReadDocs, findings: &mut Vec<Finding>) -> (Vec<Object>, Omitte
                 }
                 findings.extend(out.findings);
                 omitted.merge(&out.omitted);
+                skipped.extend(out.skipped);
                 findings::cap_often(findings, &mut omitted, &mut []);
             }
         }
@@ -358,7 +364,9 @@ fn assemble(read: ReadDocs, findings: &mut Vec<Finding>) -> (Vec<Object>, Omitte
         findings.extend(finds);
         findings::cap_often(findings, &mut omitted, &mut []);
     }
-    (objects, omitted)
+    // (A batch's own documents were put before its lists' items.)
+    skipped.sort_by_key(|s: &Skipped| (s.span.file, s.span.range().start));
+    (objects, omitted, skipped)
 }
 
 /// Resolve the objects' references; the same object given twice
@@ -617,15 +625,13 @@ impl Reader<'_> {
                         break;
                     }
                     let unit = Unit::streamed(file, id, pos, Some(&header));
-                    let findings = run.out.findings.len();
+                    let mark = run.out.mark();
                     self.read_item(&unit, &mut run.out);
                     let end = unit.skip()?;
                     // Its size is known only once it is read: if too large,
                     // what it gave goes.
                     if let Some(finding) = self.oversized(&unit, end - pos) {
-                        run.out.objects.clear();
-                        run.out.findings.truncate(findings);
-                        run.out.findings.push(finding);
+                        run.out.instead(mark, finding);
                     }
                     for object in run.out.objects.drain(..) {
                         match free.next() {
@@ -659,6 +665,7 @@ impl Reader<'_> {
             }
             extra.push(run.extra);
             out.findings.extend(run.out.findings);
+            out.skipped.extend(run.out.skipped);
             out.omitted.merge(&run.out.omitted);
             findings::cap_often(&mut out.findings, &mut out.omitted, &mut []);
         }

@@ -201,6 +201,63 @@ pub fn refuse_findings(
     Err(Error::Duplicates { what, objects })
 }
 
+/// A plan that depends on a document `--skip-invalid` left out is
+/// refused (exit 2; `analysis::skipped`): an owner left out is not absent.
+/// The TD001 findings of the documents it depends on are said on stderr
+/// (a plan carries them, and there is none).
+pub fn refuse_skipped(
+    snapshot: &Snapshot,
+    plan: &crate::plan::Plan,
+    style: Style,
+    stderr: &mut Vec<u8>,
+) -> Result<(), Error> {
+    if snapshot.skipped.is_empty() {
+        return Ok(());
+    }
+    let mut in_plan = vec![false; snapshot.objects.len()];
+    let ids = plan.kept.iter().map(|(id, _)| *id).chain(plan.orphaned.iter().map(|(id, _)| *id));
+    for id in ids.chain(plan.steps.iter().flatten().copied()) {
+        if let Some(slot) = in_plan.get_mut(id.index()) {
+            *slot = true;
+        }
+    }
+    let in_plan = |id: crate::model::ObjId| plan.cascade.deleted(id) || in_plan.get(id.index()) == Some(&true);
+    let deleted = |id| plan.cascade.deleted(id);
+    let cascades = plan.cascade_mode != crate::analysis::cascade::CascadeMode::Orphan;
+    let found = crate::analysis::skipped::depending(snapshot, &in_plan, &deleted, cascades);
+    let Some(first) = found.first() else { return Ok(()) };
+    let Some(left_out) = snapshot.skipped.get(first.skipped) else { return Ok(()) };
+    let span = left_out.span;
+    let file = snapshot.sources.get(span.file);
+    let place = format!("{}:{}", file.name, file.line_col(span.range().start).line);
+    let of_it = |f: &&Finding| {
+        f.rule == Rule::Td001
+            && f.primary
+                .as_ref()
+                .is_some_and(|l| l.span.file == span.file && span.range().contains(&l.span.range().start))
+    };
+    let said: Vec<Finding> = snapshot.findings.iter().filter(of_it).cloned().collect();
+    if !said.is_empty() {
+        diagnostics(snapshot, &said, &Omitted::default(), style, stderr);
+    }
+    let name = |id: crate::model::ObjId| plan.refs.name(id).to_string();
+    let via = match first.how {
+        crate::analysis::skipped::How::Owner => None,
+        crate::analysis::skipped::How::Reached { via } => Some(name(via)),
+    };
+    let mut objects: Vec<_> = found.iter().map(|d| d.object).collect();
+    objects.sort_unstable();
+    objects.dedup();
+    Err(Error::Skipped {
+        what: "plan",
+        object: name(first.object),
+        owner: left_out.reference.clone(),
+        place,
+        via,
+        more: objects.len() - 1,
+    })
+}
+
 /// Reads a plan's inputs instead of `load::load` (`apply` reads them
 /// through the directory it checked them in).
 pub type Reader<'a> = &'a dyn Fn(&[PathBuf], &crate::load::LoadOptions) -> Snapshot;

@@ -13,6 +13,7 @@ pub mod reconcile;
 pub mod refs;
 pub mod rules;
 pub mod simulate;
+pub mod skipped;
 pub mod tool_order;
 pub mod tools;
 pub mod tracking;

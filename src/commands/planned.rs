@@ -9,7 +9,7 @@ use crate::load::Snapshot;
 use crate::plan::{self, Detail, Mode, Plan};
 use crate::settings::{PlanSettings, Start, Started};
 use crate::usable::{
-    blocking_duplicates, load_usable, refuse_duplicates, refuse_findings, say_places, Loading, Reader,
+    blocking_duplicates, load_usable, refuse_duplicates, refuse_findings, refuse_skipped, say_places, Loading, Reader,
 };
 use std::io::Read;
 
@@ -67,6 +67,7 @@ pub(super) fn make(
         }
     };
     timer.lap("plan");
+    refuse_skipped(&snapshot, &plan, style, stderr)?;
     if !duplicates.is_empty() {
         let judged = plan::duplicates::judged(&snapshot, &plan, &duplicates);
         let bearing = plan::duplicates::bearing_findings(&snapshot, &plan, &judged.bearing);

@@ -99,6 +99,29 @@ pub struct Out {
     /// Findings past the cap (`findings::LISTED_PER_RULE`), counted: the
     /// reader keeps, of a long run of units, only the first of each rule.
     pub omitted: crate::findings::Omitted,
+    /// Documents that give no object (TD001) but whose identity could be
+    /// read: what `--skip-invalid` goes on without.
+    pub skipped: Vec<crate::model::skipped::Skipped>,
+}
+
+/// Where an [`Out`] stands: how many objects, findings and skipped
+/// documents it holds.
+#[derive(Clone, Copy)]
+pub struct Mark(usize, usize, usize);
+
+impl Out {
+    /// Where it stands, to take back what is read after ([`Out::instead`]).
+    pub fn mark(&self) -> Mark {
+        Mark(self.objects.len(), self.findings.len(), self.skipped.len())
+    }
+
+    /// Take back what was read since `mark`, and give `finding` instead.
+    pub fn instead(&mut self, mark: Mark, finding: Finding) {
+        self.objects.truncate(mark.0);
+        self.findings.truncate(mark.1);
+        self.skipped.truncate(mark.2);
+        self.findings.push(finding);
+    }
 }
 
 /// What a whole-file dialect gave.

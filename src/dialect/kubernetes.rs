@@ -21,6 +21,7 @@ use crate::input::{locate, Node, Shape, Unit};
 use crate::model::intern::intern;
 use crate::model::kube::{group_of, ServiceCall};
 use crate::model::lifecycle::{Lifecycle, Said};
+use crate::model::skipped::Skipped;
 use crate::model::{anchor, naming};
 use crate::model::{
     kube::{Binding, Facts, Storage},
@@ -104,11 +105,11 @@ impl super::api::Dialect for Kubernetes {
     fn read(&self, unit: &Unit, out: &mut Out) {
         let raw: RawObject = match super::api::parse_object(unit) {
             Ok(raw) => raw,
-            Err(finding) => return out.findings.push(unreadable(unit, finding)),
+            Err(finding) => return unreadable(unit, finding, out),
         };
         if !unit.is_json() {
             if let Some(finding) = yaml11::check(&raw, unit) {
-                return out.findings.push(naming_its_object(unit, finding));
+                return naming_its_object(unit, finding, out);
             }
         }
         let list = match unit.list {
@@ -157,15 +158,27 @@ pub(super) fn own_document<'a>(document: &'a Node, object: &Object) -> Option<&'
 /// object is kept small for the instruction cache).
 #[cold]
 #[inline(never)]
-fn unreadable(unit: &Unit, finding: Finding) -> Finding {
-    naming_its_object(unit, not_a_string(unit, finding))
+fn unreadable(unit: &Unit, finding: Finding, out: &mut Out) {
+    naming_its_object(unit, not_a_string(unit, finding), out)
 }
 
 /// A document that cannot be read names its object (`Pod/ns/name`) when
 /// its kind and name can be read, even when another field cannot (issue
 /// 38): the finding is found by the object it is about, not only its line.
-fn naming_its_object(unit: &Unit, mut finding: Finding) -> Finding {
-    let Ok(tree) = unit.tree() else { return finding };
+/// The identity read is kept as a skipped document's (with its uid and
+/// owner references): `--skip-invalid` goes on without the document, but
+/// a plan must not take it for absent.
+#[cold]
+#[inline(never)]
+fn naming_its_object(unit: &Unit, finding: Finding, out: &mut Out) {
+    let (finding, skipped) = identified(unit, finding);
+    out.findings.push(finding);
+    out.skipped.extend(skipped);
+}
+
+/// The finding naming its object, and the object's identity, when they can be read.
+fn identified(unit: &Unit, mut finding: Finding) -> (Finding, Option<Skipped>) {
+    let Ok(tree) = unit.tree() else { return (finding, None) };
     let list = unit.list.map(|l| (l.outline.str("apiVersion"), l.outline.str("kind")));
     let field = |node: &Node, key: &str| node.get(key).and_then(Node::as_str).map(str::to_owned);
     let meta = tree.get("metadata");
@@ -175,21 +188,56 @@ fn naming_its_object(unit: &Unit, mut finding: Finding) -> Finding {
         list_kind?.strip_suffix("List").filter(|k| !k.is_empty()).map(str::to_owned)
     });
     let api_version = field(tree, "apiVersion").or_else(|| list.and_then(|(a, _)| a).map(str::to_owned));
-    let (Some(kind), Some(name)) = (kind, meta.and_then(|m| field(m, "name"))) else { return finding };
+    let (Some(kind), Some(name)) = (kind, meta.and_then(|m| field(m, "name"))) else { return (finding, None) };
     // (A name longer than any the API server takes, 253, is not quoted.)
     let too_long = |s: &str| s.is_empty() || s.len() > 253;
     if too_long(&kind) || too_long(&name) || meta.and_then(|m| field(m, "namespace")).is_some_and(|n| n.len() > 253) {
-        return finding;
+        return (finding, None);
     }
     let group = group_of(api_version.as_deref().unwrap_or(""), &kind);
-    let group = if group.is_empty() { String::new() } else { format!(".{group}") };
-    let reference = match meta.and_then(|m| field(m, "namespace")).filter(|ns| !ns.is_empty()) {
-        Some(ns) => format!("{kind}{group}/{ns}/{name}"),
-        None => format!("{kind}{group}/{name}"),
+    let dot_group = if group.is_empty() { String::new() } else { format!(".{group}") };
+    let namespace = meta.and_then(|m| field(m, "namespace")).filter(|ns| !ns.is_empty());
+    let reference = match &namespace {
+        Some(ns) => format!("{kind}{dot_group}/{ns}/{name}"),
+        None => format!("{kind}{dot_group}/{name}"),
     };
     finding.message = format!("{reference}: {}", finding.message);
-    finding.refs.push(reference);
-    finding
+    finding.refs.push(reference.clone());
+    let skipped = Skipped {
+        group,
+        kind: intern(&kind),
+        namespace: namespace.map(|n| intern(&n)),
+        name: intern(&name),
+        uid: meta.and_then(|m| field(m, "uid")).filter(|u| !u.is_empty()).map(|u| intern(&u)),
+        owners: meta.map(skipped_owners).unwrap_or_default(),
+        span: unit.span(),
+        reference,
+    };
+    (finding, Some(skipped))
+}
+
+/// The owner references of a document that cannot be read, those that
+/// name a kind and a name.
+fn skipped_owners(meta: &Node) -> Vec<OwnerRef> {
+    let field = |node: &Node, key: &str| node.get(key).and_then(Node::as_str).filter(|s| !s.is_empty()).map(intern);
+    let written = meta.get("ownerReferences").and_then(Node::as_seq).unwrap_or_default();
+    written
+        .iter()
+        .filter_map(|r| {
+            let (kind, name) = (field(r, "kind")?, field(r, "name")?);
+            let api_version = field(r, "apiVersion").unwrap_or_else(|| intern(""));
+            Some(OwnerRef {
+                group: group_of(&api_version, &kind),
+                api_version,
+                kind,
+                name,
+                uid: field(r, "uid"),
+                controller: false,
+                block_owner_deletion: false,
+                namespace: None,
+            })
+        })
+        .collect()
 }
 
 /// A string field written as a number or boolean: say which field, what

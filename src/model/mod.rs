@@ -14,6 +14,7 @@ pub mod naming;
 pub mod refs;
 pub mod resolve;
 pub mod served;
+pub mod skipped;
 pub mod snapshot;
 pub mod tracking;
 

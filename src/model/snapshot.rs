@@ -24,6 +24,10 @@ pub struct Snapshot {
     /// dumps: it is one object): the object and the copy's span, by object.
     /// A plan file lists the copies, so that `apply` edits every one.
     pub copies: Vec<(ObjId, Span)>,
+    /// The documents left out (TD001) whose identity could be read, in
+    /// input order: `--skip-invalid` goes on without them, but a plan must
+    /// not take one for absent (`analysis::skipped`).
+    pub skipped: Vec<crate::model::skipped::Skipped>,
 }
 
 impl Snapshot {

@@ -44,6 +44,7 @@ mod help_and_man;
 mod input_limits;
 mod input_misread;
 mod input_shapes;
+mod input_skip_invalid;
 // Output: SARIF, GitHub, YAML, graph formats, pipes; names and refs, colour.
 mod output_formats;
 mod output_names_refs_colour;
