@@ -29,6 +29,10 @@ pub enum Error {
     /// decides `object`'s fate, or deleting `via` reaches `object` through
     /// it; `more` other objects depend on skipped documents.
     Skipped { what: &'static str, object: String, owner: String, place: String, via: Option<String>, more: usize },
+    /// `--skip-invalid` left out a document it could not name (its kind or
+    /// name unreadable), and the plan decides the fate of an object whose
+    /// owner is not in the snapshot: that owner may be the document (exit 2).
+    SkippedUnnamed { what: &'static str, object: String, owner: String, place: String, more: usize },
     /// Different documents with one identity (TD002): which is the object?
     /// No `what` is made (exit 1).
     Duplicates { what: &'static str, objects: usize },
@@ -84,6 +88,7 @@ impl Error {
             | Error::Unreadable { .. }
             | Error::Unusable { .. }
             | Error::Skipped { .. }
+            | Error::SkippedUnnamed { .. }
             | Error::EmptyInput { .. }
             | Error::Unreconcilable { .. }
             | Error::Config { .. }
@@ -145,6 +150,17 @@ impl fmt::Display for Error {
                 if *more > 0 {
                     let which = if *more == 1 { "object depends on a document" } else { "objects depend on documents" };
                     write!(f, " ({more} more {which} left out)")?;
+                }
+                f.write_str("; fix the document (its TD001 finding is above) and run again")
+            }
+            Error::SkippedUnnamed { what, object, owner, place, more } => {
+                write!(
+                    f,
+                    "no {what}: {object} names owner {owner}, which is not in the snapshot, and --skip-invalid leaves out a document whose kind or name could not be read ({place}): the {what} would take that owner for absent, though it may be that document"
+                )?;
+                if *more > 0 {
+                    let which = if *more == 1 { "object names an owner" } else { "objects name owners" };
+                    write!(f, " ({more} more {which} not in the snapshot)")?;
                 }
                 f.write_str("; fix the document (its TD001 finding is above) and run again")
             }

@@ -211,7 +211,20 @@ pub fn refuse_skipped(
     style: Style,
     stderr: &mut Vec<u8>,
 ) -> Result<(), Error> {
-    if snapshot.skipped.is_empty() {
+    // TD001 findings outside every document whose identity was kept: a
+    // document left out that could not be named (its kind or name
+    // unreadable, a syntax error, past --max-object-size).
+    let named = |f: &&Finding| {
+        f.primary.as_ref().is_some_and(|l| {
+            snapshot
+                .skipped
+                .iter()
+                .any(|s| s.span.file == l.span.file && s.span.range().contains(&l.span.range().start))
+        })
+    };
+    let unnamed: Vec<Finding> =
+        snapshot.findings.iter().filter(|f| f.rule == Rule::Td001).filter(|f| !named(f)).cloned().collect();
+    if snapshot.skipped.is_empty() && unnamed.is_empty() {
         return Ok(());
     }
     let mut in_plan = vec![false; snapshot.objects.len()];
@@ -225,7 +238,7 @@ pub fn refuse_skipped(
     let deleted = |id| plan.cascade.deleted(id);
     let cascades = plan.cascade_mode != crate::analysis::cascade::CascadeMode::Orphan;
     let found = crate::analysis::skipped::depending(snapshot, &in_plan, &deleted, cascades);
-    let Some(first) = found.first() else { return Ok(()) };
+    let Some(first) = found.first() else { return refuse_unnamed(snapshot, plan, &in_plan, &unnamed, style, stderr) };
     let Some(left_out) = snapshot.skipped.get(first.skipped) else { return Ok(()) };
     let span = left_out.span;
     let file = snapshot.sources.get(span.file);
@@ -255,6 +268,42 @@ pub fn refuse_skipped(
         place,
         via,
         more: objects.len() - 1,
+    })
+}
+
+/// With a document left out that could not be named (`unnamed`: its TD001
+/// findings), a plan that decides the fate of an object whose owner is not
+/// in the snapshot is refused: that owner may be the document.
+fn refuse_unnamed(
+    snapshot: &Snapshot,
+    plan: &crate::plan::Plan,
+    in_plan: &dyn Fn(crate::model::ObjId) -> bool,
+    unnamed: &[Finding],
+    style: Style,
+    stderr: &mut Vec<u8>,
+) -> Result<(), Error> {
+    let Some(finding) = unnamed.first() else { return Ok(()) };
+    let mut objects: Vec<_> = snapshot.resolved.missing_owners.iter().filter(|(id, _)| in_plan(*id)).collect();
+    objects.sort_unstable();
+    let Some(&&(id, j)) = objects.first() else { return Ok(()) };
+    let Some(r) = snapshot.objects.get(id.index()).and_then(|o| o.owners.get(j as usize)) else { return Ok(()) };
+    let place = match &finding.primary {
+        Some(l) => {
+            let file = snapshot.sources.get(l.span.file);
+            format!("{}:{}", file.name, file.line_col(l.span.range().start).line)
+        }
+        None => String::from("its place unknown"),
+    };
+    diagnostics(snapshot, unnamed, &Omitted::default(), style, stderr);
+    let group = if r.group.is_empty() { String::new() } else { format!(".{}", r.group) };
+    let mut ids: Vec<_> = objects.iter().map(|(id, _)| *id).collect();
+    ids.dedup();
+    Err(Error::SkippedUnnamed {
+        what: "plan",
+        object: plan.refs.name(id).to_string(),
+        owner: format!("{}{group}/{}", r.kind, r.name),
+        place,
+        more: ids.len() - 1,
     })
 }
 

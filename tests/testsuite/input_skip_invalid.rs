@@ -156,3 +156,41 @@ fn a_document_left_out_that_nothing_depends_on_changes_nothing() {
     let (code, out, err) = run(&["plan", "--delete", "deploy/prod/web", "--skip-invalid", "-o", "names", &p]);
     assert_eq!((code, out.as_str()), (0, "deployment.apps/web -n prod\n"), "{err}");
 }
+
+/// A ReplicaSet whose name is written as a number (TD001: kubectl refuses
+/// it), so that the document left out cannot be named, and a Pod it owns.
+const UNNAMED_OWNER_LEFT_OUT: &str = "apiVersion: apps/v1\nkind: ReplicaSet\nmetadata:\n  name: 1234\n  namespace: prod\n  \
+uid: 00000000-0000-0000-0000-000000000001\n---\n\
+apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n  namespace: prod\n  uid: 00000000-0000-0000-0000-000000000002\n  \
+ownerReferences:\n  - {apiVersion: apps/v1, kind: ReplicaSet, name: \"1234\", uid: 00000000-0000-0000-0000-000000000001, controller: true}\n";
+
+#[test]
+fn a_document_left_out_that_cannot_be_named_may_be_any_missing_owner() {
+    // Before: `plan --gc --closed-world --skip-invalid` deleted Pod/prod/p
+    // as garbage ("owner ReplicaSet.apps/1234 is not in the snapshot"), exit
+    // 0: the ReplicaSet is in the file, its name written as a number.
+    let d = tempfile::tempdir().unwrap();
+    let p = write(&d, "in.yaml", UNNAMED_OWNER_LEFT_OUT);
+    for args in [&["plan", "--gc", "--closed-world"][..], &["plan", "--delete", "pod/prod/p"], &["plan", "--all"]] {
+        let (code, out, err) = run(&[args, &["--skip-invalid", &p]].concat());
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(out.is_empty(), "{args:?}: {out}");
+        assert!(err.contains("TD001 unusable-input"), "{args:?}: {err}");
+        assert!(
+            err.contains(&format!(
+                "teardown: error: no plan: Pod/prod/p names owner ReplicaSet.apps/1234, which is not in the snapshot, and --skip-invalid leaves out a document whose kind or name could not be read ({p}:4): the plan would take that owner for absent, though it may be that document; fix the document (its TD001 finding is above) and run again\n"
+            )),
+            "{args:?}: {err}"
+        );
+    }
+    // A plan that decides nothing of an object with a missing owner goes on.
+    let q = write(
+        &d,
+        "other.yaml",
+        &format!(
+            "{UNNAMED_OWNER_LEFT_OUT}---\napiVersion: v1\nkind: ConfigMap\nmetadata: {{name: c, namespace: other}}\n"
+        ),
+    );
+    let (code, out, err) = run(&["plan", "--delete", "cm/other/c", "--skip-invalid", "-o", "names", &q]);
+    assert_eq!((code, out.as_str()), (0, "configmap/c -n other\n"), "{err}");
+}
