@@ -222,8 +222,25 @@ pub fn refuse_skipped(
                 .any(|s| s.span.file == l.span.file && s.span.range().contains(&l.span.range().start))
         })
     };
-    let unnamed: Vec<Finding> =
+    let mut unnamed: Vec<Finding> =
         snapshot.findings.iter().filter(|f| f.rule == Rule::Td001).filter(|f| !named(f)).cloned().collect();
+    // (TD001 also marks parts of documents that are read: an owner
+    // reference without a uid. Those are no documents left out.)
+    if !unnamed.is_empty() {
+        let mut read: Vec<(u32, usize, usize)> =
+            snapshot.objects.iter().map(|o| (o.span.file.0, o.span.range().start, o.span.range().end)).collect();
+        read.sort_unstable();
+        let inside = |f: &Finding| {
+            f.primary.as_ref().is_some_and(|l| {
+                let (file, at) = (l.span.file.0, l.span.range().start);
+                let k = read.partition_point(|&(rf, rs, _)| (rf, rs) <= (file, at));
+                k.checked_sub(1)
+                    .and_then(|k| read.get(k))
+                    .is_some_and(|&(rf, rs, re)| rf == file && rs <= at && at < re)
+            })
+        };
+        unnamed.retain(|f| !inside(f));
+    }
     if snapshot.skipped.is_empty() && unnamed.is_empty() {
         return Ok(());
     }
